@@ -1,0 +1,205 @@
+//! Command-line flags, spelled as the original Go tool spelled them (Go-style
+//! booleans too: `--cleanup=false`). Flags only fill `config::Options`;
+//! validation is the core's, so the form and the CLI say the same things.
+
+use crate::config::Options;
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gcs-speed-tui",
+    version,
+    about = "Compare GCS upload throughput over the JSON API and gRPC, live in a terminal",
+    long_about = "Opens the interactive app on a terminal. `run` is the headless benchmark for scripts and CI; \
+                  `emulator` serves the built-in GCS emulator on its own.\n\n\
+                  With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub bench: BenchArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the benchmark without the interactive app and print a report.
+    Run(RunArgs),
+    /// Serve the built-in GCS emulator (JSON and gRPC) until Ctrl-C.
+    Emulator(EmulatorArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Bucket name. Without it (and without an endpoint) the built-in emulator is used.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub bucket: String,
+    /// both | http-json | grpc
+    #[arg(long, value_name = "WHICH", default_value = "both")]
+    pub transports: String,
+    /// Object size: B, KiB, MiB, GiB, KB, MB, GB.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB")]
+    pub size: String,
+    /// Timed rounds per transport.
+    #[arg(long, value_name = "N", default_value = "3")]
+    pub iterations: String,
+    /// Objects uploaded in parallel in each round.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub concurrency: String,
+    /// Resumable chunk size, rounded up to 256 KiB; 0 = one request per object.
+    #[arg(long, value_name = "SIZE", default_value = "16MiB")]
+    pub chunk_size: String,
+    /// Delete the objects this run created when it ends.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
+    pub cleanup: bool,
+    /// Upload one untimed object per transport first.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
+    pub warmup: bool,
+    /// Size of the warmup object.
+    #[arg(long, value_name = "SIZE", default_value = "1MiB")]
+    pub warmup_size: String,
+    /// Send no crc32c on gRPC (as the Go client's DisableAutoChecksum).
+    #[arg(long, value_name = "BOOL", default_value = "false", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
+    pub disable_grpc_autochecksum: bool,
+    /// gRPC channels used round-robin (0 = the library default of one).
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub grpc_conn_pool: String,
+    /// Overall time limit for the run: 10m, 30s, 500ms.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub timeout: String,
+    /// Service account key file (else the usual environment, then ADC).
+    #[arg(long, value_name = "PATH", default_value = "")]
+    pub credentials: String,
+    /// crc32c | none: checksums on both transports.
+    #[arg(long, value_name = "KIND", default_value = "crc32c")]
+    pub checksum: String,
+    /// Use the built-in emulator even when a bucket is given.
+    #[arg(long)]
+    pub emulator: bool,
+    /// JSON API base URL of another emulator or endpoint (no credentials).
+    #[arg(long, value_name = "URL", default_value = "")]
+    pub endpoint: String,
+    /// gRPC endpoint HOST:PORT (plaintext) or https://HOST:PORT.
+    #[arg(long, value_name = "HOST:PORT", default_value = "")]
+    pub grpc_endpoint: String,
+    /// interleaved (alternate transports round by round) | sequential.
+    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
+    pub order: String,
+    /// Object name prefix: objects are PREFIX/RUN-ID/TRANSPORT/ROUND-WORKER.
+    #[arg(long, value_name = "PREFIX", default_value = "gcs-speed-tui")]
+    pub prefix: String,
+    /// HTTP version of the JSON API: auto | 1.1 | 2.
+    #[arg(long, value_name = "VERSION", default_value = "auto")]
+    pub json_http: String,
+}
+
+fn parse_go_bool(text: &str) -> Result<bool, String> {
+    crate::units::parse_bool(text)
+}
+
+impl BenchArgs {
+    pub fn to_options(&self) -> Options {
+        Options {
+            bucket: self.bucket.clone(),
+            transports: self.transports.clone(),
+            size: self.size.clone(),
+            iterations: self.iterations.clone(),
+            concurrency: self.concurrency.clone(),
+            chunk_size: self.chunk_size.clone(),
+            cleanup: self.cleanup,
+            warmup: self.warmup,
+            warmup_size: self.warmup_size.clone(),
+            checksum: self.checksum.clone(),
+            disable_grpc_autochecksum: self.disable_grpc_autochecksum,
+            grpc_conn_pool: self.grpc_conn_pool.clone(),
+            timeout: self.timeout.clone(),
+            credentials: self.credentials.clone(),
+            emulator: self.emulator,
+            endpoint: self.endpoint.clone(),
+            grpc_endpoint: self.grpc_endpoint.clone(),
+            order: self.order.clone(),
+            prefix: self.prefix.clone(),
+            json_http: self.json_http.clone(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct EmulatorArgs {
+    /// Address to bind; anything but loopback is reachable by others.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// JSON API port (0 = any free port).
+    #[arg(long, default_value_t = 0)]
+    pub http_port: u16,
+    /// gRPC port (0 = any free port).
+    #[arg(long, default_value_t = 0)]
+    pub grpc_port: u16,
+    /// Buckets to create at start (clients may also create them).
+    #[arg(long = "bucket", value_name = "NAME")]
+    pub buckets: Vec<String>,
+    /// Keep object bytes so they can be read back (memory grows with uploads).
+    #[arg(long)]
+    pub retain: bool,
+    /// One-way delay added to each request and response: 20ms.
+    #[arg(long, value_name = "DURATION")]
+    pub latency: Option<String>,
+    /// Total ingest rate cap: 200Mbit, 1Gbit, 100MiB.
+    #[arg(long, value_name = "RATE")]
+    pub bandwidth: Option<String>,
+    /// INSTRUCTION[:every=N], e.g. return-503:every=3 or return-503-after-256K.
+    #[arg(long = "fault", value_name = "SPEC")]
+    pub faults: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_style_booleans_and_defaults_parse() {
+        let cli = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
+        let Some(Command::Run(run)) = cli.command else { panic!("run") };
+        assert!(!run.bench.cleanup);
+        assert!(run.bench.warmup);
+        assert!(!run.bench.disable_grpc_autochecksum);
+        assert_eq!(run.bench.to_options().size, "1MiB");
+        assert_eq!(run.format, Format::Table);
+    }
+
+    #[test]
+    fn flag_defaults_match_the_core_defaults() {
+        let cli = Cli::try_parse_from(["gcs-speed-tui"]).unwrap();
+        assert_eq!(cli.bench.to_options(), Options::default());
+    }
+
+    #[test]
+    fn a_bad_boolean_is_a_usage_error() {
+        let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=maybe"]).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+    }
+}

@@ -1,0 +1,436 @@
+//! What a benchmark run is asked to do. The CLI flags and the TUI form both
+//! fill the same `Options` (text as typed) and get the same `BenchConfig` or
+//! the same one-sentence error back.
+
+use crate::emulator::CHUNK_ALIGNMENT;
+use crate::units::{self, GIB};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const DEFAULT_EMULATOR_BUCKET: &str = "gcs-speed-tui-bench";
+/// GCS's largest object.
+const MAX_OBJECT_BYTES: u64 = 5 * 1024 * GIB;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub enum TransportKind {
+    #[serde(rename = "http-json")]
+    Json,
+    #[serde(rename = "grpc")]
+    Grpc,
+}
+
+impl TransportKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Json => "http-json",
+            TransportKind::Grpc => "grpc",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// Transports alternate round by round, so drift hits both alike.
+    Interleaved,
+    /// All rounds of one transport, then the other (the original tool).
+    Sequential,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum JsonHttp {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "1.1")]
+    Http1,
+    #[serde(rename = "2")]
+    Http2,
+}
+
+/// Where the uploads go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The emulator built into this binary, started for the run.
+    BuiltIn,
+    /// Another emulator or a private endpoint: plaintext allowed, no auth.
+    Endpoint { json_url: Option<String>, grpc_url: Option<String> },
+    /// storage.googleapis.com with credentials.
+    Gcs,
+}
+
+impl Target {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Target::BuiltIn => "emulator",
+            Target::Endpoint { .. } => "endpoint",
+            Target::Gcs => "gcs",
+        }
+    }
+}
+
+/// The options as typed (flags or form fields), before validation.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Options {
+    pub bucket: String,
+    pub transports: String,
+    pub size: String,
+    pub iterations: String,
+    pub concurrency: String,
+    pub chunk_size: String,
+    pub cleanup: bool,
+    pub warmup: bool,
+    pub warmup_size: String,
+    pub checksum: String,
+    pub disable_grpc_autochecksum: bool,
+    pub grpc_conn_pool: String,
+    pub timeout: String,
+    #[serde(skip)]
+    pub credentials: String,
+    pub emulator: bool,
+    pub endpoint: String,
+    pub grpc_endpoint: String,
+    pub order: String,
+    pub prefix: String,
+    pub json_http: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            bucket: String::new(),
+            transports: "both".into(),
+            size: "64MiB".into(),
+            iterations: "3".into(),
+            concurrency: "1".into(),
+            chunk_size: "16MiB".into(),
+            cleanup: true,
+            warmup: true,
+            warmup_size: "1MiB".into(),
+            checksum: "crc32c".into(),
+            disable_grpc_autochecksum: false,
+            grpc_conn_pool: "0".into(),
+            timeout: "10m".into(),
+            credentials: String::new(),
+            emulator: false,
+            endpoint: String::new(),
+            grpc_endpoint: String::new(),
+            order: "interleaved".into(),
+            prefix: "gcs-speed-tui".into(),
+            json_http: "auto".into(),
+        }
+    }
+}
+
+/// A validated run configuration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BenchConfig {
+    #[serde(skip)]
+    pub target: Target,
+    pub bucket: String,
+    pub transports: Vec<TransportKind>,
+    pub object_size: u64,
+    pub iterations: u32,
+    pub concurrency: u32,
+    /// Rounded up to 256 KiB; 0 = one request per object.
+    pub chunk_size: u64,
+    pub cleanup: bool,
+    pub warmup: bool,
+    pub warmup_size: u64,
+    /// crc32c on JSON (x-goog-hash).
+    pub json_checksum: bool,
+    /// crc32c on gRPC (per message and whole object).
+    pub grpc_checksum: bool,
+    pub grpc_conn_pool: u32,
+    #[serde(serialize_with = "seconds")]
+    pub timeout: Duration,
+    #[serde(skip)]
+    pub credentials: Option<PathBuf>,
+    pub order: Order,
+    pub prefix: String,
+    pub json_http: JsonHttp,
+    /// Things said once at the start (a rounded chunk size, a default target).
+    #[serde(skip)]
+    pub notes: Vec<String>,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// One sentence: what is wrong, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ConfigError {
+    /// The option at fault (`size`, `bucket`, ...), for the form to mark.
+    pub field: &'static str,
+    pub message: String,
+}
+
+fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError { field, message: message.into() })
+}
+
+fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
+    move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
+}
+
+/// The environment the target choice reads (passed in, so tests need no globals).
+#[derive(Clone, Debug, Default)]
+pub struct Environment {
+    pub storage_emulator_host: Option<String>,
+    pub storage_emulator_host_grpc: Option<String>,
+}
+
+impl Environment {
+    pub fn from_process() -> Self {
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
+        Self {
+            storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
+            storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
+        }
+    }
+}
+
+impl Options {
+    pub fn validate(&self, env: &Environment) -> Result<BenchConfig, ConfigError> {
+        let mut notes = Vec::new();
+        let object_size = units::parse_size(&self.size).map_err(flag_error("size"))?;
+        if object_size == 0 || object_size > MAX_OBJECT_BYTES {
+            return fail("size", "--size must be between 1 B and 5 TiB (the largest GCS object)");
+        }
+        let iterations = parse_count(&self.iterations, "iterations", 1, 100_000)?;
+        let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
+        let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
+        let mut chunk_size = units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
+        if chunk_size % CHUNK_ALIGNMENT != 0 {
+            let rounded = chunk_size.div_ceil(CHUNK_ALIGNMENT) * CHUNK_ALIGNMENT;
+            notes.push(format!(
+                "chunk size {} rounded up to {}: GCS takes resumable chunks in multiples of 256 KiB",
+                units::format_size(chunk_size),
+                units::format_size(rounded)
+            ));
+            chunk_size = rounded;
+        }
+        let warmup_size = units::parse_size(&self.warmup_size).map_err(flag_error("warmup_size"))?;
+        if self.warmup && (warmup_size == 0 || warmup_size > MAX_OBJECT_BYTES) {
+            return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
+        }
+        let timeout = units::parse_duration(&self.timeout).map_err(flag_error("timeout"))?;
+        if timeout.is_zero() {
+            return fail("timeout", "--timeout must be above zero, like 10m");
+        }
+        let transports = match self.transports.trim() {
+            "both" => vec![TransportKind::Json, TransportKind::Grpc],
+            "http-json" | "json" | "http" => vec![TransportKind::Json],
+            "grpc" => vec![TransportKind::Grpc],
+            other => return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc")),
+        };
+        let checksum = match self.checksum.trim() {
+            "crc32c" => true,
+            "none" => false,
+            other => return fail("checksum", format!("--checksum '{other}' is not one of crc32c, none")),
+        };
+        let order = match self.order.trim() {
+            "interleaved" => Order::Interleaved,
+            "sequential" => Order::Sequential,
+            other => return fail("order", format!("--order '{other}' is not one of interleaved, sequential")),
+        };
+        let json_http = match self.json_http.trim() {
+            "auto" => JsonHttp::Auto,
+            "1.1" | "1" => JsonHttp::Http1,
+            "2" => JsonHttp::Http2,
+            other => return fail("json_http", format!("--json-http '{other}' is not one of auto, 1.1, 2")),
+        };
+        let prefix = self.prefix.trim().trim_matches('/').to_string();
+        if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
+            return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
+        }
+        let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
+        let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
+        Ok(BenchConfig {
+            target,
+            bucket,
+            transports,
+            object_size,
+            iterations,
+            concurrency,
+            chunk_size,
+            cleanup: self.cleanup,
+            warmup: self.warmup,
+            warmup_size,
+            json_checksum: checksum,
+            grpc_checksum: checksum && !self.disable_grpc_autochecksum,
+            grpc_conn_pool,
+            timeout,
+            credentials,
+            order,
+            prefix,
+            json_http,
+            notes,
+        })
+    }
+
+    /// `--emulator`; else an explicit endpoint or STORAGE_EMULATOR_HOST(_GRPC);
+    /// else real GCS when a bucket is named; else the built-in emulator.
+    fn choose_target(
+        &self,
+        env: &Environment,
+        transports: &[TransportKind],
+        notes: &mut Vec<String>,
+    ) -> Result<(Target, String), ConfigError> {
+        let bucket = self.bucket.trim().to_string();
+        if !bucket.is_empty() {
+            crate::emulator::store::validate_bucket_name(&bucket).map_err(|e| ConfigError {
+                field: "bucket",
+                message: format!("--bucket: {e}"),
+            })?;
+        }
+        let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
+        let json_url = named(&self.endpoint).or_else(|| env.storage_emulator_host.clone()).map(|u| with_scheme(&u));
+        let grpc_url =
+            named(&self.grpc_endpoint).or_else(|| env.storage_emulator_host_grpc.clone()).map(|u| with_scheme(&u));
+        let or_default = |bucket: String| if bucket.is_empty() { DEFAULT_EMULATOR_BUCKET.to_string() } else { bucket };
+        if self.emulator {
+            return Ok((Target::BuiltIn, or_default(bucket)));
+        }
+        if json_url.is_some() || grpc_url.is_some() {
+            if transports.contains(&TransportKind::Json) && json_url.is_none() {
+                return fail(
+                    "endpoint",
+                    "a gRPC endpoint is set but no JSON one: add --endpoint URL (or STORAGE_EMULATOR_HOST), or use --transports grpc",
+                );
+            }
+            if transports.contains(&TransportKind::Grpc) && grpc_url.is_none() {
+                return fail(
+                    "grpc_endpoint",
+                    "a JSON endpoint is set but no gRPC one: add --grpc-endpoint HOST:PORT (or STORAGE_EMULATOR_HOST_GRPC), or use --transports http-json",
+                );
+            }
+            return Ok((Target::Endpoint { json_url, grpc_url }, or_default(bucket)));
+        }
+        if !bucket.is_empty() {
+            return Ok((Target::Gcs, bucket));
+        }
+        notes.push("no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)".into());
+        Ok((Target::BuiltIn, DEFAULT_EMULATOR_BUCKET.to_string()))
+    }
+}
+
+/// Emulator hosts come with or without a scheme; without one, plain http.
+pub fn with_scheme(host: &str) -> String {
+    let host = host.trim().trim_end_matches('/');
+    if host.starts_with("http://") || host.starts_with("https://") {
+        host.to_string()
+    } else {
+        format!("http://{host}")
+    }
+}
+
+fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
+    let flag = field.replace('_', "-");
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min as u64..=max as u64).contains(&n) => Ok(n as u32),
+        Ok(_) => fail(field, format!("--{flag} must be between {min} and {max}")),
+        Err(_) => fail(field, format!("--{flag} '{text}' is not a whole number")),
+    }
+}
+
+impl BenchConfig {
+    /// Bytes one round of one transport uploads.
+    pub fn bytes_per_round(&self) -> u64 {
+        self.object_size * self.concurrency as u64
+    }
+
+    /// Whether an object goes up in one request (no resumable session).
+    pub fn is_one_shot(&self, object_size: u64) -> bool {
+        self.chunk_size == 0 || self.chunk_size >= object_size
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::{KIB, MIB};
+
+    fn valid(options: &Options) -> BenchConfig {
+        options.validate(&Environment::default()).unwrap()
+    }
+
+    fn error(options: &Options) -> ConfigError {
+        options.validate(&Environment::default()).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_are_the_original_tools() {
+        let config = valid(&Options::default());
+        assert_eq!(config.object_size, 64 * MIB);
+        assert_eq!((config.iterations, config.concurrency), (3, 1));
+        assert_eq!(config.chunk_size, 16 * MIB);
+        assert!(config.cleanup && config.warmup && config.json_checksum && config.grpc_checksum);
+        assert_eq!(config.warmup_size, MIB);
+        assert_eq!(config.timeout, Duration::from_secs(600));
+        assert_eq!(config.transports, [TransportKind::Json, TransportKind::Grpc]);
+        assert_eq!(config.target, Target::BuiltIn, "no bucket: the built-in emulator");
+        assert!(config.notes[0].contains("built-in emulator"));
+    }
+
+    #[test]
+    fn chunk_sizes_round_up_to_256k_with_a_note() {
+        let config = valid(&Options { chunk_size: "1000KiB".into(), ..Options::default() });
+        assert_eq!(config.chunk_size, 1024 * KIB);
+        assert!(config.notes.iter().any(|n| n.contains("rounded up to 1 MiB")));
+        assert_eq!(valid(&Options { chunk_size: "0".into(), ..Options::default() }).chunk_size, 0);
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_and_the_fix() {
+        let cases = [
+            (Options { size: "12XB".into(), ..Options::default() }, "size", "--size: '12XB' is not a size"),
+            (Options { size: "0".into(), ..Options::default() }, "size", "between 1 B and 5 TiB"),
+            (Options { iterations: "0".into(), ..Options::default() }, "iterations", "--iterations must be between 1"),
+            (Options { concurrency: "many".into(), ..Options::default() }, "concurrency", "not a whole number"),
+            (Options { timeout: "soon".into(), ..Options::default() }, "timeout", "--timeout: 'soon' is not a duration"),
+            (Options { transports: "ftp".into(), ..Options::default() }, "transports", "not one of both"),
+            (Options { bucket: "Bad_Bucket".into(), ..Options::default() }, "bucket", "not a valid bucket name"),
+            (Options { checksum: "md5".into(), ..Options::default() }, "checksum", "crc32c, none"),
+        ];
+        for (options, field, text) in cases {
+            let e = error(&options);
+            assert_eq!(e.field, field);
+            assert!(e.message.contains(text), "{} !~ {text}", e.message);
+        }
+    }
+
+    #[test]
+    fn target_choice_follows_the_documented_order() {
+        let env = Environment {
+            storage_emulator_host: Some("localhost:9023".into()),
+            storage_emulator_host_grpc: Some("localhost:9024".into()),
+        };
+        let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
+        assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);
+        let endpoint = with_bucket.validate(&env).unwrap();
+        assert_eq!(
+            endpoint.target,
+            Target::Endpoint {
+                json_url: Some("http://localhost:9023".into()),
+                grpc_url: Some("http://localhost:9024".into())
+            }
+        );
+        let built_in = Options { emulator: true, ..with_bucket.clone() }.validate(&env).unwrap();
+        assert_eq!((built_in.target, built_in.bucket.as_str()), (Target::BuiltIn, "my-bucket"));
+        let json_only_env = Environment { storage_emulator_host: Some("http://h:1".into()), ..Environment::default() };
+        assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
+        let json_only = Options { transports: "http-json".into(), ..with_bucket };
+        assert!(json_only.validate(&json_only_env).is_ok());
+    }
+
+    #[test]
+    fn grpc_checksums_follow_both_switches() {
+        let off = valid(&Options { disable_grpc_autochecksum: true, ..Options::default() });
+        assert!(off.json_checksum && !off.grpc_checksum);
+        let none = valid(&Options { checksum: "none".into(), ..Options::default() });
+        assert!(!none.json_checksum && !none.grpc_checksum);
+    }
+}

@@ -1,0 +1,296 @@
+//! The write half of the gRPC API, shared by WriteObject and BidiWriteObject:
+//! offsets, per-message and whole-object checksums, faults, finalize.
+
+use super::Shared;
+use super::faults::{FaultAction, Trigger};
+use super::store::{Ingest, NewObject, Session, StoreError, StoredObject};
+use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
+use tonic::{Code, Status};
+
+pub const BUCKET_PREFIX: &str = "projects/_/buckets/";
+
+/// One request of either write RPC, in one shape.
+pub struct WriteMessage {
+    pub upload_id: Option<String>,
+    pub spec: Option<pb::WriteObjectSpec>,
+    pub write_offset: i64,
+    pub data: Option<pb::ChecksummedData>,
+    pub object_checksums: Option<pb::ObjectChecksums>,
+    pub finish_write: bool,
+    pub state_lookup: bool,
+}
+
+impl From<pb::WriteObjectRequest> for WriteMessage {
+    fn from(m: pb::WriteObjectRequest) -> Self {
+        use pb::write_object_request::{Data, FirstMessage};
+        let (upload_id, spec) = match m.first_message {
+            Some(FirstMessage::UploadId(id)) => (Some(id), None),
+            Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec)),
+            None => (None, None),
+        };
+        Self {
+            upload_id,
+            spec,
+            write_offset: m.write_offset,
+            data: m.data.map(|Data::ChecksummedData(d)| d),
+            object_checksums: m.object_checksums,
+            finish_write: m.finish_write,
+            state_lookup: false,
+        }
+    }
+}
+
+impl From<pb::BidiWriteObjectRequest> for WriteMessage {
+    fn from(m: pb::BidiWriteObjectRequest) -> Self {
+        use pb::bidi_write_object_request::{Data, FirstMessage};
+        let (upload_id, spec) = match m.first_message {
+            Some(FirstMessage::UploadId(id)) => (Some(id), None),
+            Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec)),
+            Some(FirstMessage::AppendObjectSpec(_)) | None => (None, None),
+        };
+        Self {
+            upload_id,
+            spec,
+            write_offset: m.write_offset,
+            data: m.data.map(|Data::ChecksummedData(d)| d),
+            object_checksums: m.object_checksums,
+            finish_write: m.finish_write,
+            state_lookup: m.state_lookup,
+        }
+    }
+}
+
+/// Why a write stopped early.
+pub enum WriteStop {
+    Status(Status),
+    Reset,
+}
+
+impl From<Status> for WriteStop {
+    fn from(status: Status) -> Self {
+        WriteStop::Status(status)
+    }
+}
+
+enum Target {
+    OneShot { spec: NewObject, ingest: Ingest },
+    Resumable(tokio::sync::OwnedMutexGuard<Session>),
+}
+
+pub struct Writer<'a> {
+    shared: &'a Shared,
+    target: Target,
+    trigger: Trigger,
+}
+
+impl<'a> Writer<'a> {
+    /// Opens the write the first message names: a new object or a session.
+    pub async fn open(shared: &'a Shared, first: &WriteMessage, trigger: Trigger) -> Result<Self, Status> {
+        let target = if let Some(id) = &first.upload_id {
+            let session = shared.store.session(id).map_err(to_status)?;
+            let mut session = session.lock_owned().await;
+            session.touched = std::time::Instant::now();
+            Target::Resumable(session)
+        } else if let Some(spec) = &first.spec {
+            let spec = new_object(spec, None)?;
+            shared.store.check_create(&spec).map_err(to_status)?;
+            Target::OneShot { spec, ingest: Ingest::new(shared.store.retain) }
+        } else {
+            return Err(Status::invalid_argument("the first message must carry an upload_id or a write_object_spec"));
+        };
+        Ok(Self { shared, target, trigger })
+    }
+
+    pub fn is_resumable(&self) -> bool {
+        matches!(self.target, Target::Resumable(_))
+    }
+
+    pub fn persisted(&self) -> u64 {
+        match &self.target {
+            Target::OneShot { ingest, .. } => ingest.size,
+            Target::Resumable(session) => session.ingest.size,
+        }
+    }
+
+    /// The finished object, when a session was completed by an earlier stream.
+    pub fn finished(&self) -> Option<pb::Object> {
+        match &self.target {
+            Target::Resumable(session) => session.finished.as_ref().map(to_proto),
+            Target::OneShot { .. } => None,
+        }
+    }
+
+    fn parts(&mut self) -> (&mut Ingest, &NewObject) {
+        match &mut self.target {
+            Target::OneShot { spec, ingest } => (ingest, spec),
+            Target::Resumable(session) => {
+                let session = &mut **session;
+                (&mut session.ingest, &session.spec)
+            }
+        }
+    }
+
+    /// Takes one message's data at its absolute offset: bytes already
+    /// persisted are skipped, a gap is OUT_OF_RANGE, a bad crc32c is refused.
+    pub async fn write(&mut self, offset: i64, data: pb::ChecksummedData) -> Result<(), WriteStop> {
+        let persisted = self.persisted();
+        let offset = u64::try_from(offset).map_err(|_| Status::invalid_argument("write_offset is negative"))?;
+        if offset > persisted {
+            return Err(Status::out_of_range(format!(
+                "write_offset {offset} leaves a gap: only {persisted} bytes are persisted"
+            ))
+            .into());
+        }
+        let content = data.content;
+        let crc = crc32c::crc32c(&content);
+        if let Some(expected) = data.crc32c
+            && expected != crc
+        {
+            return Err(Status::invalid_argument(format!(
+                "the message's crc32c {expected:#010x} does not match its data ({crc:#010x})"
+            ))
+            .into());
+        }
+        self.shared.link.admit(content.len()).await;
+        self.shared.store.bytes_received.fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        let (take, fault) = self.trigger.split(content.len());
+        let skip = ((persisted - offset) as usize).min(content.len());
+        let accept = |ingest: &mut Ingest, end: usize| {
+            if end > skip {
+                let fresh = &content[skip..end];
+                // Whole-message crc reused when the message is taken whole.
+                let fresh_crc = if skip == 0 && end == content.len() { crc } else { crc32c::crc32c(fresh) };
+                ingest.push_checked(fresh, fresh_crc);
+            }
+        };
+        let (ingest, spec) = self.parts();
+        if let Some(limit) = spec.expected_size
+            && offset + content.len() as u64 > limit
+        {
+            return Err(Status::out_of_range(format!("the data runs past the declared object_size {limit}")).into());
+        }
+        match fault {
+            None => accept(ingest, content.len()),
+            Some(FaultAction::Stall(duration)) => {
+                tokio::time::sleep(duration).await;
+                accept(self.parts().0, content.len());
+            }
+            Some(FaultAction::Return(code)) => {
+                accept(ingest, take);
+                return Err(WriteStop::Status(Status::new(grpc_code(code), format!("injected fault: return-{code}"))));
+            }
+            Some(FaultAction::ResetConnection) => {
+                accept(ingest, take);
+                return Err(WriteStop::Reset);
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the object, checking the whole-object crc32c and the size.
+    pub fn finish(&mut self, checksums: Option<pb::ObjectChecksums>) -> Result<pb::Object, Status> {
+        let retain = self.shared.store.retain;
+        let store = &self.shared.store;
+        let result = match &mut self.target {
+            Target::OneShot { spec, ingest } => {
+                let ingest = std::mem::replace(ingest, Ingest::new(retain));
+                apply_checksums(spec, checksums);
+                store.finalize(spec, ingest)
+            }
+            Target::Resumable(session) => {
+                let session = &mut **session;
+                let ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
+                apply_checksums(&mut session.spec, checksums);
+                let result = store.finalize(&session.spec, ingest);
+                match &result {
+                    Ok(object) => session.finished = Some(object.clone()),
+                    Err(_) => {
+                        let _ = store.cancel_session(&session.id);
+                    }
+                }
+                result
+            }
+        };
+        result.map(|object| to_proto(&object)).map_err(to_status)
+    }
+}
+
+fn apply_checksums(spec: &mut NewObject, checksums: Option<pb::ObjectChecksums>) {
+    if let Some(crc) = checksums.and_then(|c| c.crc32c) {
+        spec.expected_crc32c = Some(crc);
+    }
+}
+
+/// The store's view of a `WriteObjectSpec`.
+pub fn new_object(spec: &pb::WriteObjectSpec, checksums: Option<&pb::ObjectChecksums>) -> Result<NewObject, Status> {
+    let resource = spec.resource.as_ref().ok_or_else(|| Status::invalid_argument("write_object_spec needs a resource"))?;
+    Ok(NewObject {
+        bucket: bucket_name(&resource.bucket)?.to_string(),
+        name: resource.name.clone(),
+        content_type: if resource.content_type.is_empty() {
+            "application/octet-stream".into()
+        } else {
+            resource.content_type.clone()
+        },
+        if_generation_match: spec.if_generation_match,
+        expected_crc32c: checksums.and_then(|c| c.crc32c),
+        expected_size: spec.object_size.map(|s| s.max(0) as u64),
+        md5: None,
+    })
+}
+
+/// `projects/_/buckets/NAME` -> `NAME`; a bare name is NOT_FOUND, as on GCS.
+pub fn bucket_name(resource: &str) -> Result<&str, Status> {
+    resource.strip_prefix(BUCKET_PREFIX).ok_or_else(|| {
+        Status::not_found(format!("bucket '{resource}' not found: gRPC bucket names are {BUCKET_PREFIX}NAME"))
+    })
+}
+
+pub fn to_proto(object: &StoredObject) -> pb::Object {
+    let since = object.created.duration_since(std::time::SystemTime::UNIX_EPOCH).unwrap_or_default();
+    pb::Object {
+        name: object.name.clone(),
+        bucket: format!("{BUCKET_PREFIX}{}", object.bucket),
+        generation: object.generation,
+        metageneration: 1,
+        size: object.size as i64,
+        content_type: object.content_type.clone(),
+        storage_class: "STANDARD".into(),
+        checksums: Some(pb::ObjectChecksums {
+            crc32c: Some(object.crc32c),
+            md5_hash: object.md5.map(|m| bytes::Bytes::copy_from_slice(&m)).unwrap_or_default(),
+        }),
+        create_time: Some(prost_types::Timestamp { seconds: since.as_secs() as i64, nanos: since.subsec_nanos() as i32 }),
+        ..Default::default()
+    }
+}
+
+pub fn to_status(error: StoreError) -> Status {
+    let code = match &error {
+        StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => Code::NotFound,
+        StoreError::BucketExists(_) => Code::AlreadyExists,
+        StoreError::Precondition(_) => Code::FailedPrecondition,
+        StoreError::Checksum(_) | StoreError::Invalid(_) => Code::InvalidArgument,
+        StoreError::OutOfRange(_) => Code::OutOfRange,
+        StoreError::Busy(_) => Code::Aborted,
+    };
+    Status::new(code, error.to_string())
+}
+
+/// The gRPC code GCS uses for an HTTP status.
+pub fn grpc_code(http: u16) -> Code {
+    match http {
+        400 => Code::InvalidArgument,
+        401 => Code::Unauthenticated,
+        403 => Code::PermissionDenied,
+        404 => Code::NotFound,
+        408 | 504 => Code::DeadlineExceeded,
+        409 => Code::Aborted,
+        412 => Code::FailedPrecondition,
+        429 => Code::ResourceExhausted,
+        500 => Code::Internal,
+        501 => Code::Unimplemented,
+        503 => Code::Unavailable,
+        _ => Code::Unknown,
+    }
+}

@@ -1,0 +1,132 @@
+//! The JSON API routes: buckets, object metadata, reads and deletes. Uploads
+//! are in `json_upload`.
+
+use super::Shared;
+use super::json_upload;
+use super::json_wire::*;
+use super::server::ConnectionKill;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+/// Largest JSON body (bucket insert, resumable metadata) read into memory.
+const MAX_METADATA_BYTES: usize = 1 << 20;
+
+pub async fn handle(shared: Arc<Shared>, kill: ConnectionKill, req: Request<Incoming>) -> Result<JsonResponse, Infallible> {
+    shared.link.delay().await;
+    let response = route(&shared, &kill, req).await;
+    shared.link.delay().await;
+    Ok(response)
+}
+
+async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> JsonResponse {
+    let method = req.method().clone();
+    // Split before decoding: an object name's own slashes arrive as %2F.
+    let segments: Vec<String> = req.uri().path().trim_start_matches('/').split('/').map(decode).collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let query = query_map(req.uri().query());
+    let store = &shared.store;
+    match (&method, segments.as_slice()) {
+        (&Method::POST, ["storage", "v1", "b"]) => match read_json(req).await {
+            Ok(body) => create_bucket(shared, &body),
+            Err(response) => response,
+        },
+        (&Method::GET, ["storage", "v1", "b"]) => {
+            let items: Vec<_> = store.bucket_names().iter().map(|name| bucket_resource(shared, name)).collect();
+            json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#buckets", "items": items}))
+        }
+        (&Method::GET, ["storage", "v1", "b", bucket]) => match store.bucket_created(bucket) {
+            Ok(_) => json_response(StatusCode::OK, &bucket_resource(shared, bucket)),
+            Err(error) => store_error_response(&error),
+        },
+        (&Method::GET, ["storage", "v1", "b", bucket, "o"]) => {
+            let prefix = query.get("prefix").map_or("", String::as_str);
+            match store.list(bucket, prefix) {
+                Ok(objects) => {
+                    let items: Vec<_> = objects.iter().map(object_resource).collect();
+                    json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#objects", "items": items}))
+                }
+                Err(error) => store_error_response(&error),
+            }
+        }
+        (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..]) => get_object(shared, bucket, &name.join("/"), &query),
+        (&Method::DELETE, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
+            let if_generation_match = match optional_i64(&query, "ifGenerationMatch") {
+                Ok(value) => value,
+                Err(response) => return response,
+            };
+            match store.delete(bucket, &name.join("/"), if_generation_match) {
+                Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
+                Err(error) => store_error_response(&error),
+            }
+        }
+        (_, ["upload", "storage", "v1", "b", bucket, "o"]) => {
+            let bucket = bucket.to_string();
+            json_upload::route(shared, kill, method, bucket, query, req).await
+        }
+        _ => error_response(StatusCode::NOT_FOUND, &format!("no route for {method} {}", req.uri().path())),
+    }
+}
+
+fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
+    let Some(name) = body["name"].as_str() else {
+        return error_response(StatusCode::BAD_REQUEST, "bucket insert needs a JSON body with a name");
+    };
+    match shared.store.create_bucket(name) {
+        Ok(()) => json_response(StatusCode::OK, &bucket_resource(shared, name)),
+        Err(error) => store_error_response(&error),
+    }
+}
+
+fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
+    let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+    serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
+        "location": "US", "storageClass": "STANDARD", "timeCreated": rfc3339(created)})
+}
+
+fn get_object(shared: &Shared, bucket: &str, name: &str, query: &std::collections::HashMap<String, String>) -> JsonResponse {
+    let object = match shared.store.get(bucket, name) {
+        Ok(object) => object,
+        Err(error) => return store_error_response(&error),
+    };
+    if query.get("alt").map(String::as_str) != Some("media") {
+        return json_response(StatusCode::OK, &object_resource(&object));
+    }
+    match object.data {
+        Some(data) => Response::builder()
+            .status(StatusCode::OK)
+            .header("content-type", object.content_type.as_str())
+            .header("x-goog-generation", object.generation)
+            .header("x-goog-hash", format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)))
+            .body(Full::new(data))
+            .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")),
+        None => error_response(
+            StatusCode::NOT_IMPLEMENTED,
+            "this emulator does not keep object bytes: start it with --retain to read them back",
+        ),
+    }
+}
+
+pub fn optional_i64(query: &std::collections::HashMap<String, String>, key: &str) -> Result<Option<i64>, JsonResponse> {
+    query
+        .get(key)
+        .map(|v| v.parse::<i64>())
+        .transpose()
+        .map_err(|_| error_response(StatusCode::BAD_REQUEST, &format!("{key} must be a whole number")))
+}
+
+/// Reads a small JSON body; an empty body is `{}`.
+pub async fn read_json(req: Request<Incoming>) -> Result<serde_json::Value, JsonResponse> {
+    let body: Bytes = match Limited::new(req.into_body(), MAX_METADATA_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return Err(error_response(StatusCode::BAD_REQUEST, "metadata body too large or cut short")),
+    };
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_slice(&body)
+        .map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("the request body is not valid JSON: {e}")))
+}

@@ -1,0 +1,164 @@
+//! A GCS emulator on loopback that speaks the parts of the JSON API and the
+//! gRPC v2 API that uploads use. It is the app's zero-setup target and the
+//! real server every test runs against.
+
+pub mod faults;
+mod grpc_api;
+mod grpc_write;
+mod json_api;
+mod json_upload;
+pub mod json_wire;
+mod server;
+pub mod shaping;
+pub mod store;
+
+pub use json_upload::CHUNK_ALIGNMENT;
+
+use faults::{Fault, FaultPlan};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioExecutor;
+use shaping::Link;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use store::Store;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// Large HTTP/2 frames and windows, so that the emulator's ingest is not what
+/// a benchmark measures (16 KiB frames halve gRPC throughput on loopback).
+const MAX_FRAME_BYTES: u32 = 1 << 20;
+const STREAM_WINDOW_BYTES: u32 = 8 << 20;
+const CONNECTION_WINDOW_BYTES: u32 = 16 << 20;
+
+#[derive(Clone, Debug)]
+pub struct EmulatorOptions {
+    pub host: IpAddr,
+    /// 0 picks a free port.
+    pub http_port: u16,
+    pub grpc_port: u16,
+    pub buckets: Vec<String>,
+    /// Keep object bytes (for reads); otherwise only size and checksums.
+    pub retain: bool,
+    pub latency: Duration,
+    /// Total ingest rate in bytes per second, all connections together.
+    pub bandwidth: Option<u64>,
+    /// Standing faults: every Nth upload request gets the fault.
+    pub faults: Vec<(Fault, u64)>,
+    /// Upload sessions idle for longer are forgotten.
+    pub session_ttl: Duration,
+}
+
+impl Default for EmulatorOptions {
+    fn default() -> Self {
+        Self {
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            http_port: 0,
+            grpc_port: 0,
+            buckets: Vec::new(),
+            retain: false,
+            latency: Duration::ZERO,
+            bandwidth: None,
+            faults: Vec::new(),
+            session_ttl: Duration::from_secs(600),
+        }
+    }
+}
+
+pub struct Shared {
+    pub store: Store,
+    pub faults: FaultPlan,
+    pub link: Link,
+}
+
+/// A running emulator. Dropping it shuts both servers down.
+pub struct Emulator {
+    shared: Arc<Shared>,
+    json_addr: SocketAddr,
+    grpc_addr: SocketAddr,
+    shutdown: CancellationToken,
+}
+
+impl Emulator {
+    pub async fn start(options: EmulatorOptions) -> std::io::Result<Emulator> {
+        let shared = Arc::new(Shared {
+            store: Store::new(options.retain, options.session_ttl),
+            faults: FaultPlan::default(),
+            link: Link::new(options.latency, options.bandwidth),
+        });
+        for bucket in &options.buckets {
+            shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        }
+        for (fault, every) in &options.faults {
+            shared.faults.add_rule(fault.clone(), *every);
+        }
+        let json_listener = TcpListener::bind((options.host, options.http_port)).await?;
+        let grpc_listener = TcpListener::bind((options.host, options.grpc_port)).await?;
+        let json_addr = json_listener.local_addr()?;
+        let grpc_addr = grpc_listener.local_addr()?;
+        let shutdown = CancellationToken::new();
+
+        let mut json_builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        json_builder
+            .http2()
+            .max_frame_size(MAX_FRAME_BYTES)
+            .initial_stream_window_size(STREAM_WINDOW_BYTES)
+            .initial_connection_window_size(CONNECTION_WINDOW_BYTES);
+        let json_shared = shared.clone();
+        server::spawn_accept_loop(json_listener, shutdown.clone(), move |io, kill| {
+            let builder = json_builder.clone();
+            let shared = json_shared.clone();
+            async move {
+                let service = service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
+                let _ = builder.serve_connection(io, service).await;
+            }
+        });
+
+        let mut grpc_builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+        grpc_builder
+            .max_frame_size(MAX_FRAME_BYTES)
+            .initial_stream_window_size(STREAM_WINDOW_BYTES)
+            .initial_connection_window_size(CONNECTION_WINDOW_BYTES);
+        let grpc_shared = shared.clone();
+        server::spawn_accept_loop(grpc_listener, shutdown.clone(), move |io, kill| {
+            let shared = grpc_shared.clone();
+            let connection = grpc_builder.serve_connection(
+                io,
+                service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)),
+            );
+            async move {
+                let _ = connection.await;
+            }
+        });
+        Ok(Emulator { shared, json_addr, grpc_addr, shutdown })
+    }
+
+    /// `http://127.0.0.1:PORT`, the JSON API's base URL.
+    pub fn json_url(&self) -> String {
+        format!("http://{}", self.json_addr)
+    }
+
+    /// `127.0.0.1:PORT`, plaintext HTTP/2.
+    pub fn grpc_addr(&self) -> SocketAddr {
+        self.grpc_addr
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    /// Queue faults for the next upload requests from tests.
+    pub fn faults(&self) -> &FaultPlan {
+        &self.shared.faults
+    }
+
+    pub fn shutdown(&self) {
+        self.shutdown.cancel();
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}

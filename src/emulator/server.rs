@@ -1,0 +1,61 @@
+//! The accept loop both APIs share: one task per connection, each of which
+//! can be killed on its own (a fault that resets the connection) or all at
+//! once (shutdown).
+
+use hyper_util::rt::TokioIo;
+use std::future::Future;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Kills one connection: the socket is dropped mid-request, as a reset would.
+#[derive(Clone)]
+pub struct ConnectionKill(CancellationToken);
+
+impl ConnectionKill {
+    /// Drops the connection without answering. Never returns: the connection's
+    /// task drops this request along with the socket.
+    pub async fn reset(&self) -> ! {
+        self.reset_now();
+        std::future::pending().await
+    }
+
+    /// The same, from a task that is not the connection's own.
+    pub fn reset_now(&self) {
+        self.0.cancel();
+    }
+}
+
+pub fn spawn_accept_loop<C, F>(listener: TcpListener, shutdown: CancellationToken, serve: C) -> JoinHandle<()>
+where
+    C: Fn(TokioIo<TcpStream>, ConnectionKill) -> F + Send + 'static,
+    F: Future<Output = ()> + Send + 'static,
+{
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                accepted = listener.accept() => accepted,
+            };
+            let stream = match accepted {
+                Ok((stream, _)) => stream,
+                Err(error) => {
+                    // Out of descriptors and the like: back off, keep serving.
+                    tracing::warn!("emulator accept failed: {error}");
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    continue;
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            let kill = shutdown.child_token();
+            let connection = serve(TokioIo::new(stream), ConnectionKill(kill.clone()));
+            tokio::spawn(async move {
+                tokio::select! {
+                    biased;
+                    _ = kill.cancelled() => {}
+                    _ = connection => {}
+                }
+            });
+        }
+    })
+}

@@ -1,0 +1,396 @@
+//! Buckets, objects and upload sessions, in memory, shared by both APIs.
+//!
+//! By default content is verified and counted but not kept, so memory stays
+//! flat however many GiB arrive; with `retain` the bytes are kept for reads.
+
+use bytes::{Bytes, BytesMut};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// What the client may get wrong, mapped to HTTP statuses and gRPC codes by the APIs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("bucket {0} not found")]
+    NoBucket(String),
+    #[error("bucket {0} already exists")]
+    BucketExists(String),
+    #[error("object {0} not found")]
+    NoObject(String),
+    #[error("upload session {0} not found or expired")]
+    NoSession(String),
+    #[error("precondition failed: {0}")]
+    Precondition(String),
+    #[error("checksum mismatch: {0}")]
+    Checksum(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    OutOfRange(String),
+    #[error("upload session {0} is busy with another request")]
+    Busy(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredObject {
+    pub bucket: String,
+    pub name: String,
+    pub size: u64,
+    pub generation: i64,
+    pub crc32c: u32,
+    pub md5: Option<[u8; 16]>,
+    pub content_type: String,
+    pub created: SystemTime,
+    pub data: Option<Bytes>,
+}
+
+/// Bytes as they arrive: counted, checksummed, kept only when retaining.
+pub struct Ingest {
+    pub size: u64,
+    pub crc32c: u32,
+    data: Option<BytesMut>,
+}
+
+impl Ingest {
+    pub fn new(retain: bool) -> Self {
+        Self { size: 0, crc32c: 0, data: retain.then(BytesMut::new) }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        let crc = crc32c::crc32c(bytes);
+        self.push_checked(bytes, crc);
+    }
+
+    /// Appends bytes whose crc32c is already known (gRPC verifies each
+    /// message's crc first), so the data is read only once.
+    pub fn push_checked(&mut self, bytes: &[u8], crc: u32) {
+        self.crc32c = crc32c::crc32c_combine(self.crc32c, crc, bytes.len());
+        self.size += bytes.len() as u64;
+        if let Some(data) = &mut self.data {
+            data.extend_from_slice(bytes);
+        }
+    }
+}
+
+/// What a finished upload asks the store to create.
+pub struct NewObject {
+    pub bucket: String,
+    pub name: String,
+    pub content_type: String,
+    pub if_generation_match: Option<i64>,
+    pub expected_crc32c: Option<u32>,
+    pub expected_size: Option<u64>,
+    pub md5: Option<[u8; 16]>,
+}
+
+/// A resumable upload in progress. Its own lock, so one session's writes
+/// never hold up another's.
+pub struct Session {
+    pub id: String,
+    pub spec: NewObject,
+    pub ingest: Ingest,
+    pub finished: Option<StoredObject>,
+    pub touched: Instant,
+}
+
+pub type SessionRef = Arc<tokio::sync::Mutex<Session>>;
+
+#[derive(Default)]
+struct Bucket {
+    created: Option<SystemTime>,
+    objects: HashMap<String, StoredObject>,
+}
+
+pub struct Store {
+    pub retain: bool,
+    session_ttl: Duration,
+    buckets: Mutex<HashMap<String, Bucket>>,
+    sessions: Mutex<HashMap<String, SessionRef>>,
+    next_generation: AtomicI64,
+    next_session: AtomicU64,
+    pub bytes_received: AtomicU64,
+}
+
+impl Store {
+    pub fn new(retain: bool, session_ttl: Duration) -> Self {
+        let micros = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_micros() as i64)
+            .unwrap_or(1);
+        Self {
+            retain,
+            session_ttl,
+            buckets: Mutex::default(),
+            sessions: Mutex::default(),
+            // GCS generations are microsecond timestamps; keep them unique and rising.
+            next_generation: AtomicI64::new(micros),
+            next_session: AtomicU64::new(micros as u64),
+            bytes_received: AtomicU64::new(0),
+        }
+    }
+
+    pub fn create_bucket(&self, name: &str) -> Result<(), StoreError> {
+        validate_bucket_name(name)?;
+        let mut buckets = self.buckets.lock().unwrap();
+        if buckets.contains_key(name) {
+            return Err(StoreError::BucketExists(name.into()));
+        }
+        buckets.insert(name.into(), Bucket { created: Some(SystemTime::now()), ..Bucket::default() });
+        Ok(())
+    }
+
+    pub fn bucket_created(&self, name: &str) -> Result<SystemTime, StoreError> {
+        let buckets = self.buckets.lock().unwrap();
+        let bucket = buckets.get(name).ok_or_else(|| StoreError::NoBucket(name.into()))?;
+        Ok(bucket.created.unwrap_or(SystemTime::UNIX_EPOCH))
+    }
+
+    pub fn bucket_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.buckets.lock().unwrap().keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    pub fn get(&self, bucket: &str, name: &str) -> Result<StoredObject, StoreError> {
+        let buckets = self.buckets.lock().unwrap();
+        let found = buckets.get(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        found.objects.get(name).cloned().ok_or_else(|| StoreError::NoObject(name.into()))
+    }
+
+    pub fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<StoredObject>, StoreError> {
+        let buckets = self.buckets.lock().unwrap();
+        let found = buckets.get(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        let mut objects: Vec<StoredObject> =
+            found.objects.values().filter(|o| o.name.starts_with(prefix)).cloned().collect();
+        objects.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(objects)
+    }
+
+    /// Counts every object in every bucket (tests check that runs leave none).
+    pub fn object_count(&self) -> usize {
+        self.buckets.lock().unwrap().values().map(|b| b.objects.len()).sum()
+    }
+
+    pub fn delete(&self, bucket: &str, name: &str, if_generation_match: Option<i64>) -> Result<(), StoreError> {
+        let mut buckets = self.buckets.lock().unwrap();
+        let found = buckets.get_mut(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        let object = found.objects.get(name).ok_or_else(|| StoreError::NoObject(name.into()))?;
+        if let Some(expected) = if_generation_match
+            && object.generation != expected
+        {
+            return Err(StoreError::Precondition(format!(
+                "object {name} has generation {}, not {expected}",
+                object.generation
+            )));
+        }
+        found.objects.remove(name);
+        Ok(())
+    }
+
+    /// Checks what can be checked before any byte arrives: bucket and preconditions.
+    pub fn check_create(&self, spec: &NewObject) -> Result<(), StoreError> {
+        validate_object_name(&spec.name)?;
+        let buckets = self.buckets.lock().unwrap();
+        let bucket = buckets.get(&spec.bucket).ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
+        check_generation(bucket, spec)
+    }
+
+    /// Creates the object from a finished ingest, verifying size, checksum and
+    /// preconditions; on any failure nothing is created.
+    pub fn finalize(&self, spec: &NewObject, ingest: Ingest) -> Result<StoredObject, StoreError> {
+        if let Some(expected) = spec.expected_size
+            && expected != ingest.size
+        {
+            return Err(StoreError::Invalid(format!(
+                "the upload declared {expected} bytes but sent {}",
+                ingest.size
+            )));
+        }
+        if let Some(expected) = spec.expected_crc32c
+            && expected != ingest.crc32c
+        {
+            return Err(StoreError::Checksum(format!(
+                "crc32c of the data is {}, the client said {}",
+                crate::payload::crc32c_base64(ingest.crc32c),
+                crate::payload::crc32c_base64(expected)
+            )));
+        }
+        let mut buckets = self.buckets.lock().unwrap();
+        let bucket = buckets.get_mut(&spec.bucket).ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
+        check_generation(bucket, spec)?;
+        let object = StoredObject {
+            bucket: spec.bucket.clone(),
+            name: spec.name.clone(),
+            size: ingest.size,
+            generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+            crc32c: ingest.crc32c,
+            md5: spec.md5,
+            content_type: spec.content_type.clone(),
+            created: SystemTime::now(),
+            data: ingest.data.map(BytesMut::freeze),
+        };
+        bucket.objects.insert(spec.name.clone(), object.clone());
+        Ok(object)
+    }
+
+    pub fn start_session(&self, spec: NewObject) -> Result<String, StoreError> {
+        self.check_create(&spec)?;
+        self.expire_sessions();
+        let id = format!("emu-{:x}", self.next_session.fetch_add(1, Ordering::Relaxed));
+        let session = Session {
+            id: id.clone(),
+            spec,
+            ingest: Ingest::new(self.retain),
+            finished: None,
+            touched: Instant::now(),
+        };
+        self.sessions.lock().unwrap().insert(id.clone(), Arc::new(tokio::sync::Mutex::new(session)));
+        Ok(id)
+    }
+
+    pub fn session(&self, id: &str) -> Result<SessionRef, StoreError> {
+        self.sessions.lock().unwrap().get(id).cloned().ok_or_else(|| StoreError::NoSession(id.into()))
+    }
+
+    pub fn cancel_session(&self, id: &str) -> Result<(), StoreError> {
+        self.sessions.lock().unwrap().remove(id).map(|_| ()).ok_or_else(|| StoreError::NoSession(id.into()))
+    }
+
+    pub fn session_count(&self) -> usize {
+        self.sessions.lock().unwrap().len()
+    }
+
+    /// Forgets sessions idle for longer than the TTL, so abandoned uploads
+    /// cannot grow memory without bound. A session busy with a request is kept.
+    fn expire_sessions(&self) {
+        let ttl = self.session_ttl;
+        self.sessions.lock().unwrap().retain(|_, session| match session.try_lock() {
+            Ok(session) => session.touched.elapsed() < ttl,
+            Err(_) => true,
+        });
+    }
+}
+
+fn check_generation(bucket: &Bucket, spec: &NewObject) -> Result<(), StoreError> {
+    let Some(expected) = spec.if_generation_match else { return Ok(()) };
+    let current = bucket.objects.get(&spec.name).map_or(0, |o| o.generation);
+    if current != expected {
+        return Err(StoreError::Precondition(format!(
+            "object {} has generation {current}, not {expected}",
+            spec.name
+        )));
+    }
+    Ok(())
+}
+
+/// GCS bucket naming rules (the common subset): 3-63 characters of lowercase
+/// letters, digits, dashes, underscores and dots, starting and ending with a
+/// letter or digit.
+pub fn validate_bucket_name(name: &str) -> Result<(), StoreError> {
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
+    let ends_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    let max = if name.contains('.') { 222 } else { 63 };
+    if (3..=max).contains(&name.len())
+        && ok_chars
+        && ends_ok(name.chars().next())
+        && ends_ok(name.chars().last())
+        && !name.starts_with("goog")
+    {
+        Ok(())
+    } else {
+        Err(StoreError::Invalid(format!(
+            "'{name}' is not a valid bucket name: use 3-63 lowercase letters, digits, dashes, \
+             underscores or dots, starting and ending with a letter or digit"
+        )))
+    }
+}
+
+pub fn validate_object_name(name: &str) -> Result<(), StoreError> {
+    if name.is_empty() || name.len() > 1024 || name.contains(['\r', '\n']) || name == "." || name == ".." {
+        return Err(StoreError::Invalid(format!("'{name}' is not a valid object name")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, if_generation_match: Option<i64>) -> NewObject {
+        NewObject {
+            bucket: "bkt".into(),
+            name: name.into(),
+            content_type: "application/octet-stream".into(),
+            if_generation_match,
+            expected_crc32c: None,
+            expected_size: None,
+            md5: None,
+        }
+    }
+
+    fn ingest(bytes: &[u8]) -> Ingest {
+        let mut ingest = Ingest::new(true);
+        ingest.push(bytes);
+        ingest
+    }
+
+    #[test]
+    fn generation_zero_refuses_an_existing_object() {
+        let store = Store::new(false, Duration::from_secs(60));
+        store.create_bucket("bkt").unwrap();
+        store.finalize(&spec("a", Some(0)), ingest(b"x")).unwrap();
+        let again = store.finalize(&spec("a", Some(0)), ingest(b"y"));
+        assert!(matches!(again, Err(StoreError::Precondition(_))));
+    }
+
+    #[test]
+    fn delete_only_removes_the_named_generation() {
+        let store = Store::new(false, Duration::from_secs(60));
+        store.create_bucket("bkt").unwrap();
+        let object = store.finalize(&spec("a", None), ingest(b"x")).unwrap();
+        assert!(matches!(store.delete("bkt", "a", Some(object.generation + 1)), Err(StoreError::Precondition(_))));
+        store.delete("bkt", "a", Some(object.generation)).unwrap();
+        assert_eq!(store.object_count(), 0);
+    }
+
+    #[test]
+    fn a_wrong_checksum_creates_nothing() {
+        let store = Store::new(false, Duration::from_secs(60));
+        store.create_bucket("bkt").unwrap();
+        let mut bad = spec("a", None);
+        bad.expected_crc32c = Some(1);
+        assert!(matches!(store.finalize(&bad, ingest(b"x")), Err(StoreError::Checksum(_))));
+        assert_eq!(store.object_count(), 0);
+    }
+
+    #[test]
+    fn ingest_crc_combines_like_one_pass() {
+        let mut split = Ingest::new(false);
+        split.push(b"hello ");
+        split.push_checked(b"world", crc32c::crc32c(b"world"));
+        assert_eq!(split.crc32c, crc32c::crc32c(b"hello world"));
+        assert_eq!(split.size, 11);
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let store = Store::new(false, Duration::ZERO);
+        store.create_bucket("bkt").unwrap();
+        store.start_session(spec("a", None)).unwrap();
+        store.start_session(spec("b", None)).unwrap();
+        assert_eq!(store.session_count(), 1, "the first expired when the second started");
+    }
+
+    #[test]
+    fn bucket_names_follow_gcs_rules() {
+        for good in ["abc", "my-bucket_1", "a.b.c"] {
+            assert!(validate_bucket_name(good).is_ok(), "{good}");
+        }
+        for bad in ["ab", "Upper", "-start", "end-", "goog-x", "has space", &"x".repeat(64)] {
+            assert!(validate_bucket_name(bad).is_err(), "{bad}");
+        }
+    }
+}

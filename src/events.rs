@@ -1,0 +1,32 @@
+//! What the runner tells its front ends while it works, over a bounded mpsc
+//! channel. Progress is coalesced (one event per transport per tick), never
+//! per byte, so no front end can slow the measurement down.
+
+use crate::config::TransportKind;
+use crate::report::RunReport;
+use crate::stats::{ObjectSample, RoundSample};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Phase {
+    Connecting,
+    Warmup,
+    Measuring,
+    CleaningUp,
+}
+
+#[derive(Clone, Debug)]
+pub enum RunEvent {
+    /// Said once at the start: where, and what is planned.
+    Started { run_id: String, target: String, rounds_per_transport: u32, bytes_per_round: u64 },
+    Phase(Phase),
+    /// One transport's round (or warmup, `round: None`) has begun.
+    RoundStarted { transport: TransportKind, round: Option<u32>, at_s: f64 },
+    /// Bytes handed to the connection so far in the current round.
+    Progress { transport: TransportKind, round: Option<u32>, bytes: u64, bytes_total: u64, at_s: f64 },
+    ObjectDone(ObjectSample),
+    RoundDone(RoundSample),
+    /// Something worth a status line (an upload error, a note).
+    Note(String),
+    CleanupDone { deleted: usize, left: Vec<String> },
+    Finished(Box<RunReport>),
+}

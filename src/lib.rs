@@ -1,0 +1,18 @@
+//! gcs-speed-tui: upload the same payloads to Google Cloud Storage over the
+//! JSON API and over gRPC, and say honestly which was faster.
+
+pub mod auth;
+pub mod config;
+pub mod emulator;
+pub mod events;
+pub mod payload;
+pub mod report;
+pub mod runner;
+pub mod stats;
+pub mod target;
+mod tls;
+pub mod transport;
+pub mod units;
+pub mod cli;
+pub mod progress;
+pub mod tui;

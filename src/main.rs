@@ -1,0 +1,147 @@
+//! Parse the command line and hand over to the app, the headless run or the
+//! emulator. Errors end here as one sentence and an exit code.
+
+use clap::Parser;
+use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, Format, RunArgs};
+use gcs_speed_tui::config::Environment;
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
+use gcs_speed_tui::runner::Runner;
+use gcs_speed_tui::{progress, target, units};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use tokio_util::sync::CancellationToken;
+
+/// Bad usage or configuration: nothing was run.
+const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command {
+        Some(Command::Run(args)) => {
+            init_logging();
+            runtime.block_on(run(args))
+        }
+        Some(Command::Emulator(args)) => {
+            init_logging();
+            runtime.block_on(emulator(args))
+        }
+        None => runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options())),
+    }
+}
+
+/// Headless logs go to stderr, filtered by RUST_LOG (quiet by default).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+async fn run(args: RunArgs) -> ExitCode {
+    let config = match args.bench.to_options().validate(&Environment::from_process()) {
+        Ok(config) => config,
+        Err(error) => return usage_error(error),
+    };
+    // Open the output first: a typo in its path should not cost a whole run.
+    let mut output: Box<dyn Write> = match &args.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(file) => Box::new(file),
+            Err(error) => return usage_error(format!("cannot write {}: {error}", path.display())),
+        },
+        None => Box::new(std::io::stdout()),
+    };
+    for note in &config.notes {
+        eprintln!("note: {note}");
+    }
+    let connected = match target::connect(&config).await {
+        Ok(connected) => connected,
+        Err(error) => return usage_error(error),
+    };
+    let (events, receiver) = tokio::sync::mpsc::channel(1024);
+    let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal()));
+    let cancel = CancellationToken::new();
+    tokio::spawn(cancel_on_ctrl_c(cancel.clone()));
+    let report = Runner::new(config, &connected, events, cancel).run().await;
+    let _ = printer.await;
+    let text = match args.format {
+        Format::Table => report.to_table(),
+        Format::Json => report.to_json() + "\n",
+        Format::Csv => report.to_csv(),
+    };
+    if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
+        eprintln!("error: cannot write the report: {error}");
+        return ExitCode::FAILURE;
+    }
+    if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// First Ctrl-C: stop uploads and clean up. Second: leave at once.
+async fn cancel_on_ctrl_c(cancel: CancellationToken) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)");
+    cancel.cancel();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        eprintln!("left at once: objects of this run may remain (names start with the run's prefix and id)");
+        std::process::exit(130);
+    }
+}
+
+async fn emulator(args: EmulatorArgs) -> ExitCode {
+    let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
+        Ok(latency) => latency.unwrap_or_default(),
+        Err(error) => return usage_error(format!("--latency: {error}")),
+    };
+    let bandwidth = match args.bandwidth.as_deref().map(units::parse_rate).transpose() {
+        Ok(rate) => rate,
+        Err(error) => return usage_error(format!("--bandwidth: {error}")),
+    };
+    let mut rules = Vec::new();
+    for spec in &args.faults {
+        match faults::parse_rule(spec) {
+            Ok(rule) => rules.push(rule),
+            Err(error) => return usage_error(format!("--fault: {error}")),
+        }
+    }
+    let options = EmulatorOptions {
+        host: args.host,
+        http_port: args.http_port,
+        grpc_port: args.grpc_port,
+        buckets: args.buckets,
+        retain: args.retain,
+        latency,
+        bandwidth,
+        faults: rules,
+        ..EmulatorOptions::default()
+    };
+    let emulator = match Emulator::start(options).await {
+        Ok(emulator) => emulator,
+        Err(error) => return usage_error(format!("cannot start the emulator: {error}")),
+    };
+    let grpc = emulator.grpc_addr();
+    println!("json={} grpc={grpc}", emulator.json_url());
+    let _ = std::io::stdout().flush();
+    if !args.host.is_loopback() {
+        eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
+    }
+    eprintln!(
+        "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}\n  \
+         STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
+         curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'",
+        json = emulator.json_url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    emulator.shutdown();
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,142 @@
+//! The bytes every upload sends: one pool of incompressible random data,
+//! generated before timing starts and sliced zero-copy (`Bytes`) for every
+//! object, so memory does not grow with object size or concurrency.
+
+use bytes::Bytes;
+
+/// The pool is a multiple of every message and chunk alignment (256 KiB, 2 MiB),
+/// so a message that stops at the next 2 MiB boundary never crosses the pool's end.
+pub const POOL_BYTES: u64 = 32 * 1024 * 1024;
+
+#[derive(Clone)]
+pub struct Payload {
+    pool: Bytes,
+    size: u64,
+}
+
+impl Payload {
+    /// An object of `size` bytes whose content repeats a random pool.
+    pub fn new(size: u64, seed: u64) -> Self {
+        let pool_len = size.min(POOL_BYTES) as usize;
+        Self { pool: random_bytes(pool_len, seed), size }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Bytes `[offset, offset + max_len)` of the object, shortened so the slice
+    /// never crosses the pool's end. Never copies.
+    pub fn slice(&self, offset: u64, max_len: u64) -> Bytes {
+        debug_assert!(offset < self.size || self.size == 0);
+        let pool_len = self.pool.len() as u64;
+        if pool_len == 0 {
+            return Bytes::new();
+        }
+        let start = offset % pool_len;
+        let len = max_len.min(self.size - offset).min(pool_len - start);
+        self.pool.slice(start as usize..(start + len) as usize)
+    }
+
+    /// The object's bytes in `[start, end)` as slices of at most `max_len`
+    /// bytes, each ending on a multiple of `max_len` (so slices line up with
+    /// message boundaries whatever the chunk boundaries are).
+    pub fn segments(&self, start: u64, end: u64, max_len: u64) -> impl Iterator<Item = Bytes> + '_ {
+        let mut offset = start;
+        std::iter::from_fn(move || {
+            if offset >= end {
+                return None;
+            }
+            let next_boundary = (offset / max_len + 1) * max_len;
+            let slice = self.slice(offset, next_boundary.min(end) - offset);
+            offset += slice.len() as u64;
+            Some(slice)
+        })
+    }
+
+    /// crc32c of the whole object, computed afresh as a real client would.
+    pub fn crc32c(&self) -> u32 {
+        self.segments(0, self.size, POOL_BYTES)
+            .fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+    }
+}
+
+/// xorshift64*: fast, and random enough that no compressor on the path gains.
+pub fn random_bytes(len: usize, seed: u64) -> Bytes {
+    let mut state = seed | 1;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        out.extend_from_slice(&state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes());
+    }
+    out.truncate(len);
+    Bytes::from(out)
+}
+
+/// GCS spells crc32c as base64 of the big-endian u32.
+pub fn crc32c_base64(crc: u32) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(crc.to_be_bytes())
+}
+
+pub fn crc32c_from_base64(text: &str) -> Option<u32> {
+    use base64::Engine;
+    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim()).ok()?;
+    Some(u32::from_be_bytes(raw.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    const MIB: u64 = 1024 * 1024;
+
+    #[test]
+    fn segments_cover_the_object_exactly_and_align_to_messages() {
+        let payload = Payload::new(70 * MIB + 5, 7);
+        let slices: Vec<Bytes> = payload.segments(MIB / 2, 70 * MIB + 5, 2 * MIB).collect();
+        let total: u64 = slices.iter().map(|s| s.len() as u64).sum();
+        assert_eq!(total, 70 * MIB + 5 - MIB / 2);
+        assert_eq!(slices[0].len() as u64, 2 * MIB - MIB / 2, "first slice ends on a 2 MiB boundary");
+        assert!(slices.iter().all(|s| s.len() as u64 <= 2 * MIB));
+        assert_eq!(slices.last().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn slices_repeat_the_pool_without_copying() {
+        let payload = Payload::new(3 * POOL_BYTES, 1);
+        let a = payload.slice(0, 16);
+        let b = payload.slice(POOL_BYTES, 16);
+        assert_eq!(a, b);
+        assert_eq!(a.as_ptr(), b.as_ptr(), "same memory, no copy");
+    }
+
+    #[test]
+    fn whole_object_crc_matches_a_straight_computation() {
+        let payload = Payload::new(POOL_BYTES + 1000, 3);
+        let mut whole = Vec::new();
+        for slice in payload.segments(0, payload.size(), MIB) {
+            whole.extend_from_slice(&slice);
+        }
+        assert_eq!(payload.crc32c(), crc32c::crc32c(&whole));
+    }
+
+    #[test]
+    fn random_bytes_do_not_compress_and_differ_by_seed() {
+        let a = random_bytes(4096, 1);
+        let b = random_bytes(4096, 2);
+        assert_ne!(a, b);
+        let distinct: std::collections::HashSet<u8> = a.iter().copied().collect();
+        assert!(distinct.len() > 250, "bytes spread over the whole range");
+    }
+
+    #[test]
+    fn crc32c_base64_is_big_endian() {
+        // crc32c("hello world") = 0xc99465aa
+        assert_eq!(crc32c::crc32c(b"hello world"), 0xc994_65aa);
+        assert_eq!(crc32c_base64(0xc994_65aa), "yZRlqg==");
+        assert_eq!(crc32c_from_base64("yZRlqg=="), Some(0xc994_65aa));
+        assert_eq!(crc32c_from_base64("nope"), None);
+    }
+}

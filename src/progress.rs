@@ -1,0 +1,124 @@
+//! Progress of a headless run on stderr: a bar per transport on a terminal,
+//! plain lines otherwise (so logs of CI jobs stay readable).
+
+use crate::config::TransportKind;
+use crate::events::{Phase, RunEvent};
+use crate::units::{format_mib_s, format_seconds, format_size, mib_per_second};
+use std::collections::BTreeMap;
+use std::io::Write;
+use tokio::sync::mpsc;
+
+const BAR_WIDTH: usize = 30;
+
+#[derive(Default)]
+struct Lane {
+    rounds_done: u32,
+    round_fraction: f64,
+    last_mib_s: Option<f64>,
+}
+
+pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
+    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: 0, drawn: 0 };
+    while let Some(event) = events.recv().await {
+        printer.show(event);
+    }
+}
+
+struct Printer {
+    terminal: bool,
+    lanes: BTreeMap<TransportKind, Lane>,
+    rounds: u32,
+    /// Bar lines on screen below the last message.
+    drawn: usize,
+}
+
+impl Printer {
+    fn show(&mut self, event: RunEvent) {
+        match event {
+            RunEvent::Started { target, rounds_per_transport, .. } => {
+                self.rounds = rounds_per_transport;
+                self.say(&target);
+            }
+            RunEvent::Phase(Phase::Warmup) => self.say("warming up (not timed)"),
+            RunEvent::Phase(Phase::CleaningUp) => self.say("cleaning up"),
+            RunEvent::RoundStarted { transport, round: Some(_), .. } => {
+                self.lanes.entry(transport).or_default().round_fraction = 0.0;
+            }
+            RunEvent::Progress { transport, round: Some(_), bytes, bytes_total, .. } if self.terminal => {
+                self.lanes.entry(transport).or_default().round_fraction = bytes as f64 / bytes_total.max(1) as f64;
+                self.redraw(None);
+            }
+            RunEvent::RoundDone(round) => {
+                let rate = mib_per_second(round.bytes, round.elapsed_s);
+                let lane = self.lanes.entry(round.transport).or_default();
+                lane.rounds_done += 1;
+                lane.round_fraction = 0.0;
+                lane.last_mib_s = Some(rate);
+                let line = format!(
+                    "{} round {}/{}: {} in {} ({})",
+                    round.transport.name(),
+                    round.round + 1,
+                    self.rounds,
+                    format_size(round.bytes),
+                    format_seconds(round.elapsed_s),
+                    format_mib_s(rate)
+                );
+                self.say(&line);
+            }
+            RunEvent::Note(note) => self.say(&note),
+            RunEvent::CleanupDone { deleted, left } => self.say(&format!("cleanup: deleted {deleted}, left {}", left.len())),
+            RunEvent::Finished(_) if self.terminal => {
+                let mut out = std::io::stderr().lock();
+                clear(&mut out, self.drawn);
+                self.drawn = 0;
+            }
+            _ => {}
+        }
+    }
+
+    fn say(&mut self, line: &str) {
+        self.redraw(Some(line));
+    }
+
+    /// Prints a message line (if any) above the bars, then the bars again.
+    fn redraw(&mut self, line: Option<&str>) {
+        let mut out = std::io::stderr().lock();
+        if !self.terminal {
+            if let Some(line) = line {
+                let _ = writeln!(out, "{line}");
+            }
+            return;
+        }
+        clear(&mut out, self.drawn);
+        if let Some(line) = line {
+            let _ = writeln!(out, "{line}");
+        }
+        self.drawn = draw(&mut out, &self.lanes, self.rounds);
+        let _ = out.flush();
+    }
+}
+
+fn clear(out: &mut impl Write, lines: usize) {
+    for _ in 0..lines {
+        let _ = write!(out, "\x1b[1A\x1b[2K");
+    }
+}
+
+fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: u32) -> usize {
+    for (kind, lane) in lanes {
+        let done = (lane.rounds_done as f64 + lane.round_fraction) / rounds.max(1) as f64;
+        let filled = ((done * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
+        let rate = lane.last_mib_s.map(format_mib_s).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:<9} [{}{}] {}/{} {}",
+            kind.name(),
+            "#".repeat(filled),
+            "-".repeat(BAR_WIDTH - filled),
+            lane.rounds_done,
+            rounds,
+            rate
+        );
+    }
+    lanes.len()
+}

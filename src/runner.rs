@@ -1,0 +1,365 @@
+//! The schedule: warmup, rounds of `concurrency` uploads per transport (one
+//! transport at a time), timeout, cancellation and cleanup. It emits
+//! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
+
+use crate::config::{BenchConfig, Order, TransportKind};
+use crate::events::{Phase, RunEvent};
+use crate::payload::Payload;
+use crate::report::{Cleanup, RunOutcome, RunReport};
+use crate::stats::{self, ObjectSample, RoundSample};
+use crate::target::Connected;
+use crate::transport::{CreatedObject, UploadRequest, Uploader, object_name};
+use futures::StreamExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_util::sync::CancellationToken;
+
+/// How often progress is sampled and sent: coarse enough to cost nothing.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+/// Deletes in flight at once during cleanup.
+const CLEANUP_PARALLELISM: usize = 16;
+
+/// The order of rounds. Interleaved alternates which transport goes first
+/// (AB, BA, AB, ...) so that drift and warm caches favour neither.
+pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> Vec<(u32, TransportKind)> {
+    match order {
+        Order::Interleaved => (0..iterations)
+            .flat_map(|round| {
+                let mut kinds = transports.to_vec();
+                if round % 2 == 1 {
+                    kinds.reverse();
+                }
+                kinds.into_iter().map(move |kind| (round, kind))
+            })
+            .collect(),
+        Order::Sequential => {
+            transports.iter().flat_map(|&kind| (0..iterations).map(move |round| (round, kind))).collect()
+        }
+    }
+}
+
+/// A random 64-bit value from the standard library's seeded hasher.
+pub fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    hasher.finish()
+}
+
+/// Same across retries of one operation, unique between operations.
+pub fn idempotency_token() -> String {
+    format!("{:016x}{:016x}", random_u64(), random_u64())
+}
+
+/// `20261130-061500-3fa2`: sortable, and unique enough between runs.
+pub fn new_run_id() -> String {
+    let now = std::time::SystemTime::now();
+    let stamp = crate::emulator::json_wire::rfc3339(now);
+    let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
+    format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
+}
+
+/// Why a run stopped before its schedule was done.
+enum Stop {
+    Cancelled,
+    TimedOut,
+}
+
+pub struct Runner<'a> {
+    config: BenchConfig,
+    connected: &'a Connected,
+    events: mpsc::Sender<RunEvent>,
+    cancel: CancellationToken,
+    run_id: String,
+    clock: Instant,
+    deadline: Instant,
+    created: Vec<(TransportKind, CreatedObject)>,
+    rounds: Vec<RoundSample>,
+    objects: Vec<ObjectSample>,
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(config: BenchConfig, connected: &'a Connected, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) -> Self {
+        let clock = Instant::now();
+        Self {
+            deadline: clock + config.timeout,
+            config,
+            connected,
+            events,
+            cancel,
+            run_id: new_run_id(),
+            clock,
+            created: Vec::new(),
+            rounds: Vec::new(),
+            objects: Vec::new(),
+        }
+    }
+
+    async fn emit(&self, event: RunEvent) {
+        // A front end that went away must not stop the run.
+        let _ = self.events.send(event).await;
+    }
+
+    fn at_s(&self) -> f64 {
+        self.clock.elapsed().as_secs_f64()
+    }
+
+    pub async fn run(mut self) -> RunReport {
+        let started_at = crate::emulator::json_wire::rfc3339(std::time::SystemTime::now());
+        self.emit(RunEvent::Started {
+            run_id: self.run_id.clone(),
+            target: self.connected.info.describe(),
+            rounds_per_transport: self.config.iterations,
+            bytes_per_round: self.config.bytes_per_round(),
+        })
+        .await;
+        let seed = random_u64();
+        // Generated before any clock starts.
+        let payload = Payload::new(self.config.object_size, seed);
+        let mut stop = None;
+        if self.config.warmup {
+            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
+            stop = self.warm_up(&warmup).await;
+        }
+        if stop.is_none() {
+            self.emit(RunEvent::Phase(Phase::Measuring)).await;
+            self.clock = Instant::now();
+            for (round, kind) in schedule(&self.config.transports, self.config.iterations, self.config.order) {
+                if let Some(why) = self.measure_round(kind, round, &payload).await {
+                    stop = Some(why);
+                    break;
+                }
+            }
+        }
+        let cleanup = self.clean_up().await;
+        let outcome = match stop {
+            None => RunOutcome::Completed,
+            Some(Stop::Cancelled) => RunOutcome::Cancelled,
+            Some(Stop::TimedOut) => RunOutcome::TimedOut,
+        };
+        let summaries: Vec<_> = self
+            .config
+            .transports
+            .iter()
+            .map(|&kind| {
+                let protocol = self.connected.uploader(kind).map(|u| u.protocol()).unwrap_or_default();
+                stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, 0, protocol)
+            })
+            .collect();
+        let report = RunReport::new(
+            self.run_id.clone(),
+            started_at,
+            self.connected.info.clone(),
+            self.config.clone(),
+            summaries,
+            std::mem::take(&mut self.objects),
+            std::mem::take(&mut self.rounds),
+            outcome,
+            cleanup,
+        );
+        self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
+        report
+    }
+
+    /// One untimed upload per transport, deleted at once.
+    async fn warm_up(&mut self, payload: &Payload) -> Option<Stop> {
+        for kind in self.config.transports.clone() {
+            let Some(uploader) = self.connected.uploader(kind).cloned() else { continue };
+            let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
+            let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
+            for (_, _, _, result) in results {
+                match result {
+                    Ok(object) => {
+                        if let Err(error) = uploader.delete(&object).await {
+                            self.emit(RunEvent::Note(format!("could not delete warmup object {}: {error}", object.name))).await;
+                            self.created.push((kind, object));
+                        }
+                    }
+                    Err(error) => self.emit(RunEvent::Note(format!("{} warmup failed: {error}", kind.name()))).await,
+                }
+            }
+            if stop.is_some() {
+                return stop;
+            }
+        }
+        None
+    }
+
+    async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
+        let uploader = self.connected.uploader(kind)?.clone();
+        let names: Vec<String> = (0..self.config.concurrency)
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{round:04}"), worker))
+            .collect();
+        let round_start = self.at_s();
+        let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let round_end = results.iter().map(|(_, start, elapsed, _)| start + elapsed).fold(round_start, f64::max);
+        let mut bytes = 0;
+        let mut all_ok = results.len() == names.len();
+        for (worker, start, elapsed, result) in results {
+            let (ok, error) = match result {
+                Ok(object) => {
+                    self.created.push((kind, object));
+                    bytes += payload.size();
+                    (true, None)
+                }
+                Err(error) => {
+                    all_ok = false;
+                    self.emit(RunEvent::Note(format!("{} round {} upload {worker} failed: {error}", kind.name(), round + 1))).await;
+                    (false, Some(error))
+                }
+            };
+            let sample = ObjectSample {
+                transport: kind,
+                round,
+                worker,
+                object: names[worker as usize].clone(),
+                bytes: payload.size(),
+                start_s: start,
+                elapsed_s: elapsed,
+                ok,
+                error,
+            };
+            self.emit(RunEvent::ObjectDone(sample.clone())).await;
+            self.objects.push(sample);
+        }
+        if stop.is_none() || bytes > 0 {
+            let sample = RoundSample { transport: kind, round, elapsed_s: round_end - round_start, bytes, ok: all_ok && stop.is_none() };
+            self.emit(RunEvent::RoundDone(sample.clone())).await;
+            self.rounds.push(sample);
+        }
+        stop
+    }
+
+    /// Uploads the named objects at once; returns (worker, start, elapsed,
+    /// result) for each that finished, and why it stopped early if it did.
+    async fn upload_batch(
+        &mut self,
+        uploader: &Arc<dyn Uploader>,
+        round: Option<u32>,
+        names: Vec<String>,
+        payload: &Payload,
+    ) -> (Vec<(u32, f64, f64, Result<CreatedObject, String>)>, Option<Stop>) {
+        let kind = uploader.kind();
+        let at_s = self.at_s();
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
+        let bytes_total = payload.size() * names.len() as u64;
+        let counters: Vec<Arc<AtomicU64>> = names.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+        let mut tasks = JoinSet::new();
+        for (worker, name) in names.into_iter().enumerate() {
+            let uploader = uploader.clone();
+            let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
+            let clock = self.clock;
+            tasks.spawn(async move {
+                let start = clock.elapsed().as_secs_f64();
+                let expected = request.payload.size();
+                let result = uploader.upload(request).await.map_err(|e| e.to_string()).and_then(|outcome| {
+                    if outcome.size == expected {
+                        Ok(outcome.object)
+                    } else {
+                        Err(format!("the server stored {} bytes of {expected}", outcome.size))
+                    }
+                });
+                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
+            });
+        }
+        let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        let mut results = Vec::new();
+        let stop = loop {
+            tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => break Some(Stop::Cancelled),
+                _ = tokio::time::sleep_until(self.deadline) => break Some(Stop::TimedOut),
+                joined = tasks.join_next() => match joined {
+                    None => break None,
+                    Some(Ok(result)) => results.push(result),
+                    Some(Err(error)) => self.emit(RunEvent::Note(format!("an upload task failed: {error}"))).await,
+                },
+                _ = ticker.tick() => {
+                    let bytes = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                    let at_s = self.at_s();
+                    // Progress may be dropped when a front end lags; results never are.
+                    let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
+                }
+            }
+        };
+        if stop.is_some() {
+            tasks.abort_all();
+            while let Some(joined) = tasks.join_next().await {
+                if let Ok(result) = joined {
+                    results.push(result);
+                }
+            }
+        }
+        let at_s = self.at_s();
+        let bytes = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+        let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
+        (results, stop)
+    }
+
+    /// Deletes exactly the objects this run created, by name and generation.
+    async fn clean_up(&mut self) -> Cleanup {
+        let created = std::mem::take(&mut self.created);
+        if !self.config.cleanup {
+            let kept = created.iter().map(|(_, o)| o.name.clone()).collect();
+            return Cleanup { deleted: 0, left: Vec::new(), kept };
+        }
+        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        let connected = self.connected;
+        let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
+            .map(|(kind, object)| async move {
+                let result = match connected.uploader(kind) {
+                    Some(uploader) => uploader.delete(&object).await.map_err(|e| e.to_string()),
+                    None => Err("no transport to delete it with".into()),
+                };
+                (object.name, result)
+            })
+            .buffer_unordered(CLEANUP_PARALLELISM)
+            .collect()
+            .await;
+        let mut deleted = 0;
+        let mut left = Vec::new();
+        for (name, result) in outcomes {
+            match result {
+                Ok(()) => deleted += 1,
+                Err(error) => {
+                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
+                    left.push(name);
+                }
+            }
+        }
+        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
+        Cleanup { deleted, left, kept: Vec::new() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TransportKind::{Grpc, Json};
+
+    #[test]
+    fn interleaved_rounds_alternate_which_transport_goes_first() {
+        let plan = schedule(&[Json, Grpc], 3, Order::Interleaved);
+        assert_eq!(plan, [(0, Json), (0, Grpc), (1, Grpc), (1, Json), (2, Json), (2, Grpc)]);
+    }
+
+    #[test]
+    fn sequential_rounds_do_one_transport_then_the_other() {
+        let plan = schedule(&[Json, Grpc], 2, Order::Sequential);
+        assert_eq!(plan, [(0, Json), (1, Json), (0, Grpc), (1, Grpc)]);
+    }
+
+    #[test]
+    fn run_ids_and_tokens_are_unique() {
+        assert_ne!(idempotency_token(), idempotency_token());
+        let id = new_run_id();
+        assert_eq!(id.len(), 20, "{id}");
+        assert_ne!(id, new_run_id());
+    }
+}

@@ -1,0 +1,135 @@
+//! Turning a configuration's target into connected transports: start the
+//! built-in emulator, find credentials for GCS, connect, check the bucket.
+
+use crate::auth::{Auth, CredentialEnv};
+use crate::config::{BenchConfig, Target, TransportKind};
+use crate::emulator::{Emulator, EmulatorOptions};
+use crate::transport::grpc::{GrpcSettings, GrpcTransport};
+use crate::transport::json::{JsonSettings, JsonTransport};
+use crate::transport::{TransportError, Uploader};
+use std::sync::Arc;
+
+pub const GCS_JSON_URL: &str = "https://storage.googleapis.com";
+pub const GCS_GRPC_URL: &str = "https://storage.googleapis.com:443";
+
+/// Where a run went, for reports.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TargetInfo {
+    /// `emulator`, `endpoint` or `gcs`.
+    pub kind: &'static str,
+    pub json_endpoint: Option<String>,
+    pub grpc_endpoint: Option<String>,
+    pub bucket: String,
+    pub credentials: String,
+}
+
+impl TargetInfo {
+    /// The one line said at the start of every run.
+    pub fn describe(&self) -> String {
+        let endpoints = [self.json_endpoint.as_deref(), self.grpc_endpoint.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" and ");
+        match self.kind {
+            "emulator" => format!(
+                "target: the built-in emulator on loopback ({endpoints}), bucket {}; these are not GCS numbers",
+                self.bucket
+            ),
+            "endpoint" => format!("target: endpoint {endpoints}, bucket {}, no credentials", self.bucket),
+            _ => format!("target: gs://{} on Google Cloud Storage, credentials from {}", self.bucket, self.credentials),
+        }
+    }
+
+    pub fn short_label(&self) -> String {
+        match self.kind {
+            "emulator" => "built-in emulator (loopback, not GCS)".into(),
+            "endpoint" => format!("endpoint {}", self.json_endpoint.as_deref().or(self.grpc_endpoint.as_deref()).unwrap_or("")),
+            _ => format!("gs://{} (GCS)", self.bucket),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{0}")]
+    Auth(#[from] crate::auth::AuthError),
+    #[error("{0}")]
+    Transport(#[from] TransportError),
+    #[error("could not start the built-in emulator: {0}")]
+    Emulator(std::io::Error),
+}
+
+/// Transports ready to upload, and the emulator they talk to if it is ours.
+pub struct Connected {
+    pub info: TargetInfo,
+    pub uploaders: Vec<Arc<dyn Uploader>>,
+    /// Kept alive for the run; dropped (shut down) with it.
+    pub emulator: Option<Emulator>,
+}
+
+impl Connected {
+    pub fn uploader(&self, kind: TransportKind) -> Option<&Arc<dyn Uploader>> {
+        self.uploaders.iter().find(|u| u.kind() == kind)
+    }
+}
+
+pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
+    let (emulator, json_url, grpc_url, auth) = match &config.target {
+        Target::BuiltIn => {
+            let emulator = Emulator::start(EmulatorOptions::default()).await.map_err(SetupError::Emulator)?;
+            let json = emulator.json_url();
+            let grpc = format!("http://{}", emulator.grpc_addr());
+            (Some(emulator), Some(json), Some(grpc), Auth::none())
+        }
+        Target::Endpoint { json_url, grpc_url } => (None, json_url.clone(), grpc_url.clone(), Auth::none()),
+        Target::Gcs => {
+            let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
+            // Fail now, with the source named, rather than on the first upload.
+            auth.bearer().await?;
+            (None, Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string()), auth)
+        }
+    };
+    let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
+    for kind in &config.transports {
+        let uploader: Arc<dyn Uploader> = match kind {
+            TransportKind::Json => Arc::new(JsonTransport::new(JsonSettings {
+                base_url: json_url.clone().unwrap_or_default(),
+                bucket: config.bucket.clone(),
+                checksum: config.json_checksum,
+                chunk_size: config.chunk_size,
+                http: config.json_http,
+                auth: auth.clone(),
+            })?),
+            TransportKind::Grpc => Arc::new(
+                GrpcTransport::connect(GrpcSettings {
+                    url: grpc_url.clone().unwrap_or_default(),
+                    bucket: config.bucket.clone(),
+                    checksum: config.grpc_checksum,
+                    chunk_size: config.chunk_size,
+                    channels: config.grpc_conn_pool,
+                    auth: auth.clone(),
+                })
+                .await?,
+            ),
+        };
+        uploaders.push(uploader);
+    }
+    // On emulators a missing bucket is made; on GCS it is an error.
+    let create = config.target != Target::Gcs;
+    if let Some(first) = uploaders.first() {
+        first.prepare_bucket(create).await?;
+    }
+    let info = TargetInfo {
+        kind: config.target.kind(),
+        json_endpoint: config.transports.contains(&TransportKind::Json).then(|| json_url.clone()).flatten(),
+        grpc_endpoint: config
+            .transports
+            .contains(&TransportKind::Grpc)
+            .then(|| grpc_url.map(|u| u.trim_start_matches("http://").to_string()))
+            .flatten(),
+        bucket: config.bucket.clone(),
+        credentials: auth.source().to_string(),
+    };
+    Ok(Connected { info, uploaders, emulator })
+}

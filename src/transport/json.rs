@@ -1,0 +1,292 @@
+//! The JSON API over reqwest: one `uploadType=media` request when the object
+//! fits in one chunk, else a resumable session in `chunk_size` PUTs with
+//! Content-Range; crc32c in x-goog-hash; `ifGenerationMatch=0`.
+
+use super::payload_body::PayloadBody;
+use super::{CreatedObject, MESSAGE_BYTES, TransportError, UploadOutcome, UploadRequest, Uploader};
+use crate::auth::Auth;
+use crate::config::{JsonHttp, TransportKind};
+use crate::payload::{Payload, crc32c_base64, crc32c_from_base64};
+use futures::future::BoxFuture;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Everything but RFC 3986's unreserved characters is escaped in a path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const CONTENT_TYPE: &str = "application/octet-stream";
+
+pub struct JsonSettings {
+    pub base_url: String,
+    pub bucket: String,
+    pub checksum: bool,
+    pub chunk_size: u64,
+    pub http: JsonHttp,
+    pub auth: Auth,
+}
+
+pub struct JsonTransport {
+    client: reqwest::Client,
+    settings: JsonSettings,
+    seen_version: Mutex<Option<Version>>,
+}
+
+impl JsonTransport {
+    pub fn new(settings: JsonSettings) -> Result<Self, TransportError> {
+        crate::tls::install_crypto_provider();
+        let mut builder = reqwest::Client::builder()
+            // 308 means "resume incomplete" here, not a redirect to follow.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true);
+        builder = match settings.http {
+            JsonHttp::Auto => builder,
+            JsonHttp::Http1 => builder.http1_only(),
+            JsonHttp::Http2 => builder.http2_prior_knowledge(),
+        };
+        let client = builder.build().map_err(|e| TransportError::Connection(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self { client, settings, seen_version: Mutex::new(None) })
+    }
+
+    async fn request(&self, method: Method, url: &str) -> Result<RequestBuilder, TransportError> {
+        let mut builder = self.client.request(method, url);
+        if let Some(bearer) = self.settings.auth.bearer().await? {
+            builder = builder.header("authorization", bearer);
+        }
+        Ok(builder)
+    }
+
+    async fn send(&self, builder: RequestBuilder, what: &str) -> Result<Response, TransportError> {
+        let response = builder.send().await.map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
+        *self.seen_version.lock().unwrap() = Some(response.version());
+        Ok(response)
+    }
+
+    fn upload_url(&self) -> String {
+        format!("{}/upload/storage/v1/b/{}/o", self.settings.base_url, self.settings.bucket)
+    }
+
+    async fn upload_one_shot(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+        let size = request.payload.size();
+        let mut builder = self
+            .request(Method::POST, &self.upload_url())
+            .await?
+            .query(&[("uploadType", "media"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
+            .header("content-type", CONTENT_TYPE)
+            .header("content-length", size)
+            .header("x-goog-gcs-idempotency-token", token);
+        if self.settings.checksum {
+            builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(request.payload.crc32c())));
+        }
+        let body = PayloadBody::new(request.payload.clone(), 0, size, MESSAGE_BYTES, request.progress.clone());
+        let response = self.send(builder.body(reqwest::Body::wrap(body)), "upload").await?;
+        finished_object(response).await
+    }
+
+    async fn upload_resumable(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+        let payload = &request.payload;
+        let total = payload.size();
+        let start = self
+            .request(Method::POST, &self.upload_url())
+            .await?
+            .query(&[("uploadType", "resumable"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
+            .header("x-upload-content-type", CONTENT_TYPE)
+            .header("x-upload-content-length", total)
+            .header("x-goog-gcs-idempotency-token", token)
+            .header("content-length", 0);
+        let response = self.send(start, "start a resumable upload").await?;
+        if !response.status().is_success() {
+            return Err(http_error(response).await);
+        }
+        let session = response
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))?
+            .to_string();
+        let chunk = self.settings.chunk_size;
+        let mut offset = 0;
+        // crc32c of [0, offset): the last chunk carries the whole object's.
+        let mut crc_before = 0;
+        loop {
+            let end = ((offset / chunk + 1) * chunk).min(total);
+            let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
+            let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
+            let mut put = self
+                .request(Method::PUT, &session)
+                .await?
+                .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
+                .header("content-length", end - offset)
+                .header("content-type", CONTENT_TYPE);
+            if self.settings.checksum && end == total {
+                put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
+            }
+            let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+            let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
+            match response.status() {
+                StatusCode::PERMANENT_REDIRECT => {
+                    let persisted = persisted_bytes(&response)?;
+                    if persisted == end {
+                        crc_before = crc_after;
+                    } else if persisted < offset || persisted > end {
+                        return Err(TransportError::Protocol(format!(
+                            "the server says {persisted} bytes are persisted after a chunk of {offset}..{end}"
+                        )));
+                    } else {
+                        // Fewer bytes kept than sent: resend from there.
+                        crc_before = crc32c::crc32c_combine(crc_before, crc_of(payload, offset, persisted), (persisted - offset) as usize);
+                    }
+                    offset = persisted;
+                    if offset >= total {
+                        return Err(TransportError::Protocol("the server kept every byte but did not finish the upload".into()));
+                    }
+                }
+                status if status.is_success() => return finished_object(response).await,
+                _ => return Err(http_error(response).await),
+            }
+        }
+    }
+}
+
+fn crc_of(payload: &Payload, start: u64, end: u64) -> u32 {
+    payload.segments(start, end, MESSAGE_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+}
+
+/// `Range: bytes=0-N` means N+1 bytes are persisted; no Range means none.
+fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
+    let Some(range) = response.headers().get("range") else { return Ok(0) };
+    range
+        .to_str()
+        .ok()
+        .and_then(|r| r.strip_prefix("bytes=0-"))
+        .and_then(|last| last.parse::<u64>().ok())
+        .map(|last| last + 1)
+        .ok_or_else(|| TransportError::Protocol(format!("unreadable Range header {range:?}")))
+}
+
+async fn finished_object(response: Response) -> Result<UploadOutcome, TransportError> {
+    if !response.status().is_success() {
+        return Err(http_error(response).await);
+    }
+    let object: serde_json::Value = response
+        .json()
+        .await
+        .map_err(|e| TransportError::Protocol(format!("the upload answer is not object JSON: {e}")))?;
+    let number = |key: &str| object[key].as_str().and_then(|s| s.parse().ok()).or_else(|| object[key].as_i64());
+    let generation = number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
+    Ok(UploadOutcome {
+        object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
+        size: number("size").unwrap_or(0) as u64,
+        crc32c: object["crc32c"].as_str().and_then(crc32c_from_base64),
+    })
+}
+
+/// The error's own message from a GCS JSON error body, else the status line.
+pub async fn http_error(response: Response) -> TransportError {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    let message = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(String::from))
+        .unwrap_or_else(|| text.chars().take(200).collect());
+    TransportError::Http { status, message }
+}
+
+fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> TransportError {
+    use std::error::Error;
+    let mut cause = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
+    }
+    TransportError::Connection(format!("could not {what} at {base}: {cause}"))
+}
+
+impl Uploader for JsonTransport {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Json
+    }
+
+    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
+        Box::pin(async move {
+            let token = crate::runner::idempotency_token();
+            if self.settings.chunk_size == 0 || self.settings.chunk_size >= request.payload.size() {
+                self.upload_one_shot(&request, &token).await
+            } else {
+                self.upload_resumable(&request, &token).await
+            }
+        })
+    }
+
+    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let url = format!(
+                "{}/storage/v1/b/{}/o/{}",
+                self.settings.base_url,
+                self.settings.bucket,
+                utf8_percent_encode(&object.name, SEGMENT)
+            );
+            let request = self
+                .request(Method::DELETE, &url)
+                .await?
+                .query(&[("ifGenerationMatch", object.generation.to_string())]);
+            let response = self.send(request, "delete an object").await?;
+            if response.status().is_success() { Ok(()) } else { Err(http_error(response).await) }
+        })
+    }
+
+    fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let bucket = &self.settings.bucket;
+            let url = format!("{}/storage/v1/b/{bucket}", self.settings.base_url);
+            let response = self.send(self.request(Method::GET, &url).await?, "look up the bucket").await?;
+            match response.status() {
+                status if status.is_success() => Ok(()),
+                StatusCode::NOT_FOUND if create => {
+                    let url = format!("{}/storage/v1/b", self.settings.base_url);
+                    let insert = self
+                        .request(Method::POST, &url)
+                        .await?
+                        .query(&[("project", "gcs-speed-tui")])
+                        .json(&serde_json::json!({ "name": bucket }));
+                    let response = self.send(insert, "create the bucket").await?;
+                    match response.status() {
+                        status if status.is_success() || status == StatusCode::CONFLICT => Ok(()),
+                        _ => Err(http_error(response).await),
+                    }
+                }
+                StatusCode::NOT_FOUND => Err(TransportError::Http {
+                    status: 404,
+                    message: format!("bucket {bucket} does not exist: create it (gcloud storage buckets create gs://{bucket}) or check the name"),
+                }),
+                // Object permissions without storage.buckets.get: the uploads will tell.
+                StatusCode::FORBIDDEN => Ok(()),
+                _ => Err(http_error(response).await),
+            }
+        })
+    }
+
+    fn protocol(&self) -> String {
+        let version = match *self.seen_version.lock().unwrap() {
+            Some(Version::HTTP_2) => "HTTP/2",
+            Some(Version::HTTP_11) => "HTTP/1.1",
+            Some(Version::HTTP_10) => "HTTP/1.0",
+            Some(_) => "HTTP/?",
+            None => "not yet connected",
+        };
+        let tls = if self.settings.base_url.starts_with("https://") { " + TLS" } else { "" };
+        format!("{version}{tls}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn object_names_escape_in_paths() {
+        let name = super::utf8_percent_encode("a/b c+d", super::SEGMENT).to_string();
+        assert_eq!(name, "a%2Fb%20c%2Bd");
+    }
+}

@@ -1,0 +1,243 @@
+//! Parsing and printing of the quantities people type and read: byte sizes,
+//! durations, throughput. One place, so the CLI, the form and the reports agree.
+
+use std::time::Duration;
+
+pub const KIB: u64 = 1024;
+pub const MIB: u64 = 1024 * KIB;
+pub const GIB: u64 = 1024 * MIB;
+
+/// Parses `64MiB`, `1.5GiB`, `100MB`, `512K`, `4096` (bytes).
+/// Binary units (KiB/MiB/GiB, and the bare K/M/G shorthand) are powers of 1024,
+/// decimal units (KB/MB/GB) powers of 1000, as GCS and gsutil spell them.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let unit = unit.trim();
+    let invalid = || format!("'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB");
+    if number.is_empty() {
+        return Err(invalid());
+    }
+    let multiplier: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => KIB,
+        "m" | "mib" => MIB,
+        "g" | "gib" => GIB,
+        "t" | "tib" => 1024 * GIB,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return Err(invalid()),
+    };
+    let value: f64 = number.parse().map_err(|_| invalid())?;
+    let bytes = value * multiplier as f64;
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err(format!("'{text}' is too large a size"));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(format!("'{text}' is not a whole number of bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Parses `10m`, `30s`, `500ms`, `1h`, `1m30s`, `2.5s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let invalid = || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(invalid());
+    }
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let split = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(invalid)?;
+        let (number, after) = rest.split_at(split);
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let value: f64 = number.parse().map_err(|_| invalid())?;
+        let seconds_per_unit = match unit {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(invalid()),
+        };
+        total += value * seconds_per_unit;
+        rest = next;
+    }
+    Duration::try_from_secs_f64(total).map_err(|_| invalid())
+}
+
+/// Parses a link rate such as `200Mbit`, `1Gbit`, `100MiB` (per second) into bytes/s.
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let lower = lower.trim_end_matches("/s").trim_end_matches("ps");
+    for (suffix, bits) in [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)] {
+        if let Some(number) = lower.strip_suffix(suffix) {
+            let value: f64 = number
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))?;
+            return Ok((value * bits / 8.0) as u64);
+        }
+    }
+    parse_size(lower).map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))
+}
+
+/// Go-style booleans, as `strconv.ParseBool` accepts them (`--cleanup=false`).
+pub fn parse_bool(text: &str) -> Result<bool, String> {
+    match text {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
+        _ => Err(format!("'{text}' is not a boolean: use true or false")),
+    }
+}
+
+/// `64 MiB`, `1.50 GiB`, `512 B`: binary units, three significant figures.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 4] = [("TiB", 1024 * GIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)];
+    for (name, unit) in UNITS {
+        if bytes >= unit {
+            let value = bytes as f64 / unit as f64;
+            return if bytes % unit == 0 {
+                format!("{} {name}", bytes / unit)
+            } else {
+                format!("{} {name}", significant(value, 3))
+            };
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// Short form for the config echo: `64MiB`, `1536KiB`, `100B` (exact, parseable back).
+pub fn format_size_exact(bytes: u64) -> String {
+    for (name, unit) in [("GiB", GIB), ("MiB", MIB), ("KiB", KIB)] {
+        if bytes >= unit && bytes % unit == 0 {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    format!("{bytes}B")
+}
+
+/// Seconds with three significant digits: `8.51 s`, `0.123 s`, `12.3 s`.
+pub fn format_seconds(seconds: f64) -> String {
+    format!("{} s", significant(seconds, 3))
+}
+
+/// A duration in the spelling `parse_duration` reads back (`10m`, `30s`, `500ms`).
+pub fn format_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis % 3_600_000 == 0 && millis > 0 {
+        format!("{}h", millis / 3_600_000)
+    } else if millis % 60_000 == 0 && millis > 0 {
+        format!("{}m", millis / 60_000)
+    } else if millis % 1000 == 0 {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{millis}ms")
+    }
+}
+
+/// Throughput in MiB/s with two decimals, as the original tool printed it.
+pub fn format_mib_s(mib_per_second: f64) -> String {
+    format!("{mib_per_second:.2} MiB/s")
+}
+
+pub fn mib_per_second(bytes: u64, seconds: f64) -> f64 {
+    if seconds <= 0.0 {
+        return 0.0;
+    }
+    bytes as f64 / MIB as f64 / seconds
+}
+
+/// Rounds to `digits` significant figures and prints without a needless exponent.
+pub fn significant(value: f64, digits: i32) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value}");
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_in_binary_and_decimal_units() {
+        assert_eq!(parse_size("64MiB"), Ok(64 * MIB));
+        assert_eq!(parse_size("1GiB"), Ok(GIB));
+        assert_eq!(parse_size("1.5KiB"), Ok(1536));
+        assert_eq!(parse_size("100MB"), Ok(100_000_000));
+        assert_eq!(parse_size("256K"), Ok(256 * KIB));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size(" 2 MiB "), Ok(2 * MIB));
+        assert_eq!(parse_size("0"), Ok(0));
+    }
+
+    #[test]
+    fn bad_sizes_say_what_to_type() {
+        for bad in ["", "MiB", "12XB", "-1MiB", "1.2.3MiB", "0.3B"] {
+            let error = parse_size(bad).unwrap_err();
+            assert!(error.contains(bad), "{error}");
+        }
+        assert!(parse_size("99999999999TiB").unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn durations_parse_with_units_and_compounds() {
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2.5s"), Ok(Duration::from_millis(2500)));
+        for bad in ["", "10", "5 minutes", "s", "1x"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rates_parse_bits_and_bytes() {
+        assert_eq!(parse_rate("200Mbit"), Ok(25_000_000));
+        assert_eq!(parse_rate("1Gbit"), Ok(125_000_000));
+        assert_eq!(parse_rate("100MiB"), Ok(100 * MIB));
+        assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn go_style_booleans() {
+        assert_eq!(parse_bool("false"), Ok(false));
+        assert_eq!(parse_bool("T"), Ok(true));
+        assert_eq!(parse_bool("0"), Ok(false));
+        assert!(parse_bool("yes").is_err());
+    }
+
+    #[test]
+    fn sizes_and_times_print_for_people() {
+        assert_eq!(format_size(64 * MIB), "64 MiB");
+        assert_eq!(format_size(1536 * KIB), "1.50 MiB");
+        assert_eq!(format_size(100), "100 B");
+        assert_eq!(format_size_exact(64 * MIB), "64MiB");
+        assert_eq!(format_size_exact(1536 * KIB), "1536KiB");
+        assert_eq!(format_seconds(8.5134), "8.51 s");
+        assert_eq!(format_seconds(0.12345), "0.123 s");
+        assert_eq!(format_seconds(12.345), "12.3 s");
+        assert_eq!(format_duration(Duration::from_secs(600)), "10m");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
+        assert_eq!(format_mib_s(7.5647), "7.56 MiB/s");
+    }
+
+    #[test]
+    fn throughput_is_mib_over_seconds() {
+        assert_eq!(mib_per_second(64 * MIB, 8.0), 8.0);
+        assert_eq!(mib_per_second(64 * MIB, 0.0), 0.0);
+    }
+}
