@@ -26,7 +26,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the benchmark without the interactive app and print a report.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Serve the built-in GCS emulator (JSON and gRPC) until Ctrl-C.
     Emulator(EmulatorArgs),
 }
@@ -182,8 +182,18 @@ mod tests {
 
     #[test]
     fn go_style_booleans_and_defaults_parse() {
-        let cli = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
-        let Some(Command::Run(run)) = cli.command else { panic!("run") };
+        let cli = Cli::try_parse_from([
+            "gcs-speed-tui",
+            "run",
+            "--cleanup=false",
+            "--warmup",
+            "--size",
+            "1MiB",
+        ])
+        .unwrap();
+        let Some(Command::Run(run)) = cli.command else {
+            panic!("run")
+        };
         assert!(!run.bench.cleanup);
         assert!(run.bench.warmup);
         assert!(!run.bench.disable_grpc_autochecksum);

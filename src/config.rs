@@ -53,7 +53,10 @@ pub enum Target {
     /// The emulator built into this binary, started for the run.
     BuiltIn,
     /// Another emulator or a private endpoint: plaintext allowed, no auth.
-    Endpoint { json_url: Option<String>, grpc_url: Option<String> },
+    Endpoint {
+        json_url: Option<String>,
+        grpc_url: Option<String>,
+    },
     /// storage.googleapis.com with credentials.
     Gcs,
 }
@@ -168,11 +171,17 @@ pub struct ConfigError {
 }
 
 fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError { field, message: message.into() })
+    Err(ConfigError {
+        field,
+        message: message.into(),
+    })
 }
 
 fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
-    move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
+    move |message| ConfigError {
+        field,
+        message: format!("--{}: {message}", field.replace('_', "-")),
+    }
 }
 
 /// The environment the target choice reads (passed in, so tests need no globals).
@@ -184,7 +193,11 @@ pub struct Environment {
 
 impl Environment {
     pub fn from_process() -> Self {
-        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
+        let var = |name| {
+            std::env::var(name)
+                .ok()
+                .filter(|v: &String| !v.trim().is_empty())
+        };
         Self {
             storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
             storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
@@ -197,12 +210,16 @@ impl Options {
         let mut notes = Vec::new();
         let object_size = units::parse_size(&self.size).map_err(flag_error("size"))?;
         if object_size == 0 || object_size > MAX_OBJECT_BYTES {
-            return fail("size", "--size must be between 1 B and 5 TiB (the largest GCS object)");
+            return fail(
+                "size",
+                "--size must be between 1 B and 5 TiB (the largest GCS object)",
+            );
         }
         let iterations = parse_count(&self.iterations, "iterations", 1, 100_000)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
-        let mut chunk_size = units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
+        let mut chunk_size =
+            units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
         if chunk_size % CHUNK_ALIGNMENT != 0 {
             let rounded = chunk_size.div_ceil(CHUNK_ALIGNMENT) * CHUNK_ALIGNMENT;
             notes.push(format!(
@@ -212,7 +229,8 @@ impl Options {
             ));
             chunk_size = rounded;
         }
-        let warmup_size = units::parse_size(&self.warmup_size).map_err(flag_error("warmup_size"))?;
+        let warmup_size =
+            units::parse_size(&self.warmup_size).map_err(flag_error("warmup_size"))?;
         if self.warmup && (warmup_size == 0 || warmup_size > MAX_OBJECT_BYTES) {
             return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
         }
@@ -224,30 +242,55 @@ impl Options {
             "both" => vec![TransportKind::Json, TransportKind::Grpc],
             "http-json" | "json" | "http" => vec![TransportKind::Json],
             "grpc" => vec![TransportKind::Grpc],
-            other => return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc")),
+            other => {
+                return fail(
+                    "transports",
+                    format!("--transports '{other}' is not one of both, http-json, grpc"),
+                );
+            }
         };
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
             "none" => false,
-            other => return fail("checksum", format!("--checksum '{other}' is not one of crc32c, none")),
+            other => {
+                return fail(
+                    "checksum",
+                    format!("--checksum '{other}' is not one of crc32c, none"),
+                );
+            }
         };
         let order = match self.order.trim() {
             "interleaved" => Order::Interleaved,
             "sequential" => Order::Sequential,
-            other => return fail("order", format!("--order '{other}' is not one of interleaved, sequential")),
+            other => {
+                return fail(
+                    "order",
+                    format!("--order '{other}' is not one of interleaved, sequential"),
+                );
+            }
         };
         let json_http = match self.json_http.trim() {
             "auto" => JsonHttp::Auto,
             "1.1" | "1" => JsonHttp::Http1,
             "2" => JsonHttp::Http2,
-            other => return fail("json_http", format!("--json-http '{other}' is not one of auto, 1.1, 2")),
+            other => {
+                return fail(
+                    "json_http",
+                    format!("--json-http '{other}' is not one of auto, 1.1, 2"),
+                );
+            }
         };
         let prefix = self.prefix.trim().trim_matches('/').to_string();
         if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
-            return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
+            return fail(
+                "prefix",
+                "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters",
+            );
         }
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
-        let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
+        let credentials = Some(self.credentials.trim())
+            .filter(|c| !c.is_empty())
+            .map(PathBuf::from);
         Ok(BenchConfig {
             target,
             bucket,
@@ -287,10 +330,19 @@ impl Options {
             })?;
         }
         let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-        let json_url = named(&self.endpoint).or_else(|| env.storage_emulator_host.clone()).map(|u| with_scheme(&u));
-        let grpc_url =
-            named(&self.grpc_endpoint).or_else(|| env.storage_emulator_host_grpc.clone()).map(|u| with_scheme(&u));
-        let or_default = |bucket: String| if bucket.is_empty() { DEFAULT_EMULATOR_BUCKET.to_string() } else { bucket };
+        let json_url = named(&self.endpoint)
+            .or_else(|| env.storage_emulator_host.clone())
+            .map(|u| with_scheme(&u));
+        let grpc_url = named(&self.grpc_endpoint)
+            .or_else(|| env.storage_emulator_host_grpc.clone())
+            .map(|u| with_scheme(&u));
+        let or_default = |bucket: String| {
+            if bucket.is_empty() {
+                DEFAULT_EMULATOR_BUCKET.to_string()
+            } else {
+                bucket
+            }
+        };
         if self.emulator {
             return Ok((Target::BuiltIn, or_default(bucket)));
         }
@@ -312,7 +364,10 @@ impl Options {
         if !bucket.is_empty() {
             return Ok((Target::Gcs, bucket));
         }
-        notes.push("no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)".into());
+        notes.push(
+            "no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)"
+                .into(),
+        );
         Ok((Target::BuiltIn, DEFAULT_EMULATOR_BUCKET.to_string()))
     }
 }
@@ -370,30 +425,108 @@ mod tests {
         assert!(config.cleanup && config.warmup && config.json_checksum && config.grpc_checksum);
         assert_eq!(config.warmup_size, MIB);
         assert_eq!(config.timeout, Duration::from_secs(600));
-        assert_eq!(config.transports, [TransportKind::Json, TransportKind::Grpc]);
-        assert_eq!(config.target, Target::BuiltIn, "no bucket: the built-in emulator");
+        assert_eq!(
+            config.transports,
+            [TransportKind::Json, TransportKind::Grpc]
+        );
+        assert_eq!(
+            config.target,
+            Target::BuiltIn,
+            "no bucket: the built-in emulator"
+        );
         assert!(config.notes[0].contains("built-in emulator"));
     }
 
     #[test]
     fn chunk_sizes_round_up_to_256k_with_a_note() {
-        let config = valid(&Options { chunk_size: "1000KiB".into(), ..Options::default() });
+        let config = valid(&Options {
+            chunk_size: "1000KiB".into(),
+            ..Options::default()
+        });
         assert_eq!(config.chunk_size, 1024 * KIB);
-        assert!(config.notes.iter().any(|n| n.contains("rounded up to 1 MiB")));
-        assert_eq!(valid(&Options { chunk_size: "0".into(), ..Options::default() }).chunk_size, 0);
+        assert!(
+            config
+                .notes
+                .iter()
+                .any(|n| n.contains("rounded up to 1 MiB"))
+        );
+        assert_eq!(
+            valid(&Options {
+                chunk_size: "0".into(),
+                ..Options::default()
+            })
+            .chunk_size,
+            0
+        );
     }
 
     #[test]
     fn bad_values_name_the_flag_and_the_fix() {
         let cases = [
-            (Options { size: "12XB".into(), ..Options::default() }, "size", "--size: '12XB' is not a size"),
-            (Options { size: "0".into(), ..Options::default() }, "size", "between 1 B and 5 TiB"),
-            (Options { iterations: "0".into(), ..Options::default() }, "iterations", "--iterations must be between 1"),
-            (Options { concurrency: "many".into(), ..Options::default() }, "concurrency", "not a whole number"),
-            (Options { timeout: "soon".into(), ..Options::default() }, "timeout", "--timeout: 'soon' is not a duration"),
-            (Options { transports: "ftp".into(), ..Options::default() }, "transports", "not one of both"),
-            (Options { bucket: "Bad_Bucket".into(), ..Options::default() }, "bucket", "not a valid bucket name"),
-            (Options { checksum: "md5".into(), ..Options::default() }, "checksum", "crc32c, none"),
+            (
+                Options {
+                    size: "12XB".into(),
+                    ..Options::default()
+                },
+                "size",
+                "--size: '12XB' is not a size",
+            ),
+            (
+                Options {
+                    size: "0".into(),
+                    ..Options::default()
+                },
+                "size",
+                "between 1 B and 5 TiB",
+            ),
+            (
+                Options {
+                    iterations: "0".into(),
+                    ..Options::default()
+                },
+                "iterations",
+                "--iterations must be between 1",
+            ),
+            (
+                Options {
+                    concurrency: "many".into(),
+                    ..Options::default()
+                },
+                "concurrency",
+                "not a whole number",
+            ),
+            (
+                Options {
+                    timeout: "soon".into(),
+                    ..Options::default()
+                },
+                "timeout",
+                "--timeout: 'soon' is not a duration",
+            ),
+            (
+                Options {
+                    transports: "ftp".into(),
+                    ..Options::default()
+                },
+                "transports",
+                "not one of both",
+            ),
+            (
+                Options {
+                    bucket: "Bad_Bucket".into(),
+                    ..Options::default()
+                },
+                "bucket",
+                "not a valid bucket name",
+            ),
+            (
+                Options {
+                    checksum: "md5".into(),
+                    ..Options::default()
+                },
+                "checksum",
+                "crc32c, none",
+            ),
         ];
         for (options, field, text) in cases {
             let e = error(&options);
@@ -408,8 +541,17 @@ mod tests {
             storage_emulator_host: Some("localhost:9023".into()),
             storage_emulator_host_grpc: Some("localhost:9024".into()),
         };
-        let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
-        assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);
+        let with_bucket = Options {
+            bucket: "my-bucket".into(),
+            ..Options::default()
+        };
+        assert_eq!(
+            with_bucket
+                .validate(&Environment::default())
+                .unwrap()
+                .target,
+            Target::Gcs
+        );
         let endpoint = with_bucket.validate(&env).unwrap();
         assert_eq!(
             endpoint.target,
@@ -418,19 +560,42 @@ mod tests {
                 grpc_url: Some("http://localhost:9024".into())
             }
         );
-        let built_in = Options { emulator: true, ..with_bucket.clone() }.validate(&env).unwrap();
-        assert_eq!((built_in.target, built_in.bucket.as_str()), (Target::BuiltIn, "my-bucket"));
-        let json_only_env = Environment { storage_emulator_host: Some("http://h:1".into()), ..Environment::default() };
-        assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
-        let json_only = Options { transports: "http-json".into(), ..with_bucket };
+        let built_in = Options {
+            emulator: true,
+            ..with_bucket.clone()
+        }
+        .validate(&env)
+        .unwrap();
+        assert_eq!(
+            (built_in.target, built_in.bucket.as_str()),
+            (Target::BuiltIn, "my-bucket")
+        );
+        let json_only_env = Environment {
+            storage_emulator_host: Some("http://h:1".into()),
+            ..Environment::default()
+        };
+        assert_eq!(
+            with_bucket.validate(&json_only_env).unwrap_err().field,
+            "grpc_endpoint"
+        );
+        let json_only = Options {
+            transports: "http-json".into(),
+            ..with_bucket
+        };
         assert!(json_only.validate(&json_only_env).is_ok());
     }
 
     #[test]
     fn grpc_checksums_follow_both_switches() {
-        let off = valid(&Options { disable_grpc_autochecksum: true, ..Options::default() });
+        let off = valid(&Options {
+            disable_grpc_autochecksum: true,
+            ..Options::default()
+        });
         assert!(off.json_checksum && !off.grpc_checksum);
-        let none = valid(&Options { checksum: "none".into(), ..Options::default() });
+        let none = valid(&Options {
+            checksum: "none".into(),
+            ..Options::default()
+        });
         assert!(!none.json_checksum && !none.grpc_checksum);
     }
 }

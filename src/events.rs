@@ -17,16 +17,34 @@ pub enum Phase {
 #[derive(Clone, Debug)]
 pub enum RunEvent {
     /// Said once at the start: where, and what is planned.
-    Started { run_id: String, target: String, rounds_per_transport: u32, bytes_per_round: u64 },
+    Started {
+        run_id: String,
+        target: String,
+        rounds_per_transport: u32,
+        bytes_per_round: u64,
+    },
     Phase(Phase),
     /// One transport's round (or warmup, `round: None`) has begun.
-    RoundStarted { transport: TransportKind, round: Option<u32>, at_s: f64 },
+    RoundStarted {
+        transport: TransportKind,
+        round: Option<u32>,
+        at_s: f64,
+    },
     /// Bytes handed to the connection so far in the current round.
-    Progress { transport: TransportKind, round: Option<u32>, bytes: u64, bytes_total: u64, at_s: f64 },
+    Progress {
+        transport: TransportKind,
+        round: Option<u32>,
+        bytes: u64,
+        bytes_total: u64,
+        at_s: f64,
+    },
     ObjectDone(ObjectSample),
     RoundDone(RoundSample),
     /// Something worth a status line (an upload error, a note).
     Note(String),
-    CleanupDone { deleted: usize, left: Vec<String> },
+    CleanupDone {
+        deleted: usize,
+        left: Vec<String>,
+    },
     Finished(Box<RunReport>),
 }

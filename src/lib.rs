@@ -2,17 +2,17 @@
 //! JSON API and over gRPC, and say honestly which was faster.
 
 pub mod auth;
+pub mod cli;
 pub mod config;
 pub mod emulator;
 pub mod events;
 pub mod payload;
+pub mod progress;
 pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod target;
-mod tls;
+pub mod tls;
 pub mod transport;
-pub mod units;
-pub mod cli;
-pub mod progress;
 pub mod tui;
+pub mod units;

@@ -18,7 +18,10 @@ impl Payload {
     /// An object of `size` bytes whose content repeats a random pool.
     pub fn new(size: u64, seed: u64) -> Self {
         let pool_len = size.min(POOL_BYTES) as usize;
-        Self { pool: random_bytes(pool_len, seed), size }
+        Self {
+            pool: random_bytes(pool_len, seed),
+            size,
+        }
     }
 
     pub fn size(&self) -> u64 {
@@ -83,7 +86,9 @@ pub fn crc32c_base64(crc: u32) -> String {
 
 pub fn crc32c_from_base64(text: &str) -> Option<u32> {
     use base64::Engine;
-    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim()).ok()?;
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .ok()?;
     Some(u32::from_be_bytes(raw.try_into().ok()?))
 }
 
@@ -98,7 +103,11 @@ mod tests {
         let slices: Vec<Bytes> = payload.segments(MIB / 2, 70 * MIB + 5, 2 * MIB).collect();
         let total: u64 = slices.iter().map(|s| s.len() as u64).sum();
         assert_eq!(total, 70 * MIB + 5 - MIB / 2);
-        assert_eq!(slices[0].len() as u64, 2 * MIB - MIB / 2, "first slice ends on a 2 MiB boundary");
+        assert_eq!(
+            slices[0].len() as u64,
+            2 * MIB - MIB / 2,
+            "first slice ends on a 2 MiB boundary"
+        );
         assert!(slices.iter().all(|s| s.len() as u64 <= 2 * MIB));
         assert_eq!(slices.last().unwrap().len(), 5);
     }

@@ -18,7 +18,12 @@ struct Lane {
 }
 
 pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
-    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: 0, drawn: 0 };
+    let mut printer = Printer {
+        terminal,
+        lanes: BTreeMap::new(),
+        rounds: 0,
+        drawn: 0,
+    };
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
@@ -35,17 +40,32 @@ struct Printer {
 impl Printer {
     fn show(&mut self, event: RunEvent) {
         match event {
-            RunEvent::Started { target, rounds_per_transport, .. } => {
+            RunEvent::Started {
+                target,
+                rounds_per_transport,
+                ..
+            } => {
                 self.rounds = rounds_per_transport;
                 self.say(&target);
             }
             RunEvent::Phase(Phase::Warmup) => self.say("warming up (not timed)"),
             RunEvent::Phase(Phase::CleaningUp) => self.say("cleaning up"),
-            RunEvent::RoundStarted { transport, round: Some(_), .. } => {
+            RunEvent::RoundStarted {
+                transport,
+                round: Some(_),
+                ..
+            } => {
                 self.lanes.entry(transport).or_default().round_fraction = 0.0;
             }
-            RunEvent::Progress { transport, round: Some(_), bytes, bytes_total, .. } if self.terminal => {
-                self.lanes.entry(transport).or_default().round_fraction = bytes as f64 / bytes_total.max(1) as f64;
+            RunEvent::Progress {
+                transport,
+                round: Some(_),
+                bytes,
+                bytes_total,
+                ..
+            } if self.terminal => {
+                self.lanes.entry(transport).or_default().round_fraction =
+                    bytes as f64 / bytes_total.max(1) as f64;
                 self.redraw(None);
             }
             RunEvent::RoundDone(round) => {
@@ -66,7 +86,9 @@ impl Printer {
                 self.say(&line);
             }
             RunEvent::Note(note) => self.say(&note),
-            RunEvent::CleanupDone { deleted, left } => self.say(&format!("cleanup: deleted {deleted}, left {}", left.len())),
+            RunEvent::CleanupDone { deleted, left } => {
+                self.say(&format!("cleanup: deleted {deleted}, left {}", left.len()))
+            }
             RunEvent::Finished(_) if self.terminal => {
                 let mut out = std::io::stderr().lock();
                 clear(&mut out, self.drawn);

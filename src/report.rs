@@ -59,7 +59,10 @@ impl RunReport {
     ) -> Self {
         let comparison = compare(&transports);
         Self {
-            tool: Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") },
+            tool: Tool {
+                name: env!("CARGO_PKG_NAME"),
+                version: env!("CARGO_PKG_VERSION"),
+            },
             run_id,
             started_at,
             outcome,
@@ -102,7 +105,8 @@ impl RunReport {
     }
 
     pub fn to_csv(&self) -> String {
-        let mut out = String::from("transport,round,worker,object,bytes,start_s,elapsed_s,ok,error\n");
+        let mut out =
+            String::from("transport,round,worker,object,bytes,start_s,elapsed_s,ok,error\n");
         for s in &self.samples {
             out.push_str(&format!(
                 "{},{},{},{},{},{:.6},{:.6},{},{}\n",
@@ -123,15 +127,22 @@ impl RunReport {
     pub fn to_table(&self) -> String {
         let mut rows = vec![TABLE_HEADERS.map(String::from).to_vec()];
         rows.extend(table_rows(self));
-        let widths: Vec<usize> =
-            (0..TABLE_HEADERS.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..TABLE_HEADERS.len())
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
         let mut out = String::new();
         for row in &rows {
             let cells: Vec<String> = row
                 .iter()
                 .zip(&widths)
                 .enumerate()
-                .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+                .map(|(i, (cell, w))| {
+                    if i == 0 {
+                        format!("{cell:<w$}")
+                    } else {
+                        format!("{cell:>w$}")
+                    }
+                })
                 .collect();
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
@@ -148,11 +159,15 @@ impl RunReport {
 
     /// Protocols, outcome and cleanup, said after the table.
     pub fn footer_lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> =
-            self.transports.iter().map(|t| format!("{}: {}", t.transport.name(), t.protocol)).collect();
+        let mut lines: Vec<String> = self
+            .transports
+            .iter()
+            .map(|t| format!("{}: {}", t.transport.name(), t.protocol))
+            .collect();
         match self.outcome {
             RunOutcome::Completed => {}
-            RunOutcome::Cancelled => lines.push("the run was cancelled: the figures cover the rounds that finished".into()),
+            RunOutcome::Cancelled => lines
+                .push("the run was cancelled: the figures cover the rounds that finished".into()),
             RunOutcome::TimedOut => lines.push(format!(
                 "the run hit --timeout {}: the figures cover the rounds that finished",
                 crate::units::format_duration(self.config.timeout)
@@ -163,9 +178,18 @@ impl RunReport {
             lines.push(format!("{failed} upload(s) failed"));
         }
         if self.cleanup.kept.is_empty() {
-            lines.push(format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len()));
+            lines.push(format!(
+                "cleanup: deleted {}, left {}",
+                self.cleanup.deleted,
+                self.cleanup.left.len()
+            ));
         } else {
-            lines.push(format!("cleanup off: kept {} object(s) under {}/{}", self.cleanup.kept.len(), self.config.prefix, self.run_id));
+            lines.push(format!(
+                "cleanup off: kept {} object(s) under {}/{}",
+                self.cleanup.kept.len(),
+                self.config.prefix,
+                self.run_id
+            ));
         }
         for name in &self.cleanup.left {
             lines.push(format!("left behind: {name}"));
@@ -174,8 +198,20 @@ impl RunReport {
     }
 }
 
-pub const TABLE_HEADERS: [&str; 12] =
-    ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
+pub const TABLE_HEADERS: [&str; 12] = [
+    "Transport",
+    "Runs",
+    "Bytes/run",
+    "Min",
+    "Median",
+    "Mean",
+    "Max",
+    "p50",
+    "p90",
+    "p99",
+    "Throughput",
+    "Errors",
+];
 
 /// The table's cells, shared by the text table and the TUI.
 pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
@@ -183,8 +219,20 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
         .transports
         .iter()
         .map(|t| {
-            let seconds = |s: f64| if t.runs == 0 { "-".to_string() } else { format_seconds(s) };
-            let object_seconds = |s: f64| if t.objects == 0 { "-".to_string() } else { format_seconds(s) };
+            let seconds = |s: f64| {
+                if t.runs == 0 {
+                    "-".to_string()
+                } else {
+                    format_seconds(s)
+                }
+            };
+            let object_seconds = |s: f64| {
+                if t.objects == 0 {
+                    "-".to_string()
+                } else {
+                    format_seconds(s)
+                }
+            };
             vec![
                 t.transport.name().to_string(),
                 t.runs.to_string(),

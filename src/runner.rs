@@ -25,7 +25,11 @@ const CLEANUP_PARALLELISM: usize = 16;
 
 /// The order of rounds. Interleaved alternates which transport goes first
 /// (AB, BA, AB, ...) so that drift and warm caches favour neither.
-pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> Vec<(u32, TransportKind)> {
+pub fn schedule(
+    transports: &[TransportKind],
+    iterations: u32,
+    order: Order,
+) -> Vec<(u32, TransportKind)> {
     match order {
         Order::Interleaved => (0..iterations)
             .flat_map(|round| {
@@ -36,9 +40,10 @@ pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> 
                 kinds.into_iter().map(move |kind| (round, kind))
             })
             .collect(),
-        Order::Sequential => {
-            transports.iter().flat_map(|&kind| (0..iterations).map(move |round| (round, kind))).collect()
-        }
+        Order::Sequential => transports
+            .iter()
+            .flat_map(|&kind| (0..iterations).map(move |round| (round, kind)))
+            .collect(),
     }
 }
 
@@ -46,7 +51,12 @@ pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> 
 pub fn random_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
     hasher.finish()
 }
 
@@ -59,8 +69,17 @@ pub fn idempotency_token() -> String {
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now();
     let stamp = crate::emulator::json_wire::rfc3339(now);
-    let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
-    format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
+    let digits: String = stamp
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(14)
+        .collect();
+    format!(
+        "{}-{}-{:04x}",
+        &digits[..8],
+        &digits[8..14],
+        random_u64() & 0xffff
+    )
 }
 
 /// Why a run stopped before its schedule was done.
@@ -83,7 +102,12 @@ pub struct Runner<'a> {
 }
 
 impl<'a> Runner<'a> {
-    pub fn new(config: BenchConfig, connected: &'a Connected, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) -> Self {
+    pub fn new(
+        config: BenchConfig,
+        connected: &'a Connected,
+        events: mpsc::Sender<RunEvent>,
+        cancel: CancellationToken,
+    ) -> Self {
         let clock = Instant::now();
         Self {
             deadline: clock + config.timeout,
@@ -129,7 +153,11 @@ impl<'a> Runner<'a> {
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
-            for (round, kind) in schedule(&self.config.transports, self.config.iterations, self.config.order) {
+            for (round, kind) in schedule(
+                &self.config.transports,
+                self.config.iterations,
+                self.config.order,
+            ) {
                 if let Some(why) = self.measure_round(kind, round, &payload).await {
                     stop = Some(why);
                     break;
@@ -147,8 +175,19 @@ impl<'a> Runner<'a> {
             .transports
             .iter()
             .map(|&kind| {
-                let protocol = self.connected.uploader(kind).map(|u| u.protocol()).unwrap_or_default();
-                stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, 0, protocol)
+                let protocol = self
+                    .connected
+                    .uploader(kind)
+                    .map(|u| u.protocol())
+                    .unwrap_or_default();
+                stats::summarize(
+                    kind,
+                    self.config.bytes_per_round(),
+                    &self.rounds,
+                    &self.objects,
+                    0,
+                    protocol,
+                )
             })
             .collect();
         let report = RunReport::new(
@@ -162,25 +201,40 @@ impl<'a> Runner<'a> {
             outcome,
             cleanup,
         );
-        self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
+        self.emit(RunEvent::Finished(Box::new(report.clone())))
+            .await;
         report
     }
 
     /// One untimed upload per transport, deleted at once.
     async fn warm_up(&mut self, payload: &Payload) -> Option<Stop> {
         for kind in self.config.transports.clone() {
-            let Some(uploader) = self.connected.uploader(kind).cloned() else { continue };
+            let Some(uploader) = self.connected.uploader(kind).cloned() else {
+                continue;
+            };
             let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
-            let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
+            let (results, stop) = self
+                .upload_batch(&uploader, None, vec![name], payload)
+                .await;
             for (_, _, _, result) in results {
                 match result {
                     Ok(object) => {
                         if let Err(error) = uploader.delete(&object).await {
-                            self.emit(RunEvent::Note(format!("could not delete warmup object {}: {error}", object.name))).await;
+                            self.emit(RunEvent::Note(format!(
+                                "could not delete warmup object {}: {error}",
+                                object.name
+                            )))
+                            .await;
                             self.created.push((kind, object));
                         }
                     }
-                    Err(error) => self.emit(RunEvent::Note(format!("{} warmup failed: {error}", kind.name()))).await,
+                    Err(error) => {
+                        self.emit(RunEvent::Note(format!(
+                            "{} warmup failed: {error}",
+                            kind.name()
+                        )))
+                        .await
+                    }
                 }
             }
             if stop.is_some() {
@@ -190,14 +244,32 @@ impl<'a> Runner<'a> {
         None
     }
 
-    async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
+    async fn measure_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        payload: &Payload,
+    ) -> Option<Stop> {
         let uploader = self.connected.uploader(kind)?.clone();
         let names: Vec<String> = (0..self.config.concurrency)
-            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{round:04}"), worker))
+            .map(|worker| {
+                object_name(
+                    &self.config.prefix,
+                    &self.run_id,
+                    kind,
+                    &format!("{round:04}"),
+                    worker,
+                )
+            })
             .collect();
         let round_start = self.at_s();
-        let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
-        let round_end = results.iter().map(|(_, start, elapsed, _)| start + elapsed).fold(round_start, f64::max);
+        let (results, stop) = self
+            .upload_batch(&uploader, Some(round), names.clone(), payload)
+            .await;
+        let round_end = results
+            .iter()
+            .map(|(_, start, elapsed, _)| start + elapsed)
+            .fold(round_start, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
         for (worker, start, elapsed, result) in results {
@@ -209,7 +281,12 @@ impl<'a> Runner<'a> {
                 }
                 Err(error) => {
                     all_ok = false;
-                    self.emit(RunEvent::Note(format!("{} round {} upload {worker} failed: {error}", kind.name(), round + 1))).await;
+                    self.emit(RunEvent::Note(format!(
+                        "{} round {} upload {worker} failed: {error}",
+                        kind.name(),
+                        round + 1
+                    )))
+                    .await;
                     (false, Some(error))
                 }
             };
@@ -228,7 +305,13 @@ impl<'a> Runner<'a> {
             self.objects.push(sample);
         }
         if stop.is_none() || bytes > 0 {
-            let sample = RoundSample { transport: kind, round, elapsed_s: round_end - round_start, bytes, ok: all_ok && stop.is_none() };
+            let sample = RoundSample {
+                transport: kind,
+                round,
+                elapsed_s: round_end - round_start,
+                bytes,
+                ok: all_ok && stop.is_none(),
+            };
             self.emit(RunEvent::RoundDone(sample.clone())).await;
             self.rounds.push(sample);
         }
@@ -243,28 +326,53 @@ impl<'a> Runner<'a> {
         round: Option<u32>,
         names: Vec<String>,
         payload: &Payload,
-    ) -> (Vec<(u32, f64, f64, Result<CreatedObject, String>)>, Option<Stop>) {
+    ) -> (
+        Vec<(u32, f64, f64, Result<CreatedObject, String>)>,
+        Option<Stop>,
+    ) {
         let kind = uploader.kind();
         let at_s = self.at_s();
-        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
+        self.emit(RunEvent::RoundStarted {
+            transport: kind,
+            round,
+            at_s,
+        })
+        .await;
         let bytes_total = payload.size() * names.len() as u64;
-        let counters: Vec<Arc<AtomicU64>> = names.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+        let counters: Vec<Arc<AtomicU64>> =
+            names.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
         let mut tasks = JoinSet::new();
         for (worker, name) in names.into_iter().enumerate() {
             let uploader = uploader.clone();
-            let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
+            let request = UploadRequest {
+                name,
+                payload: payload.clone(),
+                progress: counters[worker].clone(),
+            };
             let clock = self.clock;
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
                 let expected = request.payload.size();
-                let result = uploader.upload(request).await.map_err(|e| e.to_string()).and_then(|outcome| {
-                    if outcome.size == expected {
-                        Ok(outcome.object)
-                    } else {
-                        Err(format!("the server stored {} bytes of {expected}", outcome.size))
-                    }
-                });
-                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
+                let result = uploader
+                    .upload(request)
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|outcome| {
+                        if outcome.size == expected {
+                            Ok(outcome.object)
+                        } else {
+                            Err(format!(
+                                "the server stored {} bytes of {expected}",
+                                outcome.size
+                            ))
+                        }
+                    });
+                (
+                    worker as u32,
+                    start,
+                    clock.elapsed().as_secs_f64() - start,
+                    result,
+                )
             });
         }
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
@@ -298,7 +406,13 @@ impl<'a> Runner<'a> {
         }
         let at_s = self.at_s();
         let bytes = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
-        let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
+        let _ = self.events.try_send(RunEvent::Progress {
+            transport: kind,
+            round,
+            bytes,
+            bytes_total,
+            at_s,
+        });
         (results, stop)
     }
 
@@ -307,7 +421,11 @@ impl<'a> Runner<'a> {
         let created = std::mem::take(&mut self.created);
         if !self.config.cleanup {
             let kept = created.iter().map(|(_, o)| o.name.clone()).collect();
-            return Cleanup { deleted: 0, left: Vec::new(), kept };
+            return Cleanup {
+                deleted: 0,
+                left: Vec::new(),
+                kept,
+            };
         }
         self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let connected = self.connected;
@@ -328,13 +446,22 @@ impl<'a> Runner<'a> {
             match result {
                 Ok(()) => deleted += 1,
                 Err(error) => {
-                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
+                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}")))
+                        .await;
                     left.push(name);
                 }
             }
         }
-        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
-        Cleanup { deleted, left, kept: Vec::new() }
+        self.emit(RunEvent::CleanupDone {
+            deleted,
+            left: left.clone(),
+        })
+        .await;
+        Cleanup {
+            deleted,
+            left,
+            kept: Vec::new(),
+        }
     }
 }
 
@@ -346,7 +473,17 @@ mod tests {
     #[test]
     fn interleaved_rounds_alternate_which_transport_goes_first() {
         let plan = schedule(&[Json, Grpc], 3, Order::Interleaved);
-        assert_eq!(plan, [(0, Json), (0, Grpc), (1, Grpc), (1, Json), (2, Json), (2, Grpc)]);
+        assert_eq!(
+            plan,
+            [
+                (0, Json),
+                (0, Grpc),
+                (1, Grpc),
+                (1, Json),
+                (2, Json),
+                (2, Grpc)
+            ]
+        );
     }
 
     #[test]

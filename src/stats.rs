@@ -63,12 +63,18 @@ pub fn summarize(
     retries: u64,
     protocol: String,
 ) -> TransportSummary {
-    let mut times: Vec<f64> =
-        rounds.iter().filter(|r| r.transport == transport && r.ok).map(|r| r.elapsed_s).collect();
+    let mut times: Vec<f64> = rounds
+        .iter()
+        .filter(|r| r.transport == transport && r.ok)
+        .map(|r| r.elapsed_s)
+        .collect();
     times.sort_by(f64::total_cmp);
     let total_time: f64 = times.iter().sum();
     let total_bytes = bytes_per_run * times.len() as u64;
-    let mine: Vec<&ObjectSample> = objects.iter().filter(|o| o.transport == transport).collect();
+    let mine: Vec<&ObjectSample> = objects
+        .iter()
+        .filter(|o| o.transport == transport)
+        .collect();
     let object_times: Vec<f64> = mine.iter().filter(|o| o.ok).map(|o| o.elapsed_s).collect();
     let quantile = percentiles(&object_times);
     TransportSummary {
@@ -78,7 +84,11 @@ pub fn summarize(
         bytes_per_run,
         min_s: times.first().copied().unwrap_or(0.0),
         median_s: median(&times),
-        mean_s: if times.is_empty() { 0.0 } else { total_time / times.len() as f64 },
+        mean_s: if times.is_empty() {
+            0.0
+        } else {
+            total_time / times.len() as f64
+        },
         max_s: times.last().copied().unwrap_or(0.0),
         p50_s: quantile(0.50),
         p90_s: quantile(0.90),
@@ -103,12 +113,18 @@ pub fn median(sorted: &[f64]) -> f64 {
 /// (3 significant digits, so a quantile is within 0.1% of the true value).
 fn percentiles(seconds: &[f64]) -> impl Fn(f64) -> f64 {
     // 1 µs to a day; longer uploads saturate rather than fail.
-    let mut histogram =
-        hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3).expect("valid histogram bounds");
+    let mut histogram = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3)
+        .expect("valid histogram bounds");
     for s in seconds {
         histogram.saturating_record((s * 1e6).round().max(1.0) as u64);
     }
-    move |q| if histogram.is_empty() { 0.0 } else { histogram.value_at_quantile(q) as f64 / 1e6 }
+    move |q| {
+        if histogram.is_empty() {
+            0.0
+        } else {
+            histogram.value_at_quantile(q) as f64 / 1e6
+        }
+    }
 }
 
 /// Which transport moved more bytes per second, and by how much.
@@ -127,7 +143,11 @@ pub fn compare(summaries: &[TransportSummary]) -> Option<Comparison> {
     if a.throughput_mib_s <= 0.0 || b.throughput_mib_s <= 0.0 {
         return None;
     }
-    let (fast, slow) = if a.throughput_mib_s >= b.throughput_mib_s { (a, b) } else { (b, a) };
+    let (fast, slow) = if a.throughput_mib_s >= b.throughput_mib_s {
+        (a, b)
+    } else {
+        (b, a)
+    };
     Some(Comparison {
         faster: fast.transport,
         slower: slow.transport,
@@ -157,7 +177,13 @@ mod tests {
     use crate::units::MIB;
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
-        RoundSample { transport, round, elapsed_s, bytes: 64 * MIB, ok: true }
+        RoundSample {
+            transport,
+            round,
+            elapsed_s,
+            bytes: 64 * MIB,
+            ok: true,
+        }
     }
 
     fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
@@ -178,7 +204,11 @@ mod tests {
     #[test]
     fn the_original_tools_figures() {
         let json = TransportKind::Json;
-        let rounds = [round(json, 0, 8.039), round(json, 1, 8.513), round(json, 2, 8.829)];
+        let rounds = [
+            round(json, 0, 8.039),
+            round(json, 1, 8.513),
+            round(json, 2, 8.829),
+        ];
         let summary = summarize(json, 64 * MIB, &rounds, &[], 0, String::new());
         assert_eq!(summary.runs, 3);
         assert_eq!(summary.min_s, 8.039);
@@ -189,10 +219,17 @@ mod tests {
         // throughput = bytes/run / mean, as the original defined it.
         assert!((summary.throughput_mib_s - 64.0 / summary.mean_s).abs() < 1e-12);
 
-        let grpc = TransportSummary { transport: TransportKind::Grpc, throughput_mib_s: 8.13, ..summary.clone() };
+        let grpc = TransportSummary {
+            transport: TransportKind::Grpc,
+            throughput_mib_s: 8.13,
+            ..summary.clone()
+        };
         let comparison = compare(&[summary, grpc]).unwrap();
         assert_eq!(comparison.faster, TransportKind::Grpc);
-        assert_eq!(comparison.sentence(), "grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s)");
+        assert_eq!(
+            comparison.sentence(),
+            "grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s)"
+        );
     }
 
     #[test]
@@ -201,16 +238,30 @@ mod tests {
         let mut bad = round(json, 1, 0.5);
         bad.ok = false;
         let rounds = [round(json, 0, 2.0), bad, round(TransportKind::Grpc, 0, 1.0)];
-        let objects = [object(json, 2.0, true), object(json, 0.5, false), object(TransportKind::Grpc, 1.0, true)];
+        let objects = [
+            object(json, 2.0, true),
+            object(json, 0.5, false),
+            object(TransportKind::Grpc, 1.0, true),
+        ];
         let summary = summarize(json, 64 * MIB, &rounds, &objects, 2, "HTTP/1.1".into());
-        assert_eq!((summary.runs, summary.objects, summary.errors, summary.retries), (1, 1, 1, 2));
+        assert_eq!(
+            (
+                summary.runs,
+                summary.objects,
+                summary.errors,
+                summary.retries
+            ),
+            (1, 1, 1, 2)
+        );
         assert_eq!(summary.throughput_mib_s, 32.0);
     }
 
     #[test]
     fn percentiles_come_from_object_times() {
         let json = TransportKind::Json;
-        let objects: Vec<ObjectSample> = (1..=100).map(|i| object(json, i as f64 / 100.0, true)).collect();
+        let objects: Vec<ObjectSample> = (1..=100)
+            .map(|i| object(json, i as f64 / 100.0, true))
+            .collect();
         let summary = summarize(json, MIB, &[], &objects, 0, String::new());
         assert!((summary.p50_s - 0.50).abs() < 0.001, "{}", summary.p50_s);
         assert!((summary.p90_s - 0.90).abs() < 0.001, "{}", summary.p90_s);
@@ -227,7 +278,15 @@ mod tests {
     fn no_comparison_without_two_measured_transports() {
         let json = summarize(TransportKind::Json, MIB, &[], &[], 0, String::new());
         assert_eq!(compare(std::slice::from_ref(&json)), None);
-        let grpc = TransportSummary { transport: TransportKind::Grpc, throughput_mib_s: 5.0, ..json.clone() };
-        assert_eq!(compare(&[json, grpc]), None, "a transport with no timed round");
+        let grpc = TransportSummary {
+            transport: TransportKind::Grpc,
+            throughput_mib_s: 5.0,
+            ..json.clone()
+        };
+        assert_eq!(
+            compare(&[json, grpc]),
+            None,
+            "a transport with no timed round"
+        );
     }
 }

@@ -17,7 +17,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
     let unit = unit.trim();
-    let invalid = || format!("'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB");
+    let invalid = || {
+        format!(
+            "'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB"
+        )
+    };
     if number.is_empty() {
         return Err(invalid());
     }
@@ -46,7 +50,8 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Parses `10m`, `30s`, `500ms`, `1h`, `1m30s`, `2.5s`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let invalid = || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
+    let invalid =
+        || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
     let mut rest = text.trim();
     if rest.is_empty() {
         return Err(invalid());
@@ -102,7 +107,12 @@ pub fn parse_bool(text: &str) -> Result<bool, String> {
 
 /// `64 MiB`, `1.50 GiB`, `512 B`: binary units, three significant figures.
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [("TiB", 1024 * GIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)];
+    const UNITS: [(&str, u64); 4] = [
+        ("TiB", 1024 * GIB),
+        ("GiB", GIB),
+        ("MiB", MIB),
+        ("KiB", KIB),
+    ];
     for (name, unit) in UNITS {
         if bytes >= unit {
             let value = bytes as f64 / unit as f64;
@@ -189,7 +199,11 @@ mod tests {
             let error = parse_size(bad).unwrap_err();
             assert!(error.contains(bad), "{error}");
         }
-        assert!(parse_size("99999999999TiB").unwrap_err().contains("too large"));
+        assert!(
+            parse_size("99999999999TiB")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The JSON API routes: buckets, object metadata, reads and deletes. Uploads
 //! are in `json_upload`.
+// Handlers return a finished error response as their Err: it is the answer
+// itself, built once on the error path, so boxing it would buy nothing.
+#![allow(clippy::result_large_err)]
 
 use super::Shared;
 use super::json_upload;
@@ -15,7 +18,11 @@ use std::sync::Arc;
 /// Largest JSON body (bucket insert, resumable metadata) read into memory.
 const MAX_METADATA_BYTES: usize = 1 << 20;
 
-pub async fn handle(shared: Arc<Shared>, kill: ConnectionKill, req: Request<Incoming>) -> Result<JsonResponse, Infallible> {
+pub async fn handle(
+    shared: Arc<Shared>,
+    kill: ConnectionKill,
+    req: Request<Incoming>,
+) -> Result<JsonResponse, Infallible> {
     shared.link.delay().await;
     let response = route(&shared, &kill, req).await;
     shared.link.delay().await;
@@ -25,7 +32,13 @@ pub async fn handle(shared: Arc<Shared>, kill: ConnectionKill, req: Request<Inco
 async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> JsonResponse {
     let method = req.method().clone();
     // Split before decoding: an object name's own slashes arrive as %2F.
-    let segments: Vec<String> = req.uri().path().trim_start_matches('/').split('/').map(decode).collect();
+    let segments: Vec<String> = req
+        .uri()
+        .path()
+        .trim_start_matches('/')
+        .split('/')
+        .map(decode)
+        .collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = query_map(req.uri().query());
     let store = &shared.store;
@@ -35,8 +48,15 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             Err(response) => response,
         },
         (&Method::GET, ["storage", "v1", "b"]) => {
-            let items: Vec<_> = store.bucket_names().iter().map(|name| bucket_resource(shared, name)).collect();
-            json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#buckets", "items": items}))
+            let items: Vec<_> = store
+                .bucket_names()
+                .iter()
+                .map(|name| bucket_resource(shared, name))
+                .collect();
+            json_response(
+                StatusCode::OK,
+                &serde_json::json!({"kind": "storage#buckets", "items": items}),
+            )
         }
         (&Method::GET, ["storage", "v1", "b", bucket]) => match store.bucket_created(bucket) {
             Ok(_) => json_response(StatusCode::OK, &bucket_resource(shared, bucket)),
@@ -47,19 +67,31 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             match store.list(bucket, prefix) {
                 Ok(objects) => {
                     let items: Vec<_> = objects.iter().map(object_resource).collect();
-                    json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#objects", "items": items}))
+                    json_response(
+                        StatusCode::OK,
+                        &serde_json::json!({"kind": "storage#objects", "items": items}),
+                    )
                 }
                 Err(error) => store_error_response(&error),
             }
         }
-        (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..]) => get_object(shared, bucket, &name.join("/"), &query),
+        (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
+            get_object(shared, bucket, &name.join("/"), &query)
+        }
+        // Clients read media from /download/... as well.
+        (&Method::GET, ["download", "storage", "v1", "b", bucket, "o", name @ ..]) => {
+            get_object(shared, bucket, &name.join("/"), &query)
+        }
         (&Method::DELETE, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
             let if_generation_match = match optional_i64(&query, "ifGenerationMatch") {
                 Ok(value) => value,
                 Err(response) => return response,
             };
             match store.delete(bucket, &name.join("/"), if_generation_match) {
-                Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
+                Ok(()) => Response::builder()
+                    .status(StatusCode::NO_CONTENT)
+                    .body(Full::default())
+                    .unwrap(),
                 Err(error) => store_error_response(&error),
             }
         }
@@ -67,13 +99,19 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             let bucket = bucket.to_string();
             json_upload::route(shared, kill, method, bucket, query, req).await
         }
-        _ => error_response(StatusCode::NOT_FOUND, &format!("no route for {method} {}", req.uri().path())),
+        _ => error_response(
+            StatusCode::NOT_FOUND,
+            &format!("no route for {method} {}", req.uri().path()),
+        ),
     }
 }
 
 fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
     let Some(name) = body["name"].as_str() else {
-        return error_response(StatusCode::BAD_REQUEST, "bucket insert needs a JSON body with a name");
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "bucket insert needs a JSON body with a name",
+        );
     };
     match shared.store.create_bucket(name) {
         Ok(()) => json_response(StatusCode::OK, &bucket_resource(shared, name)),
@@ -82,12 +120,20 @@ fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
 }
 
 fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
-    let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+    let created = shared
+        .store
+        .bucket_created(name)
+        .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
     serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
         "location": "US", "storageClass": "STANDARD", "timeCreated": rfc3339(created)})
 }
 
-fn get_object(shared: &Shared, bucket: &str, name: &str, query: &std::collections::HashMap<String, String>) -> JsonResponse {
+fn get_object(
+    shared: &Shared,
+    bucket: &str,
+    name: &str,
+    query: &std::collections::HashMap<String, String>,
+) -> JsonResponse {
     let object = match shared.store.get(bucket, name) {
         Ok(object) => object,
         Err(error) => return store_error_response(&error),
@@ -100,9 +146,14 @@ fn get_object(shared: &Shared, bucket: &str, name: &str, query: &std::collection
             .status(StatusCode::OK)
             .header("content-type", object.content_type.as_str())
             .header("x-goog-generation", object.generation)
-            .header("x-goog-hash", format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)))
+            .header(
+                "x-goog-hash",
+                format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)),
+            )
             .body(Full::new(data))
-            .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")),
+            .unwrap_or_else(|_| {
+                error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")
+            }),
         None => error_response(
             StatusCode::NOT_IMPLEMENTED,
             "this emulator does not keep object bytes: start it with --retain to read them back",
@@ -110,23 +161,43 @@ fn get_object(shared: &Shared, bucket: &str, name: &str, query: &std::collection
     }
 }
 
-pub fn optional_i64(query: &std::collections::HashMap<String, String>, key: &str) -> Result<Option<i64>, JsonResponse> {
+pub fn optional_i64(
+    query: &std::collections::HashMap<String, String>,
+    key: &str,
+) -> Result<Option<i64>, JsonResponse> {
     query
         .get(key)
         .map(|v| v.parse::<i64>())
         .transpose()
-        .map_err(|_| error_response(StatusCode::BAD_REQUEST, &format!("{key} must be a whole number")))
+        .map_err(|_| {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                &format!("{key} must be a whole number"),
+            )
+        })
 }
 
 /// Reads a small JSON body; an empty body is `{}`.
 pub async fn read_json(req: Request<Incoming>) -> Result<serde_json::Value, JsonResponse> {
-    let body: Bytes = match Limited::new(req.into_body(), MAX_METADATA_BYTES).collect().await {
+    let body: Bytes = match Limited::new(req.into_body(), MAX_METADATA_BYTES)
+        .collect()
+        .await
+    {
         Ok(collected) => collected.to_bytes(),
-        Err(_) => return Err(error_response(StatusCode::BAD_REQUEST, "metadata body too large or cut short")),
+        Err(_) => {
+            return Err(error_response(
+                StatusCode::BAD_REQUEST,
+                "metadata body too large or cut short",
+            ));
+        }
     };
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::json!({}));
     }
-    serde_json::from_slice(&body)
-        .map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("the request body is not valid JSON: {e}")))
+    serde_json::from_slice(&body).map_err(|e| {
+        error_response(
+            StatusCode::BAD_REQUEST,
+            &format!("the request body is not valid JSON: {e}"),
+        )
+    })
 }

@@ -1,5 +1,8 @@
 //! JSON API uploads: `uploadType=media`, `multipart` and `resumable`
 //! (session start, chunks with Content-Range, status queries, cancel).
+// Handlers return a finished error response as their Err: it is the answer
+// itself, built once on the error path, so boxing it would buy nothing.
+#![allow(clippy::result_large_err)]
 
 use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
@@ -31,10 +34,16 @@ pub async fn route(
     query: HashMap<String, String>,
     req: Request<Incoming>,
 ) -> JsonResponse {
-    let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
+    let header = req
+        .headers()
+        .get(INSTRUCTIONS_HEADER)
+        .and_then(|v| v.to_str().ok());
     let upload_type = query.get("uploadType").map(String::as_str).unwrap_or("");
     let upload_id = query.get("upload_id").cloned();
-    let is_data_request = matches!((&method, upload_type), (&Method::POST, "media" | "multipart") | (&Method::PUT, _));
+    let is_data_request = matches!(
+        (&method, upload_type),
+        (&Method::POST, "media" | "multipart") | (&Method::PUT, _)
+    );
     let mut trigger = if is_data_request {
         match shared.faults.for_upload_request(header) {
             Ok(fault) => Trigger::new(fault),
@@ -51,7 +60,9 @@ pub async fn route(
     }
     match (&method, upload_type, upload_id) {
         (&Method::POST, "media", _) => media(shared, kill, bucket, query, req, trigger).await,
-        (&Method::POST, "multipart", _) => multipart(shared, kill, bucket, query, req, trigger).await,
+        (&Method::POST, "multipart", _) => {
+            multipart(shared, kill, bucket, query, req, trigger).await
+        }
         (&Method::POST, "resumable", None) => start_resumable(shared, bucket, query, req).await,
         (&Method::PUT, _, Some(id)) => put_chunk(shared, kill, &id, req, trigger).await,
         (&Method::DELETE, _, Some(id)) => match shared.store.cancel_session(&id) {
@@ -71,21 +82,37 @@ fn fault_response(code: u16) -> JsonResponse {
     error_response(status, &format!("injected fault: return-{code}"))
 }
 
-fn spec_from(bucket: String, query: &HashMap<String, String>, headers: &HeaderMap, metadata: &serde_json::Value) -> Result<NewObject, JsonResponse> {
+fn spec_from(
+    bucket: String,
+    query: &HashMap<String, String>,
+    headers: &HeaderMap,
+    metadata: &serde_json::Value,
+) -> Result<NewObject, JsonResponse> {
     let name = query
         .get("name")
         .cloned()
         .or_else(|| metadata["name"].as_str().map(String::from))
-        .ok_or_else(|| error_response(StatusCode::BAD_REQUEST, "the upload names no object: add name=..."))?;
+        .ok_or_else(|| {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                "the upload names no object: add name=...",
+            )
+        })?;
     let (header_crc, md5) = headers
         .get("x-goog-hash")
         .and_then(|v| v.to_str().ok())
         .map(parse_goog_hash)
         .unwrap_or((None, None));
-    let metadata_crc = metadata["crc32c"].as_str().and_then(crate::payload::crc32c_from_base64);
+    let metadata_crc = metadata["crc32c"]
+        .as_str()
+        .and_then(crate::payload::crc32c_from_base64);
     let content_type = metadata["contentType"]
         .as_str()
-        .or_else(|| headers.get("x-upload-content-type").and_then(|v| v.to_str().ok()))
+        .or_else(|| {
+            headers
+                .get("x-upload-content-type")
+                .and_then(|v| v.to_str().ok())
+        })
         .unwrap_or("application/octet-stream")
         .to_string();
     let expected_size = headers
@@ -118,7 +145,11 @@ async fn media(
         return store_error_response(&error);
     }
     let mut ingest = Ingest::new(shared.store.retain);
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| ingest.push(bytes)).await {
+    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| {
+        ingest.push(bytes)
+    })
+    .await
+    {
         return cut_response(kill, cut).await;
     }
     finish(shared, &spec, ingest)
@@ -135,7 +166,11 @@ async fn multipart(
     let content_type = header_str(req.headers(), "content-type").to_string();
     let headers = req.headers().clone();
     let mut body = BytesMut::new();
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| body.extend_from_slice(bytes)).await {
+    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| {
+        body.extend_from_slice(bytes)
+    })
+    .await
+    {
         return cut_response(kill, cut).await;
     }
     let (metadata, data) = match split_multipart(&content_type, &body.freeze()) {
@@ -158,7 +193,12 @@ fn finish(shared: &Shared, spec: &NewObject, ingest: Ingest) -> JsonResponse {
     }
 }
 
-async fn start_resumable(shared: &Shared, bucket: String, query: HashMap<String, String>, req: Request<Incoming>) -> JsonResponse {
+async fn start_resumable(
+    shared: &Shared,
+    bucket: String,
+    query: HashMap<String, String>,
+    req: Request<Incoming>,
+) -> JsonResponse {
     let host = req
         .headers()
         .get("host")
@@ -177,19 +217,29 @@ async fn start_resumable(shared: &Shared, bucket: String, query: HashMap<String,
     };
     match shared.store.start_session(spec) {
         Ok(id) => {
-            let location = format!("http://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}");
+            let location = format!(
+                "http://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}"
+            );
             Response::builder()
                 .status(StatusCode::OK)
                 .header("location", location)
                 .header("x-guploader-uploadid", id)
                 .body(Full::default())
-                .unwrap_or_else(|_| error_response(StatusCode::BAD_REQUEST, "the Host header is not valid"))
+                .unwrap_or_else(|_| {
+                    error_response(StatusCode::BAD_REQUEST, "the Host header is not valid")
+                })
         }
         Err(error) => store_error_response(&error),
     }
 }
 
-async fn put_chunk(shared: &Shared, kill: &ConnectionKill, id: &str, req: Request<Incoming>, mut trigger: Trigger) -> JsonResponse {
+async fn put_chunk(
+    shared: &Shared,
+    kill: &ConnectionKill,
+    id: &str,
+    req: Request<Incoming>,
+    mut trigger: Trigger,
+) -> JsonResponse {
     let session = match shared.store.session(id) {
         Ok(session) => session,
         Err(error) => return store_error_response(&error),
@@ -216,7 +266,10 @@ async fn put_chunk(shared: &Shared, kill: &ConnectionKill, id: &str, req: Reques
         session.spec.expected_crc32c = header_crc;
     }
     let persisted = session.ingest.size;
-    let content_length: Option<u64> = req.headers().get("content-length").and_then(|v| v.to_str().ok()?.parse().ok());
+    let content_length: Option<u64> = req
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok()?.parse().ok());
     // No Content-Range: the body is the whole object.
     let range = range.unwrap_or(ContentRange {
         bytes: content_length.filter(|n| *n > 0).map(|n| (0, n - 1)),
@@ -226,11 +279,16 @@ async fn put_chunk(shared: &Shared, kill: &ConnectionKill, id: &str, req: Reques
         if first > persisted {
             return error_response(
                 StatusCode::BAD_REQUEST,
-                &format!("the chunk starts at byte {first} but only {persisted} bytes are persisted"),
+                &format!(
+                    "the chunk starts at byte {first} but only {persisted} bytes are persisted"
+                ),
             );
         }
         if content_length.is_some_and(|n| n != last - first + 1) {
-            return error_response(StatusCode::BAD_REQUEST, "Content-Length does not match Content-Range");
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "Content-Length does not match Content-Range",
+            );
         }
         let is_last = range.total == Some(last + 1);
         if !is_last && (last + 1) % CHUNK_ALIGNMENT != 0 {
@@ -241,16 +299,28 @@ async fn put_chunk(shared: &Shared, kill: &ConnectionKill, id: &str, req: Reques
         }
         let skip = persisted.saturating_sub(first);
         let ingest = &mut session.ingest;
-        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, |bytes| ingest.push(bytes)).await {
+        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, |bytes| {
+            ingest.push(bytes)
+        })
+        .await
+        {
             return cut_response(kill, cut).await;
         }
         if session.ingest.size != persisted.max(last + 1) {
-            return error_response(StatusCode::BAD_REQUEST, "the body is shorter than its Content-Range");
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "the body is shorter than its Content-Range",
+            );
         }
     }
-    let done = range.total.is_some_and(|total| total == session.ingest.size);
+    let done = range
+        .total
+        .is_some_and(|total| total == session.ingest.size);
     if range.total.is_some_and(|total| total < session.ingest.size) {
-        return error_response(StatusCode::BAD_REQUEST, "the declared total is below the bytes already persisted");
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "the declared total is below the bytes already persisted",
+        );
     }
     if !done {
         return resume_incomplete(session.ingest.size);
@@ -277,14 +347,21 @@ fn resume_incomplete(persisted: u64) -> JsonResponse {
     if persisted > 0 {
         builder = builder.header("range", format!("bytes=0-{}", persisted - 1));
     }
-    builder.body(Full::default()).expect("static headers are valid")
+    builder
+        .body(Full::default())
+        .expect("static headers are valid")
 }
 
 async fn cut_response(kill: &ConnectionKill, cut: Cut) -> JsonResponse {
     match cut {
-        Cut::Fault(status) => error_response(status, &format!("injected fault: return-{}", status.as_u16())),
+        Cut::Fault(status) => error_response(
+            status,
+            &format!("injected fault: return-{}", status.as_u16()),
+        ),
         Cut::Reset => kill.reset().await,
-        Cut::ClientGone => error_response(StatusCode::BAD_REQUEST, "the request body was cut short"),
+        Cut::ClientGone => {
+            error_response(StatusCode::BAD_REQUEST, "the request body was cut short")
+        }
     }
 }
 
@@ -304,10 +381,17 @@ async fn read_body(
         sink(&bytes[dropped..]);
     };
     while let Some(frame) = body.frame().await {
-        let Ok(frame) = frame else { return Err(Cut::ClientGone) };
-        let Ok(data) = frame.into_data() else { continue };
+        let Ok(frame) = frame else {
+            return Err(Cut::ClientGone);
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
         shared.link.admit(data.len()).await;
-        shared.store.bytes_received.fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        shared
+            .store
+            .bytes_received
+            .fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = trigger.split(data.len());
         accept(&data[..take]);
         match fault {
@@ -317,7 +401,9 @@ async fn read_body(
                 accept(&data[take..]);
             }
             Some(FaultAction::Return(code)) => {
-                return Err(Cut::Fault(StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)));
+                return Err(Cut::Fault(
+                    StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+                ));
             }
             Some(FaultAction::ResetConnection) => return Err(Cut::Reset),
         }
@@ -326,5 +412,8 @@ async fn read_body(
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
-    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
 }

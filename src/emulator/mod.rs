@@ -87,7 +87,10 @@ impl Emulator {
             link: Link::new(options.latency, options.bandwidth),
         });
         for bucket in &options.buckets {
-            shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            shared
+                .store
+                .create_bucket(bucket)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         }
         for (fault, every) in &options.faults {
             shared.faults.add_rule(fault.clone(), *every);
@@ -109,7 +112,8 @@ impl Emulator {
             let builder = json_builder.clone();
             let shared = json_shared.clone();
             async move {
-                let service = service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
+                let service =
+                    service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
                 let _ = builder.serve_connection(io, service).await;
             }
         });
@@ -130,7 +134,12 @@ impl Emulator {
                 let _ = connection.await;
             }
         });
-        Ok(Emulator { shared, json_addr, grpc_addr, shutdown })
+        Ok(Emulator {
+            shared,
+            json_addr,
+            grpc_addr,
+            shutdown,
+        })
     }
 
     /// `http://127.0.0.1:PORT`, the JSON API's base URL.

@@ -14,7 +14,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// Everything but RFC 3986's unreserved characters is escaped in a path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 const CONTENT_TYPE: &str = "application/octet-stream";
 
 pub struct JsonSettings {
@@ -46,8 +50,14 @@ impl JsonTransport {
             JsonHttp::Http1 => builder.http1_only(),
             JsonHttp::Http2 => builder.http2_prior_knowledge(),
         };
-        let client = builder.build().map_err(|e| TransportError::Connection(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Self { client, settings, seen_version: Mutex::new(None) })
+        let client = builder.build().map_err(|e| {
+            TransportError::Connection(format!("cannot build the HTTP client: {e}"))
+        })?;
+        Ok(Self {
+            client,
+            settings,
+            seen_version: Mutex::new(None),
+        })
     }
 
     async fn request(&self, method: Method, url: &str) -> Result<RequestBuilder, TransportError> {
@@ -59,39 +69,72 @@ impl JsonTransport {
     }
 
     async fn send(&self, builder: RequestBuilder, what: &str) -> Result<Response, TransportError> {
-        let response = builder.send().await.map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
         *self.seen_version.lock().unwrap() = Some(response.version());
         Ok(response)
     }
 
     fn upload_url(&self) -> String {
-        format!("{}/upload/storage/v1/b/{}/o", self.settings.base_url, self.settings.bucket)
+        format!(
+            "{}/upload/storage/v1/b/{}/o",
+            self.settings.base_url, self.settings.bucket
+        )
     }
 
-    async fn upload_one_shot(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+    async fn upload_one_shot(
+        &self,
+        request: &UploadRequest,
+        token: &str,
+    ) -> Result<UploadOutcome, TransportError> {
         let size = request.payload.size();
         let mut builder = self
             .request(Method::POST, &self.upload_url())
             .await?
-            .query(&[("uploadType", "media"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
+            .query(&[
+                ("uploadType", "media"),
+                ("name", request.name.as_str()),
+                ("ifGenerationMatch", "0"),
+            ])
             .header("content-type", CONTENT_TYPE)
             .header("content-length", size)
             .header("x-goog-gcs-idempotency-token", token);
         if self.settings.checksum {
-            builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(request.payload.crc32c())));
+            builder = builder.header(
+                "x-goog-hash",
+                format!("crc32c={}", crc32c_base64(request.payload.crc32c())),
+            );
         }
-        let body = PayloadBody::new(request.payload.clone(), 0, size, MESSAGE_BYTES, request.progress.clone());
-        let response = self.send(builder.body(reqwest::Body::wrap(body)), "upload").await?;
+        let body = PayloadBody::new(
+            request.payload.clone(),
+            0,
+            size,
+            MESSAGE_BYTES,
+            request.progress.clone(),
+        );
+        let response = self
+            .send(builder.body(reqwest::Body::wrap(body)), "upload")
+            .await?;
         finished_object(response).await
     }
 
-    async fn upload_resumable(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+    async fn upload_resumable(
+        &self,
+        request: &UploadRequest,
+        token: &str,
+    ) -> Result<UploadOutcome, TransportError> {
         let payload = &request.payload;
         let total = payload.size();
         let start = self
             .request(Method::POST, &self.upload_url())
             .await?
-            .query(&[("uploadType", "resumable"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
+            .query(&[
+                ("uploadType", "resumable"),
+                ("name", request.name.as_str()),
+                ("ifGenerationMatch", "0"),
+            ])
             .header("x-upload-content-type", CONTENT_TYPE)
             .header("x-upload-content-length", total)
             .header("x-goog-gcs-idempotency-token", token)
@@ -104,7 +147,9 @@ impl JsonTransport {
             .headers()
             .get("location")
             .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))?
+            .ok_or_else(|| {
+                TransportError::Protocol("the resumable upload answer has no Location".into())
+            })?
             .to_string();
         let chunk = self.settings.chunk_size;
         let mut offset = 0;
@@ -112,19 +157,37 @@ impl JsonTransport {
         let mut crc_before = 0;
         loop {
             let end = ((offset / chunk + 1) * chunk).min(total);
-            let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
+            let chunk_crc = if self.settings.checksum {
+                crc_of(payload, offset, end)
+            } else {
+                0
+            };
             let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
             let mut put = self
                 .request(Method::PUT, &session)
                 .await?
-                .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
+                .header(
+                    "content-range",
+                    format!("bytes {}-{}/{total}", offset, end - 1),
+                )
                 .header("content-length", end - offset)
                 .header("content-type", CONTENT_TYPE);
             if self.settings.checksum && end == total {
-                put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
+                put = put.header(
+                    "x-goog-hash",
+                    format!("crc32c={}", crc32c_base64(crc_after)),
+                );
             }
-            let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
-            let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
+            let body = PayloadBody::new(
+                payload.clone(),
+                offset,
+                end,
+                MESSAGE_BYTES,
+                request.progress.clone(),
+            );
+            let response = self
+                .send(put.body(reqwest::Body::wrap(body)), "upload a chunk")
+                .await?;
             match response.status() {
                 StatusCode::PERMANENT_REDIRECT => {
                     let persisted = persisted_bytes(&response)?;
@@ -136,11 +199,17 @@ impl JsonTransport {
                         )));
                     } else {
                         // Fewer bytes kept than sent: resend from there.
-                        crc_before = crc32c::crc32c_combine(crc_before, crc_of(payload, offset, persisted), (persisted - offset) as usize);
+                        crc_before = crc32c::crc32c_combine(
+                            crc_before,
+                            crc_of(payload, offset, persisted),
+                            (persisted - offset) as usize,
+                        );
                     }
                     offset = persisted;
                     if offset >= total {
-                        return Err(TransportError::Protocol("the server kept every byte but did not finish the upload".into()));
+                        return Err(TransportError::Protocol(
+                            "the server kept every byte but did not finish the upload".into(),
+                        ));
                     }
                 }
                 status if status.is_success() => return finished_object(response).await,
@@ -151,12 +220,16 @@ impl JsonTransport {
 }
 
 fn crc_of(payload: &Payload, start: u64, end: u64) -> u32 {
-    payload.segments(start, end, MESSAGE_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+    payload
+        .segments(start, end, MESSAGE_BYTES)
+        .fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
 }
 
 /// `Range: bytes=0-N` means N+1 bytes are persisted; no Range means none.
 fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
-    let Some(range) = response.headers().get("range") else { return Ok(0) };
+    let Some(range) = response.headers().get("range") else {
+        return Ok(0);
+    };
     range
         .to_str()
         .ok()
@@ -170,14 +243,22 @@ async fn finished_object(response: Response) -> Result<UploadOutcome, TransportE
     if !response.status().is_success() {
         return Err(http_error(response).await);
     }
-    let object: serde_json::Value = response
-        .json()
-        .await
-        .map_err(|e| TransportError::Protocol(format!("the upload answer is not object JSON: {e}")))?;
-    let number = |key: &str| object[key].as_str().and_then(|s| s.parse().ok()).or_else(|| object[key].as_i64());
-    let generation = number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
+    let object: serde_json::Value = response.json().await.map_err(|e| {
+        TransportError::Protocol(format!("the upload answer is not object JSON: {e}"))
+    })?;
+    let number = |key: &str| {
+        object[key]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .or_else(|| object[key].as_i64())
+    };
+    let generation = number("generation")
+        .ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
     Ok(UploadOutcome {
-        object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
+        object: CreatedObject {
+            name: object["name"].as_str().unwrap_or_default().to_string(),
+            generation,
+        },
         size: number("size").unwrap_or(0) as u64,
         crc32c: object["crc32c"].as_str().and_then(crc32c_from_base64),
     })
@@ -210,7 +291,10 @@ impl Uploader for JsonTransport {
         TransportKind::Json
     }
 
-    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
+    fn upload(
+        &self,
+        request: UploadRequest,
+    ) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
         Box::pin(async move {
             let token = crate::runner::idempotency_token();
             if self.settings.chunk_size == 0 || self.settings.chunk_size >= request.payload.size() {
@@ -221,7 +305,10 @@ impl Uploader for JsonTransport {
         })
     }
 
-    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>> {
+    fn delete<'a>(
+        &'a self,
+        object: &'a CreatedObject,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             let url = format!(
                 "{}/storage/v1/b/{}/o/{}",
@@ -234,7 +321,11 @@ impl Uploader for JsonTransport {
                 .await?
                 .query(&[("ifGenerationMatch", object.generation.to_string())]);
             let response = self.send(request, "delete an object").await?;
-            if response.status().is_success() { Ok(()) } else { Err(http_error(response).await) }
+            if response.status().is_success() {
+                Ok(())
+            } else {
+                Err(http_error(response).await)
+            }
         })
     }
 
@@ -242,7 +333,9 @@ impl Uploader for JsonTransport {
         Box::pin(async move {
             let bucket = &self.settings.bucket;
             let url = format!("{}/storage/v1/b/{bucket}", self.settings.base_url);
-            let response = self.send(self.request(Method::GET, &url).await?, "look up the bucket").await?;
+            let response = self
+                .send(self.request(Method::GET, &url).await?, "look up the bucket")
+                .await?;
             match response.status() {
                 status if status.is_success() => Ok(()),
                 StatusCode::NOT_FOUND if create => {
@@ -260,7 +353,9 @@ impl Uploader for JsonTransport {
                 }
                 StatusCode::NOT_FOUND => Err(TransportError::Http {
                     status: 404,
-                    message: format!("bucket {bucket} does not exist: create it (gcloud storage buckets create gs://{bucket}) or check the name"),
+                    message: format!(
+                        "bucket {bucket} does not exist: create it (gcloud storage buckets create gs://{bucket}) or check the name"
+                    ),
                 }),
                 // Object permissions without storage.buckets.get: the uploads will tell.
                 StatusCode::FORBIDDEN => Ok(()),
@@ -277,7 +372,11 @@ impl Uploader for JsonTransport {
             Some(_) => "HTTP/?",
             None => "not yet connected",
         };
-        let tls = if self.settings.base_url.starts_with("https://") { " + TLS" } else { "" };
+        let tls = if self.settings.base_url.starts_with("https://") {
+            " + TLS"
+        } else {
+            ""
+        };
         format!("{version}{tls}")
     }
 }

@@ -66,10 +66,14 @@ pub trait Uploader: Send + Sync {
 
     /// Uploads one whole object; created with `ifGenerationMatch=0`, so a
     /// name that exists already is refused rather than overwritten.
-    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
+    fn upload(
+        &self,
+        request: UploadRequest,
+    ) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
 
     /// Deletes an object this run created, only if its generation is unchanged.
-    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>>;
+    fn delete<'a>(&'a self, object: &'a CreatedObject)
+    -> BoxFuture<'a, Result<(), TransportError>>;
 
     /// Checks the bucket exists; creates it when `create` (emulators only).
     fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>>;
@@ -79,7 +83,17 @@ pub trait Uploader: Send + Sync {
 }
 
 /// The object names of a run: `PREFIX/RUN-ID/TRANSPORT/ROUND-WORKER`.
-pub fn object_name(prefix: &str, run_id: &str, kind: TransportKind, round: &str, worker: u32) -> String {
-    let prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
+pub fn object_name(
+    prefix: &str,
+    run_id: &str,
+    kind: TransportKind,
+    round: &str,
+    worker: u32,
+) -> String {
+    let prefix = if prefix.is_empty() {
+        String::new()
+    } else {
+        format!("{prefix}/")
+    };
     format!("{prefix}{run_id}/{}/{round}-{worker}", kind.name())
 }

@@ -19,8 +19,20 @@ pub struct PayloadBody {
 }
 
 impl PayloadBody {
-    pub fn new(payload: Payload, start: u64, end: u64, slice_bytes: u64, progress: Arc<AtomicU64>) -> Self {
-        Self { payload, offset: start, end, slice_bytes, progress }
+    pub fn new(
+        payload: Payload,
+        start: u64,
+        end: u64,
+        slice_bytes: u64,
+        progress: Arc<AtomicU64>,
+    ) -> Self {
+        Self {
+            payload,
+            offset: start,
+            end,
+            slice_bytes,
+            progress,
+        }
     }
 }
 
@@ -28,7 +40,10 @@ impl Body for PayloadBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         if self.offset >= self.end {
             return Poll::Ready(None);
         }
@@ -58,7 +73,13 @@ mod tests {
     async fn streams_exactly_the_range_and_records_progress() {
         let payload = Payload::new(10 * 1024 * 1024, 5);
         let progress = Arc::new(AtomicU64::new(0));
-        let body = PayloadBody::new(payload.clone(), 1000, 5 * 1024 * 1024, 2 * 1024 * 1024, progress.clone());
+        let body = PayloadBody::new(
+            payload.clone(),
+            1000,
+            5 * 1024 * 1024,
+            2 * 1024 * 1024,
+            progress.clone(),
+        );
         assert_eq!(body.size_hint().exact(), Some(5 * 1024 * 1024 - 1000));
         let bytes = body.collect().await.unwrap().to_bytes();
         assert_eq!(bytes.len(), 5 * 1024 * 1024 - 1000);

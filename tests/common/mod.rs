@@ -1,0 +1,88 @@
+//! Shared helpers for the integration tests: a real emulator on port 0, a raw
+//! HTTP client, and a way to run the benchmark against an emulator.
+#![allow(dead_code)]
+
+use gcs_speed_tui::config::{Environment, Options};
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::report::RunReport;
+use gcs_speed_tui::runner::Runner;
+use gcs_speed_tui::target;
+use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
+
+pub const BUCKET: &str = "test-bucket";
+pub const KIB: u64 = 1024;
+pub const MIB: u64 = 1024 * 1024;
+
+pub async fn emulator() -> Emulator {
+    emulator_with(EmulatorOptions::default()).await
+}
+
+pub async fn emulator_with(mut options: EmulatorOptions) -> Emulator {
+    if options.buckets.is_empty() {
+        options.buckets.push(BUCKET.into());
+    }
+    Emulator::start(options)
+        .await
+        .expect("the emulator starts on port 0")
+}
+
+/// A client that does not follow 308s (they mean "resume incomplete").
+pub fn http() -> reqwest::Client {
+    gcs_speed_tui::tls::install_crypto_provider();
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Options that point both transports at this emulator, with small defaults.
+pub fn options_for(emulator: &Emulator) -> Options {
+    Options {
+        bucket: BUCKET.into(),
+        endpoint: emulator.json_url(),
+        grpc_endpoint: emulator.grpc_addr().to_string(),
+        size: "1MiB".into(),
+        iterations: "2".into(),
+        warmup_size: "256KiB".into(),
+        ..Options::default()
+    }
+}
+
+/// Validates, connects and runs to the end, as `run` does.
+pub async fn run_bench(options: Options) -> RunReport {
+    run_bench_with(options, CancellationToken::new()).await
+}
+
+pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunReport {
+    let config = options
+        .validate(&Environment::default())
+        .expect("valid options");
+    let connected = target::connect(&config).await.expect("connects");
+    let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
+    let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+    let report = Runner::new(config, &connected, events, cancel).run().await;
+    drain.await.unwrap();
+    report
+}
+
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gcs-speed-tui"))
+}
+
+/// The interop clients' Python, installed by ./scripts/test into .venv.
+pub fn venv_bin(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(".venv/bin")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run ./scripts/test, which installs the interop clients into .venv",
+        path.display()
+    );
+    path
+}
+
+pub fn crc32c_b64(data: &[u8]) -> String {
+    gcs_speed_tui::payload::crc32c_base64(crc32c::crc32c(data))
+}

@@ -1,0 +1,177 @@
+//! Interop with clients and servers nobody here wrote: Google's Python client
+//! (JSON and its bundled gRPC v2 client) against the built-in emulator, and
+//! our JSON transport against the independent gcp-storage-emulator (PyPI).
+//! ./scripts/test installs them into .venv first.
+
+mod common;
+use common::*;
+use gcs_speed_tui::config::Options;
+use gcs_speed_tui::emulator::EmulatorOptions;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn python(script: &str, args: &[&str], env: &[(&str, String)]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop")
+        .join(script);
+    let mut command = Command::new(venv_bin("python"));
+    command
+        .arg(&script)
+        .args(args)
+        .env_remove("GOOGLE_APPLICATION_CREDENTIALS");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(
+        output.status.success(),
+        "{} failed:\n{stdout}\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn google_cloud_storage_json_client_uploads_to_the_emulator() {
+    let emulator = emulator_with(EmulatorOptions {
+        retain: true,
+        ..EmulatorOptions::default()
+    })
+    .await;
+    let json = emulator.json_url();
+    let stdout = tokio::task::spawn_blocking(move || {
+        python(
+            "json_client.py",
+            &[BUCKET],
+            &[("STORAGE_EMULATOR_HOST", json)],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        2,
+        "{stdout}"
+    );
+    let resumable = emulator
+        .store()
+        .get(BUCKET, "interop/json-resumable.bin")
+        .unwrap();
+    assert_eq!(resumable.size, 3 * MIB + 12345);
+    assert!(
+        emulator
+            .store()
+            .checksums_verified
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= 1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn google_cloud_storage_grpc_client_uploads_to_the_emulator() {
+    let emulator = emulator().await;
+    let address = emulator.grpc_addr().to_string();
+    let stdout =
+        tokio::task::spawn_blocking(move || python("grpc_client.py", &[&address, BUCKET], &[]))
+            .await
+            .unwrap();
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        2,
+        "{stdout}"
+    );
+    for name in ["interop/grpc-oneshot.bin", "interop/grpc-resumable.bin"] {
+        assert_eq!(
+            emulator.store().get(BUCKET, name).unwrap().size,
+            5 * MIB + 777
+        );
+    }
+    assert_eq!(
+        emulator
+            .store()
+            .checksums_verified
+            .load(std::sync::atomic::Ordering::Relaxed),
+        2
+    );
+}
+
+/// gcp-storage-emulator on a free port, stopped when dropped.
+struct PythonEmulator {
+    child: Child,
+    port: u16,
+}
+
+impl PythonEmulator {
+    fn start(bucket: &str) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(venv_bin("gcp-storage-emulator"))
+            .args([
+                "start",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--default-bucket",
+                bucket,
+                "--in-memory",
+                "-q",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "gcp-storage-emulator did not start on port {port}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Self { child, port }
+    }
+}
+
+impl Drop for PythonEmulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn our_json_transport_against_gcp_storage_emulator() {
+    let peer = PythonEmulator::start("peer-bucket");
+    for chunk_size in ["0", "256KiB"] {
+        let options = Options {
+            bucket: "peer-bucket".into(),
+            endpoint: format!("http://127.0.0.1:{}", peer.port),
+            transports: "http-json".into(),
+            size: "1MiB".into(),
+            iterations: "2".into(),
+            chunk_size: chunk_size.into(),
+            warmup_size: "256KiB".into(),
+            ..Options::default()
+        };
+        let report = run_bench(options).await;
+        assert!(
+            report.succeeded(),
+            "chunk size {chunk_size}:\n{}",
+            report.to_table()
+        );
+        assert_eq!(report.transports[0].objects, 2);
+        assert_eq!(report.cleanup.deleted, 2);
+        assert_eq!(
+            report.transports[0].protocol, "HTTP/1.0",
+            "this peer speaks HTTP/1.0"
+        );
+    }
+}
