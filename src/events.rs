@@ -46,5 +46,7 @@ pub enum RunEvent {
         deleted: usize,
         left: Vec<String>,
     },
+    /// The run never started: the target could not be reached or set up.
+    SetupFailed(String),
     Finished(Box<RunReport>),
 }

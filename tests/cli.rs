@@ -293,3 +293,17 @@ fn bad_emulator_flags_are_refused() {
         assert!(String::from_utf8_lossy(&output.stderr).contains(expected));
     }
 }
+
+#[test]
+fn without_a_terminal_the_app_points_to_run() {
+    let output = Command::new(binary())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("needs a terminal; in scripts use `gcs-speed-tui run`"),
+        "{stderr}"
+    );
+}

@@ -1,9 +1,167 @@
-//! The interactive app.
+//! The interactive app: a form, live per-transport throughput, the result
+//! table, re-runs and history. Same runner and statistics as `run`.
 
-use crate::config::Options;
+pub mod app;
+pub mod form;
+pub mod history;
+pub mod live;
+pub mod persist;
+pub mod ui;
+
+use crate::config::{Environment, Options};
+use crate::events::RunEvent;
+use crate::runner::Runner;
+use crate::target;
+use app::{App, Effect, Message};
+use futures::StreamExt;
+use ratatui::DefaultTerminal;
+use ratatui::crossterm::event::EventStream;
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_util::sync::CancellationToken;
 
-pub async fn start(_options: Options) -> ExitCode {
-    eprintln!("error: the interactive app is not built yet: use `gcs-speed-tui run`");
-    ExitCode::from(2)
+/// About 30 frames a second, and only when something changed.
+const FRAME: Duration = Duration::from_millis(33);
+
+pub async fn start(command_line: Options) -> ExitCode {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        eprintln!(
+            "error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)"
+        );
+        return ExitCode::from(2);
+    }
+    let log = init_file_logging();
+    let options = form::merge(persist::load(), &command_line);
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let app = App::new(options, Environment::from_process(), color);
+    let mut terminal = ratatui::init();
+    let result = event_loop(&mut terminal, app).await;
+    ratatui::restore();
+    match result {
+        Ok(left) => {
+            if let Some(message) = left {
+                eprintln!("{message}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "error: the terminal failed: {error}{}",
+                log.map(|p| format!(" (log: {})", p.display()))
+                    .unwrap_or_default()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to a file: never to the screen being drawn.
+fn init_file_logging() -> Option<std::path::PathBuf> {
+    let dir = persist::config_dir()?;
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join("gcs-speed-tui.log");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()?;
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init()
+        .ok()?;
+    Some(path)
+}
+
+/// Runs until the user quits; returns a message for after the screen is restored.
+async fn event_loop(
+    terminal: &mut DefaultTerminal,
+    mut app: App,
+) -> std::io::Result<Option<String>> {
+    let clock = Instant::now();
+    let mut keys = EventStream::new();
+    let (run_tx, mut run_rx) = mpsc::channel::<RunEvent>(1024);
+    let mut cancel = CancellationToken::new();
+    let mut frame = tokio::time::interval(FRAME);
+    frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut dirty = true;
+    loop {
+        let mut effects = Vec::new();
+        tokio::select! {
+            event = keys.next() => match event {
+                Some(Ok(event)) => {
+                    effects = app.update(Message::Terminal(event));
+                    dirty = true;
+                }
+                Some(Err(error)) => return Err(error),
+                None => break,
+            },
+            Some(event) = run_rx.recv() => {
+                // Drain everything waiting: the screen shows the newest state.
+                effects.extend(app.update(Message::Run(event)));
+                while let Ok(event) = run_rx.try_recv() {
+                    effects.extend(app.update(Message::Run(event)));
+                }
+                dirty = true;
+            }
+            _ = frame.tick() => {
+                app.update(Message::Tick(clock.elapsed().as_secs_f64()));
+                if dirty || app.running {
+                    terminal.draw(|f| ui::render(f, &app))?;
+                    dirty = false;
+                }
+            }
+        }
+        for effect in effects {
+            match effect {
+                Effect::StartRun(config) => {
+                    cancel = CancellationToken::new();
+                    tokio::spawn(run(*config, run_tx.clone(), cancel.clone()));
+                }
+                Effect::CancelRun => cancel.cancel(),
+                Effect::SaveForm(options) => {
+                    if let Err(error) = persist::save(&options) {
+                        tracing::warn!("could not remember the form: {error}");
+                    }
+                }
+                Effect::Export { path, contents } => {
+                    let status = match std::fs::write(&path, contents) {
+                        Ok(()) => format!(
+                            "exported to {}",
+                            std::path::absolute(&path).unwrap_or(path.into()).display()
+                        ),
+                        Err(error) => format!("could not write {path}: {error}"),
+                    };
+                    app.update(Message::Status(status));
+                }
+            }
+        }
+        if app.quit {
+            break;
+        }
+    }
+    Ok(app
+        .running
+        .then(|| "left during a run: objects of that run may remain".to_string()))
+}
+
+async fn run(
+    config: crate::config::BenchConfig,
+    events: mpsc::Sender<RunEvent>,
+    cancel: CancellationToken,
+) {
+    match target::connect(&config).await {
+        Ok(connected) => {
+            Runner::new(config, &connected, events, cancel).run().await;
+        }
+        Err(error) => {
+            let _ = events.send(RunEvent::SetupFailed(error.to_string())).await;
+        }
+    }
 }

@@ -1,0 +1,300 @@
+//! The option form: every `run` option as a field over one `Options` value,
+//! validated by the same code as the CLI flags, so both say the same thing.
+
+use crate::config::{BenchConfig, ConfigError, Environment, Options};
+use ratatui::crossterm::event::Event;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+/// How a field reads and writes its option.
+#[derive(Clone, Copy)]
+pub enum Access {
+    Text(fn(&mut Options) -> &mut String),
+    Toggle(fn(&mut Options) -> &mut bool),
+    Choice(fn(&mut Options) -> &mut String, &'static [&'static str]),
+}
+
+pub struct FieldSpec {
+    /// The `ConfigError::field` this field answers for.
+    pub key: &'static str,
+    pub label: &'static str,
+    pub access: Access,
+}
+
+macro_rules! text {
+    ($key:literal, $label:literal, $field:ident) => {
+        FieldSpec {
+            key: $key,
+            label: $label,
+            access: Access::Text(|o| &mut o.$field),
+        }
+    };
+}
+
+pub const FIELDS: [FieldSpec; 20] = [
+    text!("bucket", "Bucket", bucket),
+    FieldSpec {
+        key: "transports",
+        label: "Transports",
+        access: Access::Choice(|o| &mut o.transports, &["both", "http-json", "grpc"]),
+    },
+    text!("size", "Object size", size),
+    text!("iterations", "Iterations", iterations),
+    text!("concurrency", "Concurrency", concurrency),
+    text!("chunk_size", "Chunk size", chunk_size),
+    FieldSpec {
+        key: "checksum",
+        label: "Checksum",
+        access: Access::Choice(|o| &mut o.checksum, &["crc32c", "none"]),
+    },
+    FieldSpec {
+        key: "warmup",
+        label: "Warmup",
+        access: Access::Toggle(|o| &mut o.warmup),
+    },
+    text!("warmup_size", "Warmup size", warmup_size),
+    FieldSpec {
+        key: "cleanup",
+        label: "Cleanup",
+        access: Access::Toggle(|o| &mut o.cleanup),
+    },
+    FieldSpec {
+        key: "order",
+        label: "Order",
+        access: Access::Choice(|o| &mut o.order, &["interleaved", "sequential"]),
+    },
+    text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool),
+    FieldSpec {
+        key: "disable_grpc_autochecksum",
+        label: "gRPC no checksum",
+        access: Access::Toggle(|o| &mut o.disable_grpc_autochecksum),
+    },
+    FieldSpec {
+        key: "json_http",
+        label: "JSON HTTP",
+        access: Access::Choice(|o| &mut o.json_http, &["auto", "1.1", "2"]),
+    },
+    text!("timeout", "Timeout", timeout),
+    text!("credentials", "Credentials", credentials),
+    text!("endpoint", "JSON endpoint", endpoint),
+    text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
+    text!("prefix", "Prefix", prefix),
+    FieldSpec {
+        key: "emulator",
+        label: "Built-in emulator",
+        access: Access::Toggle(|o| &mut o.emulator),
+    },
+];
+
+pub struct Form {
+    pub options: Options,
+    pub selected: usize,
+    /// The text being edited, while a text field is open.
+    pub editing: Option<Input>,
+    /// The options' validation, after every change.
+    pub checked: Result<BenchConfig, ConfigError>,
+    env: Environment,
+}
+
+impl Form {
+    pub fn new(options: Options, env: Environment) -> Self {
+        let checked = options.validate(&env);
+        Self {
+            options,
+            selected: 0,
+            editing: None,
+            checked,
+            env,
+        }
+    }
+
+    /// The text a field shows (toggles as on/off).
+    pub fn value(&self, index: usize) -> String {
+        let mut options = self.options.clone();
+        match FIELDS[index].access {
+            Access::Text(get) | Access::Choice(get, _) => get(&mut options).clone(),
+            Access::Toggle(get) => if *get(&mut options) { "on" } else { "off" }.into(),
+        }
+    }
+
+    pub fn error_for(&self, index: usize) -> Option<&str> {
+        match &self.checked {
+            Err(error) if error.field == FIELDS[index].key => Some(&error.message),
+            _ => None,
+        }
+    }
+
+    fn changed(&mut self) {
+        self.checked = self.options.validate(&self.env);
+    }
+
+    pub fn move_by(&mut self, step: isize) {
+        let n = FIELDS.len() as isize;
+        self.selected = ((self.selected as isize + step).rem_euclid(n)) as usize;
+    }
+
+    /// Enter on a field: opens a text field for editing, flips a toggle,
+    /// steps a choice.
+    pub fn activate(&mut self) {
+        match FIELDS[self.selected].access {
+            Access::Text(get) => {
+                let value = get(&mut self.options).clone();
+                self.editing = Some(Input::new(value));
+            }
+            Access::Toggle(_) => self.flip(),
+            Access::Choice(..) => self.step_choice(1),
+        }
+    }
+
+    pub fn flip(&mut self) {
+        if let Access::Toggle(get) = FIELDS[self.selected].access {
+            let value = get(&mut self.options);
+            *value = !*value;
+            self.changed();
+        }
+    }
+
+    pub fn step_choice(&mut self, step: isize) {
+        if let Access::Choice(get, choices) = FIELDS[self.selected].access {
+            let value = get(&mut self.options);
+            let current = choices.iter().position(|c| c == value).unwrap_or(0) as isize;
+            *value =
+                choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
+            self.changed();
+        }
+    }
+
+    /// Keys while editing go to the text field.
+    pub fn edit(&mut self, event: &Event) {
+        if let Some(input) = &mut self.editing {
+            input.handle_event(event);
+        }
+    }
+
+    /// Enter while editing: keep the new text.
+    pub fn accept(&mut self) {
+        if let (Some(input), Access::Text(get)) =
+            (self.editing.take(), FIELDS[self.selected].access)
+        {
+            *get(&mut self.options) = input.value().trim().to_string();
+            self.changed();
+        }
+    }
+
+    /// Esc while editing: the field keeps its old value.
+    pub fn revert(&mut self) {
+        self.editing = None;
+    }
+}
+
+/// Flags given on the command line win over the remembered form; a flag left
+/// at its default takes the remembered value.
+pub fn merge(remembered: Options, command_line: &Options) -> Options {
+    let defaults = Options::default();
+    let mut merged = remembered;
+    for field in &FIELDS {
+        let (mut given, mut default) = (command_line.clone(), defaults.clone());
+        match field.access {
+            Access::Text(get) | Access::Choice(get, _) => {
+                if get(&mut given) != get(&mut default) {
+                    *get(&mut merged) = get(&mut given).clone();
+                }
+            }
+            Access::Toggle(get) => {
+                if get(&mut given) != get(&mut default) {
+                    *get(&mut merged) = *get(&mut given);
+                }
+            }
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    fn key(code: KeyCode) -> Event {
+        Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
+    }
+
+    fn field(key: &str) -> usize {
+        FIELDS.iter().position(|f| f.key == key).unwrap()
+    }
+
+    #[test]
+    fn every_option_has_a_field_and_defaults_validate() {
+        assert_eq!(FIELDS.len(), 20);
+        let form = Form::new(Options::default(), Environment::default());
+        assert!(form.checked.is_ok());
+        assert_eq!(form.value(field("size")), "64MiB");
+        assert_eq!(form.value(field("cleanup")), "on");
+    }
+
+    #[test]
+    fn editing_accepts_or_reverts_and_revalidates() {
+        let mut form = Form::new(Options::default(), Environment::default());
+        form.selected = field("size");
+        form.activate();
+        form.edit(&Event::Key(KeyEvent::new(
+            KeyCode::Char('u'),
+            KeyModifiers::CONTROL,
+        )));
+        for c in "12XB".chars() {
+            form.edit(&key(KeyCode::Char(c)));
+        }
+        form.accept();
+        assert_eq!(form.options.size, "12XB");
+        let message = form.error_for(field("size")).unwrap();
+        assert_eq!(
+            message,
+            "--size: '12XB' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB"
+        );
+
+        form.activate();
+        form.edit(&key(KeyCode::Backspace));
+        form.revert();
+        assert_eq!(form.options.size, "12XB", "Esc keeps the old value");
+    }
+
+    #[test]
+    fn toggles_flip_and_choices_cycle() {
+        let mut form = Form::new(Options::default(), Environment::default());
+        form.selected = field("cleanup");
+        form.flip();
+        assert!(!form.options.cleanup);
+        form.selected = field("transports");
+        form.step_choice(1);
+        assert_eq!(form.options.transports, "http-json");
+        form.step_choice(-2);
+        assert_eq!(form.options.transports, "grpc");
+        form.move_by(-1);
+        assert_eq!(form.selected, 0);
+        form.move_by(-1);
+        assert_eq!(form.selected, FIELDS.len() - 1, "wraps around");
+    }
+
+    #[test]
+    fn command_line_flags_win_over_remembered_values() {
+        let remembered = Options {
+            size: "1GiB".into(),
+            iterations: "9".into(),
+            cleanup: false,
+            ..Options::default()
+        };
+        let given = Options {
+            iterations: "2".into(),
+            ..Options::default()
+        };
+        let merged = merge(remembered, &given);
+        assert_eq!(
+            (
+                merged.size.as_str(),
+                merged.iterations.as_str(),
+                merged.cleanup
+            ),
+            ("1GiB", "2", false)
+        );
+    }
+}

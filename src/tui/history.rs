@@ -1,0 +1,87 @@
+//! Every run of the session, and the comparison of two of them.
+
+use crate::config::TransportKind;
+use crate::report::RunReport;
+use crate::units::{format_size, format_size_exact};
+
+#[derive(Default)]
+pub struct History {
+    pub runs: Vec<RunReport>,
+    pub selected: usize,
+    /// The run marked with Space: the base the selected run is compared to.
+    pub marked: Option<usize>,
+}
+
+impl History {
+    pub fn push(&mut self, report: RunReport) {
+        self.runs.push(report);
+        self.selected = self.runs.len() - 1;
+    }
+
+    pub fn move_by(&mut self, step: isize) {
+        if !self.runs.is_empty() {
+            let last = self.runs.len() as isize - 1;
+            self.selected = (self.selected as isize + step).clamp(0, last) as usize;
+        }
+    }
+
+    pub fn toggle_mark(&mut self) {
+        self.marked = if self.marked == Some(self.selected) {
+            None
+        } else {
+            Some(self.selected)
+        };
+    }
+
+    pub fn selected_run(&self) -> Option<&RunReport> {
+        self.runs.get(self.selected)
+    }
+
+    /// (base, other) when two different runs are chosen.
+    pub fn pair(&self) -> Option<(&RunReport, &RunReport)> {
+        let base = self.marked?;
+        (base != self.selected).then(|| (&self.runs[base], &self.runs[self.selected]))
+    }
+}
+
+/// The options that tell runs apart: `64MiB x3 c1 chunk 16 MiB crc32c`.
+pub fn key_options(report: &RunReport) -> String {
+    let c = &report.config;
+    let chunk = if c.chunk_size == 0 {
+        "one request".to_string()
+    } else {
+        format!("chunk {}", format_size(c.chunk_size))
+    };
+    let checksum = match (c.json_checksum, c.grpc_checksum) {
+        (true, true) => "crc32c",
+        (false, false) => "no checksum",
+        (true, false) => "crc32c (not gRPC)",
+        (false, true) => "crc32c (gRPC only)",
+    };
+    format!(
+        "{} x{} c{} {chunk} {checksum}",
+        format_size_exact(c.object_size),
+        c.iterations,
+        c.concurrency
+    )
+}
+
+pub fn throughput(report: &RunReport, kind: TransportKind) -> Option<f64> {
+    report
+        .transports
+        .iter()
+        .find(|t| t.transport == kind)
+        .map(|t| t.throughput_mib_s)
+        .filter(|t| *t > 0.0)
+}
+
+/// Per transport: (base MiB/s, other MiB/s, change in percent).
+pub fn differences(base: &RunReport, other: &RunReport) -> Vec<(TransportKind, f64, f64, f64)> {
+    [TransportKind::Json, TransportKind::Grpc]
+        .into_iter()
+        .filter_map(|kind| {
+            let (a, b) = (throughput(base, kind)?, throughput(other, kind)?);
+            Some((kind, a, b, (b / a - 1.0) * 100.0))
+        })
+        .collect()
+}

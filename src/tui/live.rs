@@ -1,0 +1,280 @@
+//! What the live pane shows, folded from run events: per-transport progress,
+//! current and average throughput, a sparkline sampled at a fixed interval of
+//! run time, chart points and per-object latencies. Pure: no clock.
+
+use crate::config::{BenchConfig, TransportKind};
+use crate::events::{Phase, RunEvent};
+use crate::units::mib_per_second;
+
+/// Throughput is sampled every quarter second of run time.
+pub const SAMPLE_SECONDS: f64 = 0.25;
+/// The sparkline keeps this many samples (the newest at the right).
+const SPARKLINE_SAMPLES: usize = 240;
+
+#[derive(Clone, Debug, Default)]
+pub struct Lane {
+    pub transport: Option<TransportKind>,
+    pub rounds_done: u32,
+    pub rounds_planned: u32,
+    pub objects_done: u32,
+    pub objects_planned: u32,
+    /// Bytes of finished rounds, plus the current round's so far.
+    pub bytes_done: u64,
+    pub round_bytes: u64,
+    pub bytes_planned: u64,
+    pub in_round: bool,
+    pub warmup: bool,
+    pub current_mib_s: f64,
+    timed_bytes: u64,
+    timed_seconds: f64,
+    /// MiB/s per sample, for the sparkline.
+    pub sparkline: Vec<u64>,
+    /// (run seconds, MiB/s), for the chart.
+    pub chart: Vec<(f64, f64)>,
+    /// Seconds per finished object.
+    pub latencies: Vec<f64>,
+    pub errors: u32,
+    window: Option<(f64, u64)>,
+}
+
+impl Lane {
+    pub fn average_mib_s(&self) -> f64 {
+        mib_per_second(self.timed_bytes, self.timed_seconds)
+    }
+
+    fn absolute_bytes(&self) -> u64 {
+        self.bytes_done + self.round_bytes
+    }
+
+    /// Records the throughput since the last sample once a sample interval
+    /// has passed (or at a round's end, `flush`, whatever time has passed).
+    fn sample(&mut self, at_s: f64, flush: bool) {
+        let now = self.absolute_bytes();
+        let Some((since, then)) = self.window else {
+            return;
+        };
+        let span = at_s - since;
+        if span >= SAMPLE_SECONDS || (flush && span > 0.0 && now > then) {
+            let rate = mib_per_second(now.saturating_sub(then), span);
+            self.current_mib_s = rate;
+            self.sparkline.push(rate.round() as u64);
+            if self.sparkline.len() > SPARKLINE_SAMPLES {
+                self.sparkline.remove(0);
+            }
+            self.chart.push((at_s, rate));
+            self.window = Some((at_s, now));
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Live {
+    pub phase: Option<Phase>,
+    pub run_id: String,
+    pub target: String,
+    pub lanes: Vec<Lane>,
+    pub notes: Vec<String>,
+    pub cleanup: Option<(usize, usize)>,
+    pub finished: bool,
+    pub setup_failed: Option<String>,
+    /// Run seconds of the newest event.
+    pub at_s: f64,
+}
+
+impl Live {
+    pub fn new(config: &BenchConfig) -> Self {
+        let lanes = config
+            .transports
+            .iter()
+            .map(|&kind| Lane {
+                transport: Some(kind),
+                rounds_planned: config.iterations,
+                objects_planned: config.iterations * config.concurrency,
+                bytes_planned: config.bytes_per_round() * config.iterations as u64,
+                ..Lane::default()
+            })
+            .collect();
+        Self {
+            phase: Some(Phase::Connecting),
+            lanes,
+            ..Self::default()
+        }
+    }
+
+    fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {
+        self.lanes.iter_mut().find(|l| l.transport == Some(kind))
+    }
+
+    pub fn apply(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::Started { run_id, target, .. } => {
+                self.run_id = run_id.clone();
+                self.target = target.clone();
+            }
+            RunEvent::Phase(phase) => self.phase = Some(*phase),
+            RunEvent::RoundStarted {
+                transport,
+                round,
+                at_s,
+            } => {
+                self.at_s = *at_s;
+                if let Some(lane) = self.lane(*transport) {
+                    lane.in_round = true;
+                    lane.warmup = round.is_none();
+                    lane.round_bytes = 0;
+                    lane.window = Some((*at_s, lane.absolute_bytes()));
+                }
+            }
+            RunEvent::Progress {
+                transport,
+                round,
+                bytes,
+                at_s,
+                ..
+            } => {
+                self.at_s = *at_s;
+                let Some(lane) = self.lane(*transport) else {
+                    return;
+                };
+                if round.is_none() {
+                    return; // warmup bytes are not counted
+                }
+                lane.round_bytes = *bytes;
+                lane.sample(*at_s, false);
+            }
+            RunEvent::ObjectDone(sample) => {
+                if let Some(lane) = self.lane(sample.transport) {
+                    lane.objects_done += 1;
+                    if sample.ok {
+                        lane.latencies.push(sample.elapsed_s);
+                    } else {
+                        lane.errors += 1;
+                    }
+                }
+            }
+            RunEvent::RoundDone(round) => {
+                let at_s = self.at_s;
+                if let Some(lane) = self.lane(round.transport) {
+                    // A round shorter than a sample interval still gets its point.
+                    lane.sample(at_s, true);
+                    lane.rounds_done += 1;
+                    lane.in_round = false;
+                    lane.bytes_done += round.bytes;
+                    lane.round_bytes = 0;
+                    if round.ok {
+                        lane.timed_bytes += round.bytes;
+                        lane.timed_seconds += round.elapsed_s;
+                    }
+                }
+            }
+            RunEvent::Note(note) => self.notes.push(note.clone()),
+            RunEvent::CleanupDone { deleted, left } => self.cleanup = Some((*deleted, left.len())),
+            RunEvent::SetupFailed(message) => {
+                self.setup_failed = Some(message.clone());
+                self.finished = true;
+            }
+            RunEvent::Finished(_) => {
+                self.finished = true;
+                for lane in &mut self.lanes {
+                    lane.in_round = false;
+                    lane.warmup = false;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Environment, Options};
+    use crate::stats::RoundSample;
+
+    fn live() -> Live {
+        let config = Options {
+            size: "4MiB".into(),
+            iterations: "2".into(),
+            ..Options::default()
+        }
+        .validate(&Environment::default())
+        .unwrap();
+        Live::new(&config)
+    }
+
+    fn progress(bytes: u64, at_s: f64) -> RunEvent {
+        RunEvent::Progress {
+            transport: TransportKind::Json,
+            round: Some(0),
+            bytes,
+            bytes_total: 4 << 20,
+            at_s,
+        }
+    }
+
+    #[test]
+    fn throughput_is_sampled_per_quarter_second_of_run_time() {
+        let mut live = live();
+        live.apply(&RunEvent::RoundStarted {
+            transport: TransportKind::Json,
+            round: Some(0),
+            at_s: 1.0,
+        });
+        live.apply(&progress(1 << 20, 1.1));
+        assert!(
+            live.lanes[0].sparkline.is_empty(),
+            "under a sample interval"
+        );
+        live.apply(&progress(2 << 20, 1.5));
+        assert_eq!(live.lanes[0].sparkline, [4], "2 MiB in 0.5 s");
+        assert_eq!(live.lanes[0].chart, [(1.5, 4.0)]);
+        assert_eq!(live.lanes[0].current_mib_s, 4.0);
+        // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
+        live.apply(&progress(3 << 20, 1.6));
+        let round = RoundSample {
+            transport: TransportKind::Json,
+            round: 0,
+            elapsed_s: 0.6,
+            bytes: 3 << 20,
+            ok: true,
+        };
+        live.apply(&RunEvent::RoundDone(round));
+        assert_eq!(live.lanes[0].chart.len(), 2);
+        assert!(
+            (live.lanes[0].chart[1].1 - 10.0).abs() < 1e-9,
+            "1 MiB in 0.1 s"
+        );
+    }
+
+    #[test]
+    fn rounds_feed_the_average_and_warmups_are_marked_but_not_counted() {
+        let mut live = live();
+        live.apply(&RunEvent::RoundStarted {
+            transport: TransportKind::Grpc,
+            round: None,
+            at_s: 0.0,
+        });
+        assert!(live.lanes[1].warmup);
+        live.apply(&RunEvent::Progress {
+            transport: TransportKind::Grpc,
+            round: None,
+            bytes: 999,
+            bytes_total: 999,
+            at_s: 0.3,
+        });
+        assert_eq!(live.lanes[1].bytes_done + live.lanes[1].round_bytes, 0);
+        let round = RoundSample {
+            transport: TransportKind::Grpc,
+            round: 0,
+            elapsed_s: 2.0,
+            bytes: 4 << 20,
+            ok: true,
+        };
+        live.apply(&RunEvent::RoundDone(round));
+        assert_eq!(live.lanes[1].average_mib_s(), 2.0);
+        assert_eq!(
+            (live.lanes[1].rounds_done, live.lanes[1].rounds_planned),
+            (1, 2)
+        );
+        assert_eq!(live.lanes[1].bytes_planned, 8 << 20);
+    }
+}

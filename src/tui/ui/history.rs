@@ -1,0 +1,90 @@
+//! The history pane: every run of the session, and two of them side by side.
+
+use super::Theme;
+use crate::config::TransportKind;
+use crate::tui::app::App;
+use crate::tui::history::{differences, key_options, throughput};
+use crate::units::format_mib_s;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
+
+pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let history = &app.history;
+    let block =
+        Block::bordered().title(" history · Space marks a run to compare with the selected one ");
+    if history.runs.is_empty() {
+        frame.render_widget(
+            Paragraph::new(" No runs yet: press r.")
+                .style(theme.dim())
+                .block(block),
+            area,
+        );
+        return;
+    }
+    let items: Vec<ListItem> = history
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, report)| {
+            let mark = if history.marked == Some(i) { "*" } else { " " };
+            let rate = |kind| {
+                throughput(report, kind)
+                    .map(format_mib_s)
+                    .unwrap_or_else(|| "-".into())
+            };
+            ListItem::new(format!(
+                "{mark}#{:<2} {}  {}  http-json {}  grpc {}",
+                i + 1,
+                &report.started_at.get(11..19).unwrap_or(""),
+                key_options(report),
+                rate(TransportKind::Json),
+                rate(TransportKind::Grpc)
+            ))
+        })
+        .collect();
+    let mut state = ListState::default().with_selected(Some(history.selected));
+    frame.render_stateful_widget(
+        List::new(items)
+            .block(block)
+            .highlight_style(theme.selected()),
+        area,
+        &mut state,
+    );
+}
+
+pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let Some((base, other)) = app.history.pair() else {
+        return;
+    };
+    let base_n = app.history.marked.unwrap_or(0) + 1;
+    let other_n = app.history.selected + 1;
+    let mut lines = vec![
+        Line::styled(format!(" #{base_n}: {}", key_options(base)), theme.dim()),
+        Line::styled(format!(" #{other_n}: {}", key_options(other)), theme.dim()),
+        Line::from(""),
+    ];
+    let rows = differences(base, other);
+    if rows.is_empty() {
+        lines.push(Line::from(
+            " these runs share no transport with a timed round",
+        ));
+    }
+    for (kind, a, b, percent) in rows {
+        lines.push(Line::styled(
+            format!(
+                " {:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
+                kind.name(),
+                format_mib_s(a),
+                format_mib_s(b)
+            ),
+            theme.transport(kind),
+        ));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(format!(" #{base_n}: {}", base.summary_line())));
+    lines.push(Line::from(format!(" #{other_n}: {}", other.summary_line())));
+    let block = Block::bordered().title(format!(" run #{other_n} against run #{base_n} "));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

@@ -1,0 +1,198 @@
+//! The real binary in a real terminal (tmux 120x40), used as a person would:
+//! change the size, run, watch both transports, read the table, change
+//! another value, run again, look at the history, quit, and check that the
+//! terminal was restored. Against the built-in emulator.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+    _config: tempfile::TempDir,
+}
+
+impl Tmux {
+    fn start() -> Self {
+        let config = tempfile::tempdir().unwrap();
+        let socket = format!("gcs-speed-tui-e2e-{}", std::process::id());
+        let tmux = Tmux {
+            socket,
+            _config: config,
+        };
+        let shell = format!(
+            "env XDG_CONFIG_HOME={} HOME={} PS1='$ ' bash --norc --noprofile",
+            tmux._config.path().display(),
+            tmux._config.path().display()
+        );
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            &shell,
+        ]);
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux is installed (./scripts/test installs it)");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            self.run(&["send-keys", "-t", "e2e", key]);
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "e2e", "-l", text]);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-t", "e2e", "-p"])
+    }
+
+    fn wait_for(&self, what: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if screen.contains(what) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "'{what}' did not appear within {timeout:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gcs-speed-tui"))
+}
+
+#[test]
+fn a_person_runs_compares_and_quits() {
+    let tmux = Tmux::start();
+    tmux.wait_for("$", Duration::from_secs(5));
+    tmux.type_text(&format!(
+        "{} --size 8MiB --iterations 2; echo EXIT=$?",
+        binary().display()
+    ));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("ready", Duration::from_secs(10));
+
+    // The size field (third) to 384MiB: large enough to watch both transports move.
+    tmux.keys(&["Down", "Down", "Enter", "C-u"]);
+    tmux.type_text("384MiB");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Object size        384MiB", Duration::from_secs(5));
+    assert!(
+        screen.contains("target: built-in emulator (loopback, not GCS)"),
+        "{screen}"
+    );
+
+    tmux.keys(&["r"]);
+    let (mut saw_json, mut saw_grpc) = (false, false);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let results = loop {
+        let screen = tmux.screen();
+        saw_json |= screen.contains("http-json uploading");
+        saw_grpc |= screen.contains("grpc uploading");
+        if screen.contains("faster than") {
+            break screen;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the run did not finish:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        saw_json && saw_grpc,
+        "both transports were seen uploading (json {saw_json}, grpc {saw_grpc})"
+    );
+    assert!(results.contains("Transport Runs Bytes/run"), "{results}");
+    assert!(
+        results
+            .lines()
+            .any(|l| l.contains("│http-json 2    384 MiB")),
+        "{results}"
+    );
+    assert!(results.contains("cleanup: deleted 4, left 0"), "{results}");
+
+    // Another value, another run: iterations (fourth field) to 3.
+    tmux.keys(&["Down", "Enter", "C-u"]);
+    tmux.type_text("3");
+    tmux.keys(&["Enter", "r"]);
+    let second = tmux.wait_for("done (2 runs this session)", Duration::from_secs(120));
+    assert!(
+        second
+            .lines()
+            .any(|l| l.contains("│grpc      3    384 MiB")),
+        "{second}"
+    );
+
+    tmux.keys(&["h"]);
+    let history = tmux.wait_for("history", Duration::from_secs(5));
+    assert!(
+        history.contains("#1 ")
+            && history.contains("384MiB x2 c1")
+            && history.contains("384MiB x3 c1"),
+        "{history}"
+    );
+    tmux.keys(&["h", "q"]);
+
+    let after = tmux.wait_for("EXIT=0", Duration::from_secs(10));
+    assert!(
+        !after.contains("┌ options"),
+        "the app's screen is gone:\n{after}"
+    );
+    assert_eq!(
+        tmux.run(&["display", "-p", "-t", "e2e", "#{alternate_on}"])
+            .trim(),
+        "0",
+        "left the alternate screen"
+    );
+    assert_eq!(
+        tmux.run(&["display", "-p", "-t", "e2e", "#{cursor_flag}"])
+            .trim(),
+        "1",
+        "the cursor is visible again"
+    );
+    let remembered =
+        std::fs::read_to_string(tmux._config.path().join("gcs-speed-tui/form.json")).unwrap();
+    assert!(
+        remembered.contains("\"size\": \"384MiB\"") && remembered.contains("\"iterations\": \"3\""),
+        "{remembered}"
+    );
+}

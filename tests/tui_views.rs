@@ -1,0 +1,286 @@
+//! Snapshots of the app's views (ratatui TestBackend + insta), fed synthetic
+//! run events with fixed numbers: the form valid and invalid, a run in
+//! progress, results, a history comparison, help, and a too-small window.
+
+use gcs_speed_tui::config::{Environment, Options, TransportKind};
+use gcs_speed_tui::events::{Phase, RunEvent};
+use gcs_speed_tui::report::{Cleanup, RunOutcome, RunReport};
+use gcs_speed_tui::stats::{ObjectSample, RoundSample, summarize};
+use gcs_speed_tui::target::TargetInfo;
+use gcs_speed_tui::tui::app::{App, Message};
+use gcs_speed_tui::tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+const MIB: u64 = 1 << 20;
+
+fn app() -> App {
+    App::new(
+        Options {
+            size: "64MiB".into(),
+            ..Options::default()
+        },
+        Environment::default(),
+        false,
+    )
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(
+        code,
+        KeyModifiers::NONE,
+    ))));
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| ui::render(frame, app)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn target() -> TargetInfo {
+    TargetInfo {
+        kind: "emulator",
+        json_endpoint: Some("http://127.0.0.1:9000".into()),
+        grpc_endpoint: Some("127.0.0.1:9001".into()),
+        bucket: "gcs-speed-tui-bench".into(),
+        credentials: "none (emulator)".into(),
+    }
+}
+
+/// A finished run with fixed figures: 64 MiB rounds, http-json at 8.04/8.51/8.83 s.
+fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunReport {
+    let config = Options {
+        size: "64MiB".into(),
+        ..Options::default()
+    }
+    .validate(&Environment::default())
+    .unwrap();
+    let mut rounds = Vec::new();
+    let mut samples = Vec::new();
+    for (kind, times) in [
+        (TransportKind::Json, json_rounds),
+        (TransportKind::Grpc, grpc_rounds),
+    ] {
+        for (round, elapsed_s) in times.into_iter().enumerate() {
+            rounds.push(RoundSample {
+                transport: kind,
+                round: round as u32,
+                elapsed_s,
+                bytes: 64 * MIB,
+                ok: true,
+            });
+            samples.push(ObjectSample {
+                transport: kind,
+                round: round as u32,
+                worker: 0,
+                object: format!("p/{run_id}/{}/{round:04}-0", kind.name()),
+                bytes: 64 * MIB,
+                start_s: round as f64 * 20.0,
+                elapsed_s,
+                ok: true,
+                error: None,
+            });
+        }
+    }
+    let protocol = |kind| {
+        if kind == TransportKind::Json {
+            "HTTP/1.1".to_string()
+        } else {
+            "HTTP/2 (1 channel)".to_string()
+        }
+    };
+    let transports = [TransportKind::Json, TransportKind::Grpc]
+        .map(|kind| summarize(kind, 64 * MIB, &rounds, &samples, 0, protocol(kind)))
+        .to_vec();
+    RunReport::new(
+        run_id.into(),
+        "2026-11-30T06:00:00.000Z".into(),
+        target(),
+        config,
+        transports,
+        samples,
+        rounds,
+        RunOutcome::Completed,
+        Cleanup {
+            deleted: 6,
+            left: vec![],
+            kept: vec![],
+        },
+    )
+}
+
+#[test]
+fn form_valid() {
+    insta::assert_snapshot!(screen(&app(), 120, 40));
+}
+
+#[test]
+fn form_invalid_shows_the_cli_sentence_and_refuses_to_run() {
+    let mut app = app();
+    for _ in 0..2 {
+        press(&mut app, KeyCode::Down);
+    }
+    press(&mut app, KeyCode::Enter);
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    ))));
+    for c in "12XB".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    press(&mut app, KeyCode::Enter);
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::NONE,
+    ))));
+    assert!(effects.is_empty(), "no run while the form is invalid");
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+/// Starts a run in the app and feeds it fixed events: warmup done, http-json
+/// round 1 finished, grpc halfway through its first round.
+fn running_app() -> App {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('r'));
+    assert!(app.running);
+    app.update(Message::Tick(12.5));
+    let events = [
+        RunEvent::Started {
+            run_id: "20261130-060000-abcd".into(),
+            target: "target: the built-in emulator on loopback (http://127.0.0.1:9000 and 127.0.0.1:9001)".into(),
+            rounds_per_transport: 3,
+            bytes_per_round: 64 * MIB,
+        },
+        RunEvent::Phase(Phase::Measuring),
+        RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 0.0 },
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 16 * MIB, bytes_total: 64 * MIB, at_s: 2.0 },
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 40 * MIB, bytes_total: 64 * MIB, at_s: 5.0 },
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 64 * MIB, bytes_total: 64 * MIB, at_s: 8.0 },
+        RunEvent::ObjectDone(ObjectSample {
+            transport: TransportKind::Json,
+            round: 0,
+            worker: 0,
+            object: "o".into(),
+            bytes: 64 * MIB,
+            start_s: 0.0,
+            elapsed_s: 8.0,
+            ok: true,
+            error: None,
+        }),
+        RunEvent::RoundDone(RoundSample { transport: TransportKind::Json, round: 0, elapsed_s: 8.0, bytes: 64 * MIB, ok: true }),
+        RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
+        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), bytes: 20 * MIB, bytes_total: 64 * MIB, at_s: 10.0 },
+        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), bytes: 32 * MIB, bytes_total: 64 * MIB, at_s: 12.0 },
+    ];
+    for event in events {
+        app.update(Message::Run(event));
+    }
+    app
+}
+
+#[test]
+fn a_run_in_progress() {
+    insta::assert_snapshot!(screen(&running_app(), 120, 40));
+}
+
+#[test]
+fn results_after_a_run() {
+    let mut app = running_app();
+    let finished = report(
+        "20261130-060000-abcd",
+        [8.039, 8.513, 8.829],
+        [7.9, 7.85, 7.86],
+    );
+    app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
+    assert!(!app.running);
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
+fn history_compares_two_runs() {
+    let mut app = app();
+    for (id, json, grpc) in [
+        ("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]),
+        ("20261130-061000-bbbb", [4.0, 4.0, 4.0], [7.7, 7.7, 7.7]),
+    ] {
+        app.update(Message::Run(RunEvent::Finished(Box::new(report(
+            id, json, grpc,
+        )))));
+    }
+    press(&mut app, KeyCode::Char('h'));
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Down);
+    let (base, other) = app.history.pair().unwrap();
+    assert_eq!(
+        (base.run_id.as_str(), other.run_id.as_str()),
+        ("20261130-060000-aaaa", "20261130-061000-bbbb")
+    );
+    insta::assert_snapshot!(screen(&app, 120, 40));
+}
+
+#[test]
+fn help_overlay() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('?'));
+    insta::assert_snapshot!(screen(&app, 120, 40));
+    press(&mut app, KeyCode::Char('x'));
+    assert!(!app.help, "any key closes help");
+}
+
+#[test]
+fn too_small_window() {
+    let text = screen(&app(), 60, 12);
+    assert!(text.contains("The window is 60x12; gcs-speed-tui needs at least 100x30."));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn export_writes_the_same_json_as_run() {
+    let mut app = app();
+    let finished = report("20261130-060000-abcd", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]);
+    let json = finished.to_json() + "\n";
+    app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('e'),
+        KeyModifiers::NONE,
+    ))));
+    assert_eq!(
+        effects,
+        [gcs_speed_tui::tui::app::Effect::Export {
+            path: "gcs-speed-tui-20261130-060000-abcd.json".into(),
+            contents: json
+        }]
+    );
+}
+
+#[test]
+fn quitting_during_a_run_asks_and_ctrl_c_cancels_first() {
+    let mut app = running_app();
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.confirm_quit && !app.quit);
+    press(&mut app, KeyCode::Char('n'));
+    assert!(!app.quit);
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    ))));
+    assert_eq!(effects, [gcs_speed_tui::tui::app::Effect::CancelRun]);
+    assert!(!app.quit, "waits for the cleanup");
+    app.update(Message::Run(RunEvent::Finished(Box::new(report(
+        "x", [1.0; 3], [1.0; 3],
+    )))));
+    assert!(app.quit);
+}
