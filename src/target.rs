@@ -33,7 +33,7 @@ impl TargetInfo {
             .join(" and ");
         match self.kind {
             "emulator" => format!(
-                "target: the built-in emulator on loopback ({endpoints}), bucket {}; these are not GCS numbers",
+                "target: built-in emulator on loopback ({endpoints}), bucket {}: not GCS numbers",
                 self.bucket
             ),
             "endpoint" => format!(

@@ -38,7 +38,11 @@ fn the_default_run_uses_the_built_in_emulator_and_prints_the_table() {
         stderr.contains("no --bucket given: using the built-in emulator"),
         "{stderr}"
     );
-    assert!(stderr.contains("these are not GCS numbers"), "{stderr}");
+    assert!(
+        stderr.contains("target: built-in emulator on loopback")
+            && stderr.contains("not GCS numbers"),
+        "{stderr}"
+    );
     assert!(stdout.starts_with("Transport  Runs  Bytes/run"), "{stdout}");
     assert!(stdout.contains("http-json") && stdout.contains("grpc"));
     assert!(stdout.contains("% faster than"), "{stdout}");

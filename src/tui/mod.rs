@@ -91,6 +91,8 @@ async fn event_loop(
     let mut frame = tokio::time::interval(FRAME);
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut dirty = true;
+    // What drawing costs, logged at exit (the UI must stay cheap beside a run).
+    let (mut frames, mut drawing) = (0u64, Duration::ZERO);
     loop {
         let mut effects = Vec::new();
         tokio::select! {
@@ -113,7 +115,10 @@ async fn event_loop(
             _ = frame.tick() => {
                 app.update(Message::Tick(clock.elapsed().as_secs_f64()));
                 if dirty || app.running {
+                    let started = Instant::now();
                     terminal.draw(|f| ui::render(f, &app))?;
+                    drawing += started.elapsed();
+                    frames += 1;
                     dirty = false;
                 }
             }
@@ -146,6 +151,7 @@ async fn event_loop(
             break;
         }
     }
+    tracing::info!(frames, drawing_s = drawing.as_secs_f64(), "frames drawn");
     Ok(app
         .running
         .then(|| "left during a run: objects of that run may remain".to_string()))
