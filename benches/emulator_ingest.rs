@@ -57,8 +57,7 @@ async fn emulator_upload(emulator: &Emulator, total: u64, name: &str) -> f64 {
     let client = reqwest::Client::builder().http1_only().build().unwrap();
     let chunk = gcs_speed_tui::payload::random_bytes(WRITE_BYTES, 2);
     let count = total / WRITE_BYTES as u64;
-    let body =
-        futures::stream::iter((0..count).map(move |_| Ok::<Bytes, std::io::Error>(chunk.clone())));
+    let body = futures::stream::iter((0..count).map(move |_| Ok::<Bytes, std::io::Error>(chunk.clone())));
     let url = format!("{}/upload/storage/v1/b/bench/o", emulator.json_url());
     let start = Instant::now();
     let response = client
@@ -76,17 +75,11 @@ async fn emulator_upload(emulator: &Emulator, total: u64, name: &str) -> f64 {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let total: u64 = if quick { 256 << 20 } else { 1 << 30 };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let emulator = Emulator::start(EmulatorOptions {
-            buckets: vec!["bench".into()],
-            ..EmulatorOptions::default()
-        })
-        .await
-        .unwrap();
+        let emulator = Emulator::start(EmulatorOptions { buckets: vec!["bench".into()], ..EmulatorOptions::default() })
+            .await
+            .unwrap();
         let rss_start = rss_mib("VmRSS");
         // Warm both paths once, then alternate so drift hits both alike.
         raw_tcp(total / 4).await;
@@ -100,18 +93,10 @@ fn main() {
         raw.sort_by(f64::total_cmp);
         ingest.sort_by(f64::total_cmp);
         let (raw, ingest) = (raw[1], ingest[1]);
-        println!(
-            "emulator ingest, {} MiB per upload, median of 3",
-            total >> 20
-        );
+        println!("emulator ingest, {} MiB per upload, median of 3", total >> 20);
         println!("{:<34} {:>10}", "case", "MiB/s");
         println!("{:<34} {:>10.0}", "raw loopback TCP (1 MiB writes)", raw);
-        println!(
-            "{:<34} {:>10.0}   {:.2}x raw",
-            "emulator, one media request",
-            ingest,
-            ingest / raw
-        );
+        println!("{:<34} {:>10.0}   {:.2}x raw", "emulator, one media request", ingest, ingest / raw);
         println!(
             "RSS: {:.0} MiB at start, {:.0} MiB after {} GiB uploaded (peak {:.0} MiB)",
             rss_start,

@@ -13,17 +13,13 @@ const LOCAL_KEY_FILE: &str = "service-account.json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error(
-        "cannot read the credentials file {path}: {reason}; check the path and its permissions"
-    )]
+    #[error("cannot read the credentials file {path}: {reason}; check the path and its permissions")]
     Unreadable { path: PathBuf, reason: String },
     #[error(
         "{source_name} is not a service account key (a JSON file with \"type\": \"service_account\", client_email and private_key); for user credentials run `gcloud auth application-default login` and leave it unset"
     )]
     NotAServiceAccount { source_name: String },
-    #[error(
-        "GCP_SERVICE_ACCOUNT_JSON_B64 is not valid base64; encode the key with `base64 -w0 key.json`"
-    )]
+    #[error("GCP_SERVICE_ACCOUNT_JSON_B64 is not valid base64; encode the key with `base64 -w0 key.json`")]
     BadBase64,
     #[error(
         "no credentials found: pass --credentials KEY.json, set GOOGLE_APPLICATION_CREDENTIALS, or run `gcloud auth application-default login` (or use --emulator to try without GCP)"
@@ -46,11 +42,7 @@ pub struct CredentialEnv {
 
 impl CredentialEnv {
     pub fn from_process() -> Self {
-        let var = |name| {
-            std::env::var(name)
-                .ok()
-                .filter(|v: &String| !v.trim().is_empty())
-        };
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
         Self {
             google_application_credentials: var("GOOGLE_APPLICATION_CREDENTIALS"),
             gcp_service_account_json: var("GCP_SERVICE_ACCOUNT_JSON"),
@@ -77,10 +69,7 @@ impl std::fmt::Debug for Auth {
 impl Auth {
     /// Emulators and private endpoints take no credentials.
     pub fn none() -> Self {
-        Self {
-            source: "none (emulator)".into(),
-            provider: None,
-        }
+        Self { source: "none (emulator)".into(), provider: None }
     }
 
     /// Finds credentials; the first source that is set is used, and a broken
@@ -90,10 +79,7 @@ impl Auth {
             return from_file(path, format!("--credentials {}", path.display()));
         }
         if let Some(path) = &env.google_application_credentials {
-            return from_file(
-                Path::new(path),
-                format!("GOOGLE_APPLICATION_CREDENTIALS ({path})"),
-            );
+            return from_file(Path::new(path), format!("GOOGLE_APPLICATION_CREDENTIALS ({path})"));
         }
         if let Some(json) = &env.gcp_service_account_json {
             return from_json(json, "GCP_SERVICE_ACCOUNT_JSON");
@@ -103,9 +89,8 @@ impl Auth {
         }
         if let Some(encoded) = &env.gcp_service_account_json_b64 {
             use base64::Engine;
-            let raw = base64::engine::general_purpose::STANDARD
-                .decode(encoded.trim())
-                .map_err(|_| AuthError::BadBase64)?;
+            let raw =
+                base64::engine::general_purpose::STANDARD.decode(encoded.trim()).map_err(|_| AuthError::BadBase64)?;
             let json = String::from_utf8(raw).map_err(|_| AuthError::BadBase64)?;
             return from_json(&json, "GCP_SERVICE_ACCOUNT_JSON_B64");
         }
@@ -113,13 +98,8 @@ impl Auth {
         if local.exists() {
             return from_file(&local, format!("./{LOCAL_KEY_FILE}"));
         }
-        let provider = gcp_auth::provider()
-            .await
-            .map_err(|_| AuthError::NoneFound)?;
-        Ok(Auth {
-            source: "Application Default Credentials".into(),
-            provider: Some(provider),
-        })
+        let provider = gcp_auth::provider().await.map_err(|_| AuthError::NoneFound)?;
+        Ok(Auth { source: "Application Default Credentials".into(), provider: Some(provider) })
     }
 
     /// Where the credentials came from, safe to print.
@@ -135,38 +115,25 @@ impl Auth {
         let token = provider
             .token(&[SCOPE])
             .await
-            .map_err(|e| AuthError::Token {
-                source_name: self.source.clone(),
-                reason: redact(&e.to_string()),
-            })?;
+            .map_err(|e| AuthError::Token { source_name: self.source.clone(), reason: redact(&e.to_string()) })?;
         Ok(Some(format!("Bearer {}", token.as_str())))
     }
 }
 
 fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
-    let text = std::fs::read_to_string(path).map_err(|e| AuthError::Unreadable {
-        path: path.to_path_buf(),
-        reason: e.kind().to_string(),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| AuthError::Unreadable { path: path.to_path_buf(), reason: e.kind().to_string() })?;
     from_json(&text, &source_name)
 }
 
 fn from_json(json: &str, source_name: &str) -> Result<Auth, AuthError> {
-    let not_a_key = || AuthError::NotAServiceAccount {
-        source_name: source_name.to_string(),
-    };
+    let not_a_key = || AuthError::NotAServiceAccount { source_name: source_name.to_string() };
     let value: serde_json::Value = serde_json::from_str(json).map_err(|_| not_a_key())?;
-    if value["type"] != "service_account"
-        || !value["private_key"].is_string()
-        || !value["client_email"].is_string()
-    {
+    if value["type"] != "service_account" || !value["private_key"].is_string() || !value["client_email"].is_string() {
         return Err(not_a_key());
     }
     let account = CustomServiceAccount::from_json(json).map_err(|_| not_a_key())?;
-    Ok(Auth {
-        source: source_name.to_string(),
-        provider: Some(Arc::new(account)),
-    })
+    Ok(Auth { source: source_name.to_string(), provider: Some(Arc::new(account)) })
 }
 
 /// Error texts from token endpoints can echo request parts: keep only what
@@ -200,10 +167,7 @@ mod tests {
     const TEST_PRIVATE_KEY: &str = include_str!("../tests/data/test-key.pem");
 
     fn env() -> CredentialEnv {
-        CredentialEnv {
-            working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"),
-            ..Default::default()
-        }
+        CredentialEnv { working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"), ..Default::default() }
     }
 
     #[tokio::test]
@@ -211,10 +175,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let key = dir.path().join("key.json");
         std::fs::write(&key, fake_key()).unwrap();
-        let e = CredentialEnv {
-            gcp_service_account_json: Some("{}".into()),
-            ..env()
-        };
+        let e = CredentialEnv { gcp_service_account_json: Some("{}".into()), ..env() };
         let auth = Auth::discover(Some(&key), &e).await.unwrap();
         assert!(auth.source().starts_with("--credentials"));
         assert!(!format!("{auth:?}").contains("PRIVATE"));
@@ -222,72 +183,33 @@ mod tests {
 
     #[tokio::test]
     async fn env_sources_are_taken_in_order() {
-        let e = CredentialEnv {
-            gcp_service_account_json: Some(fake_key()),
-            google_credentials: Some("x".into()),
-            ..env()
-        };
-        assert_eq!(
-            Auth::discover(None, &e).await.unwrap().source(),
-            "GCP_SERVICE_ACCOUNT_JSON"
-        );
-        let e = CredentialEnv {
-            google_credentials: Some(fake_key()),
-            ..env()
-        };
-        assert_eq!(
-            Auth::discover(None, &e).await.unwrap().source(),
-            "GOOGLE_CREDENTIALS"
-        );
+        let e =
+            CredentialEnv { gcp_service_account_json: Some(fake_key()), google_credentials: Some("x".into()), ..env() };
+        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GCP_SERVICE_ACCOUNT_JSON");
+        let e = CredentialEnv { google_credentials: Some(fake_key()), ..env() };
+        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GOOGLE_CREDENTIALS");
         use base64::Engine;
         let b64 = base64::engine::general_purpose::STANDARD.encode(fake_key());
-        let e = CredentialEnv {
-            gcp_service_account_json_b64: Some(b64),
-            ..env()
-        };
-        assert_eq!(
-            Auth::discover(None, &e).await.unwrap().source(),
-            "GCP_SERVICE_ACCOUNT_JSON_B64"
-        );
+        let e = CredentialEnv { gcp_service_account_json_b64: Some(b64), ..env() };
+        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GCP_SERVICE_ACCOUNT_JSON_B64");
     }
 
     #[tokio::test]
     async fn the_local_key_file_is_found() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(LOCAL_KEY_FILE), fake_key()).unwrap();
-        let e = CredentialEnv {
-            working_dir: dir.path().into(),
-            ..Default::default()
-        };
-        assert_eq!(
-            Auth::discover(None, &e).await.unwrap().source(),
-            "./service-account.json"
-        );
+        let e = CredentialEnv { working_dir: dir.path().into(), ..Default::default() };
+        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "./service-account.json");
     }
 
     #[tokio::test]
     async fn broken_sources_say_what_is_wrong_without_content() {
-        let missing = Auth::discover(Some(Path::new("/nonexistent/key.json")), &env())
-            .await
-            .unwrap_err();
-        assert!(
-            missing
-                .to_string()
-                .contains("cannot read the credentials file /nonexistent/key.json")
-        );
-        let e = CredentialEnv {
-            gcp_service_account_json_b64: Some("!!!".into()),
-            ..env()
-        };
-        assert!(matches!(
-            Auth::discover(None, &e).await,
-            Err(AuthError::BadBase64)
-        ));
+        let missing = Auth::discover(Some(Path::new("/nonexistent/key.json")), &env()).await.unwrap_err();
+        assert!(missing.to_string().contains("cannot read the credentials file /nonexistent/key.json"));
+        let e = CredentialEnv { gcp_service_account_json_b64: Some("!!!".into()), ..env() };
+        assert!(matches!(Auth::discover(None, &e).await, Err(AuthError::BadBase64)));
         let user = r#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#;
-        let e = CredentialEnv {
-            google_credentials: Some(user.into()),
-            ..env()
-        };
+        let e = CredentialEnv { google_credentials: Some(user.into()), ..env() };
         let error = Auth::discover(None, &e).await.unwrap_err().to_string();
         assert!(error.contains("GOOGLE_CREDENTIALS is not a service account key"));
         assert!(!error.contains("secret-refresh"));

@@ -115,6 +115,12 @@ pub struct BenchArgs {
     /// HTTP version of the JSON API: auto | 1.1 | 2.
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     pub json_http: String,
+    /// Keep running paired rounds until this much time has passed (instead of --iterations).
+    #[arg(long, value_name = "DURATION", default_value = "")]
+    pub duration: String,
+    /// Stop early once the 95% confidence interval of the difference is this narrow (5%).
+    #[arg(long, value_name = "WIDTH", default_value = "")]
+    pub until_stable: String,
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -144,6 +150,8 @@ impl BenchArgs {
             order: self.order.clone(),
             prefix: self.prefix.clone(),
             json_http: self.json_http.clone(),
+            duration: self.duration.clone(),
+            until_stable: self.until_stable.clone(),
         }
     }
 }
@@ -182,18 +190,9 @@ mod tests {
 
     #[test]
     fn go_style_booleans_and_defaults_parse() {
-        let cli = Cli::try_parse_from([
-            "gcs-speed-tui",
-            "run",
-            "--cleanup=false",
-            "--warmup",
-            "--size",
-            "1MiB",
-        ])
-        .unwrap();
-        let Some(Command::Run(run)) = cli.command else {
-            panic!("run")
-        };
+        let cli =
+            Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
+        let Some(Command::Run(run)) = cli.command else { panic!("run") };
         assert!(!run.bench.cleanup);
         assert!(run.bench.warmup);
         assert!(!run.bench.disable_grpc_autochecksum);

@@ -53,10 +53,7 @@ pub enum Target {
     /// The emulator built into this binary, started for the run.
     BuiltIn,
     /// Another emulator or a private endpoint: plaintext allowed, no auth.
-    Endpoint {
-        json_url: Option<String>,
-        grpc_url: Option<String>,
-    },
+    Endpoint { json_url: Option<String>, grpc_url: Option<String> },
     /// storage.googleapis.com with credentials.
     Gcs,
 }
@@ -96,6 +93,10 @@ pub struct Options {
     pub order: String,
     pub prefix: String,
     pub json_http: String,
+    /// Run rounds until this much time has passed (instead of `iterations`).
+    pub duration: String,
+    /// Stop once the 95% interval is this narrow (percentage points).
+    pub until_stable: String,
 }
 
 impl Default for Options {
@@ -121,6 +122,8 @@ impl Default for Options {
             order: "interleaved".into(),
             prefix: "gcs-speed-tui".into(),
             json_http: "auto".into(),
+            duration: String::new(),
+            until_stable: String::new(),
         }
     }
 }
@@ -152,6 +155,10 @@ pub struct BenchConfig {
     pub order: Order,
     pub prefix: String,
     pub json_http: JsonHttp,
+    #[serde(serialize_with = "optional_seconds")]
+    pub duration: Option<Duration>,
+    /// Stop when the 95% interval of the difference is at most this wide (percentage points).
+    pub until_stable: Option<f64>,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -159,6 +166,13 @@ pub struct BenchConfig {
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+fn optional_seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_f64(d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
 }
 
 /// One sentence: what is wrong, and what to do.
@@ -171,17 +185,11 @@ pub struct ConfigError {
 }
 
 fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError {
-        field,
-        message: message.into(),
-    })
+    Err(ConfigError { field, message: message.into() })
 }
 
 fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
-    move |message| ConfigError {
-        field,
-        message: format!("--{}: {message}", field.replace('_', "-")),
-    }
+    move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
 }
 
 /// The environment the target choice reads (passed in, so tests need no globals).
@@ -193,11 +201,7 @@ pub struct Environment {
 
 impl Environment {
     pub fn from_process() -> Self {
-        let var = |name| {
-            std::env::var(name)
-                .ok()
-                .filter(|v: &String| !v.trim().is_empty())
-        };
+        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
         Self {
             storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
             storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
@@ -210,16 +214,12 @@ impl Options {
         let mut notes = Vec::new();
         let object_size = units::parse_size(&self.size).map_err(flag_error("size"))?;
         if object_size == 0 || object_size > MAX_OBJECT_BYTES {
-            return fail(
-                "size",
-                "--size must be between 1 B and 5 TiB (the largest GCS object)",
-            );
+            return fail("size", "--size must be between 1 B and 5 TiB (the largest GCS object)");
         }
         let iterations = parse_count(&self.iterations, "iterations", 1, 100_000)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
-        let mut chunk_size =
-            units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
+        let mut chunk_size = units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
         if chunk_size % CHUNK_ALIGNMENT != 0 {
             let rounded = chunk_size.div_ceil(CHUNK_ALIGNMENT) * CHUNK_ALIGNMENT;
             notes.push(format!(
@@ -229,8 +229,7 @@ impl Options {
             ));
             chunk_size = rounded;
         }
-        let warmup_size =
-            units::parse_size(&self.warmup_size).map_err(flag_error("warmup_size"))?;
+        let warmup_size = units::parse_size(&self.warmup_size).map_err(flag_error("warmup_size"))?;
         if self.warmup && (warmup_size == 0 || warmup_size > MAX_OBJECT_BYTES) {
             return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
         }
@@ -243,30 +242,21 @@ impl Options {
             "http-json" | "json" | "http" => vec![TransportKind::Json],
             "grpc" => vec![TransportKind::Grpc],
             other => {
-                return fail(
-                    "transports",
-                    format!("--transports '{other}' is not one of both, http-json, grpc"),
-                );
+                return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc"));
             }
         };
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
             "none" => false,
             other => {
-                return fail(
-                    "checksum",
-                    format!("--checksum '{other}' is not one of crc32c, none"),
-                );
+                return fail("checksum", format!("--checksum '{other}' is not one of crc32c, none"));
             }
         };
         let order = match self.order.trim() {
             "interleaved" => Order::Interleaved,
             "sequential" => Order::Sequential,
             other => {
-                return fail(
-                    "order",
-                    format!("--order '{other}' is not one of interleaved, sequential"),
-                );
+                return fail("order", format!("--order '{other}' is not one of interleaved, sequential"));
             }
         };
         let json_http = match self.json_http.trim() {
@@ -274,23 +264,43 @@ impl Options {
             "1.1" | "1" => JsonHttp::Http1,
             "2" => JsonHttp::Http2,
             other => {
-                return fail(
-                    "json_http",
-                    format!("--json-http '{other}' is not one of auto, 1.1, 2"),
-                );
+                return fail("json_http", format!("--json-http '{other}' is not one of auto, 1.1, 2"));
             }
         };
         let prefix = self.prefix.trim().trim_matches('/').to_string();
         if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
+            return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
+        }
+        let duration = match self.duration.trim() {
+            "" => None,
+            text => match units::parse_duration(text).map_err(flag_error("duration"))? {
+                d if d.is_zero() => return fail("duration", "--duration must be above zero, like 30s"),
+                d => Some(d),
+            },
+        };
+        let until_stable = match self.until_stable.trim().trim_end_matches('%') {
+            "" => None,
+            text => match text.parse::<f64>() {
+                Ok(width) if width > 0.0 && width.is_finite() => Some(width),
+                _ => {
+                    return fail(
+                        "until_stable",
+                        format!(
+                            "--until-stable '{}' is not a width: use percentage points, like 5%",
+                            self.until_stable
+                        ),
+                    );
+                }
+            },
+        };
+        if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
             return fail(
-                "prefix",
-                "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters",
+                "order",
+                "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
             );
         }
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
-        let credentials = Some(self.credentials.trim())
-            .filter(|c| !c.is_empty())
-            .map(PathBuf::from);
+        let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         Ok(BenchConfig {
             target,
             bucket,
@@ -310,6 +320,8 @@ impl Options {
             order,
             prefix,
             json_http,
+            duration,
+            until_stable,
             notes,
         })
     }
@@ -324,24 +336,15 @@ impl Options {
     ) -> Result<(Target, String), ConfigError> {
         let bucket = self.bucket.trim().to_string();
         if !bucket.is_empty() {
-            crate::emulator::store::validate_bucket_name(&bucket).map_err(|e| ConfigError {
-                field: "bucket",
-                message: format!("--bucket: {e}"),
-            })?;
+            crate::emulator::store::validate_bucket_name(&bucket)
+                .map_err(|e| ConfigError { field: "bucket", message: format!("--bucket: {e}") })?;
         }
         let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-        let json_url = named(&self.endpoint)
-            .or_else(|| env.storage_emulator_host.clone())
-            .map(|u| with_scheme(&u));
-        let grpc_url = named(&self.grpc_endpoint)
-            .or_else(|| env.storage_emulator_host_grpc.clone())
-            .map(|u| with_scheme(&u));
+        let json_url = named(&self.endpoint).or_else(|| env.storage_emulator_host.clone()).map(|u| with_scheme(&u));
+        let grpc_url =
+            named(&self.grpc_endpoint).or_else(|| env.storage_emulator_host_grpc.clone()).map(|u| with_scheme(&u));
         let or_default = |bucket: String| {
-            if bucket.is_empty() {
-                DEFAULT_EMULATOR_BUCKET.to_string()
-            } else {
-                bucket
-            }
+            if bucket.is_empty() { DEFAULT_EMULATOR_BUCKET.to_string() } else { bucket }
         };
         if self.emulator {
             return Ok((Target::BuiltIn, or_default(bucket)));
@@ -364,10 +367,7 @@ impl Options {
         if !bucket.is_empty() {
             return Ok((Target::Gcs, bucket));
         }
-        notes.push(
-            "no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)"
-                .into(),
-        );
+        notes.push("no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)".into());
         Ok((Target::BuiltIn, DEFAULT_EMULATOR_BUCKET.to_string()))
     }
 }
@@ -425,108 +425,34 @@ mod tests {
         assert!(config.cleanup && config.warmup && config.json_checksum && config.grpc_checksum);
         assert_eq!(config.warmup_size, MIB);
         assert_eq!(config.timeout, Duration::from_secs(600));
-        assert_eq!(
-            config.transports,
-            [TransportKind::Json, TransportKind::Grpc]
-        );
-        assert_eq!(
-            config.target,
-            Target::BuiltIn,
-            "no bucket: the built-in emulator"
-        );
+        assert_eq!(config.transports, [TransportKind::Json, TransportKind::Grpc]);
+        assert_eq!(config.target, Target::BuiltIn, "no bucket: the built-in emulator");
         assert!(config.notes[0].contains("built-in emulator"));
     }
 
     #[test]
     fn chunk_sizes_round_up_to_256k_with_a_note() {
-        let config = valid(&Options {
-            chunk_size: "1000KiB".into(),
-            ..Options::default()
-        });
+        let config = valid(&Options { chunk_size: "1000KiB".into(), ..Options::default() });
         assert_eq!(config.chunk_size, 1024 * KIB);
-        assert!(
-            config
-                .notes
-                .iter()
-                .any(|n| n.contains("rounded up to 1 MiB"))
-        );
-        assert_eq!(
-            valid(&Options {
-                chunk_size: "0".into(),
-                ..Options::default()
-            })
-            .chunk_size,
-            0
-        );
+        assert!(config.notes.iter().any(|n| n.contains("rounded up to 1 MiB")));
+        assert_eq!(valid(&Options { chunk_size: "0".into(), ..Options::default() }).chunk_size, 0);
     }
 
     #[test]
     fn bad_values_name_the_flag_and_the_fix() {
         let cases = [
+            (Options { size: "12XB".into(), ..Options::default() }, "size", "--size: '12XB' is not a size"),
+            (Options { size: "0".into(), ..Options::default() }, "size", "between 1 B and 5 TiB"),
+            (Options { iterations: "0".into(), ..Options::default() }, "iterations", "--iterations must be between 1"),
+            (Options { concurrency: "many".into(), ..Options::default() }, "concurrency", "not a whole number"),
             (
-                Options {
-                    size: "12XB".into(),
-                    ..Options::default()
-                },
-                "size",
-                "--size: '12XB' is not a size",
-            ),
-            (
-                Options {
-                    size: "0".into(),
-                    ..Options::default()
-                },
-                "size",
-                "between 1 B and 5 TiB",
-            ),
-            (
-                Options {
-                    iterations: "0".into(),
-                    ..Options::default()
-                },
-                "iterations",
-                "--iterations must be between 1",
-            ),
-            (
-                Options {
-                    concurrency: "many".into(),
-                    ..Options::default()
-                },
-                "concurrency",
-                "not a whole number",
-            ),
-            (
-                Options {
-                    timeout: "soon".into(),
-                    ..Options::default()
-                },
+                Options { timeout: "soon".into(), ..Options::default() },
                 "timeout",
                 "--timeout: 'soon' is not a duration",
             ),
-            (
-                Options {
-                    transports: "ftp".into(),
-                    ..Options::default()
-                },
-                "transports",
-                "not one of both",
-            ),
-            (
-                Options {
-                    bucket: "Bad_Bucket".into(),
-                    ..Options::default()
-                },
-                "bucket",
-                "not a valid bucket name",
-            ),
-            (
-                Options {
-                    checksum: "md5".into(),
-                    ..Options::default()
-                },
-                "checksum",
-                "crc32c, none",
-            ),
+            (Options { transports: "ftp".into(), ..Options::default() }, "transports", "not one of both"),
+            (Options { bucket: "Bad_Bucket".into(), ..Options::default() }, "bucket", "not a valid bucket name"),
+            (Options { checksum: "md5".into(), ..Options::default() }, "checksum", "crc32c, none"),
         ];
         for (options, field, text) in cases {
             let e = error(&options);
@@ -541,17 +467,8 @@ mod tests {
             storage_emulator_host: Some("localhost:9023".into()),
             storage_emulator_host_grpc: Some("localhost:9024".into()),
         };
-        let with_bucket = Options {
-            bucket: "my-bucket".into(),
-            ..Options::default()
-        };
-        assert_eq!(
-            with_bucket
-                .validate(&Environment::default())
-                .unwrap()
-                .target,
-            Target::Gcs
-        );
+        let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
+        assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);
         let endpoint = with_bucket.validate(&env).unwrap();
         assert_eq!(
             endpoint.target,
@@ -560,42 +477,19 @@ mod tests {
                 grpc_url: Some("http://localhost:9024".into())
             }
         );
-        let built_in = Options {
-            emulator: true,
-            ..with_bucket.clone()
-        }
-        .validate(&env)
-        .unwrap();
-        assert_eq!(
-            (built_in.target, built_in.bucket.as_str()),
-            (Target::BuiltIn, "my-bucket")
-        );
-        let json_only_env = Environment {
-            storage_emulator_host: Some("http://h:1".into()),
-            ..Environment::default()
-        };
-        assert_eq!(
-            with_bucket.validate(&json_only_env).unwrap_err().field,
-            "grpc_endpoint"
-        );
-        let json_only = Options {
-            transports: "http-json".into(),
-            ..with_bucket
-        };
+        let built_in = Options { emulator: true, ..with_bucket.clone() }.validate(&env).unwrap();
+        assert_eq!((built_in.target, built_in.bucket.as_str()), (Target::BuiltIn, "my-bucket"));
+        let json_only_env = Environment { storage_emulator_host: Some("http://h:1".into()), ..Environment::default() };
+        assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
+        let json_only = Options { transports: "http-json".into(), ..with_bucket };
         assert!(json_only.validate(&json_only_env).is_ok());
     }
 
     #[test]
     fn grpc_checksums_follow_both_switches() {
-        let off = valid(&Options {
-            disable_grpc_autochecksum: true,
-            ..Options::default()
-        });
+        let off = valid(&Options { disable_grpc_autochecksum: true, ..Options::default() });
         assert!(off.json_checksum && !off.grpc_checksum);
-        let none = valid(&Options {
-            checksum: "none".into(),
-            ..Options::default()
-        });
+        let none = valid(&Options { checksum: "none".into(), ..Options::default() });
         assert!(!none.json_checksum && !none.grpc_checksum);
     }
 }

@@ -3,9 +3,12 @@
 
 pub mod auth;
 pub mod cli;
+pub mod compare;
 pub mod config;
+pub mod cpu;
 pub mod emulator;
 pub mod events;
+pub mod netstat;
 pub mod payload;
 pub mod progress;
 pub mod report;

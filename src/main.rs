@@ -16,10 +16,7 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
@@ -42,12 +39,8 @@ fn main() -> ExitCode {
 
 /// Headless logs go to stderr, filtered by RUST_LOG (quiet by default).
 fn init_logging() {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }
 
 fn usage_error(message: impl std::fmt::Display) -> ExitCode {
@@ -56,11 +49,7 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run(args: RunArgs) -> ExitCode {
-    let config = match args
-        .bench
-        .to_options()
-        .validate(&Environment::from_process())
-    {
+    let config = match args.bench.to_options().validate(&Environment::from_process()) {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
@@ -90,18 +79,11 @@ async fn run(args: RunArgs) -> ExitCode {
         Format::Json => report.to_json() + "\n",
         Format::Csv => report.to_csv(),
     };
-    if let Err(error) = output
-        .write_all(text.as_bytes())
-        .and_then(|_| output.flush())
-    {
+    if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
         eprintln!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
     }
-    if report.succeeded() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// First Ctrl-C: stop uploads and clean up. Second: leave at once.
@@ -109,25 +91,16 @@ async fn cancel_on_ctrl_c(cancel: CancellationToken) {
     if tokio::signal::ctrl_c().await.is_err() {
         return;
     }
-    eprintln!(
-        "cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)"
-    );
+    eprintln!("cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)");
     cancel.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
-        eprintln!(
-            "left at once: objects of this run may remain (names start with the run's prefix and id)"
-        );
+        eprintln!("left at once: objects of this run may remain (names start with the run's prefix and id)");
         std::process::exit(130);
     }
 }
 
 async fn emulator(args: EmulatorArgs) -> ExitCode {
-    let latency = match args
-        .latency
-        .as_deref()
-        .map(units::parse_duration)
-        .transpose()
-    {
+    let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
         Ok(latency) => latency.unwrap_or_default(),
         Err(error) => return usage_error(format!("--latency: {error}")),
     };
@@ -161,10 +134,7 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
     println!("json={} grpc={grpc}", emulator.json_url());
     let _ = std::io::stdout().flush();
     if !args.host.is_loopback() {
-        eprintln!(
-            "warning: bound to {}: anyone who can reach this address can use the emulator",
-            args.host
-        );
+        eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
     }
     eprintln!(
         "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}\n  \

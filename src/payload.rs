@@ -18,10 +18,7 @@ impl Payload {
     /// An object of `size` bytes whose content repeats a random pool.
     pub fn new(size: u64, seed: u64) -> Self {
         let pool_len = size.min(POOL_BYTES) as usize;
-        Self {
-            pool: random_bytes(pool_len, seed),
-            size,
-        }
+        Self { pool: random_bytes(pool_len, seed), size }
     }
 
     pub fn size(&self) -> u64 {
@@ -59,8 +56,7 @@ impl Payload {
 
     /// crc32c of the whole object, computed afresh as a real client would.
     pub fn crc32c(&self) -> u32 {
-        self.segments(0, self.size, POOL_BYTES)
-            .fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+        self.segments(0, self.size, POOL_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
     }
 }
 
@@ -86,9 +82,7 @@ pub fn crc32c_base64(crc: u32) -> String {
 
 pub fn crc32c_from_base64(text: &str) -> Option<u32> {
     use base64::Engine;
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .ok()?;
+    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim()).ok()?;
     Some(u32::from_be_bytes(raw.try_into().ok()?))
 }
 
@@ -103,11 +97,7 @@ mod tests {
         let slices: Vec<Bytes> = payload.segments(MIB / 2, 70 * MIB + 5, 2 * MIB).collect();
         let total: u64 = slices.iter().map(|s| s.len() as u64).sum();
         assert_eq!(total, 70 * MIB + 5 - MIB / 2);
-        assert_eq!(
-            slices[0].len() as u64,
-            2 * MIB - MIB / 2,
-            "first slice ends on a 2 MiB boundary"
-        );
+        assert_eq!(slices[0].len() as u64, 2 * MIB - MIB / 2, "first slice ends on a 2 MiB boundary");
         assert!(slices.iter().all(|s| s.len() as u64 <= 2 * MIB));
         assert_eq!(slices.last().unwrap().len(), 5);
     }

@@ -18,12 +18,7 @@ struct Lane {
 }
 
 pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
-    let mut printer = Printer {
-        terminal,
-        lanes: BTreeMap::new(),
-        rounds: 0,
-        drawn: 0,
-    };
+    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: 0, drawn: 0 };
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
@@ -40,32 +35,17 @@ struct Printer {
 impl Printer {
     fn show(&mut self, event: RunEvent) {
         match event {
-            RunEvent::Started {
-                target,
-                rounds_per_transport,
-                ..
-            } => {
+            RunEvent::Started { target, rounds_per_transport, .. } => {
                 self.rounds = rounds_per_transport;
                 self.say(&target);
             }
             RunEvent::Phase(Phase::Warmup) => self.say("warming up (not timed)"),
             RunEvent::Phase(Phase::CleaningUp) => self.say("cleaning up"),
-            RunEvent::RoundStarted {
-                transport,
-                round: Some(_),
-                ..
-            } => {
+            RunEvent::RoundStarted { transport, round: Some(_), .. } => {
                 self.lanes.entry(transport).or_default().round_fraction = 0.0;
             }
-            RunEvent::Progress {
-                transport,
-                round: Some(_),
-                bytes,
-                bytes_total,
-                ..
-            } if self.terminal => {
-                self.lanes.entry(transport).or_default().round_fraction =
-                    bytes as f64 / bytes_total.max(1) as f64;
+            RunEvent::Progress { transport, round: Some(_), bytes, bytes_total, .. } if self.terminal => {
+                self.lanes.entry(transport).or_default().round_fraction = bytes as f64 / bytes_total.max(1) as f64;
                 self.redraw(None);
             }
             RunEvent::RoundDone(round) => {

@@ -1,8 +1,9 @@
 //! A finished run, and its three renderings: the original tool's table, JSON
 //! (stable field names) and CSV (one row per object).
 
+use crate::compare::{Comparison, compare};
 use crate::config::BenchConfig;
-use crate::stats::{Comparison, ObjectSample, RoundSample, TransportSummary, compare};
+use crate::stats::{ObjectSample, RoundSample, TransportSummary};
 use crate::target::TargetInfo;
 use crate::units::{format_mib_s, format_seconds, format_size};
 
@@ -29,9 +30,32 @@ pub struct Tool {
     pub version: &'static str,
 }
 
+/// Where the run ran, for reading a report later.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Host {
+    pub os: String,
+    pub kernel: String,
+    pub arch: &'static str,
+    pub cpus: usize,
+    pub directpath: &'static str,
+}
+
+impl Host {
+    pub fn here() -> Self {
+        Self {
+            os: std::env::consts::OS.to_string(),
+            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string(),
+            arch: std::env::consts::ARCH,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            directpath: "not used: DirectPath needs xDS and ALTS, which tonic lacks; gRPC goes to the public endpoint",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RunReport {
     pub tool: Tool,
+    pub environment: Host,
     pub run_id: String,
     pub started_at: String,
     pub outcome: RunOutcome,
@@ -57,12 +81,10 @@ impl RunReport {
         outcome: RunOutcome,
         cleanup: Cleanup,
     ) -> Self {
-        let comparison = compare(&transports);
+        let comparison = compare(&transports, &rounds);
         Self {
-            tool: Tool {
-                name: env!("CARGO_PKG_NAME"),
-                version: env!("CARGO_PKG_VERSION"),
-            },
+            tool: Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") },
+            environment: Host::here(),
             run_id,
             started_at,
             outcome,
@@ -78,9 +100,7 @@ impl RunReport {
 
     /// Every upload succeeded, the schedule ran to its end and nothing was left behind.
     pub fn succeeded(&self) -> bool {
-        self.outcome == RunOutcome::Completed
-            && self.samples.iter().all(|s| s.ok)
-            && self.cleanup.left.is_empty()
+        self.outcome == RunOutcome::Completed && self.samples.iter().all(|s| s.ok) && self.cleanup.left.is_empty()
     }
 
     pub fn failed_uploads(&self) -> usize {
@@ -105,8 +125,7 @@ impl RunReport {
     }
 
     pub fn to_csv(&self) -> String {
-        let mut out =
-            String::from("transport,round,worker,object,bytes,start_s,elapsed_s,ok,error\n");
+        let mut out = String::from("transport,round,worker,object,bytes,start_s,elapsed_s,ok,error\n");
         for s in &self.samples {
             out.push_str(&format!(
                 "{},{},{},{},{},{:.6},{:.6},{},{}\n",
@@ -127,22 +146,15 @@ impl RunReport {
     pub fn to_table(&self) -> String {
         let mut rows = vec![TABLE_HEADERS.map(String::from).to_vec()];
         rows.extend(table_rows(self));
-        let widths: Vec<usize> = (0..TABLE_HEADERS.len())
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-            .collect();
+        let widths: Vec<usize> =
+            (0..TABLE_HEADERS.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
         let mut out = String::new();
         for row in &rows {
             let cells: Vec<String> = row
                 .iter()
                 .zip(&widths)
                 .enumerate()
-                .map(|(i, (cell, w))| {
-                    if i == 0 {
-                        format!("{cell:<w$}")
-                    } else {
-                        format!("{cell:>w$}")
-                    }
-                })
+                .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
                 .collect();
             out.push_str(cells.join("  ").trim_end());
             out.push('\n');
@@ -159,15 +171,30 @@ impl RunReport {
 
     /// Protocols, outcome and cleanup, said after the table.
     pub fn footer_lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self
-            .transports
-            .iter()
-            .map(|t| format!("{}: {}", t.transport.name(), t.protocol))
-            .collect();
+        let mut lines = Vec::new();
+        for t in &self.transports {
+            let connections =
+                if t.connections == 1 { "1 connection".to_string() } else { format!("{} connections", t.connections) };
+            lines.push(format!(
+                "{}: {}, {connections}, wire {:.3}x payload, client CPU {:.2} s/GiB, per object {}",
+                t.transport.name(),
+                t.protocol,
+                t.wire_ratio,
+                t.cpu_s_per_gib,
+                format_mib_s(t.per_object_mib_s)
+            ));
+            lines.push(format!(
+                "  median phases: session {} · transfer {} · finalize {}",
+                format_seconds(t.session_median_s),
+                format_seconds(t.transfer_median_s),
+                format_seconds(t.finalize_median_s)
+            ));
+        }
         match self.outcome {
             RunOutcome::Completed => {}
-            RunOutcome::Cancelled => lines
-                .push("the run was cancelled: the figures cover the rounds that finished".into()),
+            RunOutcome::Cancelled => {
+                lines.push("the run was cancelled: the figures cover the rounds that finished".into())
+            }
             RunOutcome::TimedOut => lines.push(format!(
                 "the run hit --timeout {}: the figures cover the rounds that finished",
                 crate::units::format_duration(self.config.timeout)
@@ -178,11 +205,7 @@ impl RunReport {
             lines.push(format!("{failed} upload(s) failed"));
         }
         if self.cleanup.kept.is_empty() {
-            lines.push(format!(
-                "cleanup: deleted {}, left {}",
-                self.cleanup.deleted,
-                self.cleanup.left.len()
-            ));
+            lines.push(format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len()));
         } else {
             lines.push(format!(
                 "cleanup off: kept {} object(s) under {}/{}",
@@ -198,20 +221,8 @@ impl RunReport {
     }
 }
 
-pub const TABLE_HEADERS: [&str; 12] = [
-    "Transport",
-    "Runs",
-    "Bytes/run",
-    "Min",
-    "Median",
-    "Mean",
-    "Max",
-    "p50",
-    "p90",
-    "p99",
-    "Throughput",
-    "Errors",
-];
+pub const TABLE_HEADERS: [&str; 12] =
+    ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
 
 /// The table's cells, shared by the text table and the TUI.
 pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
@@ -220,18 +231,10 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
         .iter()
         .map(|t| {
             let seconds = |s: f64| {
-                if t.runs == 0 {
-                    "-".to_string()
-                } else {
-                    format_seconds(s)
-                }
+                if t.runs == 0 { "-".to_string() } else { format_seconds(s) }
             };
             let object_seconds = |s: f64| {
-                if t.objects == 0 {
-                    "-".to_string()
-                } else {
-                    format_seconds(s)
-                }
+                if t.objects == 0 { "-".to_string() } else { format_seconds(s) }
             };
             vec![
                 t.transport.name().to_string(),
@@ -252,11 +255,7 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
 }
 
 fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
+    if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
 }
 
 #[cfg(test)]

@@ -4,14 +4,16 @@
 
 use crate::config::{BenchConfig, Order, TransportKind};
 use crate::events::{Phase, RunEvent};
+use crate::netstat::{self, WireCounter};
 use crate::payload::Payload;
 use crate::report::{Cleanup, RunOutcome, RunReport};
-use crate::stats::{self, ObjectSample, RoundSample};
+use crate::stats::{self, Accounting, ObjectSample, RoundSample};
 use crate::target::Connected;
-use crate::transport::{CreatedObject, UploadRequest, Uploader, object_name};
+use crate::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
 use futures::StreamExt;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -23,27 +25,25 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 /// Deletes in flight at once during cleanup.
 const CLEANUP_PARALLELISM: usize = 16;
 
-/// The order of rounds. Interleaved alternates which transport goes first
-/// (AB, BA, AB, ...) so that drift and warm caches favour neither.
-pub fn schedule(
-    transports: &[TransportKind],
-    iterations: u32,
-    order: Order,
-) -> Vec<(u32, TransportKind)> {
+/// The transports of one interleaved round, in order: AB, BA, AB, ... so
+/// that drift and warm caches favour neither.
+pub fn pair_order(transports: &[TransportKind], round: u32) -> Vec<TransportKind> {
+    let mut kinds = transports.to_vec();
+    if round % 2 == 1 {
+        kinds.reverse();
+    }
+    kinds
+}
+
+/// The order of a fixed number of rounds.
+pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> Vec<(u32, TransportKind)> {
     match order {
         Order::Interleaved => (0..iterations)
-            .flat_map(|round| {
-                let mut kinds = transports.to_vec();
-                if round % 2 == 1 {
-                    kinds.reverse();
-                }
-                kinds.into_iter().map(move |kind| (round, kind))
-            })
+            .flat_map(|round| pair_order(transports, round).into_iter().map(move |kind| (round, kind)))
             .collect(),
-        Order::Sequential => transports
-            .iter()
-            .flat_map(|&kind| (0..iterations).map(move |round| (round, kind)))
-            .collect(),
+        Order::Sequential => {
+            transports.iter().flat_map(|&kind| (0..iterations).map(move |round| (round, kind))).collect()
+        }
     }
 }
 
@@ -51,12 +51,8 @@ pub fn schedule(
 pub fn random_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
+    hasher
+        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
     hasher.finish()
 }
 
@@ -69,23 +65,25 @@ pub fn idempotency_token() -> String {
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now();
     let stamp = crate::emulator::json_wire::rfc3339(now);
-    let digits: String = stamp
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(14)
-        .collect();
-    format!(
-        "{}-{}-{:04x}",
-        &digits[..8],
-        &digits[8..14],
-        random_u64() & 0xffff
-    )
+    let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
+    format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
 }
 
 /// Why a run stopped before its schedule was done.
 enum Stop {
     Cancelled,
     TimedOut,
+}
+
+/// What is measured around one transport's timed rounds.
+#[derive(Default)]
+struct Meter {
+    cpu_s: f64,
+    /// Connections opened by the end of the timed rounds (cleanup's deletes not counted).
+    connections: u64,
+    wire: WireCounter,
+    wire_bytes: u64,
+    peers: BTreeSet<SocketAddr>,
 }
 
 pub struct Runner<'a> {
@@ -99,7 +97,11 @@ pub struct Runner<'a> {
     created: Vec<(TransportKind, CreatedObject)>,
     rounds: Vec<RoundSample>,
     objects: Vec<ObjectSample>,
+    meters: BTreeMap<TransportKind, Meter>,
 }
+
+/// One finished upload: worker, start and duration in run seconds, and what came of it.
+type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>);
 
 impl<'a> Runner<'a> {
     pub fn new(
@@ -120,6 +122,7 @@ impl<'a> Runner<'a> {
             created: Vec::new(),
             rounds: Vec::new(),
             objects: Vec::new(),
+            meters: BTreeMap::new(),
         }
     }
 
@@ -153,16 +156,10 @@ impl<'a> Runner<'a> {
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
-            for (round, kind) in schedule(
-                &self.config.transports,
-                self.config.iterations,
-                self.config.order,
-            ) {
-                if let Some(why) = self.measure_round(kind, round, &payload).await {
-                    stop = Some(why);
-                    break;
-                }
-            }
+            stop = self.measure(&payload).await;
+        }
+        for uploader in &self.connected.uploaders {
+            self.meters.entry(uploader.kind()).or_default().connections = uploader.connections();
         }
         let cleanup = self.clean_up().await;
         let outcome = match stop {
@@ -175,19 +172,17 @@ impl<'a> Runner<'a> {
             .transports
             .iter()
             .map(|&kind| {
-                let protocol = self
-                    .connected
-                    .uploader(kind)
-                    .map(|u| u.protocol())
-                    .unwrap_or_default();
-                stats::summarize(
-                    kind,
-                    self.config.bytes_per_round(),
-                    &self.rounds,
-                    &self.objects,
-                    0,
-                    protocol,
-                )
+                let uploader = self.connected.uploader(kind);
+                let meter = self.meters.remove(&kind).unwrap_or_default();
+                let accounting = Accounting {
+                    retries: 0,
+                    protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
+                    cpu_s: meter.cpu_s,
+                    connections: meter.connections,
+                    wire_bytes: meter.wire_bytes,
+                    peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
+                };
+                stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting)
             })
             .collect();
         let report = RunReport::new(
@@ -201,9 +196,47 @@ impl<'a> Runner<'a> {
             outcome,
             cleanup,
         );
-        self.emit(RunEvent::Finished(Box::new(report.clone())))
-            .await;
+        self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
         report
+    }
+
+    /// The timed rounds: a fixed schedule, or paired rounds until `--duration`
+    /// has passed, stopping early once `--until-stable` is met.
+    async fn measure(&mut self, payload: &Payload) -> Option<Stop> {
+        let config = self.config.clone();
+        if config.order == Order::Sequential {
+            for (round, kind) in schedule(&config.transports, config.iterations, config.order) {
+                if let Some(why) = self.measure_round(kind, round, payload).await {
+                    return Some(why);
+                }
+            }
+            return None;
+        }
+        for round in 0.. {
+            let more = match config.duration {
+                Some(duration) => self.clock.elapsed() < duration,
+                None => round < config.iterations,
+            };
+            if !more {
+                break;
+            }
+            for kind in pair_order(&config.transports, round) {
+                if let Some(why) = self.measure_round(kind, round, payload).await {
+                    return Some(why);
+                }
+            }
+            if let (Some(width), [a, b]) = (config.until_stable, config.transports.as_slice())
+                && let Some(now) =
+                    crate::compare::interval_width(&crate::compare::paired_log_ratios(&self.rounds, *a, *b))
+                && now <= width
+            {
+                let note =
+                    format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", round + 1);
+                self.emit(RunEvent::Note(note)).await;
+                break;
+            }
+        }
+        None
     }
 
     /// One untimed upload per transport, deleted at once.
@@ -213,12 +246,10 @@ impl<'a> Runner<'a> {
                 continue;
             };
             let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
-            let (results, stop) = self
-                .upload_batch(&uploader, None, vec![name], payload)
-                .await;
+            let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
             for (_, _, _, result) in results {
                 match result {
-                    Ok(object) => {
+                    Ok((object, _)) => {
                         if let Err(error) = uploader.delete(&object).await {
                             self.emit(RunEvent::Note(format!(
                                 "could not delete warmup object {}: {error}",
@@ -228,13 +259,7 @@ impl<'a> Runner<'a> {
                             self.created.push((kind, object));
                         }
                     }
-                    Err(error) => {
-                        self.emit(RunEvent::Note(format!(
-                            "{} warmup failed: {error}",
-                            kind.name()
-                        )))
-                        .await
-                    }
+                    Err(error) => self.emit(RunEvent::Note(format!("{} warmup failed: {error}", kind.name()))).await,
                 }
             }
             if stop.is_some() {
@@ -244,40 +269,31 @@ impl<'a> Runner<'a> {
         None
     }
 
-    async fn measure_round(
-        &mut self,
-        kind: TransportKind,
-        round: u32,
-        payload: &Payload,
-    ) -> Option<Stop> {
+    async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
         let uploader = self.connected.uploader(kind)?.clone();
         let names: Vec<String> = (0..self.config.concurrency)
-            .map(|worker| {
-                object_name(
-                    &self.config.prefix,
-                    &self.run_id,
-                    kind,
-                    &format!("{round:04}"),
-                    worker,
-                )
-            })
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{round:04}"), worker))
             .collect();
+        let port = uploader.peer_port();
+        self.meters.entry(kind).or_default().wire.sample(&netstat::client_sockets(port));
+        let cpu_before = crate::cpu::client_seconds();
         let round_start = self.at_s();
-        let (results, stop) = self
-            .upload_batch(&uploader, Some(round), names.clone(), payload)
-            .await;
-        let round_end = results
-            .iter()
-            .map(|(_, start, elapsed, _)| start + elapsed)
-            .fold(round_start, f64::max);
+        let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let cpu_spent = crate::cpu::client_seconds() - cpu_before;
+        let sockets = netstat::client_sockets(port);
+        let meter = self.meters.entry(kind).or_default();
+        meter.cpu_s += cpu_spent;
+        meter.wire_bytes += meter.wire.sample(&sockets);
+        meter.peers.extend(sockets.iter().map(|s| s.peer));
+        let round_end = results.iter().map(|(_, start, elapsed, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
         for (worker, start, elapsed, result) in results {
-            let (ok, error) = match result {
-                Ok(object) => {
+            let (ok, error, phases) = match result {
+                Ok((object, phases)) => {
                     self.created.push((kind, object));
                     bytes += payload.size();
-                    (true, None)
+                    (true, None, phases)
                 }
                 Err(error) => {
                     all_ok = false;
@@ -287,7 +303,7 @@ impl<'a> Runner<'a> {
                         round + 1
                     )))
                     .await;
-                    (false, Some(error))
+                    (false, Some(error), Phases::default())
                 }
             };
             let sample = ObjectSample {
@@ -300,6 +316,7 @@ impl<'a> Runner<'a> {
                 elapsed_s: elapsed,
                 ok,
                 error,
+                phases,
             };
             self.emit(RunEvent::ObjectDone(sample.clone())).await;
             self.objects.push(sample);
@@ -326,53 +343,28 @@ impl<'a> Runner<'a> {
         round: Option<u32>,
         names: Vec<String>,
         payload: &Payload,
-    ) -> (
-        Vec<(u32, f64, f64, Result<CreatedObject, String>)>,
-        Option<Stop>,
-    ) {
+    ) -> (Vec<Finished>, Option<Stop>) {
         let kind = uploader.kind();
         let at_s = self.at_s();
-        self.emit(RunEvent::RoundStarted {
-            transport: kind,
-            round,
-            at_s,
-        })
-        .await;
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
         let bytes_total = payload.size() * names.len() as u64;
-        let counters: Vec<Arc<AtomicU64>> =
-            names.iter().map(|_| Arc::new(AtomicU64::new(0))).collect();
+        let counters: Vec<Arc<Progress>> = names.iter().map(|_| Arc::new(Progress::default())).collect();
         let mut tasks = JoinSet::new();
         for (worker, name) in names.into_iter().enumerate() {
             let uploader = uploader.clone();
-            let request = UploadRequest {
-                name,
-                payload: payload.clone(),
-                progress: counters[worker].clone(),
-            };
+            let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
             let clock = self.clock;
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
                 let expected = request.payload.size();
-                let result = uploader
-                    .upload(request)
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|outcome| {
-                        if outcome.size == expected {
-                            Ok(outcome.object)
-                        } else {
-                            Err(format!(
-                                "the server stored {} bytes of {expected}",
-                                outcome.size
-                            ))
-                        }
-                    });
-                (
-                    worker as u32,
-                    start,
-                    clock.elapsed().as_secs_f64() - start,
-                    result,
-                )
+                let result = uploader.upload(request).await.map_err(|e| e.to_string()).and_then(|outcome| {
+                    if outcome.size == expected {
+                        Ok((outcome.object, outcome.phases))
+                    } else {
+                        Err(format!("the server stored {} bytes of {expected}", outcome.size))
+                    }
+                });
+                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
@@ -389,7 +381,7 @@ impl<'a> Runner<'a> {
                     Some(Err(error)) => self.emit(RunEvent::Note(format!("an upload task failed: {error}"))).await,
                 },
                 _ = ticker.tick() => {
-                    let bytes = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                    let bytes = counters.iter().map(|c| c.bytes()).sum();
                     let at_s = self.at_s();
                     // Progress may be dropped when a front end lags; results never are.
                     let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
@@ -405,14 +397,8 @@ impl<'a> Runner<'a> {
             }
         }
         let at_s = self.at_s();
-        let bytes = counters.iter().map(|c| c.load(Ordering::Relaxed)).sum();
-        let _ = self.events.try_send(RunEvent::Progress {
-            transport: kind,
-            round,
-            bytes,
-            bytes_total,
-            at_s,
-        });
+        let bytes = counters.iter().map(|c| c.bytes()).sum();
+        let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
         (results, stop)
     }
 
@@ -421,11 +407,7 @@ impl<'a> Runner<'a> {
         let created = std::mem::take(&mut self.created);
         if !self.config.cleanup {
             let kept = created.iter().map(|(_, o)| o.name.clone()).collect();
-            return Cleanup {
-                deleted: 0,
-                left: Vec::new(),
-                kept,
-            };
+            return Cleanup { deleted: 0, left: Vec::new(), kept };
         }
         self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let connected = self.connected;
@@ -446,22 +428,13 @@ impl<'a> Runner<'a> {
             match result {
                 Ok(()) => deleted += 1,
                 Err(error) => {
-                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}")))
-                        .await;
+                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
                     left.push(name);
                 }
             }
         }
-        self.emit(RunEvent::CleanupDone {
-            deleted,
-            left: left.clone(),
-        })
-        .await;
-        Cleanup {
-            deleted,
-            left,
-            kept: Vec::new(),
-        }
+        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
+        Cleanup { deleted, left, kept: Vec::new() }
     }
 }
 
@@ -473,17 +446,7 @@ mod tests {
     #[test]
     fn interleaved_rounds_alternate_which_transport_goes_first() {
         let plan = schedule(&[Json, Grpc], 3, Order::Interleaved);
-        assert_eq!(
-            plan,
-            [
-                (0, Json),
-                (0, Grpc),
-                (1, Grpc),
-                (1, Json),
-                (2, Json),
-                (2, Grpc)
-            ]
-        );
+        assert_eq!(plan, [(0, Json), (0, Grpc), (1, Grpc), (1, Json), (2, Json), (2, Grpc)]);
     }
 
     #[test]

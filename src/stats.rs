@@ -2,7 +2,8 @@
 //! between transports. No clocks, no I/O: easy to check by hand.
 
 use crate::config::TransportKind;
-use crate::units::mib_per_second;
+use crate::transport::Phases;
+use crate::units::{GIB, mib_per_second};
 
 /// One round of one transport: `concurrency` objects uploaded at once.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -30,6 +31,8 @@ pub struct ObjectSample {
     pub elapsed_s: f64,
     pub ok: bool,
     pub error: Option<String>,
+    #[serde(flatten)]
+    pub phases: Phases,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -48,11 +51,38 @@ pub struct TransportSummary {
     pub p50_s: f64,
     pub p90_s: f64,
     pub p99_s: f64,
-    /// Total bytes / total round time (= bytes_per_run / mean).
+    /// Total bytes / total round time (= bytes_per_run / mean): the aggregate throughput.
     pub throughput_mib_s: f64,
+    /// Mean over objects of object size / upload time: the per-object throughput.
+    pub per_object_mib_s: f64,
+    /// Medians over objects of the upload phases.
+    pub session_median_s: f64,
+    pub transfer_median_s: f64,
+    pub finalize_median_s: f64,
     pub errors: usize,
     pub retries: u64,
     pub protocol: String,
+    /// Client CPU (user + system) during this transport's timed rounds.
+    pub cpu_s: f64,
+    pub cpu_s_per_gib: f64,
+    pub connections: u64,
+    /// Bytes the kernel sent on this transport's sockets during its timed rounds.
+    pub wire_bytes: u64,
+    /// wire_bytes / payload bytes of those rounds.
+    pub wire_ratio: f64,
+    /// Server addresses its connections went to.
+    pub peers: Vec<String>,
+}
+
+/// What the runner measured around a transport's rounds, beyond the samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Accounting {
+    pub retries: u64,
+    pub protocol: String,
+    pub cpu_s: f64,
+    pub connections: u64,
+    pub wire_bytes: u64,
+    pub peers: Vec<String>,
 }
 
 pub fn summarize(
@@ -60,23 +90,25 @@ pub fn summarize(
     bytes_per_run: u64,
     rounds: &[RoundSample],
     objects: &[ObjectSample],
-    retries: u64,
-    protocol: String,
+    accounting: Accounting,
 ) -> TransportSummary {
-    let mut times: Vec<f64> = rounds
-        .iter()
-        .filter(|r| r.transport == transport && r.ok)
-        .map(|r| r.elapsed_s)
-        .collect();
+    let mine: Vec<&RoundSample> = rounds.iter().filter(|r| r.transport == transport).collect();
+    let mut times: Vec<f64> = mine.iter().filter(|r| r.ok).map(|r| r.elapsed_s).collect();
     times.sort_by(f64::total_cmp);
     let total_time: f64 = times.iter().sum();
     let total_bytes = bytes_per_run * times.len() as u64;
-    let mine: Vec<&ObjectSample> = objects
-        .iter()
-        .filter(|o| o.transport == transport)
-        .collect();
-    let object_times: Vec<f64> = mine.iter().filter(|o| o.ok).map(|o| o.elapsed_s).collect();
+    let measured_bytes: u64 = mine.iter().map(|r| r.bytes).sum();
+    let objects: Vec<&ObjectSample> = objects.iter().filter(|o| o.transport == transport).collect();
+    let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
+    let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
     let quantile = percentiles(&object_times);
+    let per_object: Vec<f64> = finished.iter().map(|o| mib_per_second(o.bytes, o.elapsed_s)).collect();
+    let phase_median = |phase: fn(&Phases) -> f64| {
+        let mut values: Vec<f64> = finished.iter().map(|o| phase(&o.phases)).collect();
+        values.sort_by(f64::total_cmp);
+        median(&values)
+    };
+    let ratio = |value: f64, bytes: u64| if bytes == 0 { 0.0 } else { value / bytes as f64 };
     TransportSummary {
         transport,
         runs: times.len(),
@@ -84,19 +116,29 @@ pub fn summarize(
         bytes_per_run,
         min_s: times.first().copied().unwrap_or(0.0),
         median_s: median(&times),
-        mean_s: if times.is_empty() {
-            0.0
-        } else {
-            total_time / times.len() as f64
-        },
+        mean_s: if times.is_empty() { 0.0 } else { total_time / times.len() as f64 },
         max_s: times.last().copied().unwrap_or(0.0),
         p50_s: quantile(0.50),
         p90_s: quantile(0.90),
         p99_s: quantile(0.99),
         throughput_mib_s: mib_per_second(total_bytes, total_time),
-        errors: mine.iter().filter(|o| !o.ok).count(),
-        retries,
-        protocol,
+        per_object_mib_s: if per_object.is_empty() {
+            0.0
+        } else {
+            per_object.iter().sum::<f64>() / per_object.len() as f64
+        },
+        session_median_s: phase_median(|p| p.session_s),
+        transfer_median_s: phase_median(|p| p.transfer_s),
+        finalize_median_s: phase_median(|p| p.finalize_s),
+        errors: objects.iter().filter(|o| !o.ok).count(),
+        retries: accounting.retries,
+        protocol: accounting.protocol,
+        cpu_s: accounting.cpu_s,
+        cpu_s_per_gib: ratio(accounting.cpu_s * GIB as f64, measured_bytes),
+        connections: accounting.connections,
+        wire_bytes: accounting.wire_bytes,
+        wire_ratio: ratio(accounting.wire_bytes as f64, measured_bytes),
+        peers: accounting.peers,
     }
 }
 
@@ -113,61 +155,13 @@ pub fn median(sorted: &[f64]) -> f64 {
 /// (3 significant digits, so a quantile is within 0.1% of the true value).
 fn percentiles(seconds: &[f64]) -> impl Fn(f64) -> f64 {
     // 1 µs to a day; longer uploads saturate rather than fail.
-    let mut histogram = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3)
-        .expect("valid histogram bounds");
+    let mut histogram =
+        hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3).expect("valid histogram bounds");
     for s in seconds {
         histogram.saturating_record((s * 1e6).round().max(1.0) as u64);
     }
     move |q| {
-        if histogram.is_empty() {
-            0.0
-        } else {
-            histogram.value_at_quantile(q) as f64 / 1e6
-        }
-    }
-}
-
-/// Which transport moved more bytes per second, and by how much.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Comparison {
-    pub faster: TransportKind,
-    pub slower: TransportKind,
-    /// (faster / slower - 1) x 100.
-    pub percent: f64,
-    pub faster_mib_s: f64,
-    pub slower_mib_s: f64,
-}
-
-pub fn compare(summaries: &[TransportSummary]) -> Option<Comparison> {
-    let [a, b] = summaries else { return None };
-    if a.throughput_mib_s <= 0.0 || b.throughput_mib_s <= 0.0 {
-        return None;
-    }
-    let (fast, slow) = if a.throughput_mib_s >= b.throughput_mib_s {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    Some(Comparison {
-        faster: fast.transport,
-        slower: slow.transport,
-        percent: (fast.throughput_mib_s / slow.throughput_mib_s - 1.0) * 100.0,
-        faster_mib_s: fast.throughput_mib_s,
-        slower_mib_s: slow.throughput_mib_s,
-    })
-}
-
-impl Comparison {
-    /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s)`.
-    pub fn sentence(&self) -> String {
-        format!(
-            "{} was {:.1}% faster than {} ({:.2} vs {:.2} MiB/s)",
-            self.faster.name(),
-            self.percent,
-            self.slower.name(),
-            self.faster_mib_s,
-            self.slower_mib_s
-        )
+        if histogram.is_empty() { 0.0 } else { histogram.value_at_quantile(q) as f64 / 1e6 }
     }
 }
 
@@ -177,13 +171,7 @@ mod tests {
     use crate::units::MIB;
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
-        RoundSample {
-            transport,
-            round,
-            elapsed_s,
-            bytes: 64 * MIB,
-            ok: true,
-        }
+        RoundSample { transport, round, elapsed_s, bytes: 64 * MIB, ok: true }
     }
 
     fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
@@ -197,6 +185,7 @@ mod tests {
             elapsed_s,
             ok,
             error: (!ok).then(|| "boom".into()),
+            phases: Phases { session_s: 0.0, transfer_s: elapsed_s * 0.9, finalize_s: elapsed_s * 0.1 },
         }
     }
 
@@ -204,12 +193,8 @@ mod tests {
     #[test]
     fn the_original_tools_figures() {
         let json = TransportKind::Json;
-        let rounds = [
-            round(json, 0, 8.039),
-            round(json, 1, 8.513),
-            round(json, 2, 8.829),
-        ];
-        let summary = summarize(json, 64 * MIB, &rounds, &[], 0, String::new());
+        let rounds = [round(json, 0, 8.039), round(json, 1, 8.513), round(json, 2, 8.829)];
+        let summary = summarize(json, 64 * MIB, &rounds, &[], Accounting::default());
         assert_eq!(summary.runs, 3);
         assert_eq!(summary.min_s, 8.039);
         assert_eq!(summary.median_s, 8.513);
@@ -219,17 +204,10 @@ mod tests {
         // throughput = bytes/run / mean, as the original defined it.
         assert!((summary.throughput_mib_s - 64.0 / summary.mean_s).abs() < 1e-12);
 
-        let grpc = TransportSummary {
-            transport: TransportKind::Grpc,
-            throughput_mib_s: 8.13,
-            ..summary.clone()
-        };
-        let comparison = compare(&[summary, grpc]).unwrap();
+        let grpc = TransportSummary { transport: TransportKind::Grpc, throughput_mib_s: 8.13, ..summary.clone() };
+        let comparison = crate::compare::compare(&[summary, grpc], &[]).unwrap();
         assert_eq!(comparison.faster, TransportKind::Grpc);
-        assert_eq!(
-            comparison.sentence(),
-            "grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s)"
-        );
+        assert!(comparison.sentence().starts_with("grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s)"));
     }
 
     #[test]
@@ -238,31 +216,22 @@ mod tests {
         let mut bad = round(json, 1, 0.5);
         bad.ok = false;
         let rounds = [round(json, 0, 2.0), bad, round(TransportKind::Grpc, 0, 1.0)];
-        let objects = [
-            object(json, 2.0, true),
-            object(json, 0.5, false),
-            object(TransportKind::Grpc, 1.0, true),
-        ];
-        let summary = summarize(json, 64 * MIB, &rounds, &objects, 2, "HTTP/1.1".into());
-        assert_eq!(
-            (
-                summary.runs,
-                summary.objects,
-                summary.errors,
-                summary.retries
-            ),
-            (1, 1, 1, 2)
-        );
+        let objects = [object(json, 2.0, true), object(json, 0.5, false), object(TransportKind::Grpc, 1.0, true)];
+        let accounting = Accounting { retries: 2, cpu_s: 0.5, wire_bytes: 130 * MIB, ..Accounting::default() };
+        let summary = summarize(json, 64 * MIB, &rounds, &objects, accounting);
+        assert_eq!((summary.runs, summary.objects, summary.errors, summary.retries), (1, 1, 1, 2));
         assert_eq!(summary.throughput_mib_s, 32.0);
+        assert_eq!(summary.per_object_mib_s, 32.0, "64 MiB in 2 s");
+        assert_eq!(summary.cpu_s_per_gib, 4.0, "0.5 s for 128 MiB measured");
+        assert!((summary.wire_ratio - 130.0 / 128.0).abs() < 1e-12);
+        assert!((summary.transfer_median_s - 1.8).abs() < 1e-12 && (summary.finalize_median_s - 0.2).abs() < 1e-12);
     }
 
     #[test]
     fn percentiles_come_from_object_times() {
         let json = TransportKind::Json;
-        let objects: Vec<ObjectSample> = (1..=100)
-            .map(|i| object(json, i as f64 / 100.0, true))
-            .collect();
-        let summary = summarize(json, MIB, &[], &objects, 0, String::new());
+        let objects: Vec<ObjectSample> = (1..=100).map(|i| object(json, i as f64 / 100.0, true)).collect();
+        let summary = summarize(json, MIB, &[], &objects, Accounting::default());
         assert!((summary.p50_s - 0.50).abs() < 0.001, "{}", summary.p50_s);
         assert!((summary.p90_s - 0.90).abs() < 0.001, "{}", summary.p90_s);
         assert!((summary.p99_s - 0.99).abs() < 0.001, "{}", summary.p99_s);
@@ -272,21 +241,5 @@ mod tests {
     fn medians_of_even_counts_average_the_middle() {
         assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), 2.5);
         assert_eq!(median(&[]), 0.0);
-    }
-
-    #[test]
-    fn no_comparison_without_two_measured_transports() {
-        let json = summarize(TransportKind::Json, MIB, &[], &[], 0, String::new());
-        assert_eq!(compare(std::slice::from_ref(&json)), None);
-        let grpc = TransportSummary {
-            transport: TransportKind::Grpc,
-            throughput_mib_s: 5.0,
-            ..json.clone()
-        };
-        assert_eq!(
-            compare(&[json, grpc]),
-            None,
-            "a transport with no timed round"
-        );
     }
 }

@@ -32,31 +32,20 @@ impl TargetInfo {
             .collect::<Vec<_>>()
             .join(" and ");
         match self.kind {
-            "emulator" => format!(
-                "target: built-in emulator on loopback ({endpoints}), bucket {}: not GCS numbers",
-                self.bucket
-            ),
-            "endpoint" => format!(
-                "target: endpoint {endpoints}, bucket {}, no credentials",
-                self.bucket
-            ),
-            _ => format!(
-                "target: gs://{} on Google Cloud Storage, credentials from {}",
-                self.bucket, self.credentials
-            ),
+            "emulator" => {
+                format!("target: built-in emulator on loopback ({endpoints}), bucket {}: not GCS numbers", self.bucket)
+            }
+            "endpoint" => format!("target: endpoint {endpoints}, bucket {}, no credentials", self.bucket),
+            _ => format!("target: gs://{} on Google Cloud Storage, credentials from {}", self.bucket, self.credentials),
         }
     }
 
     pub fn short_label(&self) -> String {
         match self.kind {
             "emulator" => "built-in emulator (loopback, not GCS)".into(),
-            "endpoint" => format!(
-                "endpoint {}",
-                self.json_endpoint
-                    .as_deref()
-                    .or(self.grpc_endpoint.as_deref())
-                    .unwrap_or("")
-            ),
+            "endpoint" => {
+                format!("endpoint {}", self.json_endpoint.as_deref().or(self.grpc_endpoint.as_deref()).unwrap_or(""))
+            }
             _ => format!("gs://{} (GCS)", self.bucket),
         }
     }
@@ -89,30 +78,17 @@ impl Connected {
 pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     let (emulator, json_url, grpc_url, auth) = match &config.target {
         Target::BuiltIn => {
-            let emulator = Emulator::start(EmulatorOptions::default())
-                .await
-                .map_err(SetupError::Emulator)?;
+            let emulator = Emulator::start(EmulatorOptions::default()).await.map_err(SetupError::Emulator)?;
             let json = emulator.json_url();
             let grpc = format!("http://{}", emulator.grpc_addr());
             (Some(emulator), Some(json), Some(grpc), Auth::none())
         }
-        Target::Endpoint { json_url, grpc_url } => {
-            (None, json_url.clone(), grpc_url.clone(), Auth::none())
-        }
+        Target::Endpoint { json_url, grpc_url } => (None, json_url.clone(), grpc_url.clone(), Auth::none()),
         Target::Gcs => {
-            let auth = Auth::discover(
-                config.credentials.as_deref(),
-                &CredentialEnv::from_process(),
-            )
-            .await?;
+            let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
             // Fail now, with the source named, rather than on the first upload.
             auth.bearer().await?;
-            (
-                None,
-                Some(GCS_JSON_URL.to_string()),
-                Some(GCS_GRPC_URL.to_string()),
-                auth,
-            )
+            (None, Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string()), auth)
         }
     };
     let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
@@ -147,11 +123,7 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     }
     let info = TargetInfo {
         kind: config.target.kind(),
-        json_endpoint: config
-            .transports
-            .contains(&TransportKind::Json)
-            .then(|| json_url.clone())
-            .flatten(),
+        json_endpoint: config.transports.contains(&TransportKind::Json).then(|| json_url.clone()).flatten(),
         grpc_endpoint: config
             .transports
             .contains(&TransportKind::Grpc)
@@ -160,9 +132,5 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
         bucket: config.bucket.clone(),
         credentials: auth.source().to_string(),
     };
-    Ok(Connected {
-        info,
-        uploaders,
-        emulator,
-    })
+    Ok(Connected { info, uploaders, emulator })
 }

@@ -12,16 +12,10 @@ pub const GIB: u64 = 1024 * MIB;
 /// decimal units (KB/MB/GB) powers of 1000, as GCS and gsutil spell them.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
     let unit = unit.trim();
-    let invalid = || {
-        format!(
-            "'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB"
-        )
-    };
+    let invalid = || format!("'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB");
     if number.is_empty() {
         return Err(invalid());
     }
@@ -50,21 +44,16 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Parses `10m`, `30s`, `500ms`, `1h`, `1m30s`, `2.5s`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let invalid =
-        || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
+    let invalid = || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
     let mut rest = text.trim();
     if rest.is_empty() {
         return Err(invalid());
     }
     let mut total = 0f64;
     while !rest.is_empty() {
-        let split = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(invalid)?;
+        let split = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(invalid)?;
         let (number, after) = rest.split_at(split);
-        let unit_len = after
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(after.len());
+        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
         let (unit, next) = after.split_at(unit_len);
         let value: f64 = number.parse().map_err(|_| invalid())?;
         let seconds_per_unit = match unit {
@@ -86,10 +75,8 @@ pub fn parse_rate(text: &str) -> Result<u64, String> {
     let lower = lower.trim_end_matches("/s").trim_end_matches("ps");
     for (suffix, bits) in [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)] {
         if let Some(number) = lower.strip_suffix(suffix) {
-            let value: f64 = number
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))?;
+            let value: f64 =
+                number.trim().parse().map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))?;
             return Ok((value * bits / 8.0) as u64);
         }
     }
@@ -107,12 +94,7 @@ pub fn parse_bool(text: &str) -> Result<bool, String> {
 
 /// `64 MiB`, `1.50 GiB`, `512 B`: binary units, three significant figures.
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 4] = [
-        ("TiB", 1024 * GIB),
-        ("GiB", GIB),
-        ("MiB", MIB),
-        ("KiB", KIB),
-    ];
+    const UNITS: [(&str, u64); 4] = [("TiB", 1024 * GIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)];
     for (name, unit) in UNITS {
         if bytes >= unit {
             let value = bytes as f64 / unit as f64;
@@ -199,11 +181,7 @@ mod tests {
             let error = parse_size(bad).unwrap_err();
             assert!(error.contains(bad), "{error}");
         }
-        assert!(
-            parse_size("99999999999TiB")
-                .unwrap_err()
-                .contains("too large")
-        );
+        assert!(parse_size("99999999999TiB").unwrap_err().contains("too large"));
     }
 
     #[test]

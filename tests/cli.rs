@@ -8,25 +8,14 @@ use std::process::{Command, Stdio};
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let mut command = Command::new(binary());
-    command
-        .args(args)
-        .env_remove("STORAGE_EMULATOR_HOST")
-        .env_remove("STORAGE_EMULATOR_HOST_GRPC");
+    command.args(args).env_remove("STORAGE_EMULATOR_HOST").env_remove("STORAGE_EMULATOR_HOST_GRPC");
     for (key, value) in env {
         command.env(key, value);
     }
     command.output().unwrap()
 }
 
-const SMALL: &[&str] = &[
-    "run",
-    "--size",
-    "512KiB",
-    "--iterations",
-    "2",
-    "--warmup-size",
-    "256KiB",
-];
+const SMALL: &[&str] = &["run", "--size", "512KiB", "--iterations", "2", "--warmup-size", "256KiB"];
 
 #[test]
 fn the_default_run_uses_the_built_in_emulator_and_prints_the_table() {
@@ -34,15 +23,8 @@ fn the_default_run_uses_the_built_in_emulator_and_prints_the_table() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("no --bucket given: using the built-in emulator"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("target: built-in emulator on loopback")
-            && stderr.contains("not GCS numbers"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("no --bucket given: using the built-in emulator"), "{stderr}");
+    assert!(stderr.contains("target: built-in emulator on loopback") && stderr.contains("not GCS numbers"), "{stderr}");
     assert!(stdout.starts_with("Transport  Runs  Bytes/run"), "{stdout}");
     assert!(stdout.contains("http-json") && stdout.contains("grpc"));
     assert!(stdout.contains("% faster than"), "{stdout}");
@@ -56,12 +38,7 @@ fn json_output_has_the_documented_fields() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["tool"]["name"], "gcs-speed-tui");
     assert_eq!(report["target"]["kind"], "emulator");
-    assert!(
-        report["target"]["json_endpoint"]
-            .as_str()
-            .unwrap()
-            .starts_with("http://127.0.0.1:")
-    );
+    assert!(report["target"]["json_endpoint"].as_str().unwrap().starts_with("http://127.0.0.1:"));
     assert_eq!(report["config"]["object_size"], 512 * 1024);
     let transport = &report["transports"][0];
     for field in [
@@ -83,17 +60,7 @@ fn json_output_has_the_documented_fields() {
         assert!(!transport[field].is_null(), "transports[0].{field}");
     }
     let sample = &report["samples"][0];
-    for field in [
-        "transport",
-        "round",
-        "worker",
-        "object",
-        "bytes",
-        "start_s",
-        "elapsed_s",
-        "ok",
-        "error",
-    ] {
+    for field in ["transport", "round", "worker", "object", "bytes", "start_s", "elapsed_s", "ok", "error"] {
         assert!(sample.get(field).is_some(), "samples[0].{field}");
     }
     assert_eq!(report["samples"].as_array().unwrap().len(), 4);
@@ -103,61 +70,26 @@ fn json_output_has_the_documented_fields() {
 fn csv_goes_to_the_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.csv");
-    let output = run(
-        &[
-            SMALL,
-            &["--format", "csv", "--output", path.to_str().unwrap()],
-        ]
-        .concat(),
-        &[],
-    );
+    let output = run(&[SMALL, &["--format", "csv", "--output", path.to_str().unwrap()]].concat(), &[]);
     assert!(output.status.success());
     assert!(output.stdout.is_empty(), "the report went to the file");
     let csv = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        lines[0],
-        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error"
-    );
+    assert_eq!(lines[0], "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error");
     assert_eq!(lines.len(), 5);
-    assert!(
-        lines[1].contains(",524288,") && lines[1].contains(",true,"),
-        "{}",
-        lines[1]
-    );
+    assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);
 }
 
 #[test]
 fn bad_input_is_one_sentence_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
+        (&["run", "--size", "12XB"], "error: --size: '12XB' is not a size"),
+        (&["run", "--iterations", "0"], "error: --iterations must be between 1 and"),
+        (&["run", "--bucket", "Not_Valid"], "error: --bucket: 'Not_Valid' is not a valid bucket name"),
+        (&["run", "--timeout", "forever"], "error: --timeout: 'forever' is not a duration"),
+        (&["run", "--output", "/nonexistent/dir/report.txt"], "error: cannot write /nonexistent/dir/report.txt"),
         (
-            &["run", "--size", "12XB"],
-            "error: --size: '12XB' is not a size",
-        ),
-        (
-            &["run", "--iterations", "0"],
-            "error: --iterations must be between 1 and",
-        ),
-        (
-            &["run", "--bucket", "Not_Valid"],
-            "error: --bucket: 'Not_Valid' is not a valid bucket name",
-        ),
-        (
-            &["run", "--timeout", "forever"],
-            "error: --timeout: 'forever' is not a duration",
-        ),
-        (
-            &["run", "--output", "/nonexistent/dir/report.txt"],
-            "error: cannot write /nonexistent/dir/report.txt",
-        ),
-        (
-            &[
-                "run",
-                "--bucket",
-                "my-bucket",
-                "--credentials",
-                "/nonexistent/key.json",
-            ],
+            &["run", "--bucket", "my-bucket", "--credentials", "/nonexistent/key.json"],
             "error: cannot read the credentials file /nonexistent/key.json",
         ),
         (&["run", "--cleanup=maybe"], "'maybe' is not a boolean"),
@@ -167,10 +99,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
-        assert!(
-            !stderr.contains("panicked") && !stderr.contains("{ "),
-            "no panic or Debug dump: {stderr}"
-        );
+        assert!(!stderr.contains("panicked") && !stderr.contains("{ "), "no panic or Debug dump: {stderr}");
         assert!(output.stdout.is_empty());
     }
 }
@@ -185,36 +114,17 @@ fn storage_emulator_host_points_at_another_emulator() {
     let bare_json = json.trim_start_matches("http://");
     let output = run(
         &[SMALL, &["--bucket", BUCKET, "--cleanup=false"]].concat(),
-        &[
-            ("STORAGE_EMULATOR_HOST", bare_json),
-            ("STORAGE_EMULATOR_HOST_GRPC", &grpc),
-        ],
+        &[("STORAGE_EMULATOR_HOST", bare_json), ("STORAGE_EMULATOR_HOST_GRPC", &grpc)],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert!(
-        stderr.contains(&format!("target: endpoint {json} and {grpc}")),
-        "{stderr}"
-    );
-    assert_eq!(
-        emulator.store().object_count(),
-        4,
-        "the uploads landed in that emulator"
-    );
+    assert!(stderr.contains(&format!("target: endpoint {json} and {grpc}")), "{stderr}");
+    assert_eq!(emulator.store().object_count(), 4, "the uploads landed in that emulator");
 }
 
 #[test]
 fn an_unreachable_endpoint_is_named() {
-    let output = run(
-        &[
-            "run",
-            "--endpoint",
-            "http://127.0.0.1:9",
-            "--transports",
-            "http-json",
-        ],
-        &[],
-    );
+    let output = run(&["run", "--endpoint", "http://127.0.0.1:9", "--transports", "http-json"], &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("http://127.0.0.1:9"), "{stderr}");
@@ -229,17 +139,12 @@ fn the_emulator_command_prints_its_addresses_first() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     let first = first.trim().to_string();
     let (json, grpc) = first.split_once(' ').unwrap();
     let json = json.strip_prefix("json=http://127.0.0.1:").expect(&first);
     let grpc = grpc.strip_prefix("grpc=127.0.0.1:").expect(&first);
-    assert!(
-        json.parse::<u16>().is_ok() && grpc.parse::<u16>().is_ok(),
-        "{first}"
-    );
+    assert!(json.parse::<u16>().is_ok() && grpc.parse::<u16>().is_ok(), "{first}");
     let output = run(
         &[
             SMALL,
@@ -260,37 +165,19 @@ fn the_emulator_command_prints_its_addresses_first() {
     let stderr_of_emulator = {
         let mut text = String::new();
         use std::io::Read;
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut text)
-            .unwrap();
+        child.stderr.take().unwrap().read_to_string(&mut text).unwrap();
         text
     };
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        stderr_of_emulator.contains("STORAGE_EMULATOR_HOST="),
-        "{stderr_of_emulator}"
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stderr_of_emulator.contains("STORAGE_EMULATOR_HOST="), "{stderr_of_emulator}");
 }
 
 #[test]
 fn bad_emulator_flags_are_refused() {
     for (args, expected) in [
-        (
-            vec!["emulator", "--fault", "explode"],
-            "error: --fault: 'explode' is not a fault instruction",
-        ),
+        (vec!["emulator", "--fault", "explode"], "error: --fault: 'explode' is not a fault instruction"),
         (vec!["emulator", "--latency", "slow"], "error: --latency:"),
-        (
-            vec!["emulator", "--bandwidth", "fast"],
-            "error: --bandwidth:",
-        ),
+        (vec!["emulator", "--bandwidth", "fast"], "error: --bandwidth:"),
     ] {
         let output = run(&args, &[]);
         assert_eq!(output.status.code(), Some(2));
@@ -300,14 +187,8 @@ fn bad_emulator_flags_are_refused() {
 
 #[test]
 fn without_a_terminal_the_app_points_to_run() {
-    let output = Command::new(binary())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let output = Command::new(binary()).stdin(Stdio::null()).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("needs a terminal; in scripts use `gcs-speed-tui run`"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("needs a terminal; in scripts use `gcs-speed-tui run`"), "{stderr}");
 }

@@ -19,11 +19,7 @@ fn upload_url(base: &str) -> String {
 async fn media(base: &str, name: &str, data: &[u8], hash: Option<String>) -> reqwest::Response {
     let mut request = http()
         .post(upload_url(base))
-        .query(&[
-            ("uploadType", "media"),
-            ("name", name),
-            ("ifGenerationMatch", "0"),
-        ])
+        .query(&[("uploadType", "media"), ("name", name), ("ifGenerationMatch", "0")])
         .body(data.to_vec());
     if let Some(hash) = hash {
         request = request.header("x-goog-hash", hash);
@@ -32,31 +28,18 @@ async fn media(base: &str, name: &str, data: &[u8], hash: Option<String>) -> req
 }
 
 async fn start_session(base: &str, name: &str) -> String {
-    let response = http()
-        .post(upload_url(base))
-        .query(&[("uploadType", "resumable"), ("name", name)])
-        .send()
-        .await
-        .unwrap();
+    let response =
+        http().post(upload_url(base)).query(&[("uploadType", "resumable"), ("name", name)]).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     response.headers()["location"].to_str().unwrap().to_string()
 }
 
 async fn put(session: &str, range: &str, body: Vec<u8>) -> reqwest::Response {
-    http()
-        .put(session)
-        .header("content-range", range)
-        .body(body)
-        .send()
-        .await
-        .unwrap()
+    http().put(session).header("content-range", range).body(body).send().await.unwrap()
 }
 
 fn range(response: &reqwest::Response) -> Option<String> {
-    response
-        .headers()
-        .get("range")
-        .map(|v| v.to_str().unwrap().to_string())
+    response.headers().get("range").map(|v| v.to_str().unwrap().to_string())
 }
 
 #[tokio::test]
@@ -78,27 +61,14 @@ async fn buckets_are_created_and_looked_up() {
         .await
         .unwrap();
     assert_eq!(again.status(), StatusCode::CONFLICT);
-    let got = http()
-        .get(format!("{base}/storage/v1/b/new-bucket"))
-        .send()
-        .await
-        .unwrap();
+    let got = http().get(format!("{base}/storage/v1/b/new-bucket")).send().await.unwrap();
     assert_eq!(got.status(), StatusCode::OK);
-    let missing = http()
-        .get(format!("{base}/storage/v1/b/no-such-bucket"))
-        .send()
-        .await
-        .unwrap();
+    let missing = http().get(format!("{base}/storage/v1/b/no-such-bucket")).send().await.unwrap();
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
     let body: Value = missing.json().await.unwrap();
     assert_eq!(body["error"]["code"], 404, "the GCS error body shape");
     assert_eq!(body["error"]["errors"][0]["reason"], "notFound");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("no-such-bucket")
-    );
+    assert!(body["error"]["message"].as_str().unwrap().contains("no-such-bucket"));
 }
 
 #[tokio::test]
@@ -106,26 +76,13 @@ async fn media_uploads_verify_crc32c_and_report_the_object() {
     let emulator = emulator().await;
     let base = emulator.json_url();
     let data = random_bytes(300_000, 1);
-    let response = media(
-        &base,
-        "dir/a b.bin",
-        &data,
-        Some(format!("crc32c={}", crc32c_b64(&data))),
-    )
-    .await;
+    let response = media(&base, "dir/a b.bin", &data, Some(format!("crc32c={}", crc32c_b64(&data)))).await;
     assert_eq!(response.status(), StatusCode::OK);
     let object: Value = response.json().await.unwrap();
     assert_eq!(object["name"], "dir/a b.bin");
     assert_eq!(object["size"], "300000");
     assert_eq!(object["crc32c"], crc32c_b64(&data));
-    assert!(
-        object["generation"]
-            .as_str()
-            .unwrap()
-            .parse::<i64>()
-            .unwrap()
-            > 0
-    );
+    assert!(object["generation"].as_str().unwrap().parse::<i64>().unwrap() > 0);
     assert!(object["timeCreated"].as_str().unwrap().ends_with('Z'));
     let fetched: Value = http()
         .get(format!("{base}/storage/v1/b/{BUCKET}/o/dir%2Fa%20b.bin"))
@@ -136,43 +93,22 @@ async fn media_uploads_verify_crc32c_and_report_the_object() {
         .await
         .unwrap();
     assert_eq!(fetched["generation"], object["generation"]);
-    assert_eq!(
-        emulator
-            .store()
-            .checksums_verified
-            .load(std::sync::atomic::Ordering::Relaxed),
-        1
-    );
+    assert_eq!(emulator.store().checksums_verified.load(std::sync::atomic::Ordering::Relaxed), 1);
 
-    let wrong = media(
-        &base,
-        "bad.bin",
-        &data,
-        Some(format!("crc32c={}", crc32c_b64(b"other"))),
-    )
-    .await;
+    let wrong = media(&base, "bad.bin", &data, Some(format!("crc32c={}", crc32c_b64(b"other")))).await;
     assert_eq!(wrong.status(), StatusCode::BAD_REQUEST);
     assert!(wrong.text().await.unwrap().contains("crc32c"));
-    assert!(
-        emulator.store().get(BUCKET, "bad.bin").is_err(),
-        "no object after a checksum mismatch"
-    );
+    assert!(emulator.store().get(BUCKET, "bad.bin").is_err(), "no object after a checksum mismatch");
 }
 
 #[tokio::test]
 async fn if_generation_match_zero_refuses_an_existing_name() {
     let emulator = emulator().await;
     let base = emulator.json_url();
-    assert_eq!(
-        media(&base, "once", b"1", None).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(media(&base, "once", b"1", None).await.status(), StatusCode::OK);
     let again = media(&base, "once", b"2", None).await;
     assert_eq!(again.status(), StatusCode::PRECONDITION_FAILED);
-    assert_eq!(
-        again.json::<Value>().await.unwrap()["error"]["errors"][0]["reason"],
-        "conditionNotMet"
-    );
+    assert_eq!(again.json::<Value>().await.unwrap()["error"]["errors"][0]["reason"], "conditionNotMet");
 }
 
 #[tokio::test]
@@ -180,7 +116,8 @@ async fn multipart_uploads_carry_metadata_and_checksums() {
     let emulator = emulator().await;
     let base = emulator.json_url();
     let data = random_bytes(5000, 2);
-    let metadata = serde_json::json!({"name": "multi.bin", "crc32c": crc32c_b64(&data), "contentType": "application/x-test"});
+    let metadata =
+        serde_json::json!({"name": "multi.bin", "crc32c": crc32c_b64(&data), "contentType": "application/x-test"});
     let mut body = format!("--BOUNDARY\r\ncontent-type: application/json\r\n\r\n{metadata}\r\n--BOUNDARY\r\ncontent-type: application/octet-stream\r\n\r\n").into_bytes();
     body.extend_from_slice(&data);
     body.extend_from_slice(b"\r\n--BOUNDARY--\r\n");
@@ -194,10 +131,7 @@ async fn multipart_uploads_carry_metadata_and_checksums() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let object: Value = response.json().await.unwrap();
-    assert_eq!(
-        (object["size"].as_str(), object["contentType"].as_str()),
-        (Some("5000"), Some("application/x-test"))
-    );
+    assert_eq!((object["size"].as_str(), object["contentType"].as_str()), (Some("5000"), Some("application/x-test")));
 }
 
 #[tokio::test]
@@ -212,26 +146,12 @@ async fn resumable_sessions_follow_the_protocol() {
     assert_eq!(query.status(), StatusCode::PERMANENT_REDIRECT);
     assert_eq!(range(&query), None, "no Range while nothing is persisted");
 
-    let first = put(
-        &session,
-        &format!("bytes 0-262143/{total}"),
-        data[..262_144].to_vec(),
-    )
-    .await;
+    let first = put(&session, &format!("bytes 0-262143/{total}"), data[..262_144].to_vec()).await;
     assert_eq!(first.status(), StatusCode::PERMANENT_REDIRECT);
     assert_eq!(range(&first).as_deref(), Some("bytes=0-262143"));
 
-    let unaligned = put(
-        &session,
-        "bytes 262144-300000/*",
-        data[262_144..300_001].to_vec(),
-    )
-    .await;
-    assert_eq!(
-        unaligned.status(),
-        StatusCode::BAD_REQUEST,
-        "non-final chunks are 256 KiB multiples"
-    );
+    let unaligned = put(&session, "bytes 262144-300000/*", data[262_144..300_001].to_vec()).await;
+    assert_eq!(unaligned.status(), StatusCode::BAD_REQUEST, "non-final chunks are 256 KiB multiples");
 
     // A resend that overlaps what is persisted: the overlap is skipped.
     let overlap = put(&session, "bytes 0-524287/*", data[..524_288].to_vec()).await;
@@ -241,10 +161,7 @@ async fn resumable_sessions_follow_the_protocol() {
 
     let last = http()
         .put(&session)
-        .header(
-            "content-range",
-            format!("bytes 524288-{}/{total}", total - 1),
-        )
+        .header("content-range", format!("bytes 524288-{}/{total}", total - 1))
         .header("x-goog-hash", format!("crc32c={}", crc32c_b64(&data)))
         .body(data[524_288..].to_vec())
         .send()
@@ -255,11 +172,7 @@ async fn resumable_sessions_follow_the_protocol() {
     assert_eq!(object["size"], total.to_string());
     assert_eq!(object["crc32c"], crc32c_b64(&data));
     let after = put(&session, &format!("bytes */{total}"), vec![]).await;
-    assert_eq!(
-        after.status(),
-        StatusCode::OK,
-        "a finished session answers with the object"
-    );
+    assert_eq!(after.status(), StatusCode::OK, "a finished session answers with the object");
 }
 
 #[tokio::test]
@@ -269,47 +182,15 @@ async fn gaps_and_bad_ranges_are_refused() {
     let session = start_session(&base, "gappy.bin").await;
     let gap = put(&session, "bytes 262144-524287/*", vec![0; 262_144]).await;
     assert_eq!(gap.status(), StatusCode::BAD_REQUEST);
-    assert!(
-        gap.text()
-            .await
-            .unwrap()
-            .contains("only 0 bytes are persisted")
-    );
-    for bad in [
-        "bytes 9-1/10",
-        "bits 0-1/2",
-        "bytes 0-1/x",
-        "bytes 0-262143/5",
-    ] {
-        assert_eq!(
-            put(&session, bad, vec![0; 2]).await.status(),
-            StatusCode::BAD_REQUEST,
-            "{bad}"
-        );
+    assert!(gap.text().await.unwrap().contains("only 0 bytes are persisted"));
+    for bad in ["bytes 9-1/10", "bits 0-1/2", "bytes 0-1/x", "bytes 0-262143/5"] {
+        assert_eq!(put(&session, bad, vec![0; 2]).await.status(), StatusCode::BAD_REQUEST, "{bad}");
     }
-    let mismatch = http()
-        .put(&session)
-        .header("content-range", "bytes 0-262143/*")
-        .body(vec![0; 10])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        mismatch.status(),
-        StatusCode::BAD_REQUEST,
-        "Content-Length disagrees with Content-Range"
-    );
-    let absurd = put(
-        &session,
-        "bytes 0-262143/18446744073709551615",
-        vec![0; 262_144],
-    )
-    .await;
-    assert_eq!(
-        absurd.status(),
-        StatusCode::PERMANENT_REDIRECT,
-        "a huge declared total is only a number"
-    );
+    let mismatch =
+        http().put(&session).header("content-range", "bytes 0-262143/*").body(vec![0; 10]).send().await.unwrap();
+    assert_eq!(mismatch.status(), StatusCode::BAD_REQUEST, "Content-Length disagrees with Content-Range");
+    let absurd = put(&session, "bytes 0-262143/18446744073709551615", vec![0; 262_144]).await;
+    assert_eq!(absurd.status(), StatusCode::PERMANENT_REDIRECT, "a huge declared total is only a number");
 }
 
 #[tokio::test]
@@ -320,57 +201,30 @@ async fn cancelled_sessions_are_gone() {
     let cancelled = http().delete(&session).send().await.unwrap();
     assert_eq!(cancelled.status().as_u16(), 499);
     assert_eq!(emulator.store().session_count(), 0);
-    assert_eq!(
-        put(&session, "bytes */*", vec![]).await.status(),
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(put(&session, "bytes */*", vec![]).await.status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
 async fn deletes_check_the_generation() {
     let emulator = emulator().await;
     let base = emulator.json_url();
-    let object: Value = media(&base, "del.bin", b"x", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let object: Value = media(&base, "del.bin", b"x", None).await.json().await.unwrap();
     let generation: i64 = object["generation"].as_str().unwrap().parse().unwrap();
     let url = format!("{base}/storage/v1/b/{BUCKET}/o/del.bin");
-    let wrong = http()
-        .delete(&url)
-        .query(&[("ifGenerationMatch", generation + 1)])
-        .send()
-        .await
-        .unwrap();
+    let wrong = http().delete(&url).query(&[("ifGenerationMatch", generation + 1)]).send().await.unwrap();
     assert_eq!(wrong.status(), StatusCode::PRECONDITION_FAILED);
-    let right = http()
-        .delete(&url)
-        .query(&[("ifGenerationMatch", generation)])
-        .send()
-        .await
-        .unwrap();
+    let right = http().delete(&url).query(&[("ifGenerationMatch", generation)]).send().await.unwrap();
     assert_eq!(right.status(), StatusCode::NO_CONTENT);
-    assert_eq!(
-        http().delete(&url).send().await.unwrap().status(),
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(http().delete(&url).send().await.unwrap().status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
 async fn retained_bytes_read_back_and_unretained_say_how() {
-    let retaining = emulator_with(EmulatorOptions {
-        retain: true,
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let retaining = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let data = random_bytes(70_000, 4);
     media(&retaining.json_url(), "keep.bin", &data, None).await;
     let read = http()
-        .get(format!(
-            "{}/storage/v1/b/{BUCKET}/o/keep.bin?alt=media",
-            retaining.json_url()
-        ))
+        .get(format!("{}/storage/v1/b/{BUCKET}/o/keep.bin?alt=media", retaining.json_url()))
         .send()
         .await
         .unwrap();
@@ -378,14 +232,8 @@ async fn retained_bytes_read_back_and_unretained_say_how() {
 
     let plain = emulator().await;
     media(&plain.json_url(), "gone.bin", &data, None).await;
-    let read = http()
-        .get(format!(
-            "{}/storage/v1/b/{BUCKET}/o/gone.bin?alt=media",
-            plain.json_url()
-        ))
-        .send()
-        .await
-        .unwrap();
+    let read =
+        http().get(format!("{}/storage/v1/b/{BUCKET}/o/gone.bin?alt=media", plain.json_url())).send().await.unwrap();
     assert_eq!(read.status(), StatusCode::NOT_IMPLEMENTED);
     assert!(read.text().await.unwrap().contains("--retain"));
 }
@@ -416,11 +264,7 @@ async fn header_faults_return_a_status_and_keep_what_arrived() {
         .unwrap();
     assert_eq!(cut.status(), StatusCode::SERVICE_UNAVAILABLE);
     let status = put(&session, "bytes */*", vec![]).await;
-    assert_eq!(
-        range(&status).as_deref(),
-        Some("bytes=0-262143"),
-        "the bytes before the fault stay persisted"
-    );
+    assert_eq!(range(&status).as_deref(), Some("bytes=0-262143"), "the bytes before the fault stay persisted");
 
     let bad = http()
         .post(upload_url(&base))
@@ -445,10 +289,7 @@ async fn reset_faults_drop_the_connection_and_the_server_carries_on() {
         .send()
         .await;
     assert!(result.is_err(), "no answer: the connection was dropped");
-    assert_eq!(
-        media(&base, "after.bin", b"ok", None).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(media(&base, "after.bin", b"ok", None).await.status(), StatusCode::OK);
 }
 
 #[tokio::test]
@@ -465,20 +306,13 @@ async fn stalls_delay_and_then_complete() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(start.elapsed() >= Duration::from_secs(1));
-    assert_eq!(
-        emulator.store().get(BUCKET, "stall.bin").unwrap().size,
-        512 * 1024
-    );
+    assert_eq!(emulator.store().get(BUCKET, "stall.bin").unwrap().size, 512 * 1024);
 }
 
 #[tokio::test]
 async fn queued_faults_and_rules_hit_upload_requests() {
     let (fault, every) = gcs_speed_tui::emulator::faults::parse_rule("return-429:every=2").unwrap();
-    let emulator = emulator_with(EmulatorOptions {
-        faults: vec![(fault, every)],
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let emulator = emulator_with(EmulatorOptions { faults: vec![(fault, every)], ..EmulatorOptions::default() }).await;
     let base = emulator.json_url();
     let statuses: Vec<u16> = futures_sequential(&base, 4).await;
     assert_eq!(statuses, [200, 429, 200, 429]);
@@ -489,46 +323,22 @@ async fn queued_faults_and_rules_hit_upload_requests() {
 async fn futures_sequential(base: &str, n: usize) -> Vec<u16> {
     let mut statuses = Vec::new();
     for i in 0..n {
-        statuses.push(
-            media(base, &format!("rule-{i}"), b"x", None)
-                .await
-                .status()
-                .as_u16(),
-        );
+        statuses.push(media(base, &format!("rule-{i}"), b"x", None).await.status().as_u16());
     }
     statuses
 }
 
 #[tokio::test]
 async fn latency_adds_a_round_trip_and_bandwidth_caps_ingest() {
-    let slow = emulator_with(EmulatorOptions {
-        latency: Duration::from_millis(100),
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let slow =
+        emulator_with(EmulatorOptions { latency: Duration::from_millis(100), ..EmulatorOptions::default() }).await;
     let start = Instant::now();
-    http()
-        .get(format!("{}/storage/v1/b/{BUCKET}", slow.json_url()))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        start.elapsed() >= Duration::from_millis(200),
-        "one delay each way"
-    );
+    http().get(format!("{}/storage/v1/b/{BUCKET}", slow.json_url())).send().await.unwrap();
+    assert!(start.elapsed() >= Duration::from_millis(200), "one delay each way");
 
-    let narrow = emulator_with(EmulatorOptions {
-        bandwidth: Some(8 * MIB),
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let narrow = emulator_with(EmulatorOptions { bandwidth: Some(8 * MIB), ..EmulatorOptions::default() }).await;
     let start = Instant::now();
-    assert_eq!(
-        media(&narrow.json_url(), "shaped", &vec![0; 4 << 20], None)
-            .await
-            .status(),
-        StatusCode::OK
-    );
+    assert_eq!(media(&narrow.json_url(), "shaped", &vec![0; 4 << 20], None).await.status(), StatusCode::OK);
     let seconds = start.elapsed().as_secs_f64();
     assert!(seconds >= 0.4, "4 MiB at 8 MiB/s took {seconds} s");
 }
@@ -540,17 +350,10 @@ async fn garbage_and_half_closed_connections_do_not_hurt_the_server() {
     let address = base.trim_start_matches("http://").to_string();
 
     let mut garbage = tokio::net::TcpStream::connect(&address).await.unwrap();
-    garbage
-        .write_all(b"\x00\x01 NOT HTTP AT ALL\r\n\r\n")
-        .await
-        .unwrap();
+    garbage.write_all(b"\x00\x01 NOT HTTP AT ALL\r\n\r\n").await.unwrap();
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(5), garbage.read_to_end(&mut answer)).await;
-    assert!(
-        answer.is_empty() || answer.starts_with(b"HTTP/1.1 400"),
-        "{:?}",
-        String::from_utf8_lossy(&answer)
-    );
+    assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 400"), "{:?}", String::from_utf8_lossy(&answer));
 
     let mut half = tokio::net::TcpStream::connect(&address).await.unwrap();
     let head = format!(
@@ -560,21 +363,11 @@ async fn garbage_and_half_closed_connections_do_not_hurt_the_server() {
     half.write_all(&[0; 100_000]).await.unwrap();
     drop(half);
 
-    let unknown = http()
-        .get(format!("{base}/nothing/here"))
-        .send()
-        .await
-        .unwrap();
+    let unknown = http().get(format!("{base}/nothing/here")).send().await.unwrap();
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
-    assert_eq!(
-        media(&base, "still-fine", b"ok", None).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(media(&base, "still-fine", b"ok", None).await.status(), StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(
-        emulator.store().get(BUCKET, "half.bin").is_err(),
-        "a cut-off upload creates nothing"
-    );
+    assert!(emulator.store().get(BUCKET, "half.bin").is_err(), "a cut-off upload creates nothing");
 }
 
 #[tokio::test]
@@ -583,12 +376,7 @@ async fn concurrent_creates_of_one_name_let_exactly_one_win() {
     let base = emulator.json_url();
     let attempts = (0..8).map(|i| {
         let base = base.clone();
-        async move {
-            media(&base, "contested", &vec![i; 100_000], None)
-                .await
-                .status()
-                .as_u16()
-        }
+        async move { media(&base, "contested", &vec![i; 100_000], None).await.status().as_u16() }
     });
     let mut statuses = futures::future::join_all(attempts).await;
     statuses.sort();
@@ -613,10 +401,7 @@ async fn a_slow_upload_does_not_block_other_connections() {
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
     let start = Instant::now();
-    assert_eq!(
-        media(&base, "fast", b"x", None).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(media(&base, "fast", b"x", None).await.status(), StatusCode::OK);
     assert!(start.elapsed() < Duration::from_secs(1));
     assert_eq!(stalled.await.unwrap().unwrap().status(), StatusCode::OK);
 }

@@ -13,14 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn python(script: &str, args: &[&str], env: &[(&str, String)]) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop")
-        .join(script);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop").join(script);
     let mut command = Command::new(venv_bin("python"));
-    command
-        .arg(&script)
-        .args(args)
-        .env_remove("GOOGLE_APPLICATION_CREDENTIALS");
+    command.arg(&script).args(args).env_remove("GOOGLE_APPLICATION_CREDENTIALS");
     for (key, value) in env {
         command.env(key, value);
     }
@@ -37,66 +32,28 @@ fn python(script: &str, args: &[&str], env: &[(&str, String)]) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn google_cloud_storage_json_client_uploads_to_the_emulator() {
-    let emulator = emulator_with(EmulatorOptions {
-        retain: true,
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let json = emulator.json_url();
-    let stdout = tokio::task::spawn_blocking(move || {
-        python(
-            "json_client.py",
-            &[BUCKET],
-            &[("STORAGE_EMULATOR_HOST", json)],
-        )
-    })
-    .await
-    .unwrap();
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        2,
-        "{stdout}"
-    );
-    let resumable = emulator
-        .store()
-        .get(BUCKET, "interop/json-resumable.bin")
-        .unwrap();
+    let stdout =
+        tokio::task::spawn_blocking(move || python("json_client.py", &[BUCKET], &[("STORAGE_EMULATOR_HOST", json)]))
+            .await
+            .unwrap();
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 2, "{stdout}");
+    let resumable = emulator.store().get(BUCKET, "interop/json-resumable.bin").unwrap();
     assert_eq!(resumable.size, 3 * MIB + 12345);
-    assert!(
-        emulator
-            .store()
-            .checksums_verified
-            .load(std::sync::atomic::Ordering::Relaxed)
-            >= 1
-    );
+    assert!(emulator.store().checksums_verified.load(std::sync::atomic::Ordering::Relaxed) >= 1);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn google_cloud_storage_grpc_client_uploads_to_the_emulator() {
     let emulator = emulator().await;
     let address = emulator.grpc_addr().to_string();
-    let stdout =
-        tokio::task::spawn_blocking(move || python("grpc_client.py", &[&address, BUCKET], &[]))
-            .await
-            .unwrap();
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        2,
-        "{stdout}"
-    );
+    let stdout = tokio::task::spawn_blocking(move || python("grpc_client.py", &[&address, BUCKET], &[])).await.unwrap();
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 2, "{stdout}");
     for name in ["interop/grpc-oneshot.bin", "interop/grpc-resumable.bin"] {
-        assert_eq!(
-            emulator.store().get(BUCKET, name).unwrap().size,
-            5 * MIB + 777
-        );
+        assert_eq!(emulator.store().get(BUCKET, name).unwrap().size, 5 * MIB + 777);
     }
-    assert_eq!(
-        emulator
-            .store()
-            .checksums_verified
-            .load(std::sync::atomic::Ordering::Relaxed),
-        2
-    );
+    assert_eq!(emulator.store().checksums_verified.load(std::sync::atomic::Ordering::Relaxed), 2);
 }
 
 /// gcp-storage-emulator on a free port, stopped when dropped.
@@ -107,11 +64,7 @@ struct PythonEmulator {
 
 impl PythonEmulator {
     fn start(bucket: &str) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(venv_bin("gcp-storage-emulator"))
             .args([
                 "start",
@@ -130,10 +83,7 @@ impl PythonEmulator {
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "gcp-storage-emulator did not start on port {port}"
-            );
+            assert!(Instant::now() < deadline, "gcp-storage-emulator did not start on port {port}");
             std::thread::sleep(Duration::from_millis(100));
         }
         Self { child, port }
@@ -162,16 +112,9 @@ async fn our_json_transport_against_gcp_storage_emulator() {
             ..Options::default()
         };
         let report = run_bench(options).await;
-        assert!(
-            report.succeeded(),
-            "chunk size {chunk_size}:\n{}",
-            report.to_table()
-        );
+        assert!(report.succeeded(), "chunk size {chunk_size}:\n{}", report.to_table());
         assert_eq!(report.transports[0].objects, 2);
         assert_eq!(report.cleanup.deleted, 2);
-        assert_eq!(
-            report.transports[0].protocol, "HTTP/1.0",
-            "this peer speaks HTTP/1.0"
-        );
+        assert_eq!(report.transports[0].protocol, "HTTP/1.0", "this peer speaks HTTP/1.0");
     }
 }

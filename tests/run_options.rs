@@ -20,11 +20,7 @@ fn verified(emulator: &gcs_speed_tui::emulator::Emulator) -> u64 {
 async fn both_transports_one_shot_and_chunked_with_verified_checksums() {
     for chunk_size in ["0", "256KiB"] {
         let emulator = emulator().await;
-        let options = Options {
-            size: "1MiB".into(),
-            chunk_size: chunk_size.into(),
-            ..options_for(&emulator)
-        };
+        let options = Options { size: "1MiB".into(), chunk_size: chunk_size.into(), ..options_for(&emulator) };
         let report = run_bench(options).await;
         assert!(report.succeeded(), "{}", report.to_table());
         assert_eq!(report.outcome, RunOutcome::Completed);
@@ -44,44 +40,23 @@ async fn both_transports_one_shot_and_chunked_with_verified_checksums() {
 #[tokio::test]
 async fn checksums_can_be_turned_off_per_transport() {
     let emulator = emulator().await;
-    run_bench(Options {
-        checksum: "none".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    run_bench(Options { checksum: "none".into(), ..options_for(&emulator) }).await;
     assert_eq!(verified(&emulator), 0);
     let emulator = emulator_with(EmulatorOptions::default()).await;
-    let report = run_bench(Options {
-        disable_grpc_autochecksum: true,
-        warmup: false,
-        ..options_for(&emulator)
-    })
-    .await;
+    let report = run_bench(Options { disable_grpc_autochecksum: true, warmup: false, ..options_for(&emulator) }).await;
     assert!(report.succeeded());
-    assert_eq!(
-        verified(&emulator),
-        2,
-        "only the JSON uploads carried a checksum"
-    );
+    assert_eq!(verified(&emulator), 2, "only the JSON uploads carried a checksum");
 }
 
 #[tokio::test]
 async fn orders_schedule_rounds_as_documented() {
     let emulator = emulator().await;
-    let sequential = run_bench(Options {
-        order: "sequential".into(),
-        iterations: "3".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    let sequential =
+        run_bench(Options { order: "sequential".into(), iterations: "3".into(), ..options_for(&emulator) }).await;
     let kinds: Vec<TransportKind> = sequential.rounds.iter().map(|r| r.transport).collect();
     use TransportKind::{Grpc, Json};
     assert_eq!(kinds, [Json, Json, Json, Grpc, Grpc, Grpc]);
-    let interleaved = run_bench(Options {
-        iterations: "3".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    let interleaved = run_bench(Options { iterations: "3".into(), ..options_for(&emulator) }).await;
     let kinds: Vec<TransportKind> = interleaved.rounds.iter().map(|r| r.transport).collect();
     assert_eq!(kinds, [Json, Grpc, Grpc, Json, Json, Grpc]);
     // Rounds never overlap: each starts after the previous one ended.
@@ -95,56 +70,27 @@ async fn orders_schedule_rounds_as_documented() {
 #[tokio::test]
 async fn concurrency_uploads_several_objects_per_round() {
     let emulator = emulator().await;
-    let report = run_bench(Options {
-        concurrency: "3".into(),
-        cleanup: false,
-        warmup: false,
-        ..options_for(&emulator)
-    })
-    .await;
+    let report =
+        run_bench(Options { concurrency: "3".into(), cleanup: false, warmup: false, ..options_for(&emulator) }).await;
     assert!(report.succeeded());
     for summary in &report.transports {
         assert_eq!(summary.bytes_per_run, 3 * MIB);
         assert_eq!(summary.objects, 6);
     }
-    let names: Vec<String> = emulator
-        .store()
-        .list(BUCKET, "")
-        .unwrap()
-        .into_iter()
-        .map(|o| o.name)
-        .collect();
+    let names: Vec<String> = emulator.store().list(BUCKET, "").unwrap().into_iter().map(|o| o.name).collect();
     assert_eq!(names.len(), 12, "cleanup=false keeps every object");
     let run = &report.run_id;
-    assert!(
-        names.contains(&format!("gcs-speed-tui/{run}/http-json/0000-2")),
-        "{names:?}"
-    );
-    assert!(
-        names.contains(&format!("gcs-speed-tui/{run}/grpc/0001-0")),
-        "{names:?}"
-    );
+    assert!(names.contains(&format!("gcs-speed-tui/{run}/http-json/0000-2")), "{names:?}");
+    assert!(names.contains(&format!("gcs-speed-tui/{run}/grpc/0001-0")), "{names:?}");
     assert_eq!(report.cleanup.kept.len(), 12);
 }
 
 #[tokio::test]
 async fn warmup_uploads_are_untimed_and_deleted() {
     let emulator = emulator().await;
-    let report = run_bench(Options {
-        cleanup: false,
-        warmup_size: "300KiB".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    let report = run_bench(Options { cleanup: false, warmup_size: "300KiB".into(), ..options_for(&emulator) }).await;
     assert_eq!(report.samples.len(), 4, "warmups are not samples");
-    assert!(
-        emulator
-            .store()
-            .list(BUCKET, "")
-            .unwrap()
-            .iter()
-            .all(|o| !o.name.contains("warmup"))
-    );
+    assert!(emulator.store().list(BUCKET, "").unwrap().iter().all(|o| !o.name.contains("warmup")));
     assert_eq!(verified(&emulator), 6);
 }
 
@@ -160,26 +106,11 @@ async fn prefix_channels_and_http_versions_are_honoured() {
         ..options_for(&emulator)
     };
     let report = run_bench(options).await;
-    assert!(
-        emulator
-            .store()
-            .list(BUCKET, "")
-            .unwrap()
-            .iter()
-            .all(|o| o.name.starts_with("team/bench/"))
-    );
-    let protocols: Vec<&str> = report
-        .transports
-        .iter()
-        .map(|t| t.protocol.as_str())
-        .collect();
+    assert!(emulator.store().list(BUCKET, "").unwrap().iter().all(|o| o.name.starts_with("team/bench/")));
+    let protocols: Vec<&str> = report.transports.iter().map(|t| t.protocol.as_str()).collect();
     assert_eq!(protocols, ["HTTP/2", "HTTP/2 (3 channels)"]);
-    let http1 = run_bench(Options {
-        json_http: "1.1".into(),
-        transports: "http-json".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    let http1 =
+        run_bench(Options { json_http: "1.1".into(), transports: "http-json".into(), ..options_for(&emulator) }).await;
     assert_eq!(http1.transports[0].protocol, "HTTP/1.1");
     assert_eq!(http1.transports.len(), 1);
     assert!(http1.summary_line().starts_with("http-json: "));
@@ -188,34 +119,17 @@ async fn prefix_channels_and_http_versions_are_honoured() {
 #[tokio::test]
 async fn a_missing_bucket_is_created_on_emulators() {
     let emulator = emulator().await;
-    let report = run_bench(Options {
-        bucket: "made-for-me".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    let report = run_bench(Options { bucket: "made-for-me".into(), ..options_for(&emulator) }).await;
     assert!(report.succeeded());
-    assert!(
-        emulator
-            .store()
-            .bucket_names()
-            .contains(&"made-for-me".to_string())
-    );
-    let grpc_only = run_bench(Options {
-        bucket: "grpc-made".into(),
-        transports: "grpc".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    assert!(emulator.store().bucket_names().contains(&"made-for-me".to_string()));
+    let grpc_only =
+        run_bench(Options { bucket: "grpc-made".into(), transports: "grpc".into(), ..options_for(&emulator) }).await;
     assert!(grpc_only.succeeded());
 }
 
 #[tokio::test]
 async fn the_timeout_stops_the_run_and_still_cleans_up() {
-    let emulator = emulator_with(EmulatorOptions {
-        bandwidth: Some(4 * MIB),
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let emulator = emulator_with(EmulatorOptions { bandwidth: Some(4 * MIB), ..EmulatorOptions::default() }).await;
     let options = Options {
         size: "2MiB".into(),
         iterations: "5".into(),
@@ -226,10 +140,7 @@ async fn the_timeout_stops_the_run_and_still_cleans_up() {
     let started = std::time::Instant::now();
     let report = run_bench(options).await;
     assert_eq!(report.outcome, RunOutcome::TimedOut);
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "stopped promptly"
-    );
+    assert!(started.elapsed() < Duration::from_secs(5), "stopped promptly");
     assert!(!report.succeeded());
     assert!(report.to_table().contains("hit --timeout 1200ms"));
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -238,29 +149,17 @@ async fn the_timeout_stops_the_run_and_still_cleans_up() {
 
 #[tokio::test]
 async fn cancelling_stops_uploads_and_leaves_no_objects() {
-    let emulator = emulator_with(EmulatorOptions {
-        bandwidth: Some(4 * MIB),
-        ..EmulatorOptions::default()
-    })
-    .await;
+    let emulator = emulator_with(EmulatorOptions { bandwidth: Some(4 * MIB), ..EmulatorOptions::default() }).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(900)).await;
         trigger.cancel();
     });
-    let options = Options {
-        size: "1MiB".into(),
-        iterations: "20".into(),
-        warmup: false,
-        ..options_for(&emulator)
-    };
+    let options = Options { size: "1MiB".into(), iterations: "20".into(), warmup: false, ..options_for(&emulator) };
     let report = run_bench_with(options, cancel).await;
     assert_eq!(report.outcome, RunOutcome::Cancelled);
-    assert!(
-        !report.rounds.is_empty(),
-        "some rounds finished before the cancel"
-    );
+    assert!(!report.rounds.is_empty(), "some rounds finished before the cancel");
     assert_eq!(report.cleanup.left, Vec::<String>::new());
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(emulator.store().object_count(), 0);
@@ -269,26 +168,11 @@ async fn cancelling_stops_uploads_and_leaves_no_objects() {
 #[tokio::test]
 async fn failed_uploads_are_counted_and_reported() {
     let emulator = emulator().await;
-    emulator
-        .faults()
-        .queue(gcs_speed_tui::emulator::faults::Fault::parse("return-400").unwrap());
-    let report = run_bench(Options {
-        warmup: false,
-        transports: "http-json".into(),
-        ..options_for(&emulator)
-    })
-    .await;
+    emulator.faults().queue(gcs_speed_tui::emulator::faults::Fault::parse("return-400").unwrap());
+    let report = run_bench(Options { warmup: false, transports: "http-json".into(), ..options_for(&emulator) }).await;
     assert!(!report.succeeded());
     assert_eq!(report.transports[0].errors, 1);
-    assert_eq!(
-        report.transports[0].runs, 1,
-        "the failed round is not timed"
-    );
-    assert!(
-        report
-            .samples
-            .iter()
-            .any(|s| s.error.as_deref().is_some_and(|e| e.contains("HTTP 400")))
-    );
+    assert_eq!(report.transports[0].runs, 1, "the failed round is not timed");
+    assert!(report.samples.iter().any(|s| s.error.as_deref().is_some_and(|e| e.contains("HTTP 400"))));
     assert_eq!(emulator.store().object_count(), 0);
 }

@@ -16,26 +16,13 @@ impl Tmux {
     fn start() -> Self {
         let config = tempfile::tempdir().unwrap();
         let socket = format!("gcs-speed-tui-e2e-{}", std::process::id());
-        let tmux = Tmux {
-            socket,
-            _config: config,
-        };
+        let tmux = Tmux { socket, _config: config };
         let shell = format!(
             "env XDG_CONFIG_HOME={} HOME={} PS1='$ ' bash --norc --noprofile",
             tmux._config.path().display(),
             tmux._config.path().display()
         );
-        tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "120",
-            "-y",
-            "40",
-            &shell,
-        ]);
+        tmux.run(&["new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", &shell]);
         tmux
     }
 
@@ -46,11 +33,7 @@ impl Tmux {
             .args(args)
             .output()
             .expect("tmux is installed (./scripts/test installs it)");
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert!(output.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
@@ -77,10 +60,7 @@ impl Tmux {
             if screen.contains(what) {
                 return screen;
             }
-            assert!(
-                Instant::now() < deadline,
-                "'{what}' did not appear within {timeout:?}; the screen:\n{screen}"
-            );
+            assert!(Instant::now() < deadline, "'{what}' did not appear within {timeout:?}; the screen:\n{screen}");
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -88,11 +68,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
+        let _ = Command::new("tmux").arg("-L").arg(&self.socket).arg("kill-server").output();
     }
 }
 
@@ -104,10 +80,7 @@ fn binary() -> PathBuf {
 fn a_person_runs_compares_and_quits() {
     let tmux = Tmux::start();
     tmux.wait_for("$", Duration::from_secs(5));
-    tmux.type_text(&format!(
-        "{} --size 8MiB --iterations 2; echo EXIT=$?",
-        binary().display()
-    ));
+    tmux.type_text(&format!("{} --size 8MiB --iterations 2; echo EXIT=$?", binary().display()));
     tmux.keys(&["Enter"]);
     tmux.wait_for("ready", Duration::from_secs(10));
 
@@ -116,10 +89,7 @@ fn a_person_runs_compares_and_quits() {
     tmux.type_text("384MiB");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Object size        384MiB", Duration::from_secs(5));
-    assert!(
-        screen.contains("target: built-in emulator (loopback, not GCS)"),
-        "{screen}"
-    );
+    assert!(screen.contains("target: built-in emulator (loopback, not GCS)"), "{screen}");
 
     tmux.keys(&["r"]);
     let (mut saw_json, mut saw_grpc) = (false, false);
@@ -131,23 +101,12 @@ fn a_person_runs_compares_and_quits() {
         if screen.contains("faster than") {
             break screen;
         }
-        assert!(
-            Instant::now() < deadline,
-            "the run did not finish:\n{screen}"
-        );
+        assert!(Instant::now() < deadline, "the run did not finish:\n{screen}");
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert!(
-        saw_json && saw_grpc,
-        "both transports were seen uploading (json {saw_json}, grpc {saw_grpc})"
-    );
+    assert!(saw_json && saw_grpc, "both transports were seen uploading (json {saw_json}, grpc {saw_grpc})");
     assert!(results.contains("Transport Runs Bytes/run"), "{results}");
-    assert!(
-        results
-            .lines()
-            .any(|l| l.contains("│http-json 2    384 MiB")),
-        "{results}"
-    );
+    assert!(results.lines().any(|l| l.contains("│http-json 2    384 MiB")), "{results}");
     assert!(results.contains("cleanup: deleted 4, left 0"), "{results}");
 
     // Another value, another run: iterations (fourth field) to 3.
@@ -155,42 +114,21 @@ fn a_person_runs_compares_and_quits() {
     tmux.type_text("3");
     tmux.keys(&["Enter", "r"]);
     let second = tmux.wait_for("done (2 runs this session)", Duration::from_secs(120));
-    assert!(
-        second
-            .lines()
-            .any(|l| l.contains("│grpc      3    384 MiB")),
-        "{second}"
-    );
+    assert!(second.lines().any(|l| l.contains("│grpc      3    384 MiB")), "{second}");
 
     tmux.keys(&["h"]);
     let history = tmux.wait_for("history", Duration::from_secs(5));
     assert!(
-        history.contains("#1 ")
-            && history.contains("384MiB x2 c1")
-            && history.contains("384MiB x3 c1"),
+        history.contains("#1 ") && history.contains("384MiB x2 c1") && history.contains("384MiB x3 c1"),
         "{history}"
     );
     tmux.keys(&["h", "q"]);
 
     let after = tmux.wait_for("EXIT=0", Duration::from_secs(10));
-    assert!(
-        !after.contains("┌ options"),
-        "the app's screen is gone:\n{after}"
-    );
-    assert_eq!(
-        tmux.run(&["display", "-p", "-t", "e2e", "#{alternate_on}"])
-            .trim(),
-        "0",
-        "left the alternate screen"
-    );
-    assert_eq!(
-        tmux.run(&["display", "-p", "-t", "e2e", "#{cursor_flag}"])
-            .trim(),
-        "1",
-        "the cursor is visible again"
-    );
-    let remembered =
-        std::fs::read_to_string(tmux._config.path().join("gcs-speed-tui/form.json")).unwrap();
+    assert!(!after.contains("┌ options"), "the app's screen is gone:\n{after}");
+    assert_eq!(tmux.run(&["display", "-p", "-t", "e2e", "#{alternate_on}"]).trim(), "0", "left the alternate screen");
+    assert_eq!(tmux.run(&["display", "-p", "-t", "e2e", "#{cursor_flag}"]).trim(), "1", "the cursor is visible again");
+    let remembered = std::fs::read_to_string(tmux._config.path().join("gcs-speed-tui/form.json")).unwrap();
     assert!(
         remembered.contains("\"size\": \"384MiB\"") && remembered.contains("\"iterations\": \"3\""),
         "{remembered}"

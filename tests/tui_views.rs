@@ -5,8 +5,9 @@
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::events::{Phase, RunEvent};
 use gcs_speed_tui::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::stats::{ObjectSample, RoundSample, summarize};
+use gcs_speed_tui::stats::{Accounting, ObjectSample, RoundSample, summarize};
 use gcs_speed_tui::target::TargetInfo;
+use gcs_speed_tui::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::ui;
 use ratatui::Terminal;
@@ -16,21 +17,11 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 const MIB: u64 = 1 << 20;
 
 fn app() -> App {
-    App::new(
-        Options {
-            size: "64MiB".into(),
-            ..Options::default()
-        },
-        Environment::default(),
-        false,
-    )
+    App::new(Options { size: "64MiB".into(), ..Options::default() }, Environment::default(), false)
 }
 
 fn press(app: &mut App, code: KeyCode) {
-    app.update(Message::Terminal(Event::Key(KeyEvent::new(
-        code,
-        KeyModifiers::NONE,
-    ))));
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))));
 }
 
 fn screen(app: &App, width: u16, height: u16) -> String {
@@ -38,13 +29,7 @@ fn screen(app: &App, width: u16, height: u16) -> String {
     terminal.draw(|frame| ui::render(frame, app)).unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
-        .map(|y| {
-            (0..width)
-                .map(|x| buffer[(x, y)].symbol())
-                .collect::<String>()
-                .trim_end()
-                .to_string()
-        })
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect::<String>().trim_end().to_string())
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -61,26 +46,12 @@ fn target() -> TargetInfo {
 
 /// A finished run with fixed figures: 64 MiB rounds, http-json at 8.04/8.51/8.83 s.
 fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunReport {
-    let config = Options {
-        size: "64MiB".into(),
-        ..Options::default()
-    }
-    .validate(&Environment::default())
-    .unwrap();
+    let config = Options { size: "64MiB".into(), ..Options::default() }.validate(&Environment::default()).unwrap();
     let mut rounds = Vec::new();
     let mut samples = Vec::new();
-    for (kind, times) in [
-        (TransportKind::Json, json_rounds),
-        (TransportKind::Grpc, grpc_rounds),
-    ] {
+    for (kind, times) in [(TransportKind::Json, json_rounds), (TransportKind::Grpc, grpc_rounds)] {
         for (round, elapsed_s) in times.into_iter().enumerate() {
-            rounds.push(RoundSample {
-                transport: kind,
-                round: round as u32,
-                elapsed_s,
-                bytes: 64 * MIB,
-                ok: true,
-            });
+            rounds.push(RoundSample { transport: kind, round: round as u32, elapsed_s, bytes: 64 * MIB, ok: true });
             samples.push(ObjectSample {
                 transport: kind,
                 round: round as u32,
@@ -91,18 +62,19 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 elapsed_s,
                 ok: true,
                 error: None,
+                phases: Phases { session_s: 0.05, transfer_s: elapsed_s - 0.1, finalize_s: 0.05 },
             });
         }
     }
-    let protocol = |kind| {
-        if kind == TransportKind::Json {
-            "HTTP/1.1".to_string()
-        } else {
-            "HTTP/2 (1 channel)".to_string()
-        }
+    let accounting = |kind| Accounting {
+        protocol: if kind == TransportKind::Json { "HTTP/1.1".into() } else { "HTTP/2 (1 channel)".into() },
+        cpu_s: if kind == TransportKind::Json { 0.08 } else { 0.2 },
+        connections: 1,
+        wire_bytes: 3 * 64 * MIB + 3 * 4096,
+        ..Accounting::default()
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
-        .map(|kind| summarize(kind, 64 * MIB, &rounds, &samples, 0, protocol(kind)))
+        .map(|kind| summarize(kind, 64 * MIB, &rounds, &samples, accounting(kind)))
         .to_vec();
     RunReport::new(
         run_id.into(),
@@ -113,11 +85,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
         samples,
         rounds,
         RunOutcome::Completed,
-        Cleanup {
-            deleted: 6,
-            left: vec![],
-            kept: vec![],
-        },
+        Cleanup { deleted: 6, left: vec![], kept: vec![] },
     )
 }
 
@@ -133,18 +101,12 @@ fn form_invalid_shows_the_cli_sentence_and_refuses_to_run() {
         press(&mut app, KeyCode::Down);
     }
     press(&mut app, KeyCode::Enter);
-    app.update(Message::Terminal(Event::Key(KeyEvent::new(
-        KeyCode::Char('u'),
-        KeyModifiers::CONTROL,
-    ))));
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
     for c in "12XB".chars() {
         press(&mut app, KeyCode::Char(c));
     }
     press(&mut app, KeyCode::Enter);
-    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
-        KeyCode::Char('r'),
-        KeyModifiers::NONE,
-    ))));
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE))));
     assert!(effects.is_empty(), "no run while the form is invalid");
     insta::assert_snapshot!(screen(&app, 120, 40));
 }
@@ -165,9 +127,27 @@ fn running_app() -> App {
         },
         RunEvent::Phase(Phase::Measuring),
         RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 0.0 },
-        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 16 * MIB, bytes_total: 64 * MIB, at_s: 2.0 },
-        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 40 * MIB, bytes_total: 64 * MIB, at_s: 5.0 },
-        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes: 64 * MIB, bytes_total: 64 * MIB, at_s: 8.0 },
+        RunEvent::Progress {
+            transport: TransportKind::Json,
+            round: Some(0),
+            bytes: 16 * MIB,
+            bytes_total: 64 * MIB,
+            at_s: 2.0,
+        },
+        RunEvent::Progress {
+            transport: TransportKind::Json,
+            round: Some(0),
+            bytes: 40 * MIB,
+            bytes_total: 64 * MIB,
+            at_s: 5.0,
+        },
+        RunEvent::Progress {
+            transport: TransportKind::Json,
+            round: Some(0),
+            bytes: 64 * MIB,
+            bytes_total: 64 * MIB,
+            at_s: 8.0,
+        },
         RunEvent::ObjectDone(ObjectSample {
             transport: TransportKind::Json,
             round: 0,
@@ -178,11 +158,30 @@ fn running_app() -> App {
             elapsed_s: 8.0,
             ok: true,
             error: None,
+            phases: Phases::default(),
         }),
-        RunEvent::RoundDone(RoundSample { transport: TransportKind::Json, round: 0, elapsed_s: 8.0, bytes: 64 * MIB, ok: true }),
+        RunEvent::RoundDone(RoundSample {
+            transport: TransportKind::Json,
+            round: 0,
+            elapsed_s: 8.0,
+            bytes: 64 * MIB,
+            ok: true,
+        }),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
-        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), bytes: 20 * MIB, bytes_total: 64 * MIB, at_s: 10.0 },
-        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), bytes: 32 * MIB, bytes_total: 64 * MIB, at_s: 12.0 },
+        RunEvent::Progress {
+            transport: TransportKind::Grpc,
+            round: Some(0),
+            bytes: 20 * MIB,
+            bytes_total: 64 * MIB,
+            at_s: 10.0,
+        },
+        RunEvent::Progress {
+            transport: TransportKind::Grpc,
+            round: Some(0),
+            bytes: 32 * MIB,
+            bytes_total: 64 * MIB,
+            at_s: 12.0,
+        },
     ];
     for event in events {
         app.update(Message::Run(event));
@@ -198,11 +197,7 @@ fn a_run_in_progress() {
 #[test]
 fn results_after_a_run() {
     let mut app = running_app();
-    let finished = report(
-        "20261130-060000-abcd",
-        [8.039, 8.513, 8.829],
-        [7.9, 7.85, 7.86],
-    );
+    let finished = report("20261130-060000-abcd", [8.039, 8.513, 8.829], [7.9, 7.85, 7.86]);
     app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
     assert!(!app.running);
     insta::assert_snapshot!(screen(&app, 120, 40));
@@ -215,19 +210,14 @@ fn history_compares_two_runs() {
         ("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]),
         ("20261130-061000-bbbb", [4.0, 4.0, 4.0], [7.7, 7.7, 7.7]),
     ] {
-        app.update(Message::Run(RunEvent::Finished(Box::new(report(
-            id, json, grpc,
-        )))));
+        app.update(Message::Run(RunEvent::Finished(Box::new(report(id, json, grpc)))));
     }
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Char(' '));
     press(&mut app, KeyCode::Down);
     let (base, other) = app.history.pair().unwrap();
-    assert_eq!(
-        (base.run_id.as_str(), other.run_id.as_str()),
-        ("20261130-060000-aaaa", "20261130-061000-bbbb")
-    );
+    assert_eq!((base.run_id.as_str(), other.run_id.as_str()), ("20261130-060000-aaaa", "20261130-061000-bbbb"));
     insta::assert_snapshot!(screen(&app, 120, 40));
 }
 
@@ -253,10 +243,7 @@ fn export_writes_the_same_json_as_run() {
     let finished = report("20261130-060000-abcd", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]);
     let json = finished.to_json() + "\n";
     app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
-    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
-        KeyCode::Char('e'),
-        KeyModifiers::NONE,
-    ))));
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('e'), KeyModifiers::NONE))));
     assert_eq!(
         effects,
         [gcs_speed_tui::tui::app::Effect::Export {
@@ -273,14 +260,9 @@ fn quitting_during_a_run_asks_and_ctrl_c_cancels_first() {
     assert!(app.confirm_quit && !app.quit);
     press(&mut app, KeyCode::Char('n'));
     assert!(!app.quit);
-    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(
-        KeyCode::Char('c'),
-        KeyModifiers::CONTROL,
-    ))));
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))));
     assert_eq!(effects, [gcs_speed_tui::tui::app::Effect::CancelRun]);
     assert!(!app.quit, "waits for the cleanup");
-    app.update(Message::Run(RunEvent::Finished(Box::new(report(
-        "x", [1.0; 3], [1.0; 3],
-    )))));
+    app.update(Message::Run(RunEvent::Finished(Box::new(report("x", [1.0; 3], [1.0; 3])))));
     assert!(app.quit);
 }

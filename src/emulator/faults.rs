@@ -45,10 +45,7 @@ impl Fault {
             Some((head, size)) => (head, parse_fault_size(size).ok_or_else(invalid)?),
             None => (text, 0),
         };
-        let action = if matches!(
-            head,
-            "return-reset-connection" | "reset-connection" | "return-broken-stream"
-        ) {
+        let action = if matches!(head, "return-reset-connection" | "reset-connection" | "return-broken-stream") {
             FaultAction::ResetConnection
         } else if let Some(code) = head.strip_prefix("return-") {
             let status: u16 = code.parse().map_err(|_| invalid())?;
@@ -61,10 +58,7 @@ impl Fault {
         } else {
             return Err(invalid());
         };
-        Ok(Fault {
-            action,
-            after_bytes,
-        })
+        Ok(Fault { action, after_bytes })
     }
 }
 
@@ -110,11 +104,7 @@ impl FaultPlan {
     }
 
     pub fn add_rule(&self, fault: Fault, every: u64) {
-        self.rules.lock().unwrap().push(Rule {
-            fault,
-            every,
-            seen: AtomicU64::new(0),
-        });
+        self.rules.lock().unwrap().push(Rule { fault, every, seen: AtomicU64::new(0) });
     }
 
     /// The fault for one upload request: its own instruction header first,
@@ -140,57 +130,26 @@ mod tests {
 
     #[test]
     fn testbench_spellings_parse() {
-        assert_eq!(
-            Fault::parse("return-503"),
-            Ok(Fault {
-                action: FaultAction::Return(503),
-                after_bytes: 0
-            })
-        );
+        assert_eq!(Fault::parse("return-503"), Ok(Fault { action: FaultAction::Return(503), after_bytes: 0 }));
         assert_eq!(
             Fault::parse("return-503-after-256K"),
-            Ok(Fault {
-                action: FaultAction::Return(503),
-                after_bytes: 256 * 1024
-            })
+            Ok(Fault { action: FaultAction::Return(503), after_bytes: 256 * 1024 })
         );
         assert_eq!(
             Fault::parse("return-reset-connection"),
-            Ok(Fault {
-                action: FaultAction::ResetConnection,
-                after_bytes: 0
-            })
+            Ok(Fault { action: FaultAction::ResetConnection, after_bytes: 0 })
         );
         assert_eq!(
             Fault::parse("stall-for-2s-after-1M"),
-            Ok(Fault {
-                action: FaultAction::Stall(Duration::from_secs(2)),
-                after_bytes: 1 << 20
-            })
+            Ok(Fault { action: FaultAction::Stall(Duration::from_secs(2)), after_bytes: 1 << 20 })
         );
-        assert_eq!(
-            Fault::parse("return-broken-stream-after-2M")
-                .unwrap()
-                .after_bytes,
-            2 << 20
-        );
+        assert_eq!(Fault::parse("return-broken-stream-after-2M").unwrap().after_bytes, 2 << 20);
     }
 
     #[test]
     fn bad_instructions_are_refused_with_examples() {
-        for bad in [
-            "return-200",
-            "return-abc",
-            "explode",
-            "stall-for-x",
-            "return-503-after-lots",
-        ] {
-            assert!(
-                Fault::parse(bad)
-                    .unwrap_err()
-                    .contains("return-503-after-256K"),
-                "{bad}"
-            );
+        for bad in ["return-200", "return-abc", "explode", "stall-for-x", "return-503-after-lots"] {
+            assert!(Fault::parse(bad).unwrap_err().contains("return-503-after-256K"), "{bad}");
         }
     }
 
@@ -203,17 +162,11 @@ mod tests {
         plan.queue(Fault::parse("return-500").unwrap());
         let hits: Vec<Option<u16>> = (0..7)
             .map(|_| match plan.for_upload_request(None).unwrap() {
-                Some(Fault {
-                    action: FaultAction::Return(code),
-                    ..
-                }) => Some(code),
+                Some(Fault { action: FaultAction::Return(code), .. }) => Some(code),
                 _ => None,
             })
             .collect();
-        assert_eq!(
-            hits,
-            [Some(500), None, None, Some(429), None, None, Some(429)]
-        );
+        assert_eq!(hits, [Some(500), None, None, Some(429), None, None, Some(429)]);
         assert!(parse_rule("return-429:every=0").is_err());
     }
 
@@ -221,10 +174,7 @@ mod tests {
     fn a_header_wins_over_the_plan() {
         let plan = FaultPlan::default();
         plan.queue(Fault::parse("return-500").unwrap());
-        let fault = plan
-            .for_upload_request(Some("return-503"))
-            .unwrap()
-            .unwrap();
+        let fault = plan.for_upload_request(Some("return-503")).unwrap().unwrap();
         assert_eq!(fault.action, FaultAction::Return(503));
         assert!(plan.for_upload_request(Some("bogus")).is_err());
     }
@@ -238,10 +188,7 @@ pub struct Trigger {
 
 impl Trigger {
     pub fn new(fault: Option<Fault>) -> Self {
-        Self {
-            pending: fault,
-            seen: 0,
-        }
+        Self { pending: fault, seen: 0 }
     }
 
     /// Of the next `len` bytes, how many to accept before the fault fires, and

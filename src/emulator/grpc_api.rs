@@ -4,9 +4,7 @@
 
 use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
-use super::grpc_write::{
-    WriteMessage, WriteStop, Writer, bucket_name, new_object, to_proto, to_status,
-};
+use super::grpc_write::{WriteMessage, WriteStop, Writer, bucket_name, new_object, to_proto, to_status};
 use super::server::ConnectionKill;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use hyper::body::Incoming;
@@ -40,28 +38,19 @@ pub async fn handle(
     req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Infallible> {
     shared.link.delay().await;
-    let method = req
-        .uri()
-        .path()
-        .strip_prefix("/google.storage.v2.Storage/")
-        .unwrap_or("")
-        .to_string();
+    let link_owner = shared.clone();
+    let method = req.uri().path().strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => {
-            let header = req
-                .headers()
-                .get(INSTRUCTIONS_HEADER)
-                .and_then(|v| v.to_str().ok());
+            let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
             let mut trigger = match shared.faults.for_upload_request(header) {
                 Ok(fault) => Trigger::new(fault),
                 Err(message) => return Ok(Status::invalid_argument(message).into_http()),
             };
             match trigger.split(0).1 {
                 Some(FaultAction::Return(code)) => {
-                    let status = Status::new(
-                        super::grpc_write::grpc_code(code),
-                        format!("injected fault: return-{code}"),
-                    );
+                    let status =
+                        Status::new(super::grpc_write::grpc_code(code), format!("injected fault: return-{code}"));
                     return Ok(status.into_http());
                 }
                 Some(FaultAction::ResetConnection) => kill.reset().await,
@@ -72,19 +61,11 @@ pub async fn handle(
             let mut trigger = Some(trigger);
             let mut take_trigger = move || trigger.take().unwrap_or_else(|| Trigger::new(None));
             if method == "WriteObject" {
-                let service = service_fn(move |r| {
-                    write_object(shared.clone(), kill.clone(), take_trigger(), r)
-                });
-                grpc::<pb::WriteObjectResponse, pb::WriteObjectRequest>()
-                    .client_streaming(service, req)
-                    .await
+                let service = service_fn(move |r| write_object(shared.clone(), kill.clone(), take_trigger(), r));
+                grpc::<pb::WriteObjectResponse, pb::WriteObjectRequest>().client_streaming(service, req).await
             } else {
-                let service = service_fn(move |r| {
-                    bidi_write(shared.clone(), kill.clone(), take_trigger(), r)
-                });
-                grpc::<pb::BidiWriteObjectResponse, pb::BidiWriteObjectRequest>()
-                    .streaming(service, req)
-                    .await
+                let service = service_fn(move |r| bidi_write(shared.clone(), kill.clone(), take_trigger(), r));
+                grpc::<pb::BidiWriteObjectResponse, pb::BidiWriteObjectRequest>().streaming(service, req).await
             }
         }
         "StartResumableWrite" => {
@@ -92,65 +73,47 @@ pub async fn handle(
                 let shared = shared.clone();
                 async move {
                     let r = r.into_inner();
-                    let spec = r
-                        .write_object_spec
-                        .ok_or_else(|| Status::invalid_argument("write_object_spec is required"))?;
+                    let spec =
+                        r.write_object_spec.ok_or_else(|| Status::invalid_argument("write_object_spec is required"))?;
                     let spec = new_object(&spec, r.object_checksums.as_ref())?;
                     let upload_id = shared.store.start_session(spec).map_err(to_status)?;
                     Ok::<_, Status>(Response::new(pb::StartResumableWriteResponse { upload_id }))
                 }
             });
-            grpc::<pb::StartResumableWriteResponse, _>()
-                .unary(service, req)
-                .await
+            grpc::<pb::StartResumableWriteResponse, _>().unary(service, req).await
         }
         "QueryWriteStatus" => {
             let service = service_fn(move |r: Request<pb::QueryWriteStatusRequest>| {
                 let shared = shared.clone();
                 async move {
                     use pb::query_write_status_response::WriteStatus;
-                    let session = shared
-                        .store
-                        .session(&r.into_inner().upload_id)
-                        .map_err(to_status)?;
+                    let session = shared.store.session(&r.into_inner().upload_id).map_err(to_status)?;
                     let session = session.lock().await;
                     let status = match &session.finished {
                         Some(object) => WriteStatus::Resource(to_proto(object)),
                         None => WriteStatus::PersistedSize(session.ingest.size as i64),
                     };
-                    Ok::<_, Status>(Response::new(pb::QueryWriteStatusResponse {
-                        write_status: Some(status),
-                    }))
+                    Ok::<_, Status>(Response::new(pb::QueryWriteStatusResponse { write_status: Some(status) }))
                 }
             });
-            grpc::<pb::QueryWriteStatusResponse, _>()
-                .unary(service, req)
-                .await
+            grpc::<pb::QueryWriteStatusResponse, _>().unary(service, req).await
         }
         "CancelResumableWrite" => {
             let service = service_fn(move |r: Request<pb::CancelResumableWriteRequest>| {
                 let shared = shared.clone();
                 async move {
-                    shared
-                        .store
-                        .cancel_session(&r.into_inner().upload_id)
-                        .map_err(to_status)?;
+                    shared.store.cancel_session(&r.into_inner().upload_id).map_err(to_status)?;
                     Ok::<_, Status>(Response::new(pb::CancelResumableWriteResponse {}))
                 }
             });
-            grpc::<pb::CancelResumableWriteResponse, _>()
-                .unary(service, req)
-                .await
+            grpc::<pb::CancelResumableWriteResponse, _>().unary(service, req).await
         }
         "GetObject" => {
             let service = service_fn(move |r: Request<pb::GetObjectRequest>| {
                 let shared = shared.clone();
                 async move {
                     let r = r.into_inner();
-                    let object = shared
-                        .store
-                        .get(bucket_name(&r.bucket)?, &r.object)
-                        .map_err(to_status)?;
+                    let object = shared.store.get(bucket_name(&r.bucket)?, &r.object).map_err(to_status)?;
                     if r.generation != 0 && r.generation != object.generation {
                         return Err(Status::not_found(format!(
                             "generation {} of {} not found",
@@ -167,29 +130,19 @@ pub async fn handle(
                 let shared = shared.clone();
                 async move {
                     let r = r.into_inner();
-                    let generation = r
-                        .if_generation_match
-                        .or((r.generation != 0).then_some(r.generation));
-                    shared
-                        .store
-                        .delete(bucket_name(&r.bucket)?, &r.object, generation)
-                        .map_err(to_status)?;
+                    let generation = r.if_generation_match.or((r.generation != 0).then_some(r.generation));
+                    shared.store.delete(bucket_name(&r.bucket)?, &r.object, generation).map_err(to_status)?;
                     Ok::<_, Status>(Response::new(()))
                 }
             });
-            grpc::<(), pb::DeleteObjectRequest>()
-                .unary(service, req)
-                .await
+            grpc::<(), pb::DeleteObjectRequest>().unary(service, req).await
         }
         "GetBucket" => {
             let service = service_fn(move |r: Request<pb::GetBucketRequest>| {
                 let shared = shared.clone();
                 async move {
                     let name = r.into_inner().name;
-                    shared
-                        .store
-                        .bucket_created(bucket_name(&name)?)
-                        .map_err(to_status)?;
+                    shared.store.bucket_created(bucket_name(&name)?).map_err(to_status)?;
                     Ok::<_, Status>(Response::new(pb::Bucket {
                         name: name.clone(),
                         bucket_id: name,
@@ -206,20 +159,22 @@ pub async fn handle(
                     let id = r.into_inner().bucket_id;
                     shared.store.create_bucket(&id).map_err(to_status)?;
                     let name = format!("{}{id}", super::grpc_write::BUCKET_PREFIX);
-                    Ok::<_, Status>(Response::new(pb::Bucket {
-                        name,
-                        bucket_id: id,
-                        ..Default::default()
-                    }))
+                    Ok::<_, Status>(Response::new(pb::Bucket { name, bucket_id: id, ..Default::default() }))
                 }
             });
             grpc::<pb::Bucket, _>().unary(service, req).await
         }
-        other => {
-            Status::unimplemented(format!("the emulator does not implement {other}")).into_http()
-        }
+        other => Status::unimplemented(format!("the emulator does not implement {other}")).into_http(),
     };
+    // Unary answers travel back over the shaped link too (streams delay each answer themselves).
+    answer_delay(&method, &link_owner).await;
     Ok(response)
+}
+
+async fn answer_delay(method: &str, shared: &Shared) {
+    if !matches!(method, "WriteObject" | "BidiWriteObject") {
+        shared.link.delay().await;
+    }
 }
 
 /// How a write stream ended when nothing went wrong.
@@ -244,9 +199,7 @@ async fn write_object(
         Err(WriteStop::Status(status)) => return Err(status),
         Err(WriteStop::Reset) => kill.reset().await,
     };
-    Ok(Response::new(pb::WriteObjectResponse {
-        write_status: Some(status),
-    }))
+    Ok(Response::new(pb::WriteObjectResponse { write_status: Some(status) }))
 }
 
 async fn bidi_write(
@@ -270,10 +223,8 @@ async fn bidi_write(
                 return;
             }
         };
-        let response = last.map(|status| pb::BidiWriteObjectResponse {
-            write_status: Some(status),
-            write_handle: None,
-        });
+        let response =
+            last.map(|status| pb::BidiWriteObjectResponse { write_status: Some(status), write_handle: None });
         let _ = tx.send(response).await;
     });
     Ok(Response::new(ReceiverStream::new(rx)))
@@ -302,9 +253,7 @@ async fn drive<M: Into<WriteMessage>>(
                 Some(message) => message.into(),
                 None if writer.is_resumable() => return Ok(Ended::Open(writer.persisted())),
                 None => {
-                    return Err(
-                        Status::invalid_argument("the stream ended before finish_write").into(),
-                    );
+                    return Err(Status::invalid_argument("the stream ended before finish_write").into());
                 }
             },
         };
@@ -312,9 +261,7 @@ async fn drive<M: Into<WriteMessage>>(
             writer.write(message.write_offset, data).await?;
         }
         if message.finish_write {
-            return Ok(Ended::Finished(Box::new(
-                writer.finish(message.object_checksums)?,
-            )));
+            return Ok(Ended::Finished(Box::new(writer.finish(message.object_checksums)?)));
         }
         if message.state_lookup
             && let Some(tx) = lookups
@@ -322,10 +269,7 @@ async fn drive<M: Into<WriteMessage>>(
             use pb::bidi_write_object_response::WriteStatus;
             shared.link.delay().await;
             let persisted = WriteStatus::PersistedSize(writer.persisted() as i64);
-            let response = pb::BidiWriteObjectResponse {
-                write_status: Some(persisted),
-                write_handle: None,
-            };
+            let response = pb::BidiWriteObjectResponse { write_status: Some(persisted), write_handle: None };
             if tx.send(Ok(response)).await.is_err() {
                 return Err(Status::cancelled("the client went away").into());
             }

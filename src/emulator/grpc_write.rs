@@ -85,11 +85,7 @@ pub struct Writer<'a> {
 
 impl<'a> Writer<'a> {
     /// Opens the write the first message names: a new object or a session.
-    pub async fn open(
-        shared: &'a Shared,
-        first: &WriteMessage,
-        trigger: Trigger,
-    ) -> Result<Self, Status> {
+    pub async fn open(shared: &'a Shared, first: &WriteMessage, trigger: Trigger) -> Result<Self, Status> {
         let target = if let Some(id) = &first.upload_id {
             let session = shared.store.session(id).map_err(to_status)?;
             let mut session = session.lock_owned().await;
@@ -98,20 +94,11 @@ impl<'a> Writer<'a> {
         } else if let Some(spec) = &first.spec {
             let spec = new_object(spec, None)?;
             shared.store.check_create(&spec).map_err(to_status)?;
-            Target::OneShot {
-                spec,
-                ingest: Ingest::new(shared.store.retain),
-            }
+            Target::OneShot { spec, ingest: Ingest::new(shared.store.retain) }
         } else {
-            return Err(Status::invalid_argument(
-                "the first message must carry an upload_id or a write_object_spec",
-            ));
+            return Err(Status::invalid_argument("the first message must carry an upload_id or a write_object_spec"));
         };
-        Ok(Self {
-            shared,
-            target,
-            trigger,
-        })
+        Ok(Self { shared, target, trigger })
     }
 
     pub fn is_resumable(&self) -> bool {
@@ -147,8 +134,7 @@ impl<'a> Writer<'a> {
     /// persisted are skipped, a gap is OUT_OF_RANGE, a bad crc32c is refused.
     pub async fn write(&mut self, offset: i64, data: pb::ChecksummedData) -> Result<(), WriteStop> {
         let persisted = self.persisted();
-        let offset = u64::try_from(offset)
-            .map_err(|_| Status::invalid_argument("write_offset is negative"))?;
+        let offset = u64::try_from(offset).map_err(|_| Status::invalid_argument("write_offset is negative"))?;
         if offset > persisted {
             return Err(Status::out_of_range(format!(
                 "write_offset {offset} leaves a gap: only {persisted} bytes are persisted"
@@ -166,21 +152,14 @@ impl<'a> Writer<'a> {
             .into());
         }
         self.shared.link.admit(content.len()).await;
-        self.shared
-            .store
-            .bytes_received
-            .fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.shared.store.bytes_received.fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = self.trigger.split(content.len());
         let skip = ((persisted - offset) as usize).min(content.len());
         let accept = |ingest: &mut Ingest, end: usize| {
             if end > skip {
                 let fresh = &content[skip..end];
                 // Whole-message crc reused when the message is taken whole.
-                let fresh_crc = if skip == 0 && end == content.len() {
-                    crc
-                } else {
-                    crc32c::crc32c(fresh)
-                };
+                let fresh_crc = if skip == 0 && end == content.len() { crc } else { crc32c::crc32c(fresh) };
                 ingest.push_checked(fresh, fresh_crc);
             }
         };
@@ -188,10 +167,7 @@ impl<'a> Writer<'a> {
         if let Some(limit) = spec.expected_size
             && offset + content.len() as u64 > limit
         {
-            return Err(Status::out_of_range(format!(
-                "the data runs past the declared object_size {limit}"
-            ))
-            .into());
+            return Err(Status::out_of_range(format!("the data runs past the declared object_size {limit}")).into());
         }
         match fault {
             None => accept(ingest, content.len()),
@@ -201,10 +177,7 @@ impl<'a> Writer<'a> {
             }
             Some(FaultAction::Return(code)) => {
                 accept(ingest, take);
-                return Err(WriteStop::Status(Status::new(
-                    grpc_code(code),
-                    format!("injected fault: return-{code}"),
-                )));
+                return Err(WriteStop::Status(Status::new(grpc_code(code), format!("injected fault: return-{code}"))));
             }
             Some(FaultAction::ResetConnection) => {
                 accept(ingest, take);
@@ -249,14 +222,9 @@ fn apply_checksums(spec: &mut NewObject, checksums: Option<pb::ObjectChecksums>)
 }
 
 /// The store's view of a `WriteObjectSpec`.
-pub fn new_object(
-    spec: &pb::WriteObjectSpec,
-    checksums: Option<&pb::ObjectChecksums>,
-) -> Result<NewObject, Status> {
-    let resource = spec
-        .resource
-        .as_ref()
-        .ok_or_else(|| Status::invalid_argument("write_object_spec needs a resource"))?;
+pub fn new_object(spec: &pb::WriteObjectSpec, checksums: Option<&pb::ObjectChecksums>) -> Result<NewObject, Status> {
+    let resource =
+        spec.resource.as_ref().ok_or_else(|| Status::invalid_argument("write_object_spec needs a resource"))?;
     Ok(NewObject {
         bucket: bucket_name(&resource.bucket)?.to_string(),
         name: resource.name.clone(),
@@ -275,17 +243,12 @@ pub fn new_object(
 /// `projects/_/buckets/NAME` -> `NAME`; a bare name is NOT_FOUND, as on GCS.
 pub fn bucket_name(resource: &str) -> Result<&str, Status> {
     resource.strip_prefix(BUCKET_PREFIX).ok_or_else(|| {
-        Status::not_found(format!(
-            "bucket '{resource}' not found: gRPC bucket names are {BUCKET_PREFIX}NAME"
-        ))
+        Status::not_found(format!("bucket '{resource}' not found: gRPC bucket names are {BUCKET_PREFIX}NAME"))
     })
 }
 
 pub fn to_proto(object: &StoredObject) -> pb::Object {
-    let since = object
-        .created
-        .duration_since(std::time::SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+    let since = object.created.duration_since(std::time::SystemTime::UNIX_EPOCH).unwrap_or_default();
     pb::Object {
         name: object.name.clone(),
         bucket: format!("{BUCKET_PREFIX}{}", object.bucket),
@@ -296,10 +259,7 @@ pub fn to_proto(object: &StoredObject) -> pb::Object {
         storage_class: "STANDARD".into(),
         checksums: Some(pb::ObjectChecksums {
             crc32c: Some(object.crc32c),
-            md5_hash: object
-                .md5
-                .map(|m| bytes::Bytes::copy_from_slice(&m))
-                .unwrap_or_default(),
+            md5_hash: object.md5.map(|m| bytes::Bytes::copy_from_slice(&m)).unwrap_or_default(),
         }),
         create_time: Some(prost_types::Timestamp {
             seconds: since.as_secs() as i64,
@@ -311,9 +271,7 @@ pub fn to_proto(object: &StoredObject) -> pb::Object {
 
 pub fn to_status(error: StoreError) -> Status {
     let code = match &error {
-        StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => {
-            Code::NotFound
-        }
+        StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => Code::NotFound,
         StoreError::BucketExists(_) => Code::AlreadyExists,
         StoreError::Precondition(_) => Code::FailedPrecondition,
         StoreError::Checksum(_) | StoreError::Invalid(_) => Code::InvalidArgument,

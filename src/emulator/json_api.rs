@@ -32,13 +32,7 @@ pub async fn handle(
 async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> JsonResponse {
     let method = req.method().clone();
     // Split before decoding: an object name's own slashes arrive as %2F.
-    let segments: Vec<String> = req
-        .uri()
-        .path()
-        .trim_start_matches('/')
-        .split('/')
-        .map(decode)
-        .collect();
+    let segments: Vec<String> = req.uri().path().trim_start_matches('/').split('/').map(decode).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = query_map(req.uri().query());
     let store = &shared.store;
@@ -48,15 +42,8 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             Err(response) => response,
         },
         (&Method::GET, ["storage", "v1", "b"]) => {
-            let items: Vec<_> = store
-                .bucket_names()
-                .iter()
-                .map(|name| bucket_resource(shared, name))
-                .collect();
-            json_response(
-                StatusCode::OK,
-                &serde_json::json!({"kind": "storage#buckets", "items": items}),
-            )
+            let items: Vec<_> = store.bucket_names().iter().map(|name| bucket_resource(shared, name)).collect();
+            json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#buckets", "items": items}))
         }
         (&Method::GET, ["storage", "v1", "b", bucket]) => match store.bucket_created(bucket) {
             Ok(_) => json_response(StatusCode::OK, &bucket_resource(shared, bucket)),
@@ -67,10 +54,7 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             match store.list(bucket, prefix) {
                 Ok(objects) => {
                     let items: Vec<_> = objects.iter().map(object_resource).collect();
-                    json_response(
-                        StatusCode::OK,
-                        &serde_json::json!({"kind": "storage#objects", "items": items}),
-                    )
+                    json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#objects", "items": items}))
                 }
                 Err(error) => store_error_response(&error),
             }
@@ -88,10 +72,7 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
                 Err(response) => return response,
             };
             match store.delete(bucket, &name.join("/"), if_generation_match) {
-                Ok(()) => Response::builder()
-                    .status(StatusCode::NO_CONTENT)
-                    .body(Full::default())
-                    .unwrap(),
+                Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
                 Err(error) => store_error_response(&error),
             }
         }
@@ -99,19 +80,13 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             let bucket = bucket.to_string();
             json_upload::route(shared, kill, method, bucket, query, req).await
         }
-        _ => error_response(
-            StatusCode::NOT_FOUND,
-            &format!("no route for {method} {}", req.uri().path()),
-        ),
+        _ => error_response(StatusCode::NOT_FOUND, &format!("no route for {method} {}", req.uri().path())),
     }
 }
 
 fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
     let Some(name) = body["name"].as_str() else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            "bucket insert needs a JSON body with a name",
-        );
+        return error_response(StatusCode::BAD_REQUEST, "bucket insert needs a JSON body with a name");
     };
     match shared.store.create_bucket(name) {
         Ok(()) => json_response(StatusCode::OK, &bucket_resource(shared, name)),
@@ -120,10 +95,7 @@ fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
 }
 
 fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
-    let created = shared
-        .store
-        .bucket_created(name)
-        .unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+    let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
     serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
         "location": "US", "storageClass": "STANDARD", "timeCreated": rfc3339(created)})
 }
@@ -146,14 +118,9 @@ fn get_object(
             .status(StatusCode::OK)
             .header("content-type", object.content_type.as_str())
             .header("x-goog-generation", object.generation)
-            .header(
-                "x-goog-hash",
-                format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)),
-            )
+            .header("x-goog-hash", format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)))
             .body(Full::new(data))
-            .unwrap_or_else(|_| {
-                error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")
-            }),
+            .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")),
         None => error_response(
             StatusCode::NOT_IMPLEMENTED,
             "this emulator does not keep object bytes: start it with --retain to read them back",
@@ -161,43 +128,25 @@ fn get_object(
     }
 }
 
-pub fn optional_i64(
-    query: &std::collections::HashMap<String, String>,
-    key: &str,
-) -> Result<Option<i64>, JsonResponse> {
+pub fn optional_i64(query: &std::collections::HashMap<String, String>, key: &str) -> Result<Option<i64>, JsonResponse> {
     query
         .get(key)
         .map(|v| v.parse::<i64>())
         .transpose()
-        .map_err(|_| {
-            error_response(
-                StatusCode::BAD_REQUEST,
-                &format!("{key} must be a whole number"),
-            )
-        })
+        .map_err(|_| error_response(StatusCode::BAD_REQUEST, &format!("{key} must be a whole number")))
 }
 
 /// Reads a small JSON body; an empty body is `{}`.
 pub async fn read_json(req: Request<Incoming>) -> Result<serde_json::Value, JsonResponse> {
-    let body: Bytes = match Limited::new(req.into_body(), MAX_METADATA_BYTES)
-        .collect()
-        .await
-    {
+    let body: Bytes = match Limited::new(req.into_body(), MAX_METADATA_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
-            return Err(error_response(
-                StatusCode::BAD_REQUEST,
-                "metadata body too large or cut short",
-            ));
+            return Err(error_response(StatusCode::BAD_REQUEST, "metadata body too large or cut short"));
         }
     };
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(serde_json::json!({}));
     }
-    serde_json::from_slice(&body).map_err(|e| {
-        error_response(
-            StatusCode::BAD_REQUEST,
-            &format!("the request body is not valid JSON: {e}"),
-        )
-    })
+    serde_json::from_slice(&body)
+        .map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("the request body is not valid JSON: {e}")))
 }

@@ -34,16 +34,10 @@ pub async fn route(
     query: HashMap<String, String>,
     req: Request<Incoming>,
 ) -> JsonResponse {
-    let header = req
-        .headers()
-        .get(INSTRUCTIONS_HEADER)
-        .and_then(|v| v.to_str().ok());
+    let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
     let upload_type = query.get("uploadType").map(String::as_str).unwrap_or("");
     let upload_id = query.get("upload_id").cloned();
-    let is_data_request = matches!(
-        (&method, upload_type),
-        (&Method::POST, "media" | "multipart") | (&Method::PUT, _)
-    );
+    let is_data_request = matches!((&method, upload_type), (&Method::POST, "media" | "multipart") | (&Method::PUT, _));
     let mut trigger = if is_data_request {
         match shared.faults.for_upload_request(header) {
             Ok(fault) => Trigger::new(fault),
@@ -53,16 +47,17 @@ pub async fn route(
         Trigger::new(None)
     };
     match trigger.split(0).1 {
-        Some(FaultAction::Return(code)) => return fault_response(code),
+        Some(FaultAction::Return(code)) => {
+            drain(&mut req.into_body()).await;
+            return fault_response(code);
+        }
         Some(FaultAction::ResetConnection) => kill.reset().await,
         Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
         None => {}
     }
     match (&method, upload_type, upload_id) {
         (&Method::POST, "media", _) => media(shared, kill, bucket, query, req, trigger).await,
-        (&Method::POST, "multipart", _) => {
-            multipart(shared, kill, bucket, query, req, trigger).await
-        }
+        (&Method::POST, "multipart", _) => multipart(shared, kill, bucket, query, req, trigger).await,
         (&Method::POST, "resumable", None) => start_resumable(shared, bucket, query, req).await,
         (&Method::PUT, _, Some(id)) => put_chunk(shared, kill, &id, req, trigger).await,
         (&Method::DELETE, _, Some(id)) => match shared.store.cancel_session(&id) {
@@ -92,32 +87,16 @@ fn spec_from(
         .get("name")
         .cloned()
         .or_else(|| metadata["name"].as_str().map(String::from))
-        .ok_or_else(|| {
-            error_response(
-                StatusCode::BAD_REQUEST,
-                "the upload names no object: add name=...",
-            )
-        })?;
-    let (header_crc, md5) = headers
-        .get("x-goog-hash")
-        .and_then(|v| v.to_str().ok())
-        .map(parse_goog_hash)
-        .unwrap_or((None, None));
-    let metadata_crc = metadata["crc32c"]
-        .as_str()
-        .and_then(crate::payload::crc32c_from_base64);
+        .ok_or_else(|| error_response(StatusCode::BAD_REQUEST, "the upload names no object: add name=..."))?;
+    let (header_crc, md5) =
+        headers.get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None));
+    let metadata_crc = metadata["crc32c"].as_str().and_then(crate::payload::crc32c_from_base64);
     let content_type = metadata["contentType"]
         .as_str()
-        .or_else(|| {
-            headers
-                .get("x-upload-content-type")
-                .and_then(|v| v.to_str().ok())
-        })
+        .or_else(|| headers.get("x-upload-content-type").and_then(|v| v.to_str().ok()))
         .unwrap_or("application/octet-stream")
         .to_string();
-    let expected_size = headers
-        .get("x-upload-content-length")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let expected_size = headers.get("x-upload-content-length").and_then(|v| v.to_str().ok()?.parse().ok());
     Ok(NewObject {
         bucket,
         name,
@@ -145,11 +124,7 @@ async fn media(
         return store_error_response(&error);
     }
     let mut ingest = Ingest::new(shared.store.retain);
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| {
-        ingest.push(bytes)
-    })
-    .await
-    {
+    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| ingest.push(bytes)).await {
         return cut_response(kill, cut).await;
     }
     finish(shared, &spec, ingest)
@@ -166,11 +141,7 @@ async fn multipart(
     let content_type = header_str(req.headers(), "content-type").to_string();
     let headers = req.headers().clone();
     let mut body = BytesMut::new();
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| {
-        body.extend_from_slice(bytes)
-    })
-    .await
-    {
+    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| body.extend_from_slice(bytes)).await {
         return cut_response(kill, cut).await;
     }
     let (metadata, data) = match split_multipart(&content_type, &body.freeze()) {
@@ -217,17 +188,13 @@ async fn start_resumable(
     };
     match shared.store.start_session(spec) {
         Ok(id) => {
-            let location = format!(
-                "http://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}"
-            );
+            let location = format!("http://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}");
             Response::builder()
                 .status(StatusCode::OK)
                 .header("location", location)
                 .header("x-guploader-uploadid", id)
                 .body(Full::default())
-                .unwrap_or_else(|_| {
-                    error_response(StatusCode::BAD_REQUEST, "the Host header is not valid")
-                })
+                .unwrap_or_else(|_| error_response(StatusCode::BAD_REQUEST, "the Host header is not valid"))
         }
         Err(error) => store_error_response(&error),
     }
@@ -256,20 +223,13 @@ async fn put_chunk(
             Err(message) => return error_response(StatusCode::BAD_REQUEST, &message),
         },
     };
-    let (header_crc, _) = req
-        .headers()
-        .get("x-goog-hash")
-        .and_then(|v| v.to_str().ok())
-        .map(parse_goog_hash)
-        .unwrap_or((None, None));
+    let (header_crc, _) =
+        req.headers().get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None));
     if header_crc.is_some() {
         session.spec.expected_crc32c = header_crc;
     }
     let persisted = session.ingest.size;
-    let content_length: Option<u64> = req
-        .headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let content_length: Option<u64> = req.headers().get("content-length").and_then(|v| v.to_str().ok()?.parse().ok());
     // No Content-Range: the body is the whole object.
     let range = range.unwrap_or(ContentRange {
         bytes: content_length.filter(|n| *n > 0).map(|n| (0, n - 1)),
@@ -279,16 +239,11 @@ async fn put_chunk(
         if first > persisted {
             return error_response(
                 StatusCode::BAD_REQUEST,
-                &format!(
-                    "the chunk starts at byte {first} but only {persisted} bytes are persisted"
-                ),
+                &format!("the chunk starts at byte {first} but only {persisted} bytes are persisted"),
             );
         }
         if content_length.is_some_and(|n| n != last - first + 1) {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "Content-Length does not match Content-Range",
-            );
+            return error_response(StatusCode::BAD_REQUEST, "Content-Length does not match Content-Range");
         }
         let is_last = range.total == Some(last + 1);
         if !is_last && (last + 1) % CHUNK_ALIGNMENT != 0 {
@@ -299,28 +254,16 @@ async fn put_chunk(
         }
         let skip = persisted.saturating_sub(first);
         let ingest = &mut session.ingest;
-        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, |bytes| {
-            ingest.push(bytes)
-        })
-        .await
-        {
+        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, |bytes| ingest.push(bytes)).await {
             return cut_response(kill, cut).await;
         }
         if session.ingest.size != persisted.max(last + 1) {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "the body is shorter than its Content-Range",
-            );
+            return error_response(StatusCode::BAD_REQUEST, "the body is shorter than its Content-Range");
         }
     }
-    let done = range
-        .total
-        .is_some_and(|total| total == session.ingest.size);
+    let done = range.total.is_some_and(|total| total == session.ingest.size);
     if range.total.is_some_and(|total| total < session.ingest.size) {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            "the declared total is below the bytes already persisted",
-        );
+        return error_response(StatusCode::BAD_REQUEST, "the declared total is below the bytes already persisted");
     }
     if !done {
         return resume_incomplete(session.ingest.size);
@@ -347,21 +290,14 @@ fn resume_incomplete(persisted: u64) -> JsonResponse {
     if persisted > 0 {
         builder = builder.header("range", format!("bytes=0-{}", persisted - 1));
     }
-    builder
-        .body(Full::default())
-        .expect("static headers are valid")
+    builder.body(Full::default()).expect("static headers are valid")
 }
 
 async fn cut_response(kill: &ConnectionKill, cut: Cut) -> JsonResponse {
     match cut {
-        Cut::Fault(status) => error_response(
-            status,
-            &format!("injected fault: return-{}", status.as_u16()),
-        ),
+        Cut::Fault(status) => error_response(status, &format!("injected fault: return-{}", status.as_u16())),
         Cut::Reset => kill.reset().await,
-        Cut::ClientGone => {
-            error_response(StatusCode::BAD_REQUEST, "the request body was cut short")
-        }
+        Cut::ClientGone => error_response(StatusCode::BAD_REQUEST, "the request body was cut short"),
     }
 }
 
@@ -388,10 +324,7 @@ async fn read_body(
             continue;
         };
         shared.link.admit(data.len()).await;
-        shared
-            .store
-            .bytes_received
-            .fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        shared.store.bytes_received.fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = trigger.split(data.len());
         accept(&data[..take]);
         match fault {
@@ -401,9 +334,8 @@ async fn read_body(
                 accept(&data[take..]);
             }
             Some(FaultAction::Return(code)) => {
-                return Err(Cut::Fault(
-                    StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
-                ));
+                drain(&mut body).await;
+                return Err(Cut::Fault(StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)));
             }
             Some(FaultAction::ResetConnection) => return Err(Cut::Reset),
         }
@@ -411,9 +343,12 @@ async fn read_body(
     Ok(())
 }
 
+/// Reads and discards the rest of a body, so that a client still sending
+/// sees the answer rather than a broken pipe.
+async fn drain(body: &mut Incoming) {
+    while let Some(Ok(_)) = body.frame().await {}
+}
+
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
 }

@@ -38,11 +38,7 @@ pub struct ContentRange {
 
 /// Parses `bytes A-B/T`, `bytes A-B/*`, `bytes */T` and `bytes */*`.
 pub fn parse_content_range(text: &str) -> Result<ContentRange, String> {
-    let invalid = || {
-        format!(
-            "invalid Content-Range '{text}': expected bytes A-B/TOTAL, bytes A-B/* or bytes */TOTAL"
-        )
-    };
+    let invalid = || format!("invalid Content-Range '{text}': expected bytes A-B/TOTAL, bytes A-B/* or bytes */TOTAL");
     let spec = text.trim().strip_prefix("bytes ").ok_or_else(invalid)?;
     let (range, total) = spec.split_once('/').ok_or_else(invalid)?;
     let total = match total {
@@ -86,10 +82,7 @@ pub fn parse_goog_hash(text: &str) -> (Option<u32>, Option<[u8; 16]>) {
 
 /// Splits a `multipart/related` body into its metadata JSON and its data,
 /// slicing the body without copying the data.
-pub fn split_multipart(
-    content_type: &str,
-    body: &Bytes,
-) -> Result<(serde_json::Value, Bytes), String> {
+pub fn split_multipart(content_type: &str, body: &Bytes) -> Result<(serde_json::Value, Bytes), String> {
     let boundary = content_type
         .split(';')
         .find_map(|p| p.trim().strip_prefix("boundary="))
@@ -99,20 +92,13 @@ pub fn split_multipart(
     let parts: Vec<Bytes> = split_on(body, delimiter.as_bytes());
     let mut contents = parts.into_iter().filter_map(|part| {
         let start = find(&part, b"\r\n\r\n")? + 4;
-        let end = part
-            .len()
-            .checked_sub(2)
-            .filter(|e| part[*e..].starts_with(b"\r\n"))?;
+        let end = part.len().checked_sub(2).filter(|e| part[*e..].starts_with(b"\r\n"))?;
         (start <= end).then(|| part.slice(start..end))
     });
-    let metadata = contents
-        .next()
-        .ok_or("multipart upload without a metadata part")?;
-    let data = contents
-        .next()
-        .ok_or("multipart upload without a data part")?;
-    let metadata: serde_json::Value = serde_json::from_slice(&metadata)
-        .map_err(|e| format!("multipart metadata is not JSON: {e}"))?;
+    let metadata = contents.next().ok_or("multipart upload without a metadata part")?;
+    let data = contents.next().ok_or("multipart upload without a data part")?;
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&metadata).map_err(|e| format!("multipart metadata is not JSON: {e}"))?;
     Ok((metadata, data))
 }
 
@@ -185,14 +171,10 @@ pub fn error_response(status: StatusCode, message: &str) -> JsonResponse {
 
 pub fn store_error_response(error: &StoreError) -> JsonResponse {
     let status = match error {
-        StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => {
-            StatusCode::NOT_FOUND
-        }
+        StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => StatusCode::NOT_FOUND,
         StoreError::BucketExists(_) => StatusCode::CONFLICT,
         StoreError::Precondition(_) => StatusCode::PRECONDITION_FAILED,
-        StoreError::Checksum(_) | StoreError::Invalid(_) | StoreError::OutOfRange(_) => {
-            StatusCode::BAD_REQUEST
-        }
+        StoreError::Checksum(_) | StoreError::Invalid(_) | StoreError::OutOfRange(_) => StatusCode::BAD_REQUEST,
         StoreError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
     };
     error_response(status, &error.to_string())
@@ -200,9 +182,7 @@ pub fn store_error_response(error: &StoreError) -> JsonResponse {
 
 /// `2026-11-30T05:56:40.123Z`, without a date library.
 pub fn rfc3339(time: SystemTime) -> String {
-    let since = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let days = since.as_secs() / 86_400;
     let second_of_day = since.as_secs() % 86_400;
     let (year, month, day) = civil_from_days(days as i64);
@@ -235,42 +215,11 @@ mod tests {
 
     #[test]
     fn content_ranges_parse_in_all_four_forms() {
-        assert_eq!(
-            parse_content_range("bytes 0-99/200"),
-            Ok(ContentRange {
-                bytes: Some((0, 99)),
-                total: Some(200)
-            })
-        );
-        assert_eq!(
-            parse_content_range("bytes 0-99/*"),
-            Ok(ContentRange {
-                bytes: Some((0, 99)),
-                total: None
-            })
-        );
-        assert_eq!(
-            parse_content_range("bytes */200"),
-            Ok(ContentRange {
-                bytes: None,
-                total: Some(200)
-            })
-        );
-        assert_eq!(
-            parse_content_range("bytes */*"),
-            Ok(ContentRange {
-                bytes: None,
-                total: None
-            })
-        );
-        for bad in [
-            "bytes 5-1/10",
-            "bytes 0-10/10",
-            "0-1/2",
-            "bytes a-b/c",
-            "bytes 0-1",
-            "",
-        ] {
+        assert_eq!(parse_content_range("bytes 0-99/200"), Ok(ContentRange { bytes: Some((0, 99)), total: Some(200) }));
+        assert_eq!(parse_content_range("bytes 0-99/*"), Ok(ContentRange { bytes: Some((0, 99)), total: None }));
+        assert_eq!(parse_content_range("bytes */200"), Ok(ContentRange { bytes: None, total: Some(200) }));
+        assert_eq!(parse_content_range("bytes */*"), Ok(ContentRange { bytes: None, total: None }));
+        for bad in ["bytes 5-1/10", "bytes 0-10/10", "0-1/2", "bytes a-b/c", "bytes 0-1", ""] {
             assert!(parse_content_range(bad).is_err(), "{bad}");
         }
     }

@@ -77,20 +77,33 @@ pub struct Emulator {
     json_addr: SocketAddr,
     grpc_addr: SocketAddr,
     shutdown: CancellationToken,
+    /// Its own threads, like a separate server: the client's CPU can be told
+    /// from the emulator's, and neither scheduler starves the other's tasks.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Emulator {
     pub async fn start(options: EmulatorOptions) -> std::io::Result<Emulator> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name(crate::cpu::EMULATOR_THREAD_NAME)
+            .enable_all()
+            .build()?;
+        let handle = runtime.handle().clone();
+        let mut emulator = handle.spawn(Self::start_here(options)).await.map_err(std::io::Error::other)??;
+        emulator.runtime = Some(runtime);
+        Ok(emulator)
+    }
+
+    /// Starts the servers on the current runtime.
+    async fn start_here(options: EmulatorOptions) -> std::io::Result<Emulator> {
         let shared = Arc::new(Shared {
             store: Store::new(options.retain, options.session_ttl),
             faults: FaultPlan::default(),
             link: Link::new(options.latency, options.bandwidth),
         });
         for bucket in &options.buckets {
-            shared
-                .store
-                .create_bucket(bucket)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         }
         for (fault, every) in &options.faults {
             shared.faults.add_rule(fault.clone(), *every);
@@ -112,8 +125,7 @@ impl Emulator {
             let builder = json_builder.clone();
             let shared = json_shared.clone();
             async move {
-                let service =
-                    service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
+                let service = service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
                 let _ = builder.serve_connection(io, service).await;
             }
         });
@@ -126,20 +138,13 @@ impl Emulator {
         let grpc_shared = shared.clone();
         server::spawn_accept_loop(grpc_listener, shutdown.clone(), move |io, kill| {
             let shared = grpc_shared.clone();
-            let connection = grpc_builder.serve_connection(
-                io,
-                service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)),
-            );
+            let connection = grpc_builder
+                .serve_connection(io, service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)));
             async move {
                 let _ = connection.await;
             }
         });
-        Ok(Emulator {
-            shared,
-            json_addr,
-            grpc_addr,
-            shutdown,
-        })
+        Ok(Emulator { shared, json_addr, grpc_addr, shutdown, runtime: None })
     }
 
     /// `http://127.0.0.1:PORT`, the JSON API's base URL.
@@ -169,5 +174,9 @@ impl Emulator {
 impl Drop for Emulator {
     fn drop(&mut self) {
         self.shutdown.cancel();
+        if let Some(runtime) = self.runtime.take() {
+            // Dropping a runtime may happen inside another one: do not block there.
+            runtime.shutdown_background();
+        }
     }
 }

@@ -26,11 +26,7 @@ impl ConnectionKill {
     }
 }
 
-pub fn spawn_accept_loop<C, F>(
-    listener: TcpListener,
-    shutdown: CancellationToken,
-    serve: C,
-) -> JoinHandle<()>
+pub fn spawn_accept_loop<C, F>(listener: TcpListener, shutdown: CancellationToken, serve: C) -> JoinHandle<()>
 where
     C: Fn(TokioIo<TcpStream>, ConnectionKill) -> F + Send + 'static,
     F: Future<Output = ()> + Send + 'static,

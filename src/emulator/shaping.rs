@@ -24,11 +24,7 @@ impl Link {
             let rate = rate as f64;
             // 10 ms worth of bytes, at least one 256 KiB frame, so bursts stay short.
             let burst = (rate / 100.0).max(256.0 * 1024.0);
-            TokenBucket {
-                bytes_per_second: rate,
-                burst,
-                state: Mutex::new((burst, Instant::now())),
-            }
+            TokenBucket { bytes_per_second: rate, burst, state: Mutex::new((burst, Instant::now())) }
         });
         Self { latency, bucket }
     }
@@ -48,9 +44,8 @@ impl Link {
             let mut state = bucket.state.lock().unwrap();
             let now = Instant::now();
             let (tokens, last) = *state;
-            let refilled = (tokens
-                + now.duration_since(last).as_secs_f64() * bucket.bytes_per_second)
-                .min(bucket.burst);
+            let refilled =
+                (tokens + now.duration_since(last).as_secs_f64() * bucket.bytes_per_second).min(bucket.burst);
             let left = refilled - bytes as f64;
             *state = (left, now);
             // A debt is paid by waiting; the next caller sees it and queues behind.

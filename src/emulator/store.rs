@@ -54,11 +54,7 @@ pub struct Ingest {
 
 impl Ingest {
     pub fn new(retain: bool) -> Self {
-        Self {
-            size: 0,
-            crc32c: 0,
-            data: retain.then(BytesMut::new),
-        }
+        Self { size: 0, crc32c: 0, data: retain.then(BytesMut::new) }
     }
 
     pub fn push(&mut self, bytes: &[u8]) {
@@ -120,10 +116,8 @@ pub struct Store {
 
 impl Store {
     pub fn new(retain: bool, session_ttl: Duration) -> Self {
-        let micros = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_micros() as i64)
-            .unwrap_or(1);
+        let micros =
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(1);
         Self {
             retain,
             session_ttl,
@@ -143,21 +137,13 @@ impl Store {
         if buckets.contains_key(name) {
             return Err(StoreError::BucketExists(name.into()));
         }
-        buckets.insert(
-            name.into(),
-            Bucket {
-                created: Some(SystemTime::now()),
-                ..Bucket::default()
-            },
-        );
+        buckets.insert(name.into(), Bucket { created: Some(SystemTime::now()), ..Bucket::default() });
         Ok(())
     }
 
     pub fn bucket_created(&self, name: &str) -> Result<SystemTime, StoreError> {
         let buckets = self.buckets.lock().unwrap();
-        let bucket = buckets
-            .get(name)
-            .ok_or_else(|| StoreError::NoBucket(name.into()))?;
+        let bucket = buckets.get(name).ok_or_else(|| StoreError::NoBucket(name.into()))?;
         Ok(bucket.created.unwrap_or(SystemTime::UNIX_EPOCH))
     }
 
@@ -169,55 +155,28 @@ impl Store {
 
     pub fn get(&self, bucket: &str, name: &str) -> Result<StoredObject, StoreError> {
         let buckets = self.buckets.lock().unwrap();
-        let found = buckets
-            .get(bucket)
-            .ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
-        found
-            .objects
-            .get(name)
-            .cloned()
-            .ok_or_else(|| StoreError::NoObject(name.into()))
+        let found = buckets.get(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        found.objects.get(name).cloned().ok_or_else(|| StoreError::NoObject(name.into()))
     }
 
     pub fn list(&self, bucket: &str, prefix: &str) -> Result<Vec<StoredObject>, StoreError> {
         let buckets = self.buckets.lock().unwrap();
-        let found = buckets
-            .get(bucket)
-            .ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
-        let mut objects: Vec<StoredObject> = found
-            .objects
-            .values()
-            .filter(|o| o.name.starts_with(prefix))
-            .cloned()
-            .collect();
+        let found = buckets.get(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        let mut objects: Vec<StoredObject> =
+            found.objects.values().filter(|o| o.name.starts_with(prefix)).cloned().collect();
         objects.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(objects)
     }
 
     /// Counts every object in every bucket (tests check that runs leave none).
     pub fn object_count(&self) -> usize {
-        self.buckets
-            .lock()
-            .unwrap()
-            .values()
-            .map(|b| b.objects.len())
-            .sum()
+        self.buckets.lock().unwrap().values().map(|b| b.objects.len()).sum()
     }
 
-    pub fn delete(
-        &self,
-        bucket: &str,
-        name: &str,
-        if_generation_match: Option<i64>,
-    ) -> Result<(), StoreError> {
+    pub fn delete(&self, bucket: &str, name: &str, if_generation_match: Option<i64>) -> Result<(), StoreError> {
         let mut buckets = self.buckets.lock().unwrap();
-        let found = buckets
-            .get_mut(bucket)
-            .ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
-        let object = found
-            .objects
-            .get(name)
-            .ok_or_else(|| StoreError::NoObject(name.into()))?;
+        let found = buckets.get_mut(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
+        let object = found.objects.get(name).ok_or_else(|| StoreError::NoObject(name.into()))?;
         if let Some(expected) = if_generation_match
             && object.generation != expected
         {
@@ -234,9 +193,7 @@ impl Store {
     pub fn check_create(&self, spec: &NewObject) -> Result<(), StoreError> {
         validate_object_name(&spec.name)?;
         let buckets = self.buckets.lock().unwrap();
-        let bucket = buckets
-            .get(&spec.bucket)
-            .ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
+        let bucket = buckets.get(&spec.bucket).ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
         check_generation(bucket, spec)
     }
 
@@ -246,10 +203,7 @@ impl Store {
         if let Some(expected) = spec.expected_size
             && expected != ingest.size
         {
-            return Err(StoreError::Invalid(format!(
-                "the upload declared {expected} bytes but sent {}",
-                ingest.size
-            )));
+            return Err(StoreError::Invalid(format!("the upload declared {expected} bytes but sent {}", ingest.size)));
         }
         if let Some(expected) = spec.expected_crc32c
             && expected != ingest.crc32c
@@ -261,9 +215,7 @@ impl Store {
             )));
         }
         let mut buckets = self.buckets.lock().unwrap();
-        let bucket = buckets
-            .get_mut(&spec.bucket)
-            .ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
+        let bucket = buckets.get_mut(&spec.bucket).ok_or_else(|| StoreError::NoBucket(spec.bucket.clone()))?;
         check_generation(bucket, spec)?;
         if spec.expected_crc32c.is_some() {
             self.checksums_verified.fetch_add(1, Ordering::Relaxed);
@@ -286,40 +238,19 @@ impl Store {
     pub fn start_session(&self, spec: NewObject) -> Result<String, StoreError> {
         self.check_create(&spec)?;
         self.expire_sessions();
-        let id = format!(
-            "emu-{:x}",
-            self.next_session.fetch_add(1, Ordering::Relaxed)
-        );
-        let session = Session {
-            id: id.clone(),
-            spec,
-            ingest: Ingest::new(self.retain),
-            finished: None,
-            touched: Instant::now(),
-        };
-        self.sessions
-            .lock()
-            .unwrap()
-            .insert(id.clone(), Arc::new(tokio::sync::Mutex::new(session)));
+        let id = format!("emu-{:x}", self.next_session.fetch_add(1, Ordering::Relaxed));
+        let session =
+            Session { id: id.clone(), spec, ingest: Ingest::new(self.retain), finished: None, touched: Instant::now() };
+        self.sessions.lock().unwrap().insert(id.clone(), Arc::new(tokio::sync::Mutex::new(session)));
         Ok(id)
     }
 
     pub fn session(&self, id: &str) -> Result<SessionRef, StoreError> {
-        self.sessions
-            .lock()
-            .unwrap()
-            .get(id)
-            .cloned()
-            .ok_or_else(|| StoreError::NoSession(id.into()))
+        self.sessions.lock().unwrap().get(id).cloned().ok_or_else(|| StoreError::NoSession(id.into()))
     }
 
     pub fn cancel_session(&self, id: &str) -> Result<(), StoreError> {
-        self.sessions
-            .lock()
-            .unwrap()
-            .remove(id)
-            .map(|_| ())
-            .ok_or_else(|| StoreError::NoSession(id.into()))
+        self.sessions.lock().unwrap().remove(id).map(|_| ()).ok_or_else(|| StoreError::NoSession(id.into()))
     }
 
     pub fn session_count(&self) -> usize {
@@ -330,13 +261,10 @@ impl Store {
     /// cannot grow memory without bound. A session busy with a request is kept.
     fn expire_sessions(&self) {
         let ttl = self.session_ttl;
-        self.sessions
-            .lock()
-            .unwrap()
-            .retain(|_, session| match session.try_lock() {
-                Ok(session) => session.touched.elapsed() < ttl,
-                Err(_) => true,
-            });
+        self.sessions.lock().unwrap().retain(|_, session| match session.try_lock() {
+            Ok(session) => session.touched.elapsed() < ttl,
+            Err(_) => true,
+        });
     }
 }
 
@@ -346,10 +274,7 @@ fn check_generation(bucket: &Bucket, spec: &NewObject) -> Result<(), StoreError>
     };
     let current = bucket.objects.get(&spec.name).map_or(0, |o| o.generation);
     if current != expected {
-        return Err(StoreError::Precondition(format!(
-            "object {} has generation {current}, not {expected}",
-            spec.name
-        )));
+        return Err(StoreError::Precondition(format!("object {} has generation {current}, not {expected}", spec.name)));
     }
     Ok(())
 }
@@ -358,9 +283,7 @@ fn check_generation(bucket: &Bucket, spec: &NewObject) -> Result<(), StoreError>
 /// letters, digits, dashes, underscores and dots, starting and ending with a
 /// letter or digit.
 pub fn validate_bucket_name(name: &str) -> Result<(), StoreError> {
-    let ok_chars = name
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
+    let ok_chars = name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
     let ends_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     let max = if name.contains('.') { 222 } else { 63 };
     if (3..=max).contains(&name.len())
@@ -379,15 +302,8 @@ pub fn validate_bucket_name(name: &str) -> Result<(), StoreError> {
 }
 
 pub fn validate_object_name(name: &str) -> Result<(), StoreError> {
-    if name.is_empty()
-        || name.len() > 1024
-        || name.contains(['\r', '\n'])
-        || name == "."
-        || name == ".."
-    {
-        return Err(StoreError::Invalid(format!(
-            "'{name}' is not a valid object name"
-        )));
+    if name.is_empty() || name.len() > 1024 || name.contains(['\r', '\n']) || name == "." || name == ".." {
+        return Err(StoreError::Invalid(format!("'{name}' is not a valid object name")));
     }
     Ok(())
 }
@@ -428,10 +344,7 @@ mod tests {
         let store = Store::new(false, Duration::from_secs(60));
         store.create_bucket("bkt").unwrap();
         let object = store.finalize(&spec("a", None), ingest(b"x")).unwrap();
-        assert!(matches!(
-            store.delete("bkt", "a", Some(object.generation + 1)),
-            Err(StoreError::Precondition(_))
-        ));
+        assert!(matches!(store.delete("bkt", "a", Some(object.generation + 1)), Err(StoreError::Precondition(_))));
         store.delete("bkt", "a", Some(object.generation)).unwrap();
         assert_eq!(store.object_count(), 0);
     }
@@ -442,10 +355,7 @@ mod tests {
         store.create_bucket("bkt").unwrap();
         let mut bad = spec("a", None);
         bad.expected_crc32c = Some(1);
-        assert!(matches!(
-            store.finalize(&bad, ingest(b"x")),
-            Err(StoreError::Checksum(_))
-        ));
+        assert!(matches!(store.finalize(&bad, ingest(b"x")), Err(StoreError::Checksum(_))));
         assert_eq!(store.object_count(), 0);
     }
 
@@ -464,11 +374,7 @@ mod tests {
         store.create_bucket("bkt").unwrap();
         store.start_session(spec("a", None)).unwrap();
         store.start_session(spec("b", None)).unwrap();
-        assert_eq!(
-            store.session_count(),
-            1,
-            "the first expired when the second started"
-        );
+        assert_eq!(store.session_count(), 1, "the first expired when the second started");
     }
 
     #[test]
@@ -476,15 +382,7 @@ mod tests {
         for good in ["abc", "my-bucket_1", "a.b.c"] {
             assert!(validate_bucket_name(good).is_ok(), "{good}");
         }
-        for bad in [
-            "ab",
-            "Upper",
-            "-start",
-            "end-",
-            "goog-x",
-            "has space",
-            &"x".repeat(64),
-        ] {
+        for bad in ["ab", "Upper", "-start", "end-", "goog-x", "has space", &"x".repeat(64)] {
             assert!(validate_bucket_name(bad).is_err(), "{bad}");
         }
     }

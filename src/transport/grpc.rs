@@ -3,7 +3,9 @@
 //! upload_id stream with flush + state_lookup at each chunk boundary; 2 MiB
 //! messages, each with its crc32c, and the whole object's on the last.
 
-use super::{CreatedObject, MESSAGE_BYTES, TransportError, UploadOutcome, UploadRequest, Uploader};
+use super::{
+    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest, Uploader,
+};
 use crate::auth::Auth;
 use crate::config::TransportKind;
 use futures::future::BoxFuture;
@@ -12,7 +14,7 @@ use pb::bidi_write_object_request::{Data, FirstMessage};
 use pb::bidi_write_object_response::WriteStatus;
 use pb::storage_client::StorageClient;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status, Streaming};
@@ -36,18 +38,14 @@ pub struct GrpcTransport {
     clients: Vec<StorageClient<Channel>>,
     next: AtomicUsize,
     settings: GrpcSettings,
+    connections: CountConnections,
 }
 
 impl GrpcTransport {
     pub async fn connect(settings: GrpcSettings) -> Result<Self, TransportError> {
         crate::tls::install_crypto_provider();
         let mut endpoint = Endpoint::from_shared(settings.url.clone())
-            .map_err(|e| {
-                TransportError::Connection(format!(
-                    "'{}' is not a gRPC endpoint URL: {e}",
-                    settings.url
-                ))
-            })?
+            .map_err(|e| TransportError::Connection(format!("'{}' is not a gRPC endpoint URL: {e}", settings.url)))?
             .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
             .map_err(|e| TransportError::Connection(e.to_string()))?
             .connect_timeout(Duration::from_secs(30))
@@ -55,13 +53,17 @@ impl GrpcTransport {
             .http2_adaptive_window(true);
         if settings.url.starts_with("https://") {
             let tls = ClientTlsConfig::new().with_native_roots();
-            endpoint = endpoint
-                .tls_config(tls)
-                .map_err(|e| TransportError::Connection(format!("TLS setup failed: {e}")))?;
+            endpoint =
+                endpoint.tls_config(tls).map_err(|e| TransportError::Connection(format!("TLS setup failed: {e}")))?;
         }
+        let connections = CountConnections::default();
+        let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
+        tcp.enforce_http(false); // TLS, when asked for, is layered on top by tonic
+        tcp.set_nodelay(true);
         let mut clients = Vec::new();
         for _ in 0..settings.channels.max(1) {
-            let channel = endpoint.connect().await.map_err(|e| {
+            let connector = tower::Layer::layer(&connections, tcp.clone());
+            let channel = endpoint.connect_with_connector(connector).await.map_err(|e| {
                 TransportError::Connection(format!(
                     "could not connect to the gRPC endpoint {}: {}",
                     settings.url,
@@ -74,11 +76,7 @@ impl GrpcTransport {
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
             );
         }
-        Ok(Self {
-            clients,
-            next: AtomicUsize::new(0),
-            settings,
-        })
+        Ok(Self { clients, next: AtomicUsize::new(0), settings, connections })
     }
 
     fn client(&self) -> StorageClient<Channel> {
@@ -96,16 +94,12 @@ impl GrpcTransport {
         let mut request = Request::new(message);
         let metadata = request.metadata_mut();
         if let Some(bearer) = self.settings.auth.bearer().await? {
-            let value = bearer.parse().map_err(|_| {
-                TransportError::Auth("the access token is not a valid header".into())
-            })?;
+            let value =
+                bearer.parse().map_err(|_| TransportError::Auth("the access token is not a valid header".into()))?;
             metadata.insert("authorization", value);
         }
         let params = format!("bucket={}", self.bucket_resource().replace('/', "%2F"));
-        metadata.insert(
-            "x-goog-request-params",
-            params.parse().expect("bucket names are ASCII"),
-        );
+        metadata.insert("x-goog-request-params", params.parse().expect("bucket names are ASCII"));
         Ok(request)
     }
 
@@ -127,40 +121,25 @@ impl GrpcTransport {
         let total = request.payload.size();
         let mut client = self.client();
         let one_shot = self.settings.chunk_size == 0 || self.settings.chunk_size >= total;
-        let first = if one_shot {
-            FirstMessage::WriteObjectSpec(self.spec(&request))
+        let started = Instant::now();
+        let (first, session_ready) = if one_shot {
+            (FirstMessage::WriteObjectSpec(self.spec(&request)), None)
         } else {
-            let start = pb::StartResumableWriteRequest {
-                write_object_spec: Some(self.spec(&request)),
-                ..Default::default()
-            };
-            let response = client
-                .start_resumable_write(self.with_metadata(start).await?)
-                .await
-                .map_err(status_error)?;
-            FirstMessage::UploadId(response.into_inner().upload_id)
+            let start =
+                pb::StartResumableWriteRequest { write_object_spec: Some(self.spec(&request)), ..Default::default() };
+            let response =
+                client.start_resumable_write(self.with_metadata(start).await?).await.map_err(status_error)?;
+            (FirstMessage::UploadId(response.into_inner().upload_id), Some(Instant::now()))
         };
-        let chunk = if one_shot {
-            total
-        } else {
-            self.settings.chunk_size
-        };
+        let chunk = if one_shot { total } else { self.settings.chunk_size };
         let (tx, rx) = mpsc::channel(2);
-        let mut writer = StreamWriter {
-            tx,
-            first: Some(first),
-            crc: 0,
-            checksum: self.settings.checksum,
-        };
+        let mut writer = StreamWriter { tx, first: Some(first), crc: 0, checksum: self.settings.checksum };
         // The first message is queued before the call: a server may hold the
         // response headers until it has read it.
         let mut offset = 0;
         let first_end = chunk.min(total);
         let send_first = writer.send_range(&request, 0, first_end, total);
-        let call = client.bidi_write_object(
-            self.with_metadata(tokio_stream::wrappers::ReceiverStream::new(rx))
-                .await?,
-        );
+        let call = client.bidi_write_object(self.with_metadata(tokio_stream::wrappers::ReceiverStream::new(rx)).await?);
         let (sent, answer) = tokio::join!(send_first, call);
         sent?;
         let mut responses = answer.map_err(status_error)?.into_inner();
@@ -168,7 +147,11 @@ impl GrpcTransport {
         loop {
             let status = next_status(&mut responses).await?;
             match status {
-                WriteStatus::Resource(object) => return Ok(outcome(object)),
+                WriteStatus::Resource(object) => {
+                    let phases =
+                        Phases::from_instants(started, session_ready, request.progress.last_byte(), Instant::now());
+                    return Ok(outcome(object, phases));
+                }
                 WriteStatus::PersistedSize(persisted) => {
                     let persisted = persisted as u64;
                     if persisted > offset || persisted >= total {
@@ -219,63 +202,50 @@ impl StreamWriter {
             let message = pb::BidiWriteObjectRequest {
                 first_message: self.first.take(),
                 write_offset: offset as i64,
-                data: Some(Data::ChecksummedData(pb::ChecksummedData {
-                    content,
-                    crc32c: message_crc,
-                })),
+                data: Some(Data::ChecksummedData(pb::ChecksummedData { content, crc32c: message_crc })),
                 finish_write: finish,
                 flush: last_of_range && !finish,
                 state_lookup: last_of_range && !finish,
-                object_checksums: (finish && self.checksum).then_some(pb::ObjectChecksums {
-                    crc32c: Some(self.crc),
-                    ..Default::default()
-                }),
+                object_checksums: (finish && self.checksum)
+                    .then_some(pb::ObjectChecksums { crc32c: Some(self.crc), ..Default::default() }),
                 ..Default::default()
             };
-            self.tx.send(message).await.map_err(|_| {
-                TransportError::Connection("the gRPC stream closed while sending".into())
-            })?;
+            self.tx
+                .send(message)
+                .await
+                .map_err(|_| TransportError::Connection("the gRPC stream closed while sending".into()))?;
             offset += len;
-            request.progress.store(offset, Ordering::Relaxed);
+            request.progress.advance_to(offset);
+            if finish {
+                request.progress.mark_last_byte();
+            }
         }
         Ok(())
     }
 }
 
 fn crc_through(request: &UploadRequest, end: u64) -> u32 {
-    request
-        .payload
-        .segments(0, end, MESSAGE_BYTES)
-        .fold(0, |crc, s| crc32c::crc32c_append(crc, &s))
+    request.payload.segments(0, end, MESSAGE_BYTES).fold(0, |crc, s| crc32c::crc32c_append(crc, &s))
 }
 
-async fn next_status(
-    responses: &mut Streaming<pb::BidiWriteObjectResponse>,
-) -> Result<WriteStatus, TransportError> {
+async fn next_status(responses: &mut Streaming<pb::BidiWriteObjectResponse>) -> Result<WriteStatus, TransportError> {
     loop {
         match responses.message().await.map_err(status_error)? {
-            Some(pb::BidiWriteObjectResponse {
-                write_status: Some(status),
-                ..
-            }) => return Ok(status),
+            Some(pb::BidiWriteObjectResponse { write_status: Some(status), .. }) => return Ok(status),
             Some(_) => continue,
             None => {
-                return Err(TransportError::Protocol(
-                    "the server closed the write stream without an answer".into(),
-                ));
+                return Err(TransportError::Protocol("the server closed the write stream without an answer".into()));
             }
         }
     }
 }
 
-fn outcome(object: pb::Object) -> UploadOutcome {
+fn outcome(object: pb::Object, phases: Phases) -> UploadOutcome {
     UploadOutcome {
-        object: CreatedObject {
-            name: object.name,
-            generation: object.generation,
-        },
+        object: CreatedObject { name: object.name, generation: object.generation },
         size: object.size as u64,
         crc32c: object.checksums.and_then(|c| c.crc32c),
+        phases,
     }
 }
 
@@ -286,10 +256,7 @@ pub fn status_error(status: Status) -> TransportError {
         }
         _ => status.message().to_string(),
     };
-    TransportError::Grpc {
-        code: format!("{:?}", status.code()).to_uppercase_snake(),
-        message,
-    }
+    TransportError::Grpc { code: format!("{:?}", status.code()).to_uppercase_snake(), message }
 }
 
 /// `FailedPrecondition` -> `FAILED_PRECONDITION`, as gRPC spells codes.
@@ -325,17 +292,11 @@ impl Uploader for GrpcTransport {
         TransportKind::Grpc
     }
 
-    fn upload(
-        &self,
-        request: UploadRequest,
-    ) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
+    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
         Box::pin(self.upload_object(request))
     }
 
-    fn delete<'a>(
-        &'a self,
-        object: &'a CreatedObject,
-    ) -> BoxFuture<'a, Result<(), TransportError>> {
+    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             let delete = pb::DeleteObjectRequest {
                 bucket: self.bucket_resource(),
@@ -343,25 +304,15 @@ impl Uploader for GrpcTransport {
                 if_generation_match: Some(object.generation),
                 ..Default::default()
             };
-            self.client()
-                .delete_object(self.with_metadata(delete).await?)
-                .await
-                .map_err(status_error)?;
+            self.client().delete_object(self.with_metadata(delete).await?).await.map_err(status_error)?;
             Ok(())
         })
     }
 
     fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
-            let get = pb::GetBucketRequest {
-                name: self.bucket_resource(),
-                ..Default::default()
-            };
-            match self
-                .client()
-                .get_bucket(self.with_metadata(get).await?)
-                .await
-            {
+            let get = pb::GetBucketRequest { name: self.bucket_resource(), ..Default::default() };
+            match self.client().get_bucket(self.with_metadata(get).await?).await {
                 Ok(_) => Ok(()),
                 Err(status) if status.code() == Code::NotFound && create => {
                     let insert = pb::CreateBucketRequest {
@@ -369,11 +320,7 @@ impl Uploader for GrpcTransport {
                         bucket_id: self.settings.bucket.clone(),
                         ..Default::default()
                     };
-                    match self
-                        .client()
-                        .create_bucket(self.with_metadata(insert).await?)
-                        .await
-                    {
+                    match self.client().create_bucket(self.with_metadata(insert).await?).await {
                         Ok(_) => Ok(()),
                         Err(status) if status.code() == Code::AlreadyExists => Ok(()),
                         Err(status) => Err(status_error(status)),
@@ -393,16 +340,16 @@ impl Uploader for GrpcTransport {
     }
 
     fn protocol(&self) -> String {
-        let tls = if self.settings.url.starts_with("https://") {
-            " + TLS"
-        } else {
-            ""
-        };
-        format!(
-            "HTTP/2{tls} ({} channel{})",
-            self.clients.len(),
-            if self.clients.len() == 1 { "" } else { "s" }
-        )
+        let tls = if self.settings.url.starts_with("https://") { " + TLS" } else { "" };
+        format!("HTTP/2{tls} ({} channel{})", self.clients.len(), if self.clients.len() == 1 { "" } else { "s" })
+    }
+
+    fn connections(&self) -> u64 {
+        self.connections.opened.load(Ordering::Relaxed)
+    }
+
+    fn peer_port(&self) -> u16 {
+        super::url_port(&self.settings.url)
     }
 }
 

@@ -3,7 +3,9 @@
 //! Content-Range; crc32c in x-goog-hash; `ifGenerationMatch=0`.
 
 use super::payload_body::PayloadBody;
-use super::{CreatedObject, MESSAGE_BYTES, TransportError, UploadOutcome, UploadRequest, Uploader};
+use super::{
+    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest, Uploader,
+};
 use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
 use crate::payload::{Payload, crc32c_base64, crc32c_from_base64};
@@ -11,14 +13,11 @@ use futures::future::BoxFuture;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// Everything but RFC 3986's unreserved characters is escaped in a path segment.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 const CONTENT_TYPE: &str = "application/octet-stream";
 
 pub struct JsonSettings {
@@ -34,12 +33,15 @@ pub struct JsonTransport {
     client: reqwest::Client,
     settings: JsonSettings,
     seen_version: Mutex<Option<Version>>,
+    connections: CountConnections,
 }
 
 impl JsonTransport {
     pub fn new(settings: JsonSettings) -> Result<Self, TransportError> {
         crate::tls::install_crypto_provider();
+        let connections = CountConnections::default();
         let mut builder = reqwest::Client::builder()
+            .connector_layer(connections.clone())
             // 308 means "resume incomplete" here, not a redirect to follow.
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
@@ -50,14 +52,9 @@ impl JsonTransport {
             JsonHttp::Http1 => builder.http1_only(),
             JsonHttp::Http2 => builder.http2_prior_knowledge(),
         };
-        let client = builder.build().map_err(|e| {
-            TransportError::Connection(format!("cannot build the HTTP client: {e}"))
-        })?;
-        Ok(Self {
-            client,
-            settings,
-            seen_version: Mutex::new(None),
-        })
+        let client =
+            builder.build().map_err(|e| TransportError::Connection(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self { client, settings, seen_version: Mutex::new(None), connections })
     }
 
     async fn request(&self, method: Method, url: &str) -> Result<RequestBuilder, TransportError> {
@@ -69,72 +66,42 @@ impl JsonTransport {
     }
 
     async fn send(&self, builder: RequestBuilder, what: &str) -> Result<Response, TransportError> {
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
+        let response = builder.send().await.map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
         *self.seen_version.lock().unwrap() = Some(response.version());
         Ok(response)
     }
 
     fn upload_url(&self) -> String {
-        format!(
-            "{}/upload/storage/v1/b/{}/o",
-            self.settings.base_url, self.settings.bucket
-        )
+        format!("{}/upload/storage/v1/b/{}/o", self.settings.base_url, self.settings.bucket)
     }
 
-    async fn upload_one_shot(
-        &self,
-        request: &UploadRequest,
-        token: &str,
-    ) -> Result<UploadOutcome, TransportError> {
+    async fn upload_one_shot(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
         let size = request.payload.size();
         let mut builder = self
             .request(Method::POST, &self.upload_url())
             .await?
-            .query(&[
-                ("uploadType", "media"),
-                ("name", request.name.as_str()),
-                ("ifGenerationMatch", "0"),
-            ])
+            .query(&[("uploadType", "media"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
             .header("content-type", CONTENT_TYPE)
             .header("content-length", size)
             .header("x-goog-gcs-idempotency-token", token);
         if self.settings.checksum {
-            builder = builder.header(
-                "x-goog-hash",
-                format!("crc32c={}", crc32c_base64(request.payload.crc32c())),
-            );
+            builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(request.payload.crc32c())));
         }
-        let body = PayloadBody::new(
-            request.payload.clone(),
-            0,
-            size,
-            MESSAGE_BYTES,
-            request.progress.clone(),
-        );
-        let response = self
-            .send(builder.body(reqwest::Body::wrap(body)), "upload")
-            .await?;
-        finished_object(response).await
+        let body = PayloadBody::new(request.payload.clone(), 0, size, MESSAGE_BYTES, request.progress.clone());
+        let start = Instant::now();
+        let response = self.send(builder.body(reqwest::Body::wrap(body)), "upload").await?;
+        let phases = Phases::from_instants(start, None, request.progress.last_byte(), Instant::now());
+        finished_object(response, phases).await
     }
 
-    async fn upload_resumable(
-        &self,
-        request: &UploadRequest,
-        token: &str,
-    ) -> Result<UploadOutcome, TransportError> {
+    async fn upload_resumable(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
         let payload = &request.payload;
         let total = payload.size();
+        let started = Instant::now();
         let start = self
             .request(Method::POST, &self.upload_url())
             .await?
-            .query(&[
-                ("uploadType", "resumable"),
-                ("name", request.name.as_str()),
-                ("ifGenerationMatch", "0"),
-            ])
+            .query(&[("uploadType", "resumable"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
             .header("x-upload-content-type", CONTENT_TYPE)
             .header("x-upload-content-length", total)
             .header("x-goog-gcs-idempotency-token", token)
@@ -147,47 +114,28 @@ impl JsonTransport {
             .headers()
             .get("location")
             .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| {
-                TransportError::Protocol("the resumable upload answer has no Location".into())
-            })?
+            .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))?
             .to_string();
+        let session_ready = Instant::now();
         let chunk = self.settings.chunk_size;
         let mut offset = 0;
         // crc32c of [0, offset): the last chunk carries the whole object's.
         let mut crc_before = 0;
         loop {
             let end = ((offset / chunk + 1) * chunk).min(total);
-            let chunk_crc = if self.settings.checksum {
-                crc_of(payload, offset, end)
-            } else {
-                0
-            };
+            let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
             let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
             let mut put = self
                 .request(Method::PUT, &session)
                 .await?
-                .header(
-                    "content-range",
-                    format!("bytes {}-{}/{total}", offset, end - 1),
-                )
+                .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
                 .header("content-length", end - offset)
                 .header("content-type", CONTENT_TYPE);
             if self.settings.checksum && end == total {
-                put = put.header(
-                    "x-goog-hash",
-                    format!("crc32c={}", crc32c_base64(crc_after)),
-                );
+                put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
             }
-            let body = PayloadBody::new(
-                payload.clone(),
-                offset,
-                end,
-                MESSAGE_BYTES,
-                request.progress.clone(),
-            );
-            let response = self
-                .send(put.body(reqwest::Body::wrap(body)), "upload a chunk")
-                .await?;
+            let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+            let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
             match response.status() {
                 StatusCode::PERMANENT_REDIRECT => {
                     let persisted = persisted_bytes(&response)?;
@@ -212,7 +160,11 @@ impl JsonTransport {
                         ));
                     }
                 }
-                status if status.is_success() => return finished_object(response).await,
+                status if status.is_success() => {
+                    let last_byte = request.progress.last_byte();
+                    let phases = Phases::from_instants(started, Some(session_ready), last_byte, Instant::now());
+                    return finished_object(response, phases).await;
+                }
                 _ => return Err(http_error(response).await),
             }
         }
@@ -220,9 +172,7 @@ impl JsonTransport {
 }
 
 fn crc_of(payload: &Payload, start: u64, end: u64) -> u32 {
-    payload
-        .segments(start, end, MESSAGE_BYTES)
-        .fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+    payload.segments(start, end, MESSAGE_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
 }
 
 /// `Range: bytes=0-N` means N+1 bytes are persisted; no Range means none.
@@ -239,28 +189,22 @@ fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
         .ok_or_else(|| TransportError::Protocol(format!("unreadable Range header {range:?}")))
 }
 
-async fn finished_object(response: Response) -> Result<UploadOutcome, TransportError> {
+async fn finished_object(response: Response, phases: Phases) -> Result<UploadOutcome, TransportError> {
     if !response.status().is_success() {
         return Err(http_error(response).await);
     }
-    let object: serde_json::Value = response.json().await.map_err(|e| {
-        TransportError::Protocol(format!("the upload answer is not object JSON: {e}"))
-    })?;
-    let number = |key: &str| {
-        object[key]
-            .as_str()
-            .and_then(|s| s.parse().ok())
-            .or_else(|| object[key].as_i64())
-    };
-    let generation = number("generation")
-        .ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
+    let object: serde_json::Value = response
+        .json()
+        .await
+        .map_err(|e| TransportError::Protocol(format!("the upload answer is not object JSON: {e}")))?;
+    let number = |key: &str| object[key].as_str().and_then(|s| s.parse().ok()).or_else(|| object[key].as_i64());
+    let generation =
+        number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
     Ok(UploadOutcome {
-        object: CreatedObject {
-            name: object["name"].as_str().unwrap_or_default().to_string(),
-            generation,
-        },
+        object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
         size: number("size").unwrap_or(0) as u64,
         crc32c: object["crc32c"].as_str().and_then(crc32c_from_base64),
+        phases,
     })
 }
 
@@ -291,10 +235,7 @@ impl Uploader for JsonTransport {
         TransportKind::Json
     }
 
-    fn upload(
-        &self,
-        request: UploadRequest,
-    ) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
+    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
         Box::pin(async move {
             let token = crate::runner::idempotency_token();
             if self.settings.chunk_size == 0 || self.settings.chunk_size >= request.payload.size() {
@@ -305,10 +246,7 @@ impl Uploader for JsonTransport {
         })
     }
 
-    fn delete<'a>(
-        &'a self,
-        object: &'a CreatedObject,
-    ) -> BoxFuture<'a, Result<(), TransportError>> {
+    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             let url = format!(
                 "{}/storage/v1/b/{}/o/{}",
@@ -321,11 +259,7 @@ impl Uploader for JsonTransport {
                 .await?
                 .query(&[("ifGenerationMatch", object.generation.to_string())]);
             let response = self.send(request, "delete an object").await?;
-            if response.status().is_success() {
-                Ok(())
-            } else {
-                Err(http_error(response).await)
-            }
+            if response.status().is_success() { Ok(()) } else { Err(http_error(response).await) }
         })
     }
 
@@ -333,9 +267,7 @@ impl Uploader for JsonTransport {
         Box::pin(async move {
             let bucket = &self.settings.bucket;
             let url = format!("{}/storage/v1/b/{bucket}", self.settings.base_url);
-            let response = self
-                .send(self.request(Method::GET, &url).await?, "look up the bucket")
-                .await?;
+            let response = self.send(self.request(Method::GET, &url).await?, "look up the bucket").await?;
             match response.status() {
                 status if status.is_success() => Ok(()),
                 StatusCode::NOT_FOUND if create => {
@@ -372,12 +304,16 @@ impl Uploader for JsonTransport {
             Some(_) => "HTTP/?",
             None => "not yet connected",
         };
-        let tls = if self.settings.base_url.starts_with("https://") {
-            " + TLS"
-        } else {
-            ""
-        };
+        let tls = if self.settings.base_url.starts_with("https://") { " + TLS" } else { "" };
         format!("{version}{tls}")
+    }
+
+    fn connections(&self) -> u64 {
+        self.connections.opened.load(Ordering::Relaxed)
+    }
+
+    fn peer_port(&self) -> u16 {
+        super::url_port(&self.settings.base_url)
     }
 }
 

@@ -2,16 +2,20 @@
 //! of rounds, iterations or statistics. Two implementations: the JSON API over
 //! reqwest and the gRPC v2 API over tonic.
 
+mod counting;
 pub mod grpc;
 pub mod json;
 mod payload_body;
+
+pub use counting::CountConnections;
 
 use crate::auth::AuthError;
 use crate::config::TransportKind;
 use crate::payload::Payload;
 use futures::future::BoxFuture;
-use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Data per gRPC message (GCS's MAX_WRITE_CHUNK_BYTES), and the slice size
 /// of JSON bodies: large enough that no per-slice cost shows.
@@ -27,9 +31,58 @@ pub struct CreatedObject {
 pub struct UploadRequest {
     pub name: String,
     pub payload: Payload,
-    /// Bytes of this object handed to the connection so far, as an absolute
-    /// offset (a resumed upload moves it back). Read by the runner's ticker.
-    pub progress: Arc<AtomicU64>,
+    pub progress: Arc<Progress>,
+}
+
+/// How far one upload has got, shared with the runner's ticker.
+#[derive(Default)]
+pub struct Progress {
+    /// Bytes handed to the connection so far, as an absolute offset (a
+    /// resumed upload moves it back).
+    bytes: AtomicU64,
+    /// When the last byte of the object was handed over.
+    last_byte: Mutex<Option<Instant>>,
+}
+
+impl Progress {
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn advance_to(&self, offset: u64) {
+        self.bytes.store(offset, Ordering::Relaxed);
+    }
+
+    pub fn mark_last_byte(&self) {
+        *self.last_byte.lock().unwrap() = Some(Instant::now());
+    }
+
+    pub fn last_byte(&self) -> Option<Instant> {
+        *self.last_byte.lock().unwrap()
+    }
+}
+
+/// Where an upload's time went: starting a resumable session, sending the
+/// bytes, and waiting for the final answer after the last byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Phases {
+    pub session_s: f64,
+    pub transfer_s: f64,
+    pub finalize_s: f64,
+}
+
+impl Phases {
+    /// From the instants of: the start, the session's answer (none for one
+    /// shot), the last byte handed over, and the final answer.
+    pub fn from_instants(start: Instant, session: Option<Instant>, last_byte: Option<Instant>, end: Instant) -> Self {
+        let data_start = session.unwrap_or(start);
+        let last_byte = last_byte.unwrap_or(end).clamp(data_start, end);
+        Self {
+            session_s: (data_start - start).as_secs_f64(),
+            transfer_s: (last_byte - data_start).as_secs_f64(),
+            finalize_s: (end - last_byte).as_secs_f64(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -39,6 +92,7 @@ pub struct UploadOutcome {
     pub size: u64,
     /// The crc32c the server computed, when it says.
     pub crc32c: Option<u32>,
+    pub phases: Phases,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -66,34 +120,63 @@ pub trait Uploader: Send + Sync {
 
     /// Uploads one whole object; created with `ifGenerationMatch=0`, so a
     /// name that exists already is refused rather than overwritten.
-    fn upload(
-        &self,
-        request: UploadRequest,
-    ) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
+    fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
 
     /// Deletes an object this run created, only if its generation is unchanged.
-    fn delete<'a>(&'a self, object: &'a CreatedObject)
-    -> BoxFuture<'a, Result<(), TransportError>>;
+    fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>>;
 
     /// Checks the bucket exists; creates it when `create` (emulators only).
     fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>>;
 
     /// The protocol on the wire, as negotiated (`HTTP/1.1`, `HTTP/2`, `HTTP/2 + TLS`).
     fn protocol(&self) -> String;
+
+    /// Connections opened so far.
+    fn connections(&self) -> u64;
+
+    /// The port its server listens on (to find its sockets).
+    fn peer_port(&self) -> u16;
+}
+
+/// The port of `http://host:port` or `https://host[:port]`.
+pub fn url_port(url: &str) -> u16 {
+    match url.parse::<http::Uri>() {
+        Ok(uri) => uri.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 }),
+        Err(_) => 0,
+    }
 }
 
 /// The object names of a run: `PREFIX/RUN-ID/TRANSPORT/ROUND-WORKER`.
-pub fn object_name(
-    prefix: &str,
-    run_id: &str,
-    kind: TransportKind,
-    round: &str,
-    worker: u32,
-) -> String {
-    let prefix = if prefix.is_empty() {
-        String::new()
-    } else {
-        format!("{prefix}/")
-    };
+pub fn object_name(prefix: &str, run_id: &str, kind: TransportKind, round: &str, worker: u32) -> String {
+    let prefix = if prefix.is_empty() { String::new() } else { format!("{prefix}/") };
     format!("{prefix}{run_id}/{}/{round}-{worker}", kind.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn phases_split_an_upload_at_its_instants() {
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let resumable = Phases::from_instants(t0, Some(at(100)), Some(at(900)), at(950));
+        assert!((resumable.session_s - 0.1).abs() < 1e-9);
+        assert!((resumable.transfer_s - 0.8).abs() < 1e-9);
+        assert!((resumable.finalize_s - 0.05).abs() < 1e-9);
+        let one_shot = Phases::from_instants(t0, None, Some(at(400)), at(500));
+        assert_eq!(one_shot.session_s, 0.0);
+        assert!((one_shot.transfer_s + one_shot.finalize_s - 0.5).abs() < 1e-9, "the phases add up to the upload");
+        let unknown = Phases::from_instants(t0, None, None, at(500));
+        assert_eq!(unknown.finalize_s, 0.0);
+    }
+
+    #[test]
+    fn ports_come_from_urls() {
+        assert_eq!(url_port("https://storage.googleapis.com"), 443);
+        assert_eq!(url_port("https://storage.googleapis.com:443"), 443);
+        assert_eq!(url_port("http://127.0.0.1:9023"), 9023);
+        assert_eq!(url_port("http://localhost"), 80);
+    }
 }

@@ -1,13 +1,13 @@
 //! An HTTP body that streams a byte range of the payload as zero-copy slices
 //! with an exact length, recording how far it got for the progress ticker.
 
+use super::Progress;
 use crate::payload::Payload;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 pub struct PayloadBody {
@@ -15,24 +15,12 @@ pub struct PayloadBody {
     offset: u64,
     end: u64,
     slice_bytes: u64,
-    progress: Arc<AtomicU64>,
+    progress: Arc<Progress>,
 }
 
 impl PayloadBody {
-    pub fn new(
-        payload: Payload,
-        start: u64,
-        end: u64,
-        slice_bytes: u64,
-        progress: Arc<AtomicU64>,
-    ) -> Self {
-        Self {
-            payload,
-            offset: start,
-            end,
-            slice_bytes,
-            progress,
-        }
+    pub fn new(payload: Payload, start: u64, end: u64, slice_bytes: u64, progress: Arc<Progress>) -> Self {
+        Self { payload, offset: start, end, slice_bytes, progress }
     }
 }
 
@@ -40,10 +28,7 @@ impl Body for PayloadBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         if self.offset >= self.end {
             return Poll::Ready(None);
         }
@@ -51,7 +36,10 @@ impl Body for PayloadBody {
         let next = ((self.offset / self.slice_bytes + 1) * self.slice_bytes).min(self.end);
         let slice = self.payload.slice(self.offset, next - self.offset);
         self.offset += slice.len() as u64;
-        self.progress.store(self.offset, Ordering::Relaxed);
+        self.progress.advance_to(self.offset);
+        if self.offset == self.end {
+            self.progress.mark_last_byte();
+        }
         Poll::Ready(Some(Ok(Frame::data(slice))))
     }
 
@@ -72,18 +60,13 @@ mod tests {
     #[tokio::test]
     async fn streams_exactly_the_range_and_records_progress() {
         let payload = Payload::new(10 * 1024 * 1024, 5);
-        let progress = Arc::new(AtomicU64::new(0));
-        let body = PayloadBody::new(
-            payload.clone(),
-            1000,
-            5 * 1024 * 1024,
-            2 * 1024 * 1024,
-            progress.clone(),
-        );
+        let progress = Arc::new(Progress::default());
+        let body = PayloadBody::new(payload.clone(), 1000, 5 * 1024 * 1024, 2 * 1024 * 1024, progress.clone());
         assert_eq!(body.size_hint().exact(), Some(5 * 1024 * 1024 - 1000));
         let bytes = body.collect().await.unwrap().to_bytes();
         assert_eq!(bytes.len(), 5 * 1024 * 1024 - 1000);
         assert_eq!(&bytes[..16], &payload.slice(1000, 16)[..]);
-        assert_eq!(progress.load(Ordering::Relaxed), 5 * 1024 * 1024);
+        assert_eq!(progress.bytes(), 5 * 1024 * 1024);
+        assert!(progress.last_byte().is_some());
     }
 }

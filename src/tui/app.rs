@@ -88,9 +88,7 @@ impl App {
                 Vec::new()
             }
             Message::Run(event) => self.on_run_event(event),
-            Message::Terminal(Event::Key(key)) if key.kind != KeyEventKind::Release => {
-                self.on_key(key)
-            }
+            Message::Terminal(Event::Key(key)) if key.kind != KeyEventKind::Release => self.on_key(key),
             Message::Terminal(_) => Vec::new(),
         }
     }
@@ -159,11 +157,7 @@ impl App {
             KeyCode::Esc if self.running => return self.cancel(),
             KeyCode::Esc if self.pane == Pane::History => self.pane = Pane::Run,
             KeyCode::Char('h') => {
-                self.pane = if self.pane == Pane::History {
-                    Pane::Run
-                } else {
-                    Pane::History
-                };
+                self.pane = if self.pane == Pane::History { Pane::Run } else { Pane::History };
             }
             KeyCode::Char('e') => return self.export(),
             _ if self.pane == Pane::History => self.history_key(key.code),
@@ -212,15 +206,8 @@ impl App {
         self.running = true;
         self.pane = Pane::Run;
         self.run_started_s = self.now_s;
-        self.status = config
-            .notes
-            .first()
-            .cloned()
-            .or_else(|| Some("connecting".into()));
-        vec![
-            Effect::SaveForm(Box::new(self.form.options.clone())),
-            Effect::StartRun(Box::new(config)),
-        ]
+        self.status = config.notes.first().cloned().or_else(|| Some("connecting".into()));
+        vec![Effect::SaveForm(Box::new(self.form.options.clone())), Effect::StartRun(Box::new(config))]
     }
 
     fn cancel(&mut self) -> Vec<Effect> {
@@ -228,8 +215,7 @@ impl App {
             return Vec::new();
         }
         self.cancelling = true;
-        self.status =
-            Some("cancelling: stopping uploads and deleting what this run created".into());
+        self.status = Some("cancelling: stopping uploads and deleting what this run created".into());
         vec![Effect::CancelRun]
     }
 
@@ -262,10 +248,7 @@ impl App {
         match report {
             Some(report) => {
                 let path = format!("gcs-speed-tui-{}.json", report.run_id);
-                vec![Effect::Export {
-                    contents: report.to_json() + "\n",
-                    path,
-                }]
+                vec![Effect::Export { contents: report.to_json() + "\n", path }]
             }
             None => {
                 self.status = Some("nothing to export yet: press r to run".into());
@@ -281,8 +264,6 @@ impl App {
 
     /// The field being edited is a text field (for the cursor).
     pub fn editing_index(&self) -> Option<usize> {
-        self.editing()
-            .then_some(self.form.selected)
-            .filter(|&i| matches!(FIELDS[i].access, Access::Text(_)))
+        self.editing().then_some(self.form.selected).filter(|&i| matches!(FIELDS[i].access, Access::Text(_)))
     }
 }

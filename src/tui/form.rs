@@ -23,15 +23,11 @@ pub struct FieldSpec {
 
 macro_rules! text {
     ($key:literal, $label:literal, $field:ident) => {
-        FieldSpec {
-            key: $key,
-            label: $label,
-            access: Access::Text(|o| &mut o.$field),
-        }
+        FieldSpec { key: $key, label: $label, access: Access::Text(|o| &mut o.$field) }
     };
 }
 
-pub const FIELDS: [FieldSpec; 20] = [
+pub const FIELDS: [FieldSpec; 22] = [
     text!("bucket", "Bucket", bucket),
     FieldSpec {
         key: "transports",
@@ -40,24 +36,14 @@ pub const FIELDS: [FieldSpec; 20] = [
     },
     text!("size", "Object size", size),
     text!("iterations", "Iterations", iterations),
+    text!("duration", "Duration", duration),
+    text!("until_stable", "Until stable (CI)", until_stable),
     text!("concurrency", "Concurrency", concurrency),
     text!("chunk_size", "Chunk size", chunk_size),
-    FieldSpec {
-        key: "checksum",
-        label: "Checksum",
-        access: Access::Choice(|o| &mut o.checksum, &["crc32c", "none"]),
-    },
-    FieldSpec {
-        key: "warmup",
-        label: "Warmup",
-        access: Access::Toggle(|o| &mut o.warmup),
-    },
+    FieldSpec { key: "checksum", label: "Checksum", access: Access::Choice(|o| &mut o.checksum, &["crc32c", "none"]) },
+    FieldSpec { key: "warmup", label: "Warmup", access: Access::Toggle(|o| &mut o.warmup) },
     text!("warmup_size", "Warmup size", warmup_size),
-    FieldSpec {
-        key: "cleanup",
-        label: "Cleanup",
-        access: Access::Toggle(|o| &mut o.cleanup),
-    },
+    FieldSpec { key: "cleanup", label: "Cleanup", access: Access::Toggle(|o| &mut o.cleanup) },
     FieldSpec {
         key: "order",
         label: "Order",
@@ -79,11 +65,7 @@ pub const FIELDS: [FieldSpec; 20] = [
     text!("endpoint", "JSON endpoint", endpoint),
     text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
     text!("prefix", "Prefix", prefix),
-    FieldSpec {
-        key: "emulator",
-        label: "Built-in emulator",
-        access: Access::Toggle(|o| &mut o.emulator),
-    },
+    FieldSpec { key: "emulator", label: "Built-in emulator", access: Access::Toggle(|o| &mut o.emulator) },
 ];
 
 pub struct Form {
@@ -99,13 +81,7 @@ pub struct Form {
 impl Form {
     pub fn new(options: Options, env: Environment) -> Self {
         let checked = options.validate(&env);
-        Self {
-            options,
-            selected: 0,
-            editing: None,
-            checked,
-            env,
-        }
+        Self { options, selected: 0, editing: None, checked, env }
     }
 
     /// The text a field shows (toggles as on/off).
@@ -158,8 +134,7 @@ impl Form {
         if let Access::Choice(get, choices) = FIELDS[self.selected].access {
             let value = get(&mut self.options);
             let current = choices.iter().position(|c| c == value).unwrap_or(0) as isize;
-            *value =
-                choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
+            *value = choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
             self.changed();
         }
     }
@@ -173,9 +148,7 @@ impl Form {
 
     /// Enter while editing: keep the new text.
     pub fn accept(&mut self) {
-        if let (Some(input), Access::Text(get)) =
-            (self.editing.take(), FIELDS[self.selected].access)
-        {
+        if let (Some(input), Access::Text(get)) = (self.editing.take(), FIELDS[self.selected].access) {
             *get(&mut self.options) = input.value().trim().to_string();
             self.changed();
         }
@@ -225,7 +198,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 20);
+        assert_eq!(FIELDS.len(), 22);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
@@ -237,10 +210,7 @@ mod tests {
         let mut form = Form::new(Options::default(), Environment::default());
         form.selected = field("size");
         form.activate();
-        form.edit(&Event::Key(KeyEvent::new(
-            KeyCode::Char('u'),
-            KeyModifiers::CONTROL,
-        )));
+        form.edit(&Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
         for c in "12XB".chars() {
             form.edit(&key(KeyCode::Char(c)));
         }
@@ -277,24 +247,9 @@ mod tests {
 
     #[test]
     fn command_line_flags_win_over_remembered_values() {
-        let remembered = Options {
-            size: "1GiB".into(),
-            iterations: "9".into(),
-            cleanup: false,
-            ..Options::default()
-        };
-        let given = Options {
-            iterations: "2".into(),
-            ..Options::default()
-        };
+        let remembered = Options { size: "1GiB".into(), iterations: "9".into(), cleanup: false, ..Options::default() };
+        let given = Options { iterations: "2".into(), ..Options::default() };
         let merged = merge(remembered, &given);
-        assert_eq!(
-            (
-                merged.size.as_str(),
-                merged.iterations.as_str(),
-                merged.cleanup
-            ),
-            ("1GiB", "2", false)
-        );
+        assert_eq!((merged.size.as_str(), merged.iterations.as_str(), merged.cleanup), ("1GiB", "2", false));
     }
 }

@@ -26,11 +26,7 @@ impl History {
     }
 
     pub fn toggle_mark(&mut self) {
-        self.marked = if self.marked == Some(self.selected) {
-            None
-        } else {
-            Some(self.selected)
-        };
+        self.marked = if self.marked == Some(self.selected) { None } else { Some(self.selected) };
     }
 
     pub fn selected_run(&self) -> Option<&RunReport> {
@@ -47,32 +43,19 @@ impl History {
 /// The options that tell runs apart: `64MiB x3 c1 chunk 16 MiB crc32c`.
 pub fn key_options(report: &RunReport) -> String {
     let c = &report.config;
-    let chunk = if c.chunk_size == 0 {
-        "one request".to_string()
-    } else {
-        format!("chunk {}", format_size(c.chunk_size))
-    };
+    let chunk =
+        if c.chunk_size == 0 { "one request".to_string() } else { format!("chunk {}", format_size(c.chunk_size)) };
     let checksum = match (c.json_checksum, c.grpc_checksum) {
         (true, true) => "crc32c",
         (false, false) => "no checksum",
         (true, false) => "crc32c (not gRPC)",
         (false, true) => "crc32c (gRPC only)",
     };
-    format!(
-        "{} x{} c{} {chunk} {checksum}",
-        format_size_exact(c.object_size),
-        c.iterations,
-        c.concurrency
-    )
+    format!("{} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
 }
 
 pub fn throughput(report: &RunReport, kind: TransportKind) -> Option<f64> {
-    report
-        .transports
-        .iter()
-        .find(|t| t.transport == kind)
-        .map(|t| t.throughput_mib_s)
-        .filter(|t| *t > 0.0)
+    report.transports.iter().find(|t| t.transport == kind).map(|t| t.throughput_mib_s).filter(|t| *t > 0.0)
 }
 
 /// Per transport: (base MiB/s, other MiB/s, change in percent).

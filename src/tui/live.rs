@@ -79,6 +79,8 @@ pub struct Live {
     pub setup_failed: Option<String>,
     /// Run seconds of the newest event.
     pub at_s: f64,
+    /// Set when the run goes on for a time rather than a number of rounds.
+    pub duration_s: Option<f64>,
 }
 
 impl Live {
@@ -94,11 +96,8 @@ impl Live {
                 ..Lane::default()
             })
             .collect();
-        Self {
-            phase: Some(Phase::Connecting),
-            lanes,
-            ..Self::default()
-        }
+        let duration_s = config.duration.map(|d| d.as_secs_f64());
+        Self { phase: Some(Phase::Connecting), lanes, duration_s, ..Self::default() }
     }
 
     fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {
@@ -112,11 +111,7 @@ impl Live {
                 self.target = target.clone();
             }
             RunEvent::Phase(phase) => self.phase = Some(*phase),
-            RunEvent::RoundStarted {
-                transport,
-                round,
-                at_s,
-            } => {
+            RunEvent::RoundStarted { transport, round, at_s } => {
                 self.at_s = *at_s;
                 if let Some(lane) = self.lane(*transport) {
                     lane.in_round = true;
@@ -125,13 +120,7 @@ impl Live {
                     lane.window = Some((*at_s, lane.absolute_bytes()));
                 }
             }
-            RunEvent::Progress {
-                transport,
-                round,
-                bytes,
-                at_s,
-                ..
-            } => {
+            RunEvent::Progress { transport, round, bytes, at_s, .. } => {
                 self.at_s = *at_s;
                 let Some(lane) = self.lane(*transport) else {
                     return;
@@ -191,68 +180,38 @@ mod tests {
     use crate::stats::RoundSample;
 
     fn live() -> Live {
-        let config = Options {
-            size: "4MiB".into(),
-            iterations: "2".into(),
-            ..Options::default()
-        }
-        .validate(&Environment::default())
-        .unwrap();
+        let config = Options { size: "4MiB".into(), iterations: "2".into(), ..Options::default() }
+            .validate(&Environment::default())
+            .unwrap();
         Live::new(&config)
     }
 
     fn progress(bytes: u64, at_s: f64) -> RunEvent {
-        RunEvent::Progress {
-            transport: TransportKind::Json,
-            round: Some(0),
-            bytes,
-            bytes_total: 4 << 20,
-            at_s,
-        }
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes, bytes_total: 4 << 20, at_s }
     }
 
     #[test]
     fn throughput_is_sampled_per_quarter_second_of_run_time() {
         let mut live = live();
-        live.apply(&RunEvent::RoundStarted {
-            transport: TransportKind::Json,
-            round: Some(0),
-            at_s: 1.0,
-        });
+        live.apply(&RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 1.0 });
         live.apply(&progress(1 << 20, 1.1));
-        assert!(
-            live.lanes[0].sparkline.is_empty(),
-            "under a sample interval"
-        );
+        assert!(live.lanes[0].sparkline.is_empty(), "under a sample interval");
         live.apply(&progress(2 << 20, 1.5));
         assert_eq!(live.lanes[0].sparkline, [4], "2 MiB in 0.5 s");
         assert_eq!(live.lanes[0].chart, [(1.5, 4.0)]);
         assert_eq!(live.lanes[0].current_mib_s, 4.0);
         // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
         live.apply(&progress(3 << 20, 1.6));
-        let round = RoundSample {
-            transport: TransportKind::Json,
-            round: 0,
-            elapsed_s: 0.6,
-            bytes: 3 << 20,
-            ok: true,
-        };
+        let round = RoundSample { transport: TransportKind::Json, round: 0, elapsed_s: 0.6, bytes: 3 << 20, ok: true };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[0].chart.len(), 2);
-        assert!(
-            (live.lanes[0].chart[1].1 - 10.0).abs() < 1e-9,
-            "1 MiB in 0.1 s"
-        );
+        assert!((live.lanes[0].chart[1].1 - 10.0).abs() < 1e-9, "1 MiB in 0.1 s");
     }
 
     #[test]
     fn rounds_feed_the_average_and_warmups_are_marked_but_not_counted() {
         let mut live = live();
-        live.apply(&RunEvent::RoundStarted {
-            transport: TransportKind::Grpc,
-            round: None,
-            at_s: 0.0,
-        });
+        live.apply(&RunEvent::RoundStarted { transport: TransportKind::Grpc, round: None, at_s: 0.0 });
         assert!(live.lanes[1].warmup);
         live.apply(&RunEvent::Progress {
             transport: TransportKind::Grpc,
@@ -262,19 +221,10 @@ mod tests {
             at_s: 0.3,
         });
         assert_eq!(live.lanes[1].bytes_done + live.lanes[1].round_bytes, 0);
-        let round = RoundSample {
-            transport: TransportKind::Grpc,
-            round: 0,
-            elapsed_s: 2.0,
-            bytes: 4 << 20,
-            ok: true,
-        };
+        let round = RoundSample { transport: TransportKind::Grpc, round: 0, elapsed_s: 2.0, bytes: 4 << 20, ok: true };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[1].average_mib_s(), 2.0);
-        assert_eq!(
-            (live.lanes[1].rounds_done, live.lanes[1].rounds_planned),
-            (1, 2)
-        );
+        assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));
         assert_eq!(live.lanes[1].bytes_planned, 8 << 20);
     }
 }

@@ -28,9 +28,7 @@ const FRAME: Duration = Duration::from_millis(33);
 
 pub async fn start(command_line: Options) -> ExitCode {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        eprintln!(
-            "error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)"
-        );
+        eprintln!("error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)");
         return ExitCode::from(2);
     }
     let log = init_file_logging();
@@ -50,8 +48,7 @@ pub async fn start(command_line: Options) -> ExitCode {
         Err(error) => {
             eprintln!(
                 "error: the terminal failed: {error}{}",
-                log.map(|p| format!(" (log: {})", p.display()))
-                    .unwrap_or_default()
+                log.map(|p| format!(" (log: {})", p.display())).unwrap_or_default()
             );
             ExitCode::FAILURE
         }
@@ -63,13 +60,8 @@ fn init_file_logging() -> Option<std::path::PathBuf> {
     let dir = persist::config_dir()?;
     std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join("gcs-speed-tui.log");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .ok()?;
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(&path).ok()?;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
@@ -80,10 +72,7 @@ fn init_file_logging() -> Option<std::path::PathBuf> {
 }
 
 /// Runs until the user quits; returns a message for after the screen is restored.
-async fn event_loop(
-    terminal: &mut DefaultTerminal,
-    mut app: App,
-) -> std::io::Result<Option<String>> {
+async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Result<Option<String>> {
     let clock = Instant::now();
     let mut keys = EventStream::new();
     let (run_tx, mut run_rx) = mpsc::channel::<RunEvent>(1024);
@@ -137,10 +126,9 @@ async fn event_loop(
                 }
                 Effect::Export { path, contents } => {
                     let status = match std::fs::write(&path, contents) {
-                        Ok(()) => format!(
-                            "exported to {}",
-                            std::path::absolute(&path).unwrap_or(path.into()).display()
-                        ),
+                        Ok(()) => {
+                            format!("exported to {}", std::path::absolute(&path).unwrap_or(path.into()).display())
+                        }
                         Err(error) => format!("could not write {path}: {error}"),
                     };
                     app.update(Message::Status(status));
@@ -152,16 +140,10 @@ async fn event_loop(
         }
     }
     tracing::info!(frames, drawing_s = drawing.as_secs_f64(), "frames drawn");
-    Ok(app
-        .running
-        .then(|| "left during a run: objects of that run may remain".to_string()))
+    Ok(app.running.then(|| "left during a run: objects of that run may remain".to_string()))
 }
 
-async fn run(
-    config: crate::config::BenchConfig,
-    events: mpsc::Sender<RunEvent>,
-    cancel: CancellationToken,
-) {
+async fn run(config: crate::config::BenchConfig, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) {
     match target::connect(&config).await {
         Ok(connected) => {
             Runner::new(config, &connected, events, cancel).run().await;

@@ -22,18 +22,13 @@ pub async fn emulator_with(mut options: EmulatorOptions) -> Emulator {
     if options.buckets.is_empty() {
         options.buckets.push(BUCKET.into());
     }
-    Emulator::start(options)
-        .await
-        .expect("the emulator starts on port 0")
+    Emulator::start(options).await.expect("the emulator starts on port 0")
 }
 
 /// A client that does not follow 308s (they mean "resume incomplete").
 pub fn http() -> reqwest::Client {
     gcs_speed_tui::tls::install_crypto_provider();
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
 }
 
 /// Options that point both transports at this emulator, with small defaults.
@@ -55,9 +50,7 @@ pub async fn run_bench(options: Options) -> RunReport {
 }
 
 pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunReport {
-    let config = options
-        .validate(&Environment::default())
-        .expect("valid options");
+    let config = options.validate(&Environment::default()).expect("valid options");
     let connected = target::connect(&config).await.expect("connects");
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
@@ -72,9 +65,7 @@ pub fn binary() -> PathBuf {
 
 /// The interop clients' Python, installed by ./scripts/test into .venv.
 pub fn venv_bin(name: &str) -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(".venv/bin")
-        .join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin").join(name);
     assert!(
         path.exists(),
         "{} is missing: run ./scripts/test, which installs the interop clients into .venv",

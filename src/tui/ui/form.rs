@@ -17,8 +17,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = Block::bordered().title(" options ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [list_area, error_area] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
+    let [list_area, error_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
     let value_width = (list_area.width as usize).saturating_sub(LABEL_WIDTH + 1);
     let items: Vec<ListItem> = FIELDS
         .iter()
@@ -34,16 +33,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             };
             let invalid = form.error_for(index).is_some();
             let label = format!("{:<LABEL_WIDTH$}", field.label);
-            let value_style = if invalid {
-                theme.error()
-            } else {
-                ratatui::style::Style::new()
-            };
-            let mut line = Line::from(vec![
-                Span::styled(label, theme.dim()),
-                Span::raw(" "),
-                Span::styled(value, value_style),
-            ]);
+            let value_style = if invalid { theme.error() } else { ratatui::style::Style::new() };
+            let mut line =
+                Line::from(vec![Span::styled(label, theme.dim()), Span::raw(" "), Span::styled(value, value_style)]);
             if index == form.selected && !editing {
                 line = line.style(theme.selected());
             }
@@ -54,20 +46,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_stateful_widget(List::new(items), list_area, &mut state);
     if let Some(error) = error {
         frame.render_widget(
-            Paragraph::new(error.message.as_str())
-                .style(theme.error())
-                .wrap(Wrap { trim: true }),
+            Paragraph::new(error.message.as_str()).style(theme.error()).wrap(Wrap { trim: true }),
             error_area,
         );
     }
     if let (Some(input), Some(index)) = (&form.editing, app.editing_index()) {
         let row = index.saturating_sub(state.offset()) as u16;
-        let column = (input
-            .visual_cursor()
-            .saturating_sub(input.visual_scroll(value_width))) as u16;
-        frame.set_cursor_position(Position::new(
-            list_area.x + LABEL_WIDTH as u16 + 1 + column,
-            list_area.y + row,
-        ));
+        let column = (input.visual_cursor().saturating_sub(input.visual_scroll(value_width))) as u16;
+        frame.set_cursor_position(Position::new(list_area.x + LABEL_WIDTH as u16 + 1 + column, list_area.y + row));
     }
 }

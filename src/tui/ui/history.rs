@@ -12,15 +12,9 @@ use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
 pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let history = &app.history;
-    let block =
-        Block::bordered().title(" history · Space marks a run to compare with the selected one ");
+    let block = Block::bordered().title(" history · Space marks a run to compare with the selected one ");
     if history.runs.is_empty() {
-        frame.render_widget(
-            Paragraph::new(" No runs yet: press r.")
-                .style(theme.dim())
-                .block(block),
-            area,
-        );
+        frame.render_widget(Paragraph::new(" No runs yet: press r.").style(theme.dim()).block(block), area);
         return;
     }
     let items: Vec<ListItem> = history
@@ -29,11 +23,7 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, report)| {
             let mark = if history.marked == Some(i) { "*" } else { " " };
-            let rate = |kind| {
-                throughput(report, kind)
-                    .map(format_mib_s)
-                    .unwrap_or_else(|| "-".into())
-            };
+            let rate = |kind| throughput(report, kind).map(format_mib_s).unwrap_or_else(|| "-".into());
             ListItem::new(format!(
                 "{mark}#{:<2} {}  {}  http-json {}  grpc {}",
                 i + 1,
@@ -45,13 +35,7 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
         .collect();
     let mut state = ListState::default().with_selected(Some(history.selected));
-    frame.render_stateful_widget(
-        List::new(items)
-            .block(block)
-            .highlight_style(theme.selected()),
-        area,
-        &mut state,
-    );
+    frame.render_stateful_widget(List::new(items).block(block).highlight_style(theme.selected()), area, &mut state);
 }
 
 pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -67,9 +51,7 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     ];
     let rows = differences(base, other);
     if rows.is_empty() {
-        lines.push(Line::from(
-            " these runs share no transport with a timed round",
-        ));
+        lines.push(Line::from(" these runs share no transport with a timed round"));
     }
     for (kind, a, b, percent) in rows {
         lines.push(Line::styled(

@@ -12,8 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, Gauge, GraphType, Paragraph, Sparkline,
-    Wrap,
+    Axis, Bar, BarChart, BarGroup, Block, Chart, Dataset, Gauge, GraphType, Paragraph, Sparkline, Wrap,
 };
 
 const HISTOGRAM_BUCKETS: usize = 6;
@@ -23,26 +22,14 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return welcome(frame, area, app, theme);
     };
     if let Some(message) = &live.setup_failed {
-        let text = format!(
-            "The run could not start:\n\n{message}\n\nFix the form and press r to try again."
-        );
+        let text = format!("The run could not start:\n\n{message}\n\nFix the form and press r to try again.");
         let block = Block::bordered().title(" live ");
-        frame.render_widget(
-            Paragraph::new(text)
-                .style(theme.error())
-                .wrap(Wrap { trim: true })
-                .block(block),
-            area,
-        );
+        frame.render_widget(Paragraph::new(text).style(theme.error()).wrap(Wrap { trim: true }).block(block), area);
         return;
     }
-    let [lanes_area, chart_area] =
-        Layout::vertical([Constraint::Length(11), Constraint::Min(5)]).areas(area);
-    let columns = Layout::horizontal(vec![
-        Constraint::Ratio(1, live.lanes.len().max(1) as u32);
-        live.lanes.len()
-    ])
-    .split(lanes_area);
+    let [lanes_area, chart_area] = Layout::vertical([Constraint::Length(11), Constraint::Min(5)]).areas(area);
+    let columns = Layout::horizontal(vec![Constraint::Ratio(1, live.lanes.len().max(1) as u32); live.lanes.len()])
+        .split(lanes_area);
     let range = latency_range(live);
     for (lane, column) in live.lanes.iter().zip(columns.iter()) {
         render_lane(frame, *column, lane, live, range, theme);
@@ -66,25 +53,12 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Line::from(""),
         Line::from("  Set --bucket (or the Bucket field) for real GCS; ? lists the keys."),
     ];
-    frame.render_widget(
-        Paragraph::new(text).block(Block::bordered().title(" live ")),
-        area,
-    );
+    frame.render_widget(Paragraph::new(text).block(Block::bordered().title(" live ")), area);
 }
 
-fn render_lane(
-    frame: &mut Frame,
-    area: Rect,
-    lane: &Lane,
-    live: &Live,
-    range: (f64, f64),
-    theme: &Theme,
-) {
+fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (f64, f64), theme: &Theme) {
     let kind = lane.transport.unwrap_or(TransportKind::Json);
-    let mut title = vec![Span::styled(
-        format!(" {} ", kind.name()),
-        theme.transport(kind),
-    )];
+    let mut title = vec![Span::styled(format!(" {} ", kind.name()), theme.transport(kind))];
     if lane.warmup {
         title.push(Span::styled("warmup (not counted) ", theme.warning()));
     } else if lane.in_round {
@@ -93,58 +67,41 @@ fn render_lane(
     let block = Block::bordered().title(Line::from(title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [gauge, numbers, spark, histogram] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(3),
-        Constraint::Min(3),
-    ])
-    .areas(inner);
+    let [gauge, numbers, spark, histogram] =
+        Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Length(3), Constraint::Min(3)])
+            .areas(inner);
     let done = lane.bytes_done + lane.round_bytes;
-    let ratio = if lane.bytes_planned == 0 {
-        0.0
-    } else {
-        (done as f64 / lane.bytes_planned as f64).min(1.0)
+    let (ratio, label) = match live.duration_s {
+        // A timed run: the gauge follows the clock, as rounds are not known ahead.
+        Some(duration) => (
+            (live.at_s / duration).clamp(0.0, 1.0),
+            format!(
+                "{} · {} rounds · {:.0}/{duration:.0} s",
+                format_size(done),
+                lane.rounds_done,
+                live.at_s.min(duration)
+            ),
+        ),
+        None => (
+            if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) },
+            format!(
+                "{} / {} · {}/{} objects",
+                format_size(done),
+                format_size(lane.bytes_planned),
+                lane.objects_done,
+                lane.objects_planned
+            ),
+        ),
     };
-    let label = format!(
-        "{} / {} · {}/{} objects",
-        format_size(done),
-        format_size(lane.bytes_planned),
-        lane.objects_done,
-        lane.objects_planned
-    );
-    frame.render_widget(
-        Gauge::default()
-            .ratio(ratio)
-            .label(label)
-            .gauge_style(theme.transport(kind)),
-        gauge,
-    );
-    let now = if lane.in_round && !lane.warmup {
-        format_mib_s(lane.current_mib_s)
-    } else {
-        "-".into()
-    };
-    let errors = if lane.errors > 0 {
-        format!(" · {} failed", lane.errors)
-    } else {
-        String::new()
-    };
-    let text = format!(
-        "now {now} · avg {}{errors}",
-        format_mib_s(lane.average_mib_s())
-    );
+    frame.render_widget(Gauge::default().ratio(ratio).label(label).gauge_style(theme.transport(kind)), gauge);
+    let now = if lane.in_round && !lane.warmup { format_mib_s(lane.current_mib_s) } else { "-".into() };
+    let errors = if lane.errors > 0 { format!(" · {} failed", lane.errors) } else { String::new() };
+    let text = format!("now {now} · avg {}{errors}", format_mib_s(lane.average_mib_s()));
     frame.render_widget(Paragraph::new(text), numbers);
     let visible = spark.width as usize;
     let samples = &lane.sparkline[lane.sparkline.len().saturating_sub(visible)..];
-    frame.render_widget(
-        Sparkline::default()
-            .data(samples)
-            .style(theme.transport(kind)),
-        spark,
-    );
+    frame.render_widget(Sparkline::default().data(samples).style(theme.transport(kind)), spark);
     render_histogram(frame, histogram, lane, range, theme, kind);
-    let _ = live;
 }
 
 /// The shared span of all objects' times, so both histograms use the same buckets.
@@ -170,10 +127,7 @@ fn render_histogram(
     kind: TransportKind,
 ) {
     if lane.latencies.is_empty() {
-        frame.render_widget(
-            Paragraph::new("per-object times appear here").style(theme.dim()),
-            area,
-        );
+        frame.render_widget(Paragraph::new("per-object times appear here").style(theme.dim()), area);
         return;
     }
     let width = ((max - min) / HISTOGRAM_BUCKETS as f64).max(f64::EPSILON);
@@ -186,13 +140,10 @@ fn render_histogram(
         .iter()
         .enumerate()
         .map(|(i, &count)| {
-            Bar::default()
-                .value(count)
-                .label(Line::from(significant(min + width * (i as f64 + 1.0), 2)))
+            Bar::default().value(count).label(Line::from(significant(min + width * (i as f64 + 1.0), 2)))
         })
         .collect();
-    let bar_width =
-        ((area.width as usize / HISTOGRAM_BUCKETS).saturating_sub(1)).clamp(1, 8) as u16;
+    let bar_width = ((area.width as usize / HISTOGRAM_BUCKETS).saturating_sub(1)).clamp(1, 8) as u16;
     let chart = BarChart::default()
         .data(BarGroup::default().bars(&bars))
         .bar_width(bar_width)
@@ -202,17 +153,8 @@ fn render_histogram(
 }
 
 fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
-    let x_max = live
-        .lanes
-        .iter()
-        .flat_map(|l| l.chart.last().map(|p| p.0))
-        .fold(1.0f64, f64::max);
-    let y_max = live
-        .lanes
-        .iter()
-        .flat_map(|l| l.chart.iter().map(|p| p.1))
-        .fold(1.0f64, f64::max)
-        * 1.1;
+    let x_max = live.lanes.iter().flat_map(|l| l.chart.last().map(|p| p.0)).fold(1.0f64, f64::max);
+    let y_max = live.lanes.iter().flat_map(|l| l.chart.iter().map(|p| p.1)).fold(1.0f64, f64::max) * 1.1;
     let datasets: Vec<Dataset> = live
         .lanes
         .iter()
@@ -247,10 +189,7 @@ fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
                 .style(theme.dim()),
         )
         .y_axis(
-            Axis::default()
-                .bounds([0.0, y_max])
-                .labels(["0".to_string(), significant(y_max, 3)])
-                .style(theme.dim()),
+            Axis::default().bounds([0.0, y_max]).labels(["0".to_string(), significant(y_max, 3)]).style(theme.dim()),
         );
     frame.render_widget(chart, area);
 }

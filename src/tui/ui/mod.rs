@@ -17,7 +17,7 @@ pub use theme::Theme;
 pub const MIN_WIDTH: u16 = 100;
 pub const MIN_HEIGHT: u16 = 30;
 const FORM_WIDTH: u16 = 42;
-const RESULTS_HEIGHT: u16 = 11;
+const RESULTS_HEIGHT: u16 = 14;
 
 pub fn render(frame: &mut Frame, app: &App) {
     let theme = Theme::new(app.color);
@@ -33,8 +33,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let [form_area, right] =
-        Layout::horizontal([Constraint::Length(FORM_WIDTH), Constraint::Min(40)]).areas(top);
+    let [form_area, right] = Layout::horizontal([Constraint::Length(FORM_WIDTH), Constraint::Min(40)]).areas(top);
     render_header(frame, header, app, &theme);
     form::render(frame, form_area, app, &theme);
     match app.pane {
@@ -42,17 +41,12 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::History => history::render_list(frame, right, app, &theme),
     }
     match app.pane {
-        Pane::History if app.history.pair().is_some() => {
-            history::render_comparison(frame, bottom, app, &theme)
-        }
+        Pane::History if app.history.pair().is_some() => history::render_comparison(frame, bottom, app, &theme),
         Pane::History => results::render(frame, bottom, app.history.selected_run(), &theme),
         Pane::Run => results::render(frame, bottom, app.report.as_ref(), &theme),
     }
     let status_text = app.status.clone().unwrap_or_default();
-    frame.render_widget(
-        Paragraph::new(Line::from(Span::styled(status_text, theme.status()))),
-        status,
-    );
+    frame.render_widget(Paragraph::new(Line::from(Span::styled(status_text, theme.status()))), status);
     frame.render_widget(Paragraph::new(footer_keys(app)).style(theme.dim()), footer);
     if app.help {
         render_help(frame, area, &theme);
@@ -64,12 +58,7 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
         "The window is {}x{}; gcs-speed-tui needs at least {MIN_WIDTH}x{MIN_HEIGHT}.\nEnlarge the window (q quits).",
         area.width, area.height
     );
-    frame.render_widget(
-        Paragraph::new(text)
-            .style(theme.warning())
-            .wrap(Wrap { trim: true }),
-        area,
-    );
+    frame.render_widget(Paragraph::new(text).style(theme.warning()).wrap(Wrap { trim: true }), area);
 }
 
 /// What the target is, plainly: nobody should mistake loopback for GCS.
@@ -78,10 +67,7 @@ pub fn target_label(app: &App) -> String {
         Ok(config) => match &config.target {
             Target::BuiltIn => "built-in emulator (loopback, not GCS)".into(),
             Target::Endpoint { json_url, grpc_url } => {
-                format!(
-                    "endpoint {}",
-                    json_url.as_deref().or(grpc_url.as_deref()).unwrap_or("")
-                )
+                format!("endpoint {}", json_url.as_deref().or(grpc_url.as_deref()).unwrap_or(""))
             }
             Target::Gcs => format!("gs://{} on GCS", config.bucket),
         },
@@ -108,10 +94,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::raw("  target: "),
         Span::styled(
             target_label(app),
-            theme.target(matches!(
-                app.form.checked.as_ref().map(|c| &c.target),
-                Ok(Target::BuiltIn)
-            )),
+            theme.target(matches!(app.form.checked.as_ref().map(|c| &c.target), Ok(Target::BuiltIn))),
         ),
         Span::raw("   "),
         Span::styled(state, theme.accent()),
@@ -119,14 +102,14 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let second = match app.live.as_ref().filter(|l| !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
         None => match app.form.checked.as_ref().map(|c| &c.target) {
-            Ok(Target::Gcs) => " credentials: looked up when the run starts (--credentials, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)".into(),
+            Ok(Target::Gcs) => {
+                " credentials: looked up when the run starts (--credentials, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)"
+                    .into()
+            }
             _ => " credentials: none needed".into(),
         },
     };
-    frame.render_widget(
-        Paragraph::new(vec![first, Line::styled(second, theme.dim())]),
-        area,
-    );
+    frame.render_widget(Paragraph::new(vec![first, Line::styled(second, theme.dim())]), area);
 }
 
 fn footer_keys(app: &App) -> String {
@@ -147,46 +130,26 @@ pub const HELP: &[(&str, &str)] = &[
     ("Space", "flip a toggle"),
     ("← / →", "change a choice"),
     ("r or F5", "start a run (again, with the form's values)"),
-    (
-        "Esc",
-        "cancel the running run (uploads stop, objects are deleted)",
-    ),
+    ("Esc", "cancel the running run (uploads stop, objects are deleted)"),
     ("h", "history of this session's runs"),
     ("Space (history)", "mark a run; select another to compare"),
     ("e", "export the run shown (or selected) as JSON"),
     ("?", "this help"),
     ("q", "quit (asks first while a run is going)"),
-    (
-        "Ctrl-C",
-        "cancel and clean up a run, then quit; twice: quit at once",
-    ),
+    ("Ctrl-C", "cancel and clean up a run, then quit; twice: quit at once"),
 ];
 
 fn render_help(frame: &mut Frame, area: Rect, theme: &Theme) {
     let width = 78.min(area.width);
     let height = (HELP.len() as u16 + 4).min(area.height);
-    let popup = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
+    let popup = Rect::new(area.x + (area.width - width) / 2, area.y + (area.height - height) / 2, width, height);
     let lines: Vec<Line> = HELP
         .iter()
-        .map(|(keys, what)| {
-            Line::from(vec![
-                Span::styled(format!(" {keys:<24}"), theme.accent()),
-                Span::raw(*what),
-            ])
-        })
+        .map(|(keys, what)| Line::from(vec![Span::styled(format!(" {keys:<24}"), theme.accent()), Span::raw(*what)]))
         .collect();
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::bordered()
-                .title(" keys · any key closes ")
-                .style(theme.popup()),
-        ),
+        Paragraph::new(lines).block(Block::bordered().title(" keys · any key closes ").style(theme.popup())),
         popup,
     );
 }

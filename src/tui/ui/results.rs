@@ -12,9 +12,7 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
     let Some(report) = report else {
         let block = Block::bordered().title(" results ");
         frame.render_widget(
-            Paragraph::new(" The result table appears here when a run ends.")
-                .style(theme.dim())
-                .block(block),
+            Paragraph::new(" The result table appears here when a run ends.").style(theme.dim()).block(block),
             area,
         );
         return;
@@ -23,16 +21,11 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = table_rows(report);
-    let [table_area, text_area] = Layout::vertical([
-        Constraint::Length(rows.len() as u16 + 1),
-        Constraint::Min(1),
-    ])
-    .areas(inner);
+    let [table_area, text_area] =
+        Layout::vertical([Constraint::Length(rows.len() as u16 + 1), Constraint::Min(1)]).areas(inner);
     let widths = column_widths(&rows);
     let table = Table::new(
-        rows.into_iter()
-            .zip(&report.transports)
-            .map(|(cells, t)| Row::new(cells).style(theme.transport(t.transport))),
+        rows.into_iter().zip(&report.transports).map(|(cells, t)| Row::new(cells).style(theme.transport(t.transport))),
         widths,
     )
     .header(Row::new(TABLE_HEADERS).style(theme.accent()))
@@ -48,12 +41,7 @@ fn column_widths(rows: &[Vec<String>]) -> Vec<Constraint> {
         .iter()
         .enumerate()
         .map(|(i, header)| {
-            let widest = rows
-                .iter()
-                .map(|r| r[i].chars().count())
-                .chain([header.len()])
-                .max()
-                .unwrap_or(4);
+            let widest = rows.iter().map(|r| r[i].chars().count()).chain([header.len()]).max().unwrap_or(4);
             Constraint::Length(widest as u16)
         })
         .collect()

@@ -13,30 +13,17 @@ impl Theme {
     }
 
     fn fg(&self, color: Color) -> Style {
-        if self.color {
-            Style::new().fg(color)
-        } else {
-            Style::new()
-        }
+        if self.color { Style::new().fg(color) } else { Style::new() }
     }
 
     pub fn title(&self) -> Style {
         self.fg(Color::Black)
-            .bg(if self.color {
-                Color::Cyan
-            } else {
-                Color::Reset
-            })
+            .bg(if self.color { Color::Cyan } else { Color::Reset })
             .add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 
     pub fn target(&self, emulator: bool) -> Style {
-        self.fg(if emulator {
-            Color::Yellow
-        } else {
-            Color::Green
-        })
-        .add_modifier(Modifier::BOLD)
+        self.fg(if emulator { Color::Yellow } else { Color::Green }).add_modifier(Modifier::BOLD)
     }
 
     pub fn accent(&self) -> Style {

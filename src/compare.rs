@@ -1,0 +1,218 @@
+//! The verdict between two transports, and how sure it is.
+//!
+//! The headline percent compares total throughputs (bytes / time), as the
+//! original tool did. Its uncertainty comes from the paired rounds: round i
+//! of one transport ran next to round i of the other, so each pair's log
+//! throughput ratio is one observation of the difference, with drift between
+//! pairs cancelled out. A Student t interval on their mean gives a 95%
+//! confidence interval for the ratio (its geometric mean), which is printed
+//! as percent.
+
+use crate::config::TransportKind;
+use crate::stats::{RoundSample, TransportSummary};
+
+pub const METHOD: &str = "95% t interval on per-pair log throughput ratios";
+/// Fewer pairs than this give no interval.
+pub const MIN_PAIRS: usize = 3;
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Comparison {
+    pub faster: TransportKind,
+    pub slower: TransportKind,
+    /// (faster / slower - 1) x 100, from total throughputs.
+    pub percent: f64,
+    pub faster_mib_s: f64,
+    pub slower_mib_s: f64,
+    /// The 95% interval of the same percent, from the paired rounds.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub pairs: usize,
+    pub method: &'static str,
+    /// The interval lies wholly above zero: the faster one is faster.
+    pub significant: bool,
+}
+
+/// Compares the first two transports; `None` unless both have timed rounds.
+pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<Comparison> {
+    let [a, b] = summaries else { return None };
+    if a.throughput_mib_s <= 0.0 || b.throughput_mib_s <= 0.0 {
+        return None;
+    }
+    let (fast, slow) = if a.throughput_mib_s >= b.throughput_mib_s { (a, b) } else { (b, a) };
+    let ratios = paired_log_ratios(rounds, fast.transport, slow.transport);
+    let interval = t_interval(&ratios).map(|(low, high)| (percent_of(low), percent_of(high)));
+    Some(Comparison {
+        faster: fast.transport,
+        slower: slow.transport,
+        percent: (fast.throughput_mib_s / slow.throughput_mib_s - 1.0) * 100.0,
+        faster_mib_s: fast.throughput_mib_s,
+        slower_mib_s: slow.throughput_mib_s,
+        ci_low: interval.map(|i| i.0),
+        ci_high: interval.map(|i| i.1),
+        pairs: ratios.len(),
+        method: METHOD,
+        significant: interval.is_some_and(|(low, _)| low > 0.0),
+    })
+}
+
+fn percent_of(log_ratio: f64) -> f64 {
+    (log_ratio.exp() - 1.0) * 100.0
+}
+
+/// ln(throughput of `top` / throughput of `bottom`) for each round index in
+/// which both finished every upload.
+pub fn paired_log_ratios(rounds: &[RoundSample], top: TransportKind, bottom: TransportKind) -> Vec<f64> {
+    let rate = |r: &RoundSample| r.bytes as f64 / r.elapsed_s;
+    rounds
+        .iter()
+        .filter(|r| r.transport == top && r.ok && r.elapsed_s > 0.0)
+        .filter_map(|t| {
+            let b = rounds.iter().find(|r| r.transport == bottom && r.round == t.round && r.ok && r.elapsed_s > 0.0)?;
+            Some((rate(t) / rate(b)).ln())
+        })
+        .collect()
+}
+
+/// The 95% t interval of the mean, or `None` with fewer than `MIN_PAIRS` values.
+pub fn t_interval(values: &[f64]) -> Option<(f64, f64)> {
+    let n = values.len();
+    if n < MIN_PAIRS {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let half = t_975(n - 1) * (variance / n as f64).sqrt();
+    Some((mean - half, mean + half))
+}
+
+/// Width of the interval in percentage points (for `--until-stable`).
+pub fn interval_width(values: &[f64]) -> Option<f64> {
+    t_interval(values).map(|(low, high)| percent_of(high) - percent_of(low))
+}
+
+/// The 97.5% quantile of Student's t with `df` degrees of freedom: exact
+/// table values to 30, then the Cornish-Fisher expansion (error < 0.001).
+pub fn t_975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    if (1..=30).contains(&df) {
+        return TABLE[df - 1];
+    }
+    let z: f64 = 1.959_964;
+    let d = df.max(1) as f64;
+    z + (z.powi(3) + z) / (4.0 * d)
+        + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+        + (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / (384.0 * d.powi(3))
+}
+
+impl Comparison {
+    /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
+    /// or "no significant difference", or a note that the sample is too small.
+    pub fn sentence(&self) -> String {
+        let figures = format!("{:.2} vs {:.2} MiB/s", self.faster_mib_s, self.slower_mib_s);
+        let (faster, slower, percent) = (self.faster.name(), self.slower.name(), self.percent);
+        match (self.ci_low, self.ci_high) {
+            (Some(low), Some(high)) if self.significant => format!(
+                "{faster} was {percent:.1}% faster than {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
+                self.pairs
+            ),
+            (Some(low), Some(high)) => format!(
+                "no significant difference: {faster} {percent:+.1}% vs {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
+                self.pairs
+            ),
+            _ => format!(
+                "{faster} was {percent:.1}% faster than {slower} ({figures}); {} paired round{} are too few for a confidence interval: use 3 or more iterations",
+                self.pairs,
+                if self.pairs == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TransportKind::{Grpc, Json};
+
+    fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
+        RoundSample { transport, round, elapsed_s, bytes: 1 << 20, ok: true }
+    }
+
+    fn summary(transport: TransportKind, rounds: &[RoundSample]) -> TransportSummary {
+        crate::stats::summarize(transport, 1 << 20, rounds, &[], Default::default())
+    }
+
+    fn compared(json: &[f64], grpc: &[f64]) -> Comparison {
+        let mut rounds: Vec<RoundSample> = json.iter().enumerate().map(|(i, &t)| round(Json, i as u32, t)).collect();
+        rounds.extend(grpc.iter().enumerate().map(|(i, &t)| round(Grpc, i as u32, t)));
+        compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds).unwrap()
+    }
+
+    #[test]
+    fn a_known_interval() {
+        // Log ratios 0.1, 0.2, 0.3: mean 0.2, sd 0.1, se 0.0577, t(2) 4.303.
+        let values = [0.1, 0.2, 0.3];
+        let (low, high) = t_interval(&values).unwrap();
+        let half = 4.303 * 0.1 / 3f64.sqrt();
+        assert!((low - (0.2 - half)).abs() < 1e-12 && (high - (0.2 + half)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_consistent_difference_is_significant() {
+        let c = compared(&[2.0, 2.1, 1.9, 2.0, 2.05], &[1.0, 1.02, 0.98, 1.01, 1.0]);
+        assert_eq!((c.faster, c.pairs), (Grpc, 5));
+        assert!(c.significant);
+        let (low, high) = (c.ci_low.unwrap(), c.ci_high.unwrap());
+        assert!(low > 80.0 && high < 120.0 && low < c.percent && c.percent < high, "{low} {} {high}", c.percent);
+        assert!(
+            c.sentence().starts_with("grpc was 100.6% faster than http-json (1.00 vs 0.50 MiB/s; 95% CI +9"),
+            "{}",
+            c.sentence()
+        );
+    }
+
+    #[test]
+    fn noise_around_zero_is_no_significant_difference() {
+        let c = compared(&[1.0, 1.2, 0.9, 1.1], &[1.1, 0.95, 1.15, 1.0]);
+        assert!(!c.significant);
+        assert!(c.ci_low.unwrap() < 0.0 && c.ci_high.unwrap() > 0.0);
+        assert!(c.sentence().starts_with("no significant difference: "), "{}", c.sentence());
+    }
+
+    #[test]
+    fn two_pairs_are_too_few() {
+        let c = compared(&[2.0, 2.0], &[1.0, 1.0]);
+        assert_eq!((c.pairs, c.ci_low, c.significant), (2, None, false));
+        assert!(
+            c.sentence().ends_with("2 paired rounds are too few for a confidence interval: use 3 or more iterations")
+        );
+    }
+
+    #[test]
+    fn rounds_pair_by_index_and_failed_rounds_drop_out() {
+        let mut rounds = vec![round(Json, 0, 1.0), round(Grpc, 0, 2.0), round(Json, 1, 1.0), round(Grpc, 2, 1.0)];
+        rounds.push(RoundSample { ok: false, ..round(Grpc, 1, 1.0) });
+        let ratios = paired_log_ratios(&rounds, Json, Grpc);
+        assert_eq!(ratios.len(), 1);
+        assert!((ratios[0] - 2f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_comparison_without_two_measured_transports() {
+        let json = summary(Json, &[]);
+        assert_eq!(compare(std::slice::from_ref(&json), &[]), None);
+        let grpc = TransportSummary { transport: Grpc, throughput_mib_s: 5.0, ..json.clone() };
+        assert_eq!(compare(&[json, grpc], &[]), None, "a transport with no timed round");
+    }
+
+    #[test]
+    fn t_quantiles_match_tables() {
+        assert_eq!(t_975(4), 2.776);
+        assert!((t_975(40) - 2.021).abs() < 0.001);
+        assert!((t_975(120) - 1.980).abs() < 0.001);
+        assert!((t_975(100_000) - 1.960).abs() < 0.001);
+        assert!(interval_width(&[0.1, 0.1]).is_none());
+    }
+}

@@ -1,0 +1,134 @@
+//! Bytes on the wire, read from the kernel: TCP_INFO of this process's
+//! client sockets to a given port. Both transports, TLS or not, are counted
+//! the same way, whatever their libraries do above the socket.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+/// One open TCP socket of this process, connected to `peer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SocketBytes {
+    pub local: SocketAddr,
+    pub peer: SocketAddr,
+    /// Bytes the kernel sent on it, retransmissions included.
+    pub sent: u64,
+}
+
+/// The open TCP sockets of this process whose peer listens on `peer_port`
+/// (the server side of an in-process emulator has that as its local port,
+/// so it is not counted).
+pub fn client_sockets(peer_port: u16) -> Vec<SocketBytes> {
+    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+    fds.flatten()
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("socket:")))
+        .filter_map(|fd| fd.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(socket_bytes)
+        .filter(|socket| socket.peer.port() == peer_port)
+        .collect()
+}
+
+fn socket_bytes(fd: i32) -> Option<SocketBytes> {
+    // SAFETY: getsockopt/getpeername/getsockname write into buffers we own,
+    // sized as we pass them; a non-TCP or closed fd makes them fail, not crash.
+    unsafe {
+        let mut info: libc::tcp_info = std::mem::zeroed();
+        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        let ok = libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        );
+        if ok != 0 || (len as usize) < std::mem::offset_of!(libc::tcp_info, tcpi_bytes_sent) + 8 {
+            return None;
+        }
+        let peer = address(fd, libc::getpeername)?;
+        let local = address(fd, libc::getsockname)?;
+        Some(SocketBytes { local, peer, sent: info.tcpi_bytes_sent })
+    }
+}
+
+type NameFn = unsafe extern "C" fn(libc::c_int, *mut libc::sockaddr, *mut libc::socklen_t) -> libc::c_int;
+
+unsafe fn address(fd: i32, name: NameFn) -> Option<SocketAddr> {
+    // SAFETY: the storage is large enough for any address family.
+    unsafe {
+        let mut storage: libc::sockaddr_storage = std::mem::zeroed();
+        let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        if name(fd, (&mut storage as *mut libc::sockaddr_storage).cast(), &mut len) != 0 {
+            return None;
+        }
+        match storage.ss_family as i32 {
+            libc::AF_INET => {
+                let v4 = &*(&storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>();
+                let ip = std::net::Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr));
+                Some(SocketAddr::new(ip.into(), u16::from_be(v4.sin_port)))
+            }
+            libc::AF_INET6 => {
+                let v6 = &*(&storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>();
+                let ip = std::net::Ipv6Addr::from(v6.sin6_addr.s6_addr);
+                Some(SocketAddr::new(ip.into(), u16::from_be(v6.sin6_port)))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Follows sockets across samples: bytes sent since the last sample, summed
+/// over the sockets open at both ends (a socket new since then counts whole).
+#[derive(Default)]
+pub struct WireCounter {
+    last: BTreeMap<(SocketAddr, SocketAddr), u64>,
+}
+
+impl WireCounter {
+    /// Bytes sent since the previous call, and the peers seen now.
+    pub fn sample(&mut self, sockets: &[SocketBytes]) -> u64 {
+        let mut delta = 0;
+        let mut now = BTreeMap::new();
+        for socket in sockets {
+            let key = (socket.local, socket.peer);
+            let before = self.last.get(&key).copied().unwrap_or(0);
+            delta += socket.sent.saturating_sub(before);
+            now.insert(key, socket.sent);
+        }
+        self.last = now;
+        delta
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    #[test]
+    fn bytes_written_to_a_socket_are_counted_for_the_client_side_only() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let (mut server, _) = listener.accept().unwrap();
+        let mut counter = WireCounter::default();
+        counter.sample(&client_sockets(port));
+        client.write_all(&vec![7u8; 300_000]).unwrap();
+        let mut received = vec![0u8; 300_000];
+        server.read_exact(&mut received).unwrap();
+        server.write_all(b"reply that must not count").unwrap();
+        let sockets = client_sockets(port);
+        assert_eq!(sockets.len(), 1, "the server side has the port as local, not peer");
+        assert_eq!(counter.sample(&sockets), 300_000);
+        assert_eq!(counter.sample(&client_sockets(port)), 0, "nothing new");
+    }
+
+    #[test]
+    fn a_socket_that_appears_counts_whole() {
+        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        let mut counter = WireCounter::default();
+        assert_eq!(counter.sample(&[SocketBytes { local: a, peer: b, sent: 10 }]), 10);
+        let c: SocketAddr = "127.0.0.1:3".parse().unwrap();
+        let sockets = [SocketBytes { local: a, peer: b, sent: 15 }, SocketBytes { local: c, peer: b, sent: 4 }];
+        assert_eq!(counter.sample(&sockets), 9);
+    }
+}

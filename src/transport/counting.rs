@@ -1,0 +1,44 @@
+//! Counts connections as a connector opens them: a tower layer over
+//! reqwest's connector, and a wrapper around tonic's.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+
+#[derive(Clone, Default)]
+pub struct CountConnections {
+    pub opened: Arc<AtomicU64>,
+}
+
+impl<S> tower::Layer<S> for CountConnections {
+    type Service = Counted<S>;
+
+    fn layer(&self, inner: S) -> Counted<S> {
+        Counted { inner, opened: self.opened.clone() }
+    }
+}
+
+/// A connector that counts each connection it is asked to open.
+#[derive(Clone)]
+pub struct Counted<S> {
+    inner: S,
+    opened: Arc<AtomicU64>,
+}
+
+impl<S, R> tower::Service<R> for Counted<S>
+where
+    S: tower::Service<R>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> S::Future {
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        self.inner.call(request)
+    }
+}

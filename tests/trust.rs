@@ -1,0 +1,143 @@
+//! What makes a verdict trustworthy, measured against the built-in emulator:
+//! connections, bytes on the wire, client CPU, upload phases, paired rounds,
+//! `--duration` and `--until-stable`, and the comparison in the report.
+
+mod common;
+use common::*;
+use gcs_speed_tui::config::{Environment, Options, TransportKind};
+use gcs_speed_tui::emulator::EmulatorOptions;
+use std::time::Duration;
+
+fn summary(report: &gcs_speed_tui::report::RunReport, kind: TransportKind) -> &gcs_speed_tui::stats::TransportSummary {
+    report.transports.iter().find(|t| t.transport == kind).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_counted_and_reused() {
+    let emulator = emulator().await;
+    let options =
+        Options { concurrency: "4".into(), iterations: "3".into(), json_http: "1.1".into(), ..options_for(&emulator) };
+    let report = run_bench(options).await;
+    assert!(report.succeeded());
+    let json = summary(&report, TransportKind::Json).connections;
+    assert!((4..8).contains(&json), "HTTP/1.1 with 4 uploads at once opens 4 connections and reuses them: {json}");
+    assert_eq!(summary(&report, TransportKind::Grpc).connections, 1, "one channel, one connection");
+
+    let pooled =
+        run_bench(Options { grpc_conn_pool: "3".into(), transports: "grpc".into(), ..options_for(&emulator) }).await;
+    assert_eq!(pooled.transports[0].connections, 3);
+    assert!(
+        report.transports.iter().all(|t| t.peers == [emulator_peer(&emulator, t.transport)]),
+        "{:?}",
+        report.transports
+    );
+}
+
+fn emulator_peer(emulator: &gcs_speed_tui::emulator::Emulator, kind: TransportKind) -> String {
+    match kind {
+        TransportKind::Json => emulator.json_url().trim_start_matches("http://").to_string(),
+        TransportKind::Grpc => emulator.grpc_addr().to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wire_bytes_are_a_little_above_the_payload_and_cpu_is_counted() {
+    for chunk_size in ["0", "2MiB"] {
+        let emulator = emulator().await;
+        let options = Options { size: "8MiB".into(), chunk_size: chunk_size.into(), ..options_for(&emulator) };
+        let report = run_bench(options).await;
+        assert!(report.succeeded());
+        for t in &report.transports {
+            assert!(t.wire_ratio > 1.0 && t.wire_ratio < 1.1, "{:?} chunk {chunk_size}: {}", t.transport, t.wire_ratio);
+            assert!(t.cpu_s > 0.0 && t.cpu_s_per_gib > 0.0, "{:?}: {} s", t.transport, t.cpu_s);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn phases_show_where_the_round_trips_go() {
+    let latency = Duration::from_millis(40);
+    let emulator = emulator_with(EmulatorOptions { latency, ..EmulatorOptions::default() }).await;
+    let one_way = latency.as_secs_f64();
+    let chunked =
+        run_bench(Options { size: "1MiB".into(), chunk_size: "512KiB".into(), ..options_for(&emulator) }).await;
+    for t in &chunked.transports {
+        assert!(t.session_median_s >= 2.0 * one_way, "{:?} session {}", t.transport, t.session_median_s);
+        assert!(t.finalize_median_s >= one_way, "{:?} finalize {}", t.transport, t.finalize_median_s);
+    }
+    let one_shot = run_bench(Options { size: "1MiB".into(), chunk_size: "0".into(), ..options_for(&emulator) }).await;
+    for t in &one_shot.transports {
+        assert_eq!(t.session_median_s, 0.0, "{:?}: no session for one request", t.transport);
+        assert!(t.finalize_median_s >= one_way, "{:?} finalize {}", t.transport, t.finalize_median_s);
+    }
+    let sample = &one_shot.samples[0];
+    let total = sample.phases.session_s + sample.phases.transfer_s + sample.phases.finalize_s;
+    assert!(total <= sample.elapsed_s + 1e-3, "phases fit in the upload: {total} vs {}", sample.elapsed_s);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duration_runs_paired_rounds_until_it_has_passed() {
+    let emulator =
+        emulator_with(EmulatorOptions { latency: Duration::from_millis(20), ..EmulatorOptions::default() }).await;
+    let started = std::time::Instant::now();
+    let report = run_bench(Options { duration: "1s".into(), warmup: false, ..options_for(&emulator) }).await;
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    let (json, grpc) = (summary(&report, TransportKind::Json).runs, summary(&report, TransportKind::Grpc).runs);
+    assert_eq!(json, grpc, "both transports get the same number of rounds");
+    assert!(json >= 2, "{json} rounds");
+    assert_eq!(report.comparison.as_ref().unwrap().pairs, json);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn until_stable_stops_once_the_interval_is_narrow_enough() {
+    let emulator = emulator().await;
+    let report =
+        run_bench(Options { until_stable: "1000%".into(), iterations: "10".into(), ..options_for(&emulator) }).await;
+    let comparison = report.comparison.as_ref().unwrap();
+    assert_eq!(comparison.pairs, 3, "a 1000-point interval is narrow enough at the first chance");
+    assert!(comparison.ci_low.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_json_report_carries_the_comparison_and_the_environment() {
+    let emulator = emulator().await;
+    let report = run_bench(Options { iterations: "3".into(), ..options_for(&emulator) }).await;
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    let comparison = &json["comparison"];
+    for field in ["faster", "percent", "ci_low", "ci_high", "pairs", "method", "significant"] {
+        assert!(!comparison[field].is_null(), "comparison.{field}");
+    }
+    assert_eq!(comparison["pairs"], 3);
+    assert_eq!(comparison["method"], "95% t interval on per-pair log throughput ratios");
+    let environment = &json["environment"];
+    assert_eq!(environment["os"], std::env::consts::OS);
+    assert!(environment["cpus"].as_u64().unwrap() >= 1);
+    assert!(environment["directpath"].as_str().unwrap().starts_with("not used"));
+    for field in [
+        "cpu_s_per_gib",
+        "connections",
+        "wire_ratio",
+        "per_object_mib_s",
+        "session_median_s",
+        "transfer_median_s",
+        "finalize_median_s",
+        "peers",
+        "protocol",
+    ] {
+        assert!(!json["transports"][0][field].is_null(), "transports[0].{field}");
+    }
+    assert!(json["samples"][0]["transfer_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn duration_and_until_stable_are_validated() {
+    let check = |options: Options| options.validate(&Environment::default());
+    let e = check(Options { duration: "soon".into(), ..Options::default() }).unwrap_err();
+    assert!(e.message.starts_with("--duration: 'soon' is not a duration"), "{}", e.message);
+    let e = check(Options { until_stable: "narrow".into(), ..Options::default() }).unwrap_err();
+    assert!(e.message.contains("like 5%"), "{}", e.message);
+    let e = check(Options { duration: "10s".into(), order: "sequential".into(), ..Options::default() }).unwrap_err();
+    assert!(e.message.contains("need --order interleaved"), "{}", e.message);
+    let ok = check(Options { duration: "30s".into(), until_stable: "5%".into(), ..Options::default() }).unwrap();
+    assert_eq!((ok.duration, ok.until_stable), (Some(Duration::from_secs(30)), Some(5.0)));
+}
