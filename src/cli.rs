@@ -173,7 +173,7 @@ pub struct EmulatorArgs {
     /// Keep object bytes so they can be read back (memory grows with uploads).
     #[arg(long)]
     pub retain: bool,
-    /// One-way delay added to each request and response: 20ms.
+    /// One-way link delay: every answer comes a round trip (2x) after its request: 20ms.
     #[arg(long, value_name = "DURATION")]
     pub latency: Option<String>,
     /// Total ingest rate cap: 200Mbit, 1Gbit, 100MiB.

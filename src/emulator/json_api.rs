@@ -23,9 +23,8 @@ pub async fn handle(
     kill: ConnectionKill,
     req: Request<Incoming>,
 ) -> Result<JsonResponse, Infallible> {
-    shared.link.delay().await;
     let response = route(&shared, &kill, req).await;
-    shared.link.delay().await;
+    shared.link.round_trip().await;
     Ok(response)
 }
 

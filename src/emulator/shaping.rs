@@ -1,6 +1,14 @@
-//! Link shaping for realistic demos: a one-way delay on each request and
-//! response, and a token bucket that caps the total ingest rate of all
-//! connections together, like one NIC.
+//! Link shaping for realistic demos: a round trip before every answer, and a
+//! token bucket that caps the total ingest rate of all connections together,
+//! like one NIC.
+//!
+//! The latency model: on a real link, an answer reaches the client one round
+//! trip after the client's last byte of the request (the request's head
+//! travels while its body is still being sent, so it adds nothing on its own;
+//! data streams on without waiting). So every answer, of either API, is held
+//! back for two one-way delays after the request (or the flushed chunk, the
+//! state lookup, the finishing message) has been read. Both transports pay
+//! the same per round trip they really make.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -29,11 +37,10 @@ impl Link {
         Self { latency, bucket }
     }
 
-    /// The one-way delay, applied once before a request is handled and once
-    /// before its answer is sent.
-    pub async fn delay(&self) {
+    /// Holds an answer back for a round trip (twice the one-way latency).
+    pub async fn round_trip(&self) {
         if !self.latency.is_zero() {
-            tokio::time::sleep(self.latency).await;
+            tokio::time::sleep(self.latency * 2).await;
         }
     }
 
@@ -78,7 +85,7 @@ mod tests {
         let link = Link::default();
         let start = Instant::now();
         link.admit(1 << 30).await;
-        link.delay().await;
+        link.round_trip().await;
         assert_eq!(start.elapsed(), Duration::ZERO);
     }
 }
