@@ -8,6 +8,7 @@ use super::{
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
+use bytes::Bytes;
 use futures::future::BoxFuture;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use pb::bidi_write_object_request::{Data, FirstMessage};
@@ -36,6 +37,8 @@ pub struct GrpcSettings {
 
 pub struct GrpcTransport {
     clients: Vec<StorageClient<Channel>>,
+    /// The same channels, for the write stream sent without the codec.
+    channels: Vec<Channel>,
     next: AtomicUsize,
     settings: GrpcSettings,
     connections: CountConnections,
@@ -61,6 +64,7 @@ impl GrpcTransport {
         tcp.enforce_http(false); // TLS, when asked for, is layered on top by tonic
         tcp.set_nodelay(true);
         let mut clients = Vec::new();
+        let mut channels = Vec::new();
         for _ in 0..settings.channels.max(1) {
             let connector = tower::Layer::layer(&connections, tcp.clone());
             let channel = endpoint.connect_with_connector(connector).await.map_err(|e| {
@@ -70,18 +74,70 @@ impl GrpcTransport {
                     root_cause(&e)
                 ))
             })?;
+            channels.push(channel.clone());
             clients.push(
                 StorageClient::new(channel)
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
             );
         }
-        Ok(Self { clients, next: AtomicUsize::new(0), settings, connections })
+        Ok(Self { clients, channels, next: AtomicUsize::new(0), settings, connections })
+    }
+
+    /// The next channel, round-robin.
+    fn pick(&self) -> usize {
+        self.next.fetch_add(1, Ordering::Relaxed) % self.clients.len()
     }
 
     fn client(&self) -> StorageClient<Channel> {
-        let index = self.next.fetch_add(1, Ordering::Relaxed) % self.clients.len();
-        self.clients[index].clone()
+        self.clients[self.pick()].clone()
+    }
+
+    /// Opens BidiWriteObject with a body of ready-made frames (see
+    /// `grpc_frame`), and decodes the answers with tonic's own decoder.
+    async fn open_write_stream(
+        &self,
+        channel: Channel,
+        frames: mpsc::Receiver<Bytes>,
+    ) -> Result<Streaming<pb::BidiWriteObjectResponse>, TransportError> {
+        use futures::StreamExt;
+        use tonic::codec::Codec;
+        let body = http_body_util::StreamBody::new(
+            tokio_stream::wrappers::ReceiverStream::new(frames)
+                .map(|bytes| Ok::<_, std::convert::Infallible>(http_body::Frame::data(bytes))),
+        );
+        let mut request = http::Request::builder()
+            .method(http::Method::POST)
+            .uri("/google.storage.v2.Storage/BidiWriteObject")
+            .header("content-type", "application/grpc")
+            .header("te", "trailers")
+            .header("x-goog-request-params", self.request_params());
+        if let Some(bearer) = self.settings.auth.bearer().await? {
+            request = request.header("authorization", bearer);
+        }
+        let request = request
+            .body(tonic::body::Body::new(body))
+            .map_err(|e| TransportError::Protocol(format!("cannot build the write request: {e}")))?;
+        let response = tower::ServiceExt::oneshot(channel, request).await.map_err(|e| {
+            TransportError::Connection(format!(
+                "the gRPC write stream to {} failed: {}",
+                self.settings.url,
+                root_cause(&e)
+            ))
+        })?;
+        if let Some(status) = Status::from_header_map(response.headers())
+            && status.code() != Code::Ok
+        {
+            return Err(status_error(status));
+        }
+        let (parts, body) = response.into_parts();
+        let decoder =
+            tonic_prost::ProstCodec::<pb::BidiWriteObjectRequest, pb::BidiWriteObjectResponse>::default().decoder();
+        Ok(Streaming::new_response(decoder, body, parts.status, None, Some(MAX_MESSAGE_BYTES)))
+    }
+
+    fn request_params(&self) -> String {
+        format!("bucket={}", self.bucket_resource().replace('/', "%2F"))
     }
 
     fn bucket_resource(&self) -> String {
@@ -98,8 +154,7 @@ impl GrpcTransport {
                 bearer.parse().map_err(|_| TransportError::Auth("the access token is not a valid header".into()))?;
             metadata.insert("authorization", value);
         }
-        let params = format!("bucket={}", self.bucket_resource().replace('/', "%2F"));
-        metadata.insert("x-goog-request-params", params.parse().expect("bucket names are ASCII"));
+        metadata.insert("x-goog-request-params", self.request_params().parse().expect("bucket names are ASCII"));
         Ok(request)
     }
 
@@ -119,7 +174,8 @@ impl GrpcTransport {
 
     async fn upload_object(&self, request: UploadRequest) -> Result<UploadOutcome, TransportError> {
         let total = request.payload.size();
-        let mut client = self.client();
+        let index = self.pick();
+        let mut client = self.clients[index].clone();
         let one_shot = self.settings.chunk_size == 0 || self.settings.chunk_size >= total;
         let started = Instant::now();
         let (first, session_ready) = if one_shot {
@@ -132,18 +188,19 @@ impl GrpcTransport {
             (FirstMessage::UploadId(response.into_inner().upload_id), Some(Instant::now()))
         };
         let chunk = if one_shot { total } else { self.settings.chunk_size };
-        let (tx, rx) = mpsc::channel(2);
+        // Two buffers a message (head and content): a few messages in flight.
+        let (tx, rx) = mpsc::channel(4);
         let mut writer = StreamWriter { tx, first: Some(first), crc: 0, checksum: self.settings.checksum };
-        // The first message is queued before the call: a server may hold the
-        // response headers until it has read it.
-        let mut offset = 0;
-        let first_end = chunk.min(total);
-        let send_first = writer.send_range(&request, 0, first_end, total);
-        let call = client.bidi_write_object(self.with_metadata(tokio_stream::wrappers::ReceiverStream::new(rx)).await?);
+        // The first chunk is sent while the call opens: a server may hold the
+        // response headers until it has read the first message.
+        let mut offset = chunk.min(total);
+        let send_first = writer.send_range(&request, 0, offset, total);
+        let call = self.open_write_stream(self.channels[index].clone(), rx);
         let (sent, answer) = tokio::join!(send_first, call);
-        sent?;
-        let mut responses = answer.map_err(status_error)?.into_inner();
-        offset = offset.max(first_end);
+        let mut responses = answer?;
+        if let Err(error) = sent {
+            return Err(server_reason(&mut responses, error).await);
+        }
         loop {
             let status = next_status(&mut responses).await?;
             match status {
@@ -164,7 +221,9 @@ impl GrpcTransport {
                         writer.crc = crc_through(&request, persisted);
                     }
                     let end = ((persisted / chunk + 1) * chunk).min(total);
-                    writer.send_range(&request, persisted, end, total).await?;
+                    if let Err(error) = writer.send_range(&request, persisted, end, total).await {
+                        return Err(server_reason(&mut responses, error).await);
+                    }
                     offset = end;
                 }
             }
@@ -175,7 +234,7 @@ impl GrpcTransport {
 /// Feeds one bidi stream: messages of up to 2 MiB, a flush + state_lookup at
 /// each chunk's end, finish_write with the object's crc32c at the object's end.
 struct StreamWriter {
-    tx: mpsc::Sender<pb::BidiWriteObjectRequest>,
+    tx: mpsc::Sender<Bytes>,
     first: Option<FirstMessage>,
     /// crc32c of everything sent so far, combined from the per-message ones.
     crc: u32,
@@ -210,10 +269,12 @@ impl StreamWriter {
                     .then_some(pb::ObjectChecksums { crc32c: Some(self.crc), ..Default::default() }),
                 ..Default::default()
             };
-            self.tx
-                .send(message)
-                .await
-                .map_err(|_| TransportError::Connection("the gRPC stream closed while sending".into()))?;
+            let closed = |_| TransportError::Connection("the gRPC stream closed while sending".into());
+            let (head, content) = super::grpc_frame::frame(message);
+            self.tx.send(head).await.map_err(closed)?;
+            if !content.is_empty() {
+                self.tx.send(content).await.map_err(closed)?;
+            }
             offset += len;
             request.progress.advance_to(offset);
             if finish {
@@ -221,6 +282,18 @@ impl StreamWriter {
             }
         }
         Ok(())
+    }
+}
+
+/// When sending fails, the server has usually closed the stream with a
+/// status that says why: prefer it to "the stream closed".
+async fn server_reason(
+    responses: &mut Streaming<pb::BidiWriteObjectResponse>,
+    send_error: TransportError,
+) -> TransportError {
+    match next_status(responses).await {
+        Err(reason) => reason,
+        Ok(_) => send_error,
     }
 }
 

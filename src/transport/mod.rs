@@ -4,6 +4,7 @@
 
 mod counting;
 pub mod grpc;
+mod grpc_frame;
 pub mod json;
 mod payload_body;
 
