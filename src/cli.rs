@@ -121,6 +121,9 @@ pub struct BenchArgs {
     /// Stop early once the 95% confidence interval of the difference is this narrow (5%).
     #[arg(long, value_name = "WIDTH", default_value = "")]
     pub until_stable: String,
+    /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
+    #[arg(long, value_name = "SIZE", default_value = "auto")]
+    pub grpc_window: String,
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -152,6 +155,7 @@ impl BenchArgs {
             json_http: self.json_http.clone(),
             duration: self.duration.clone(),
             until_stable: self.until_stable.clone(),
+            grpc_window: self.grpc_window.clone(),
         }
     }
 }
@@ -182,6 +186,9 @@ pub struct EmulatorArgs {
     /// INSTRUCTION[:every=N], e.g. return-503:every=3 or return-503-after-256K.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
+    /// HTTP/2 stream window the server grants (connection: twice): 8MiB.
+    #[arg(long, value_name = "SIZE", default_value = "8MiB")]
+    pub window: String,
 }
 
 #[cfg(test)]

@@ -97,6 +97,8 @@ pub struct Options {
     pub duration: String,
     /// Stop once the 95% interval is this narrow (percentage points).
     pub until_stable: String,
+    /// The gRPC client's HTTP/2 stream window, or "auto".
+    pub grpc_window: String,
 }
 
 impl Default for Options {
@@ -124,6 +126,7 @@ impl Default for Options {
             json_http: "auto".into(),
             duration: String::new(),
             until_stable: String::new(),
+            grpc_window: "auto".into(),
         }
     }
 }
@@ -159,6 +162,8 @@ pub struct BenchConfig {
     pub duration: Option<Duration>,
     /// Stop when the 95% interval of the difference is at most this wide (percentage points).
     pub until_stable: Option<f64>,
+    /// The gRPC client's HTTP/2 stream window; `None` = adaptive.
+    pub grpc_window: Option<u32>,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -299,6 +304,13 @@ impl Options {
                 "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
             );
         }
+        let grpc_window = match self.grpc_window.trim() {
+            "" | "auto" => None,
+            text => match units::parse_size(text).map_err(flag_error("grpc_window"))? {
+                size if (65_535..(1u64 << 31)).contains(&size) => Some(size as u32),
+                _ => return fail("grpc_window", "--grpc-window must be from 64KiB to 2GiB, or auto"),
+            },
+        };
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         Ok(BenchConfig {
@@ -322,6 +334,7 @@ impl Options {
             json_http,
             duration,
             until_stable,
+            grpc_window,
             notes,
         })
     }

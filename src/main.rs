@@ -108,6 +108,10 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
         Ok(rate) => rate,
         Err(error) => return usage_error(format!("--bandwidth: {error}")),
     };
+    let window = match units::parse_size(&args.window) {
+        Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
+        _ => return usage_error(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
+    };
     let mut rules = Vec::new();
     for spec in &args.faults {
         match faults::parse_rule(spec) {
@@ -124,6 +128,7 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
         latency,
         bandwidth,
         faults: rules,
+        stream_window: window,
         ..EmulatorOptions::default()
     };
     let emulator = match Emulator::start(options).await {

@@ -98,6 +98,8 @@ pub struct Runner<'a> {
     rounds: Vec<RoundSample>,
     objects: Vec<ObjectSample>,
     meters: BTreeMap<TransportKind, Meter>,
+    /// Uploads cut off by a cancel or the timeout: name and open session.
+    cut_off: Vec<(TransportKind, String, Option<String>)>,
 }
 
 /// One finished upload: worker, start and duration in run seconds, and what came of it.
@@ -123,6 +125,7 @@ impl<'a> Runner<'a> {
             rounds: Vec::new(),
             objects: Vec::new(),
             meters: BTreeMap::new(),
+            cut_off: Vec::new(),
         }
     }
 
@@ -349,6 +352,7 @@ impl<'a> Runner<'a> {
         self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
         let bytes_total = payload.size() * names.len() as u64;
         let counters: Vec<Arc<Progress>> = names.iter().map(|_| Arc::new(Progress::default())).collect();
+        let all_names = names.clone();
         let mut tasks = JoinSet::new();
         for (worker, name) in names.into_iter().enumerate() {
             let uploader = uploader.clone();
@@ -395,6 +399,11 @@ impl<'a> Runner<'a> {
                     results.push(result);
                 }
             }
+            for (worker, name) in all_names.into_iter().enumerate() {
+                if !results.iter().any(|r| r.0 == worker as u32) {
+                    self.cut_off.push((kind, name, counters[worker].session()));
+                }
+            }
         }
         let at_s = self.at_s();
         let bytes = counters.iter().map(|c| c.bytes()).sum();
@@ -402,8 +411,36 @@ impl<'a> Runner<'a> {
         (results, stop)
     }
 
+    /// Uploads cut off by a stop: their sessions are cancelled, and an object
+    /// that completed anyway (its bytes were already on the way) is found by
+    /// its exact name, which carries this run's id, within a short grace.
+    async fn recover_cut_off(&mut self) {
+        const GRACE_MS: [u64; 5] = [0, 100, 300, 600, 1000];
+        let connected = self.connected;
+        let found = futures::future::join_all(std::mem::take(&mut self.cut_off).into_iter().map(
+            |(kind, name, session)| async move {
+                let uploader = connected.uploader(kind)?;
+                if let Some(session) = session {
+                    let _ = uploader.cancel_session(&session).await;
+                }
+                for wait_ms in GRACE_MS {
+                    tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+                    if let Ok(Some(object)) = uploader.lookup(&name).await {
+                        return Some((kind, object));
+                    }
+                }
+                None
+            },
+        ))
+        .await;
+        self.created.extend(found.into_iter().flatten());
+    }
+
     /// Deletes exactly the objects this run created, by name and generation.
     async fn clean_up(&mut self) -> Cleanup {
+        if self.config.cleanup {
+            self.recover_cut_off().await;
+        }
         let created = std::mem::take(&mut self.created);
         if !self.config.cleanup {
             let kept = created.iter().map(|(_, o)| o.name.clone()).collect();

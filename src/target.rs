@@ -109,6 +109,7 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
                     checksum: config.grpc_checksum,
                     chunk_size: config.chunk_size,
                     channels: config.grpc_conn_pool,
+                    window: config.grpc_window,
                     auth: auth.clone(),
                 })
                 .await?,

@@ -37,7 +37,6 @@ pub async fn handle(
     kill: ConnectionKill,
     req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Infallible> {
-    let link_owner = shared.clone();
     let method = req.uri().path().strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => {
@@ -165,15 +164,7 @@ pub async fn handle(
         }
         other => Status::unimplemented(format!("the emulator does not implement {other}")).into_http(),
     };
-    // Unary answers travel back over the shaped link too (streams delay each answer themselves).
-    answer_delay(&method, &link_owner).await;
     Ok(response)
-}
-
-async fn answer_delay(method: &str, shared: &Shared) {
-    if !matches!(method, "WriteObject" | "BidiWriteObject") {
-        shared.link.round_trip().await;
-    }
 }
 
 /// How a write stream ended when nothing went wrong.
@@ -191,7 +182,6 @@ async fn write_object(
 ) -> Result<Response<pb::WriteObjectResponse>, Status> {
     use pb::write_object_response::WriteStatus;
     let result = drive(&shared, req.into_inner(), trigger, None).await;
-    shared.link.round_trip().await;
     let status = match result {
         Ok(Ended::Finished(object)) => WriteStatus::Resource(*object),
         Ok(Ended::Open(persisted)) => WriteStatus::PersistedSize(persisted as i64),
@@ -212,7 +202,6 @@ async fn bidi_write(
     // Headers go out at once; the stream is read in its own task.
     tokio::spawn(async move {
         let result = drive(&shared, req.into_inner(), trigger, Some(&tx)).await;
-        shared.link.round_trip().await;
         let last = match result {
             Ok(Ended::Finished(object)) => Ok(WriteStatus::Resource(*object)),
             Ok(Ended::Open(persisted)) => Ok(WriteStatus::PersistedSize(persisted as i64)),
@@ -266,7 +255,6 @@ async fn drive<M: Into<WriteMessage>>(
             && let Some(tx) = lookups
         {
             use pb::bidi_write_object_response::WriteStatus;
-            shared.link.round_trip().await;
             let persisted = WriteStatus::PersistedSize(writer.persisted() as i64);
             let response = pb::BidiWriteObjectResponse { write_status: Some(persisted), write_handle: None };
             if tx.send(Ok(response)).await.is_err() {

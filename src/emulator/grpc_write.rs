@@ -151,7 +151,6 @@ impl<'a> Writer<'a> {
             ))
             .into());
         }
-        self.shared.link.admit(content.len()).await;
         self.shared.store.bytes_received.fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = self.trigger.split(content.len());
         let skip = ((persisted - offset) as usize).min(content.len());

@@ -23,9 +23,7 @@ pub async fn handle(
     kill: ConnectionKill,
     req: Request<Incoming>,
 ) -> Result<JsonResponse, Infallible> {
-    let response = route(&shared, &kill, req).await;
-    shared.link.round_trip().await;
-    Ok(response)
+    Ok(route(&shared, &kill, req).await)
 }
 
 async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> JsonResponse {

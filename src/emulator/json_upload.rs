@@ -323,7 +323,6 @@ async fn read_body(
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        shared.link.admit(data.len()).await;
         shared.store.bytes_received.fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = trigger.split(data.len());
         accept(&data[..take]);

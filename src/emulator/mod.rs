@@ -8,6 +8,7 @@ mod grpc_write;
 mod json_api;
 mod json_upload;
 pub mod json_wire;
+mod link;
 mod server;
 pub mod shaping;
 pub mod store;
@@ -28,8 +29,7 @@ use tokio_util::sync::CancellationToken;
 /// Large HTTP/2 frames and windows, so that the emulator's ingest is not what
 /// a benchmark measures (16 KiB frames halve gRPC throughput on loopback).
 const MAX_FRAME_BYTES: u32 = 1 << 20;
-const STREAM_WINDOW_BYTES: u32 = 8 << 20;
-const CONNECTION_WINDOW_BYTES: u32 = 16 << 20;
+pub const DEFAULT_STREAM_WINDOW: u32 = 8 << 20;
 
 #[derive(Clone, Debug)]
 pub struct EmulatorOptions {
@@ -47,6 +47,9 @@ pub struct EmulatorOptions {
     pub faults: Vec<(Fault, u64)>,
     /// Upload sessions idle for longer are forgotten.
     pub session_ttl: Duration,
+    /// HTTP/2 stream window the server grants (the connection's is twice
+    /// that): over a long link a stream cannot go faster than window / RTT.
+    pub stream_window: u32,
 }
 
 impl Default for EmulatorOptions {
@@ -61,6 +64,7 @@ impl Default for EmulatorOptions {
             bandwidth: None,
             faults: Vec::new(),
             session_ttl: Duration::from_secs(600),
+            stream_window: DEFAULT_STREAM_WINDOW,
         }
     }
 }
@@ -68,7 +72,7 @@ impl Default for EmulatorOptions {
 pub struct Shared {
     pub store: Store,
     pub faults: FaultPlan,
-    pub link: Link,
+    pub link: Arc<Link>,
 }
 
 /// A running emulator. Dropping it shuts both servers down.
@@ -100,7 +104,7 @@ impl Emulator {
         let shared = Arc::new(Shared {
             store: Store::new(options.retain, options.session_ttl),
             faults: FaultPlan::default(),
-            link: Link::new(options.latency, options.bandwidth),
+            link: Arc::new(Link::new(options.latency, options.bandwidth)),
         });
         for bucket in &options.buckets {
             shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
@@ -118,10 +122,10 @@ impl Emulator {
         json_builder
             .http2()
             .max_frame_size(MAX_FRAME_BYTES)
-            .initial_stream_window_size(STREAM_WINDOW_BYTES)
-            .initial_connection_window_size(CONNECTION_WINDOW_BYTES);
+            .initial_stream_window_size(options.stream_window)
+            .initial_connection_window_size(options.stream_window.saturating_mul(2));
         let json_shared = shared.clone();
-        server::spawn_accept_loop(json_listener, shutdown.clone(), move |io, kill| {
+        server::spawn_accept_loop(json_listener, shutdown.clone(), shared.link.clone(), move |io, kill| {
             let builder = json_builder.clone();
             let shared = json_shared.clone();
             async move {
@@ -133,10 +137,10 @@ impl Emulator {
         let mut grpc_builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
         grpc_builder
             .max_frame_size(MAX_FRAME_BYTES)
-            .initial_stream_window_size(STREAM_WINDOW_BYTES)
-            .initial_connection_window_size(CONNECTION_WINDOW_BYTES);
+            .initial_stream_window_size(options.stream_window)
+            .initial_connection_window_size(options.stream_window.saturating_mul(2));
         let grpc_shared = shared.clone();
-        server::spawn_accept_loop(grpc_listener, shutdown.clone(), move |io, kill| {
+        server::spawn_accept_loop(grpc_listener, shutdown.clone(), shared.link.clone(), move |io, kill| {
             let shared = grpc_shared.clone();
             let connection = grpc_builder
                 .serve_connection(io, service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)));

@@ -2,10 +2,14 @@
 //! can be killed on its own (a fault that resets the connection) or all at
 //! once (shutdown).
 
+use super::shaping::Link;
 use hyper_util::rt::TokioIo;
 use std::future::Future;
+use std::sync::Arc;
+use tokio::io::DuplexStream;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
+use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
 /// Kills one connection: the socket is dropped mid-request, as a reset would.
@@ -26,9 +30,17 @@ impl ConnectionKill {
     }
 }
 
-pub fn spawn_accept_loop<C, F>(listener: TcpListener, shutdown: CancellationToken, serve: C) -> JoinHandle<()>
+/// A connection as the server sees it: the socket, or the end of a shaped link.
+pub type Connection = TokioIo<Either<TcpStream, DuplexStream>>;
+
+pub fn spawn_accept_loop<C, F>(
+    listener: TcpListener,
+    shutdown: CancellationToken,
+    link: Arc<Link>,
+    serve: C,
+) -> JoinHandle<()>
 where
-    C: Fn(TokioIo<TcpStream>, ConnectionKill) -> F + Send + 'static,
+    C: Fn(Connection, ConnectionKill) -> F + Send + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
     tokio::spawn(async move {
@@ -48,6 +60,11 @@ where
             };
             let _ = stream.set_nodelay(true);
             let kill = shutdown.child_token();
+            let stream = if link.is_shaped() {
+                Either::Right(super::link::shaped(stream, link.clone()))
+            } else {
+                Either::Left(stream)
+            };
             let connection = serve(TokioIo::new(stream), ConnectionKill(kill.clone()));
             tokio::spawn(async move {
                 tokio::select! {

@@ -32,6 +32,9 @@ pub struct GrpcSettings {
     pub chunk_size: u64,
     /// Channels used round-robin (0 means the library default of one).
     pub channels: u32,
+    /// HTTP/2 stream window; `None` = adaptive. It governs what the server
+    /// sends to us; an upload's speed is set by the window the server grants.
+    pub window: Option<u32>,
     pub auth: Auth,
 }
 
@@ -52,8 +55,13 @@ impl GrpcTransport {
             .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
             .map_err(|e| TransportError::Connection(e.to_string()))?
             .connect_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true)
-            .http2_adaptive_window(true);
+            .tcp_nodelay(true);
+        endpoint = match settings.window {
+            Some(window) => {
+                endpoint.initial_stream_window_size(window).initial_connection_window_size(window.saturating_mul(2))
+            }
+            None => endpoint.http2_adaptive_window(true),
+        };
         if settings.url.starts_with("https://") {
             let tls = ClientTlsConfig::new().with_native_roots();
             endpoint =
@@ -185,7 +193,9 @@ impl GrpcTransport {
                 pb::StartResumableWriteRequest { write_object_spec: Some(self.spec(&request)), ..Default::default() };
             let response =
                 client.start_resumable_write(self.with_metadata(start).await?).await.map_err(status_error)?;
-            (FirstMessage::UploadId(response.into_inner().upload_id), Some(Instant::now()))
+            let upload_id = response.into_inner().upload_id;
+            request.progress.set_session(Some(upload_id.clone()));
+            (FirstMessage::UploadId(upload_id), Some(Instant::now()))
         };
         let chunk = if one_shot { total } else { self.settings.chunk_size };
         // Two buffers a message (head and content): a few messages in flight.
@@ -205,6 +215,7 @@ impl GrpcTransport {
             let status = next_status(&mut responses).await?;
             match status {
                 WriteStatus::Resource(object) => {
+                    request.progress.set_session(None);
                     let phases =
                         Phases::from_instants(started, session_ready, request.progress.last_byte(), Instant::now());
                     return Ok(outcome(object, phases));
@@ -379,6 +390,32 @@ impl Uploader for GrpcTransport {
             };
             self.client().delete_object(self.with_metadata(delete).await?).await.map_err(status_error)?;
             Ok(())
+        })
+    }
+
+    fn lookup<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<CreatedObject>, TransportError>> {
+        Box::pin(async move {
+            let get =
+                pb::GetObjectRequest { bucket: self.bucket_resource(), object: name.into(), ..Default::default() };
+            match self.client().get_object(self.with_metadata(get).await?).await {
+                Ok(object) => {
+                    let object = object.into_inner();
+                    Ok(Some(CreatedObject { name: object.name, generation: object.generation }))
+                }
+                Err(status) if status.code() == Code::NotFound => Ok(None),
+                Err(status) => Err(status_error(status)),
+            }
+        })
+    }
+
+    fn cancel_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let cancel = pb::CancelResumableWriteRequest { upload_id: session.into() };
+            match self.client().cancel_resumable_write(self.with_metadata(cancel).await?).await {
+                Ok(_) => Ok(()),
+                Err(status) if status.code() == Code::NotFound => Ok(()),
+                Err(status) => Err(status_error(status)),
+            }
         })
     }
 

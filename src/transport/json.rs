@@ -117,6 +117,7 @@ impl JsonTransport {
             .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))?
             .to_string();
         let session_ready = Instant::now();
+        request.progress.set_session(Some(session.clone()));
         let chunk = self.settings.chunk_size;
         let mut offset = 0;
         // crc32c of [0, offset): the last chunk carries the whole object's.
@@ -161,6 +162,7 @@ impl JsonTransport {
                     }
                 }
                 status if status.is_success() => {
+                    request.progress.set_session(None);
                     let last_byte = request.progress.last_byte();
                     let phases = Phases::from_instants(started, Some(session_ready), last_byte, Instant::now());
                     return finished_object(response, phases).await;
@@ -260,6 +262,34 @@ impl Uploader for JsonTransport {
                 .query(&[("ifGenerationMatch", object.generation.to_string())]);
             let response = self.send(request, "delete an object").await?;
             if response.status().is_success() { Ok(()) } else { Err(http_error(response).await) }
+        })
+    }
+
+    fn lookup<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<CreatedObject>, TransportError>> {
+        Box::pin(async move {
+            let url = format!(
+                "{}/storage/v1/b/{}/o/{}",
+                self.settings.base_url,
+                self.settings.bucket,
+                utf8_percent_encode(name, SEGMENT)
+            );
+            let response = self.send(self.request(Method::GET, &url).await?, "look up an object").await?;
+            match response.status() {
+                StatusCode::NOT_FOUND => Ok(None),
+                status if status.is_success() => Ok(Some(finished_object(response, Phases::default()).await?.object)),
+                _ => Err(http_error(response).await),
+            }
+        })
+    }
+
+    fn cancel_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let response = self.send(self.request(Method::DELETE, session).await?, "cancel an upload").await?;
+            // GCS answers 499 to a cancel; 404 means it is gone already.
+            match response.status().as_u16() {
+                200..=299 | 404 | 410 | 499 => Ok(()),
+                _ => Err(http_error(response).await),
+            }
         })
     }
 

@@ -43,6 +43,9 @@ pub struct Progress {
     bytes: AtomicU64,
     /// When the last byte of the object was handed over.
     last_byte: Mutex<Option<Instant>>,
+    /// The open resumable session (JSON session URI or gRPC upload_id), so
+    /// that an upload cut off by a cancel can have it cancelled too.
+    session: Mutex<Option<String>>,
 }
 
 impl Progress {
@@ -60,6 +63,14 @@ impl Progress {
 
     pub fn last_byte(&self) -> Option<Instant> {
         *self.last_byte.lock().unwrap()
+    }
+
+    pub fn set_session(&self, session: Option<String>) {
+        *self.session.lock().unwrap() = session;
+    }
+
+    pub fn session(&self) -> Option<String> {
+        self.session.lock().unwrap().clone()
     }
 }
 
@@ -125,6 +136,13 @@ pub trait Uploader: Send + Sync {
 
     /// Deletes an object this run created, only if its generation is unchanged.
     fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>>;
+
+    /// The object of exactly this name, if it exists (an upload cut off by a
+    /// cancel may still have completed on the server).
+    fn lookup<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<CreatedObject>, TransportError>>;
+
+    /// Cancels a resumable session that an interrupted upload left open.
+    fn cancel_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), TransportError>>;
 
     /// Checks the bucket exists; creates it when `create` (emulators only).
     fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>>;

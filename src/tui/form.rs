@@ -27,7 +27,7 @@ macro_rules! text {
     };
 }
 
-pub const FIELDS: [FieldSpec; 22] = [
+pub const FIELDS: [FieldSpec; 23] = [
     text!("bucket", "Bucket", bucket),
     FieldSpec {
         key: "transports",
@@ -50,6 +50,7 @@ pub const FIELDS: [FieldSpec; 22] = [
         access: Access::Choice(|o| &mut o.order, &["interleaved", "sequential"]),
     },
     text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool),
+    text!("grpc_window", "gRPC window", grpc_window),
     FieldSpec {
         key: "disable_grpc_autochecksum",
         label: "gRPC no checksum",
@@ -198,7 +199,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 22);
+        assert_eq!(FIELDS.len(), 23);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
