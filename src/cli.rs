@@ -124,6 +124,22 @@ pub struct BenchArgs {
     /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
     #[arg(long, value_name = "SIZE", default_value = "auto")]
     pub grpc_window: String,
+    /// Retries of a failed request (transient failures only: 408, 429, 5xx, resets, timeouts).
+    #[arg(long, value_name = "N", default_value = "5")]
+    pub max_retries: String,
+    /// No retry starts later than this after an upload began.
+    #[arg(long, value_name = "DURATION", default_value = "2m")]
+    pub retry_deadline: String,
+    /// First backoff (doubled each retry, capped at 32s, with full jitter).
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub retry_initial: String,
+    /// A request that makes no progress for this long fails (and is retried).
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub request_timeout: String,
+    /// Stop the run at the first failed upload.
+    #[arg(long, value_name = "BOOL", default_value = "false", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
+    pub fail_fast: bool,
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -156,6 +172,11 @@ impl BenchArgs {
             duration: self.duration.clone(),
             until_stable: self.until_stable.clone(),
             grpc_window: self.grpc_window.clone(),
+            max_retries: self.max_retries.clone(),
+            retry_deadline: self.retry_deadline.clone(),
+            retry_initial: self.retry_initial.clone(),
+            request_timeout: self.request_timeout.clone(),
+            fail_fast: self.fail_fast,
         }
     }
 }

@@ -99,6 +99,11 @@ pub struct Options {
     pub until_stable: String,
     /// The gRPC client's HTTP/2 stream window, or "auto".
     pub grpc_window: String,
+    pub max_retries: String,
+    pub retry_deadline: String,
+    pub retry_initial: String,
+    pub request_timeout: String,
+    pub fail_fast: bool,
 }
 
 impl Default for Options {
@@ -127,6 +132,11 @@ impl Default for Options {
             duration: String::new(),
             until_stable: String::new(),
             grpc_window: "auto".into(),
+            max_retries: "5".into(),
+            retry_deadline: "2m".into(),
+            retry_initial: "1s".into(),
+            request_timeout: "60s".into(),
+            fail_fast: false,
         }
     }
 }
@@ -164,6 +174,16 @@ pub struct BenchConfig {
     pub until_stable: Option<f64>,
     /// The gRPC client's HTTP/2 stream window; `None` = adaptive.
     pub grpc_window: Option<u32>,
+    pub max_retries: u32,
+    #[serde(serialize_with = "seconds")]
+    pub retry_deadline: Duration,
+    #[serde(serialize_with = "seconds")]
+    pub retry_initial: Duration,
+    /// A request that makes no progress for this long fails (and is retried).
+    #[serde(serialize_with = "seconds")]
+    pub request_timeout: Duration,
+    /// Stop at the first failed upload.
+    pub fail_fast: bool,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -311,6 +331,14 @@ impl Options {
                 _ => return fail("grpc_window", "--grpc-window must be from 64KiB to 2GiB, or auto"),
             },
         };
+        let max_retries = parse_count(&self.max_retries, "max_retries", 0, 100)?;
+        let positive = |text: &str, field: &'static str| match units::parse_duration(text).map_err(flag_error(field))? {
+            d if d.is_zero() => fail(field, format!("--{} must be above zero", field.replace('_', "-"))),
+            d => Ok(d),
+        };
+        let retry_deadline = positive(&self.retry_deadline, "retry_deadline")?;
+        let retry_initial = positive(&self.retry_initial, "retry_initial")?;
+        let request_timeout = positive(&self.request_timeout, "request_timeout")?;
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         Ok(BenchConfig {
@@ -335,6 +363,11 @@ impl Options {
             duration,
             until_stable,
             grpc_window,
+            max_retries,
+            retry_deadline,
+            retry_initial,
+            request_timeout,
+            fail_fast: self.fail_fast,
             notes,
         })
     }
@@ -408,6 +441,15 @@ impl BenchConfig {
     /// Bytes one round of one transport uploads.
     pub fn bytes_per_round(&self) -> u64 {
         self.object_size * self.concurrency as u64
+    }
+
+    pub fn retry_policy(&self) -> crate::transport::RetryPolicy {
+        crate::transport::RetryPolicy {
+            max_retries: self.max_retries,
+            deadline: self.retry_deadline,
+            initial: self.retry_initial,
+            ..crate::transport::RetryPolicy::default()
+        }
     }
 
     /// Whether an object goes up in one request (no resumable session).

@@ -13,6 +13,7 @@ pub enum RunOutcome {
     Completed,
     Cancelled,
     TimedOut,
+    FailedFast,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -183,8 +184,13 @@ impl RunReport {
                 t.cpu_s_per_gib,
                 format_mib_s(t.per_object_mib_s)
             ));
+            let recovery = if t.retries + t.resumes > 0 {
+                format!(" · {} retries, {} resumes, {} re-sent", t.retries, t.resumes, format_size(t.resent_bytes))
+            } else {
+                String::new()
+            };
             lines.push(format!(
-                "  median phases: session {} · transfer {} · finalize {}",
+                "  median phases: session {} · transfer {} · finalize {}{recovery}",
                 format_seconds(t.session_median_s),
                 format_seconds(t.transfer_median_s),
                 format_seconds(t.finalize_median_s)
@@ -195,6 +201,7 @@ impl RunReport {
             RunOutcome::Cancelled => {
                 lines.push("the run was cancelled: the figures cover the rounds that finished".into())
             }
+            RunOutcome::FailedFast => lines.push("stopped at the first failed upload (--fail-fast)".into()),
             RunOutcome::TimedOut => lines.push(format!(
                 "the run hit --timeout {}: the figures cover the rounds that finished",
                 crate::units::format_duration(self.config.timeout)

@@ -73,6 +73,7 @@ pub fn new_run_id() -> String {
 enum Stop {
     Cancelled,
     TimedOut,
+    FailFast,
 }
 
 /// What is measured around one transport's timed rounds.
@@ -103,7 +104,9 @@ pub struct Runner<'a> {
 }
 
 /// One finished upload: worker, start and duration in run seconds, and what came of it.
-type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>);
+/// One finished upload: worker, start and duration in run seconds, what came
+/// of it, and its (retries, resumes, bytes re-sent).
+type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>, (u32, u32, u64));
 
 impl<'a> Runner<'a> {
     pub fn new(
@@ -169,6 +172,7 @@ impl<'a> Runner<'a> {
             None => RunOutcome::Completed,
             Some(Stop::Cancelled) => RunOutcome::Cancelled,
             Some(Stop::TimedOut) => RunOutcome::TimedOut,
+            Some(Stop::FailFast) => RunOutcome::FailedFast,
         };
         let summaries: Vec<_> = self
             .config
@@ -178,7 +182,6 @@ impl<'a> Runner<'a> {
                 let uploader = self.connected.uploader(kind);
                 let meter = self.meters.remove(&kind).unwrap_or_default();
                 let accounting = Accounting {
-                    retries: 0,
                     protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
                     cpu_s: meter.cpu_s,
                     connections: meter.connections,
@@ -250,7 +253,7 @@ impl<'a> Runner<'a> {
             };
             let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
             let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
-            for (_, _, _, result) in results {
+            for (_, _, _, result, _) in results {
                 match result {
                     Ok((object, _)) => {
                         if let Err(error) = uploader.delete(&object).await {
@@ -288,10 +291,10 @@ impl<'a> Runner<'a> {
         meter.cpu_s += cpu_spent;
         meter.wire_bytes += meter.wire.sample(&sockets);
         meter.peers.extend(sockets.iter().map(|s| s.peer));
-        let round_end = results.iter().map(|(_, start, elapsed, _)| start + elapsed).fold(round_start, f64::max);
+        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
-        for (worker, start, elapsed, result) in results {
+        for (worker, start, elapsed, result, (retries, resumes, resent_bytes)) in results {
             let (ok, error, phases) = match result {
                 Ok((object, phases)) => {
                     self.created.push((kind, object));
@@ -320,6 +323,9 @@ impl<'a> Runner<'a> {
                 ok,
                 error,
                 phases,
+                retries,
+                resumes,
+                resent_bytes,
             };
             self.emit(RunEvent::ObjectDone(sample.clone())).await;
             self.objects.push(sample);
@@ -334,6 +340,9 @@ impl<'a> Runner<'a> {
             };
             self.emit(RunEvent::RoundDone(sample.clone())).await;
             self.rounds.push(sample);
+        }
+        if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
+            return Some(Stop::FailFast);
         }
         stop
     }
@@ -381,7 +390,10 @@ impl<'a> Runner<'a> {
                 _ = tokio::time::sleep_until(self.deadline) => break Some(Stop::TimedOut),
                 joined = tasks.join_next() => match joined {
                     None => break None,
-                    Some(Ok(result)) => results.push(result),
+                    Some(Ok((worker, start, elapsed, result))) => {
+                        let recovery = counters[worker as usize].recovery(payload.size());
+                        results.push((worker, start, elapsed, result, recovery));
+                    }
                     Some(Err(error)) => self.emit(RunEvent::Note(format!("an upload task failed: {error}"))).await,
                 },
                 _ = ticker.tick() => {
@@ -395,8 +407,9 @@ impl<'a> Runner<'a> {
         if stop.is_some() {
             tasks.abort_all();
             while let Some(joined) = tasks.join_next().await {
-                if let Ok(result) = joined {
-                    results.push(result);
+                if let Ok((worker, start, elapsed, result)) = joined {
+                    let recovery = counters[worker as usize].recovery(payload.size());
+                    results.push((worker, start, elapsed, result, recovery));
                 }
             }
             for (worker, name) in all_names.into_iter().enumerate() {

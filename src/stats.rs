@@ -33,6 +33,10 @@ pub struct ObjectSample {
     pub error: Option<String>,
     #[serde(flatten)]
     pub phases: Phases,
+    /// Requests tried again, sessions resumed, and bytes sent more than once.
+    pub retries: u32,
+    pub resumes: u32,
+    pub resent_bytes: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -61,6 +65,8 @@ pub struct TransportSummary {
     pub finalize_median_s: f64,
     pub errors: usize,
     pub retries: u64,
+    pub resumes: u64,
+    pub resent_bytes: u64,
     pub protocol: String,
     /// Client CPU (user + system) during this transport's timed rounds.
     pub cpu_s: f64,
@@ -77,7 +83,6 @@ pub struct TransportSummary {
 /// What the runner measured around a transport's rounds, beyond the samples.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Accounting {
-    pub retries: u64,
     pub protocol: String,
     pub cpu_s: f64,
     pub connections: u64,
@@ -131,7 +136,9 @@ pub fn summarize(
         transfer_median_s: phase_median(|p| p.transfer_s),
         finalize_median_s: phase_median(|p| p.finalize_s),
         errors: objects.iter().filter(|o| !o.ok).count(),
-        retries: accounting.retries,
+        retries: objects.iter().map(|o| o.retries as u64).sum(),
+        resumes: objects.iter().map(|o| o.resumes as u64).sum(),
+        resent_bytes: objects.iter().map(|o| o.resent_bytes).sum(),
         protocol: accounting.protocol,
         cpu_s: accounting.cpu_s,
         cpu_s_per_gib: ratio(accounting.cpu_s * GIB as f64, measured_bytes),
@@ -186,6 +193,9 @@ mod tests {
             ok,
             error: (!ok).then(|| "boom".into()),
             phases: Phases { session_s: 0.0, transfer_s: elapsed_s * 0.9, finalize_s: elapsed_s * 0.1 },
+            retries: if ok { 0 } else { 2 },
+            resumes: 0,
+            resent_bytes: 0,
         }
     }
 
@@ -217,7 +227,7 @@ mod tests {
         bad.ok = false;
         let rounds = [round(json, 0, 2.0), bad, round(TransportKind::Grpc, 0, 1.0)];
         let objects = [object(json, 2.0, true), object(json, 0.5, false), object(TransportKind::Grpc, 1.0, true)];
-        let accounting = Accounting { retries: 2, cpu_s: 0.5, wire_bytes: 130 * MIB, ..Accounting::default() };
+        let accounting = Accounting { cpu_s: 0.5, wire_bytes: 130 * MIB, ..Accounting::default() };
         let summary = summarize(json, 64 * MIB, &rounds, &objects, accounting);
         assert_eq!((summary.runs, summary.objects, summary.errors, summary.retries), (1, 1, 1, 2));
         assert_eq!(summary.throughput_mib_s, 32.0);

@@ -101,6 +101,8 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
                 chunk_size: config.chunk_size,
                 http: config.json_http,
                 auth: auth.clone(),
+                retry: config.retry_policy(),
+                request_timeout: config.request_timeout,
             })?),
             TransportKind::Grpc => Arc::new(
                 GrpcTransport::connect(GrpcSettings {
@@ -110,6 +112,8 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
                     chunk_size: config.chunk_size,
                     channels: config.grpc_conn_pool,
                     window: config.grpc_window,
+                    retry: config.retry_policy(),
+                    request_timeout: config.request_timeout,
                     auth: auth.clone(),
                 })
                 .await?,

@@ -63,6 +63,9 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 ok: true,
                 error: None,
                 phases: Phases { session_s: 0.05, transfer_s: elapsed_s - 0.1, finalize_s: 0.05 },
+                retries: 0,
+                resumes: 0,
+                resent_bytes: 0,
             });
         }
     }
@@ -159,6 +162,9 @@ fn running_app() -> App {
             ok: true,
             error: None,
             phases: Phases::default(),
+            retries: 0,
+            resumes: 0,
+            resent_bytes: 0,
         }),
         RunEvent::RoundDone(RoundSample {
             transport: TransportKind::Json,

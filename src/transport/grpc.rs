@@ -4,7 +4,8 @@
 //! messages, each with its crc32c, and the whole object's on the last.
 
 use super::{
-    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest, Uploader,
+    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
+    Uploader, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
@@ -35,6 +36,9 @@ pub struct GrpcSettings {
     /// HTTP/2 stream window; `None` = adaptive. It governs what the server
     /// sends to us; an upload's speed is set by the window the server grants.
     pub window: Option<u32>,
+    pub retry: RetryPolicy,
+    /// A request that makes no progress for this long fails.
+    pub request_timeout: Duration,
     pub auth: Auth,
 }
 
@@ -181,30 +185,128 @@ impl GrpcTransport {
     }
 
     async fn upload_object(&self, request: UploadRequest) -> Result<UploadOutcome, TransportError> {
+        let (policy, limit, progress) = (&self.settings.retry, self.settings.request_timeout, &*request.progress);
         let total = request.payload.size();
         let index = self.pick();
-        let mut client = self.clients[index].clone();
-        let one_shot = self.settings.chunk_size == 0 || self.settings.chunk_size >= total;
         let started = Instant::now();
-        let (first, session_ready) = if one_shot {
-            (FirstMessage::WriteObjectSpec(self.spec(&request)), None)
-        } else {
-            let start =
-                pb::StartResumableWriteRequest { write_object_spec: Some(self.spec(&request)), ..Default::default() };
-            let response =
-                client.start_resumable_write(self.with_metadata(start).await?).await.map_err(status_error)?;
-            let upload_id = response.into_inner().upload_id;
-            request.progress.set_session(Some(upload_id.clone()));
-            (FirstMessage::UploadId(upload_id), Some(Instant::now()))
-        };
-        let chunk = if one_shot { total } else { self.settings.chunk_size };
+        if self.settings.chunk_size == 0 || self.settings.chunk_size >= total {
+            // One stream with the whole object, retried whole; FAILED_PRECONDITION
+            // after a retry means an earlier attempt created it.
+            let request = &request;
+            return with_retries(policy, progress, |attempt| async move {
+                let first = FirstMessage::WriteObjectSpec(self.spec(request));
+                let attempt_start = Instant::now();
+                match stall_guard(progress, limit, self.write_stream(index, request, first, 0, total)).await {
+                    Ok(object) => Ok(outcome(
+                        object,
+                        Phases::from_instants(attempt_start, None, progress.last_byte(), Instant::now()),
+                    )),
+                    Err(TransportError::Grpc { code, .. }) if attempt > 0 && code == "FAILED_PRECONDITION" => {
+                        self.adopt(&request.name).await
+                    }
+                    Err(error) => Err(error),
+                }
+            })
+            .await;
+        }
+        let start = || stall_guard(progress, limit, self.start_resumable(index, &request));
+        let mut upload_id = with_retries(policy, progress, |_| start()).await?;
+        progress.set_session(Some(upload_id.clone()));
+        let session_ready = Instant::now();
+        let (mut offset, mut retries) = (0, 0);
+        loop {
+            let first = FirstMessage::UploadId(upload_id.clone());
+            let error = match stall_guard(
+                progress,
+                limit,
+                self.write_stream(index, &request, first, offset, self.settings.chunk_size),
+            )
+            .await
+            {
+                Ok(object) => {
+                    progress.set_session(None);
+                    let phases =
+                        Phases::from_instants(started, Some(session_ready), progress.last_byte(), Instant::now());
+                    return Ok(outcome(object, phases));
+                }
+                Err(error) => error,
+            };
+            if !policy.allows(retries, started.elapsed(), &error) {
+                return Err(error);
+            }
+            tracing::info!("resuming after: {error}");
+            tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
+            retries += 1;
+            progress.note_retry();
+            match stall_guard(progress, limit, self.query_status(&upload_id)).await {
+                Ok(WriteStatus::PersistedSize(persisted)) => {
+                    offset = (persisted.max(0) as u64).min(total);
+                    progress.note_resume();
+                }
+                Ok(WriteStatus::Resource(object)) => {
+                    progress.set_session(None);
+                    let phases =
+                        Phases::from_instants(started, Some(session_ready), progress.last_byte(), Instant::now());
+                    return Ok(outcome(object, phases));
+                }
+                Err(TransportError::Grpc { code, .. }) if code == "NOT_FOUND" => {
+                    upload_id = with_retries(policy, progress, |_| start()).await?;
+                    progress.set_session(Some(upload_id.clone()));
+                    offset = 0;
+                    progress.note_resume();
+                }
+                // The stream is opened again where we were; the server skips what it has.
+                Err(_) => {}
+            }
+        }
+    }
+
+    async fn start_resumable(&self, index: usize, request: &UploadRequest) -> Result<String, TransportError> {
+        let start =
+            pb::StartResumableWriteRequest { write_object_spec: Some(self.spec(request)), ..Default::default() };
+        let mut client = self.clients[index].clone();
+        let response = client.start_resumable_write(self.with_metadata(start).await?).await.map_err(status_error)?;
+        Ok(response.into_inner().upload_id)
+    }
+
+    async fn query_status(&self, upload_id: &str) -> Result<WriteStatus, TransportError> {
+        let query = pb::QueryWriteStatusRequest { upload_id: upload_id.into(), ..Default::default() };
+        let response =
+            self.client().query_write_status(self.with_metadata(query).await?).await.map_err(status_error)?;
+        let status = response.into_inner().write_status.map(|status| match status {
+            pb::query_write_status_response::WriteStatus::PersistedSize(n) => WriteStatus::PersistedSize(n),
+            pb::query_write_status_response::WriteStatus::Resource(object) => WriteStatus::Resource(object),
+        });
+        status.ok_or_else(|| TransportError::Protocol("QueryWriteStatus answered with no status".into()))
+    }
+
+    async fn adopt(&self, name: &str) -> Result<UploadOutcome, TransportError> {
+        let get = pb::GetObjectRequest { bucket: self.bucket_resource(), object: name.into(), ..Default::default() };
+        let object = self.client().get_object(self.with_metadata(get).await?).await.map_err(status_error)?;
+        Ok(outcome(object.into_inner(), Phases::default()))
+    }
+
+    /// One BidiWriteObject stream from byte `from` to the object's end, in
+    /// chunks of `chunk` bytes: each chunk ends with flush + state_lookup
+    /// and waits for the persisted size; the last ends with finish_write.
+    async fn write_stream(
+        &self,
+        index: usize,
+        request: &UploadRequest,
+        first: FirstMessage,
+        from: u64,
+        chunk: u64,
+    ) -> Result<pb::Object, TransportError> {
+        let total = request.payload.size();
+        let crc_before = if self.settings.checksum && from > 0 { crc_through(request, from) } else { 0 };
         // Two buffers a message (head and content): a few messages in flight.
         let (tx, rx) = mpsc::channel(4);
-        let mut writer = StreamWriter { tx, first: Some(first), crc: 0, checksum: self.settings.checksum };
+        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum: self.settings.checksum };
+        request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
-        let mut offset = chunk.min(total);
-        let send_first = writer.send_range(&request, 0, offset, total);
+        let mut offset = ((from / chunk + 1) * chunk).min(total);
+        let send_first = writer.send_range(request, from, offset, total);
         let call = self.open_write_stream(self.channels[index].clone(), rx);
         let (sent, answer) = tokio::join!(send_first, call);
         let mut responses = answer?;
@@ -212,14 +314,8 @@ impl GrpcTransport {
             return Err(server_reason(&mut responses, error).await);
         }
         loop {
-            let status = next_status(&mut responses).await?;
-            match status {
-                WriteStatus::Resource(object) => {
-                    request.progress.set_session(None);
-                    let phases =
-                        Phases::from_instants(started, session_ready, request.progress.last_byte(), Instant::now());
-                    return Ok(outcome(object, phases));
-                }
+            match next_status(&mut responses).await? {
+                WriteStatus::Resource(object) => return Ok(object),
                 WriteStatus::PersistedSize(persisted) => {
                     let persisted = persisted as u64;
                     if persisted > offset || persisted >= total {
@@ -229,10 +325,10 @@ impl GrpcTransport {
                     }
                     if persisted < offset {
                         // Fewer bytes kept than sent: resend from there.
-                        writer.crc = crc_through(&request, persisted);
+                        writer.crc = crc_through(request, persisted);
                     }
                     let end = ((persisted / chunk + 1) * chunk).min(total);
-                    if let Err(error) = writer.send_range(&request, persisted, end, total).await {
+                    if let Err(error) = writer.send_range(request, persisted, end, total).await {
                         return Err(server_reason(&mut responses, error).await);
                     }
                     offset = end;

@@ -4,7 +4,8 @@
 
 use super::payload_body::PayloadBody;
 use super::{
-    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest, Uploader,
+    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
+    Uploader, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
@@ -27,6 +28,9 @@ pub struct JsonSettings {
     pub chunk_size: u64,
     pub http: JsonHttp,
     pub auth: Auth,
+    pub retry: RetryPolicy,
+    /// A request that makes no progress for this long fails.
+    pub request_timeout: Duration,
 }
 
 pub struct JsonTransport {
@@ -75,8 +79,24 @@ impl JsonTransport {
         format!("{}/upload/storage/v1/b/{}/o", self.settings.base_url, self.settings.bucket)
     }
 
+    /// One request with the whole object, retried whole. A 412 after a retry
+    /// means an earlier attempt created the object before its answer was
+    /// lost: the object of that exact name is ours.
     async fn upload_one_shot(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+        with_retries(&self.settings.retry, &request.progress, |attempt| async move {
+            let sent =
+                stall_guard(&request.progress, self.settings.request_timeout, self.send_one_shot(request, token));
+            match sent.await {
+                Err(TransportError::Http { status: 412, .. }) if attempt > 0 => self.adopt(&request.name).await,
+                other => other,
+            }
+        })
+        .await
+    }
+
+    async fn send_one_shot(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
         let size = request.payload.size();
+        request.progress.advance_to(0);
         let mut builder = self
             .request(Method::POST, &self.upload_url())
             .await?
@@ -94,82 +114,181 @@ impl JsonTransport {
         finished_object(response, phases).await
     }
 
-    async fn upload_resumable(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
-        let payload = &request.payload;
-        let total = payload.size();
-        let started = Instant::now();
+    async fn adopt(&self, name: &str) -> Result<UploadOutcome, TransportError> {
+        self.get_object(name).await?.ok_or_else(|| {
+            TransportError::Protocol(format!("{name} was refused as existing, but no such object is there"))
+        })
+    }
+
+    async fn get_object(&self, name: &str) -> Result<Option<UploadOutcome>, TransportError> {
+        let url = format!(
+            "{}/storage/v1/b/{}/o/{}",
+            self.settings.base_url,
+            self.settings.bucket,
+            utf8_percent_encode(name, SEGMENT)
+        );
+        let response = self.send(self.request(Method::GET, &url).await?, "look up an object").await?;
+        match response.status() {
+            StatusCode::NOT_FOUND => Ok(None),
+            status if status.is_success() => Ok(Some(finished_object(response, Phases::default()).await?)),
+            _ => Err(http_error(response).await),
+        }
+    }
+
+    async fn start_session(&self, request: &UploadRequest, token: &str) -> Result<String, TransportError> {
         let start = self
             .request(Method::POST, &self.upload_url())
             .await?
             .query(&[("uploadType", "resumable"), ("name", request.name.as_str()), ("ifGenerationMatch", "0")])
             .header("x-upload-content-type", CONTENT_TYPE)
-            .header("x-upload-content-length", total)
+            .header("x-upload-content-length", request.payload.size())
             .header("x-goog-gcs-idempotency-token", token)
             .header("content-length", 0);
         let response = self.send(start, "start a resumable upload").await?;
         if !response.status().is_success() {
             return Err(http_error(response).await);
         }
-        let session = response
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))?
-            .to_string();
-        let session_ready = Instant::now();
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok());
+        location
+            .map(String::from)
+            .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))
+    }
+
+    /// Sends bytes [offset, next chunk boundary) of the object.
+    async fn put_chunk(
+        &self,
+        request: &UploadRequest,
+        session: &str,
+        offset: u64,
+        crc_before: u32,
+    ) -> Result<(SessionState, u32), TransportError> {
+        let payload = &request.payload;
+        let total = payload.size();
+        let end = ((offset / self.settings.chunk_size + 1) * self.settings.chunk_size).min(total);
+        let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
+        let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
+        let mut put = self
+            .request(Method::PUT, session)
+            .await?
+            .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
+            .header("content-length", end - offset)
+            .header("content-type", CONTENT_TYPE);
+        if self.settings.checksum && end == total {
+            // The last chunk carries the whole object's checksum.
+            put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
+        }
+        request.progress.advance_to(offset);
+        let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+        let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
+        Ok((session_state(response).await?, crc_after))
+    }
+
+    /// Asks a session how far it got (`bytes */TOTAL`).
+    async fn query(&self, session: &str, total: u64) -> Result<SessionState, TransportError> {
+        let put = self
+            .request(Method::PUT, session)
+            .await?
+            .header("content-range", format!("bytes */{total}"))
+            .header("content-length", 0);
+        session_state(self.send(put, "ask how far an upload got").await?).await
+    }
+
+    /// A resumable session in chunks. A failed chunk is retried after asking
+    /// the session how far it got, and the upload resumes from there; a lost
+    /// session (404/410) starts over with a new one.
+    async fn upload_resumable(&self, request: &UploadRequest, token: &str) -> Result<UploadOutcome, TransportError> {
+        let (policy, limit) = (&self.settings.retry, self.settings.request_timeout);
+        let total = request.payload.size();
+        let started = Instant::now();
+        let start = || stall_guard(&request.progress, limit, self.start_session(request, token));
+        let mut session = with_retries(policy, &request.progress, |_| start()).await?;
         request.progress.set_session(Some(session.clone()));
-        let chunk = self.settings.chunk_size;
-        let mut offset = 0;
+        let session_ready = Instant::now();
         // crc32c of [0, offset): the last chunk carries the whole object's.
-        let mut crc_before = 0;
+        let (mut offset, mut crc_before, mut retries) = (0, 0, 0);
         loop {
-            let end = ((offset / chunk + 1) * chunk).min(total);
-            let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
-            let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
-            let mut put = self
-                .request(Method::PUT, &session)
-                .await?
-                .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
-                .header("content-length", end - offset)
-                .header("content-type", CONTENT_TYPE);
-            if self.settings.checksum && end == total {
-                put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
-            }
-            let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
-            let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
-            match response.status() {
-                StatusCode::PERMANENT_REDIRECT => {
-                    let persisted = persisted_bytes(&response)?;
-                    if persisted == end {
-                        crc_before = crc_after;
-                    } else if persisted < offset || persisted > end {
+            let error = match stall_guard(
+                &request.progress,
+                limit,
+                self.put_chunk(request, &session, offset, crc_before),
+            )
+            .await
+            {
+                Ok((SessionState::Finished(response), _)) => {
+                    request.progress.set_session(None);
+                    let phases = Phases::from_instants(
+                        started,
+                        Some(session_ready),
+                        request.progress.last_byte(),
+                        Instant::now(),
+                    );
+                    return finished_object(response, phases).await;
+                }
+                Ok((SessionState::Persisted(persisted), crc_after)) => {
+                    let end = ((offset / self.settings.chunk_size + 1) * self.settings.chunk_size).min(total);
+                    if persisted < offset || persisted > end || persisted >= total {
                         return Err(TransportError::Protocol(format!(
                             "the server says {persisted} bytes are persisted after a chunk of {offset}..{end}"
                         )));
-                    } else {
-                        // Fewer bytes kept than sent: resend from there.
-                        crc_before = crc32c::crc32c_combine(
-                            crc_before,
-                            crc_of(payload, offset, persisted),
-                            (persisted - offset) as usize,
-                        );
                     }
+                    // Fewer bytes kept than sent: resend from there.
+                    crc_before = if persisted == end { crc_after } else { self.crc_prefix(request, persisted) };
                     offset = persisted;
-                    if offset >= total {
-                        return Err(TransportError::Protocol(
-                            "the server kept every byte but did not finish the upload".into(),
-                        ));
-                    }
+                    continue;
                 }
-                status if status.is_success() => {
+                Err(error) => error,
+            };
+            if !policy.allows(retries, started.elapsed(), &error) {
+                return Err(error);
+            }
+            tracing::info!("resuming after: {error}");
+            tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
+            retries += 1;
+            request.progress.note_retry();
+            match stall_guard(&request.progress, limit, self.query(&session, total)).await {
+                Ok(SessionState::Persisted(persisted)) => {
+                    offset = persisted.min(total);
+                    crc_before = self.crc_prefix(request, offset);
+                    request.progress.note_resume();
+                }
+                Ok(SessionState::Finished(response)) => {
                     request.progress.set_session(None);
-                    let last_byte = request.progress.last_byte();
-                    let phases = Phases::from_instants(started, Some(session_ready), last_byte, Instant::now());
+                    let phases = Phases::from_instants(
+                        started,
+                        Some(session_ready),
+                        request.progress.last_byte(),
+                        Instant::now(),
+                    );
                     return finished_object(response, phases).await;
                 }
-                _ => return Err(http_error(response).await),
+                Err(TransportError::Http { status: 404 | 410, .. }) => {
+                    session = with_retries(policy, &request.progress, |_| start()).await?;
+                    request.progress.set_session(Some(session.clone()));
+                    (offset, crc_before) = (0, 0);
+                    request.progress.note_resume();
+                }
+                // The chunk is sent again from where we were; the server skips what it has.
+                Err(_) => {}
             }
         }
+    }
+
+    fn crc_prefix(&self, request: &UploadRequest, end: u64) -> u32 {
+        if self.settings.checksum { crc_of(&request.payload, 0, end) } else { 0 }
+    }
+}
+
+/// What a session said to a chunk or a status query.
+enum SessionState {
+    Persisted(u64),
+    Finished(Response),
+}
+
+async fn session_state(response: Response) -> Result<SessionState, TransportError> {
+    match response.status() {
+        StatusCode::PERMANENT_REDIRECT => Ok(SessionState::Persisted(persisted_bytes(&response)?)),
+        status if status.is_success() => Ok(SessionState::Finished(response)),
+        _ => Err(http_error(response).await),
     }
 }
 
@@ -266,20 +385,7 @@ impl Uploader for JsonTransport {
     }
 
     fn lookup<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<Option<CreatedObject>, TransportError>> {
-        Box::pin(async move {
-            let url = format!(
-                "{}/storage/v1/b/{}/o/{}",
-                self.settings.base_url,
-                self.settings.bucket,
-                utf8_percent_encode(name, SEGMENT)
-            );
-            let response = self.send(self.request(Method::GET, &url).await?, "look up an object").await?;
-            match response.status() {
-                StatusCode::NOT_FOUND => Ok(None),
-                status if status.is_success() => Ok(Some(finished_object(response, Phases::default()).await?.object)),
-                _ => Err(http_error(response).await),
-            }
-        })
+        Box::pin(async move { Ok(self.get_object(name).await?.map(|outcome| outcome.object)) })
     }
 
     fn cancel_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), TransportError>> {

@@ -7,14 +7,16 @@ pub mod grpc;
 mod grpc_frame;
 pub mod json;
 mod payload_body;
+pub mod retry;
 
 pub use counting::CountConnections;
+pub use retry::RetryPolicy;
 
 use crate::auth::AuthError;
 use crate::config::TransportKind;
 use crate::payload::Payload;
 use futures::future::BoxFuture;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -46,6 +48,10 @@ pub struct Progress {
     /// The open resumable session (JSON session URI or gRPC upload_id), so
     /// that an upload cut off by a cancel can have it cancelled too.
     session: Mutex<Option<String>>,
+    /// Bytes handed over in all, resends included.
+    sent: AtomicU64,
+    retries: AtomicU32,
+    resumes: AtomicU32,
 }
 
 impl Progress {
@@ -53,8 +59,27 @@ impl Progress {
         self.bytes.load(Ordering::Relaxed)
     }
 
+    /// Moves to an absolute offset; going back (a resume) counts nothing,
+    /// going forward counts the bytes as sent (again, after going back).
     pub fn advance_to(&self, offset: u64) {
-        self.bytes.store(offset, Ordering::Relaxed);
+        let before = self.bytes.swap(offset, Ordering::Relaxed);
+        if offset > before {
+            self.sent.fetch_add(offset - before, Ordering::Relaxed);
+        }
+    }
+
+    pub fn note_retry(&self) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn note_resume(&self) {
+        self.resumes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (retries, resumes, bytes sent more than once) of an upload of `size` bytes.
+    pub fn recovery(&self, size: u64) -> (u32, u32, u64) {
+        let sent = self.sent.load(Ordering::Relaxed);
+        (self.retries.load(Ordering::Relaxed), self.resumes.load(Ordering::Relaxed), sent.saturating_sub(size))
     }
 
     pub fn mark_last_byte(&self) {
@@ -119,6 +144,8 @@ pub enum TransportError {
     Protocol(String),
     #[error("{0}")]
     Auth(String),
+    #[error("{0}")]
+    Timeout(String),
 }
 
 impl From<AuthError> for TransportError {
@@ -155,6 +182,59 @@ pub trait Uploader: Send + Sync {
 
     /// The port its server listens on (to find its sockets).
     fn peer_port(&self) -> u16;
+}
+
+/// Runs `attempt` (given its number, 0 first) until it succeeds, fails for
+/// good, or the policy says stop; waits with backoff in between and counts
+/// the retries on `progress`.
+pub async fn with_retries<T, F, Fut>(
+    policy: &RetryPolicy,
+    progress: &Progress,
+    mut attempt: F,
+) -> Result<T, TransportError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: std::future::Future<Output = Result<T, TransportError>>,
+{
+    let started = Instant::now();
+    let mut retries = 0;
+    loop {
+        match attempt(retries).await {
+            Ok(value) => return Ok(value),
+            Err(error) if policy.allows(retries, started.elapsed(), &error) => {
+                tracing::info!("retrying after: {error}");
+                tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
+                retries += 1;
+                progress.note_retry();
+            }
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// Fails a request that makes no progress (no byte handed over) for `limit`:
+/// a stalled server or link, whatever the object's size.
+pub async fn stall_guard<T>(
+    progress: &Progress,
+    limit: std::time::Duration,
+    request: impl std::future::Future<Output = Result<T, TransportError>>,
+) -> Result<T, TransportError> {
+    let watch = async {
+        let mut last = (progress.bytes(), Instant::now());
+        loop {
+            tokio::time::sleep((limit / 4).max(std::time::Duration::from_millis(10))).await;
+            let now = progress.bytes();
+            if now != last.0 {
+                last = (now, Instant::now());
+            } else if last.1.elapsed() >= limit {
+                return crate::units::format_duration(limit);
+            }
+        }
+    };
+    tokio::select! {
+        result = request => result,
+        limit = watch => Err(TransportError::Timeout(format!("the request made no progress for {limit} (--request-timeout)"))),
+    }
 }
 
 /// The port of `http://host:port` or `https://host[:port]`.

@@ -27,7 +27,7 @@ macro_rules! text {
     };
 }
 
-pub const FIELDS: [FieldSpec; 23] = [
+pub const FIELDS: [FieldSpec; 28] = [
     text!("bucket", "Bucket", bucket),
     FieldSpec {
         key: "transports",
@@ -62,6 +62,11 @@ pub const FIELDS: [FieldSpec; 23] = [
         access: Access::Choice(|o| &mut o.json_http, &["auto", "1.1", "2"]),
     },
     text!("timeout", "Timeout", timeout),
+    text!("request_timeout", "Request timeout", request_timeout),
+    text!("max_retries", "Max retries", max_retries),
+    text!("retry_deadline", "Retry deadline", retry_deadline),
+    text!("retry_initial", "Retry backoff", retry_initial),
+    FieldSpec { key: "fail_fast", label: "Fail fast", access: Access::Toggle(|o| &mut o.fail_fast) },
     text!("credentials", "Credentials", credentials),
     text!("endpoint", "JSON endpoint", endpoint),
     text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
@@ -199,7 +204,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 23);
+        assert_eq!(FIELDS.len(), 28);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");

@@ -107,6 +107,9 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                     let started = Instant::now();
                     terminal.draw(|f| ui::render(f, &app))?;
                     drawing += started.elapsed();
+                    if frames == 0 {
+                        tracing::info!(after_ms = clock.elapsed().as_secs_f64() * 1e3, "first frame drawn");
+                    }
                     frames += 1;
                     dirty = false;
                 }
