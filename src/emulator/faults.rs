@@ -20,6 +20,9 @@ pub enum FaultAction {
     ResetConnection,
     /// Stop reading for a while, then carry on normally.
     Stall(Duration),
+    /// Flip one byte as if the wire corrupted it (not a testbench spelling:
+    /// ours, so that checksum failures can be shown).
+    Corrupt,
 }
 
 /// What to do, and after how many bytes of the request's body (0 = at once).
@@ -53,6 +56,8 @@ impl Fault {
                 return Err(invalid());
             }
             FaultAction::Return(status)
+        } else if head == "corrupt" {
+            FaultAction::Corrupt
         } else if let Some(duration) = head.strip_prefix("stall-for-") {
             FaultAction::Stall(crate::units::parse_duration(duration).map_err(|_| invalid())?)
         } else {
@@ -65,6 +70,15 @@ impl Fault {
 /// Sizes in instructions are written `256K`, `1M`, `512` (binary units).
 fn parse_fault_size(text: &str) -> Option<u64> {
     crate::units::parse_size(text).ok()
+}
+
+/// The bytes with the first one flipped, as a bad wire would deliver them.
+pub fn corrupted(bytes: &[u8]) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    if let Some(first) = bytes.first_mut() {
+        *first ^= 0xff;
+    }
+    bytes
 }
 
 /// A standing rule: every `every`th upload request gets the fault.
@@ -144,6 +158,7 @@ mod tests {
             Ok(Fault { action: FaultAction::Stall(Duration::from_secs(2)), after_bytes: 1 << 20 })
         );
         assert_eq!(Fault::parse("return-broken-stream-after-2M").unwrap().after_bytes, 2 << 20);
+        assert_eq!(Fault::parse("corrupt-after-1K").unwrap().action, FaultAction::Corrupt);
     }
 
     #[test]
@@ -196,6 +211,8 @@ impl Trigger {
     /// fires a fault that has no offset.
     pub fn split(&mut self, len: usize) -> (usize, Option<FaultAction>) {
         match &self.pending {
+            // Corruption needs a byte to corrupt: it waits for data.
+            Some(fault) if fault.action == FaultAction::Corrupt && len == 0 => (0, None),
             Some(fault) if fault.after_bytes <= self.seen + len as u64 => {
                 let take = fault.after_bytes.saturating_sub(self.seen) as usize;
                 self.seen += take as u64;

@@ -53,7 +53,7 @@ pub async fn handle(
                 }
                 Some(FaultAction::ResetConnection) => kill.reset().await,
                 Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
-                None => {}
+                Some(FaultAction::Corrupt) | None => {}
             }
             // The closure runs once per call; the trigger belongs to this call.
             let mut trigger = Some(trigger);
@@ -85,11 +85,11 @@ pub async fn handle(
                 let shared = shared.clone();
                 async move {
                     use pb::query_write_status_response::WriteStatus;
-                    let session = shared.store.session(&r.into_inner().upload_id).map_err(to_status)?;
-                    let session = session.lock().await;
-                    let status = match &session.finished {
-                        Some(object) => WriteStatus::Resource(to_proto(object)),
-                        None => WriteStatus::PersistedSize(session.ingest.size as i64),
+                    // Answered from the session's mirrors: a write in progress does not hold it up.
+                    let entry = shared.store.session(&r.into_inner().upload_id).map_err(to_status)?;
+                    let status = match entry.finished() {
+                        Some(object) => WriteStatus::Resource(to_proto(&object)),
+                        None => WriteStatus::PersistedSize(entry.persisted() as i64),
                     };
                     Ok::<_, Status>(Response::new(pb::QueryWriteStatusResponse { write_status: Some(status) }))
                 }
@@ -237,7 +237,10 @@ async fn drive<M: Into<WriteMessage>>(
     loop {
         let message = match next.take() {
             Some(message) => message,
-            None => match stream.message().await? {
+            None => match tokio::select! {
+                message = stream.message() => message?,
+                _ = writer.superseded() => return Err(Status::aborted("a newer write to this session took over").into()),
+            } {
                 Some(message) => message.into(),
                 None if writer.is_resumable() => return Ok(Ended::Open(writer.persisted())),
                 None => {

@@ -3,7 +3,7 @@
 
 use super::Shared;
 use super::faults::{FaultAction, Trigger};
-use super::store::{Ingest, NewObject, Session, StoreError, StoredObject};
+use super::store::{Ingest, NewObject, Session, SessionRef, StoreError, StoredObject};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use tonic::{Code, Status};
 
@@ -73,8 +73,12 @@ impl From<Status> for WriteStop {
 }
 
 enum Target {
-    OneShot { spec: NewObject, ingest: Ingest },
-    Resumable(tokio::sync::OwnedMutexGuard<Session>),
+    OneShot {
+        spec: NewObject,
+        ingest: Ingest,
+    },
+    /// The session, this stream's claim on it, and its lock.
+    Resumable(SessionRef, u64, tokio::sync::OwnedMutexGuard<Session>),
 }
 
 pub struct Writer<'a> {
@@ -87,10 +91,11 @@ impl<'a> Writer<'a> {
     /// Opens the write the first message names: a new object or a session.
     pub async fn open(shared: &'a Shared, first: &WriteMessage, trigger: Trigger) -> Result<Self, Status> {
         let target = if let Some(id) = &first.upload_id {
-            let session = shared.store.session(id).map_err(to_status)?;
-            let mut session = session.lock_owned().await;
+            let entry = shared.store.session(id).map_err(to_status)?;
+            let claim = entry.claim();
+            let mut session = entry.state.clone().lock_owned().await;
             session.touched = std::time::Instant::now();
-            Target::Resumable(session)
+            Target::Resumable(entry, claim, session)
         } else if let Some(spec) = &first.spec {
             let spec = new_object(spec, None)?;
             shared.store.check_create(&spec).map_err(to_status)?;
@@ -102,20 +107,20 @@ impl<'a> Writer<'a> {
     }
 
     pub fn is_resumable(&self) -> bool {
-        matches!(self.target, Target::Resumable(_))
+        matches!(self.target, Target::Resumable(..))
     }
 
     pub fn persisted(&self) -> u64 {
         match &self.target {
             Target::OneShot { ingest, .. } => ingest.size,
-            Target::Resumable(session) => session.ingest.size,
+            Target::Resumable(_, _, session) => session.ingest.size,
         }
     }
 
     /// The finished object, when a session was completed by an earlier stream.
     pub fn finished(&self) -> Option<pb::Object> {
         match &self.target {
-            Target::Resumable(session) => session.finished.as_ref().map(to_proto),
+            Target::Resumable(entry, ..) => entry.finished().as_ref().map(to_proto),
             Target::OneShot { .. } => None,
         }
     }
@@ -123,10 +128,25 @@ impl<'a> Writer<'a> {
     fn parts(&mut self) -> (&mut Ingest, &NewObject) {
         match &mut self.target {
             Target::OneShot { spec, ingest } => (ingest, spec),
-            Target::Resumable(session) => {
+            Target::Resumable(_, _, session) => {
                 let session = &mut **session;
                 (&mut session.ingest, &session.spec)
             }
+        }
+    }
+
+    /// Resolves when a newer write claims this stream's session (never for one shot).
+    pub async fn superseded(&self) {
+        match &self.target {
+            Target::Resumable(entry, claim, _) => entry.superseded(*claim).await,
+            Target::OneShot { .. } => std::future::pending().await,
+        }
+    }
+
+    /// Publishes the persisted size for status queries.
+    fn mirror(&self) {
+        if let Target::Resumable(entry, _, session) = &self.target {
+            entry.set_persisted(session.ingest.size);
         }
     }
 
@@ -141,7 +161,16 @@ impl<'a> Writer<'a> {
             ))
             .into());
         }
-        let content = data.content;
+        let (take, fault) = self.trigger.split(data.content.len());
+        // A corrupting fault acts on the wire, before any check.
+        let content = match fault {
+            Some(FaultAction::Corrupt) => {
+                let mut bytes = data.content[..take].to_vec();
+                bytes.extend(super::faults::corrupted(&data.content[take..]));
+                bytes::Bytes::from(bytes)
+            }
+            _ => data.content,
+        };
         let crc = crc32c::crc32c(&content);
         if let Some(expected) = data.crc32c
             && expected != crc
@@ -152,7 +181,6 @@ impl<'a> Writer<'a> {
             .into());
         }
         self.shared.store.bytes_received.fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
-        let (take, fault) = self.trigger.split(content.len());
         let skip = ((persisted - offset) as usize).min(content.len());
         let accept = |ingest: &mut Ingest, end: usize| {
             if end > skip {
@@ -169,20 +197,26 @@ impl<'a> Writer<'a> {
             return Err(Status::out_of_range(format!("the data runs past the declared object_size {limit}")).into());
         }
         match fault {
-            None => accept(ingest, content.len()),
+            None | Some(FaultAction::Corrupt) => accept(ingest, content.len()),
             Some(FaultAction::Stall(duration)) => {
-                tokio::time::sleep(duration).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(duration) => {}
+                    _ = self.superseded() => return Err(Status::aborted("a newer write to this session took over").into()),
+                }
                 accept(self.parts().0, content.len());
             }
             Some(FaultAction::Return(code)) => {
                 accept(ingest, take);
+                self.mirror();
                 return Err(WriteStop::Status(Status::new(grpc_code(code), format!("injected fault: return-{code}"))));
             }
             Some(FaultAction::ResetConnection) => {
                 accept(ingest, take);
+                self.mirror();
                 return Err(WriteStop::Reset);
             }
         }
+        self.mirror();
         Ok(())
     }
 
@@ -196,13 +230,13 @@ impl<'a> Writer<'a> {
                 apply_checksums(spec, checksums);
                 store.finalize(spec, ingest)
             }
-            Target::Resumable(session) => {
+            Target::Resumable(entry, _, session) => {
                 let session = &mut **session;
                 let ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
                 apply_checksums(&mut session.spec, checksums);
                 let result = store.finalize(&session.spec, ingest);
                 match &result {
-                    Ok(object) => session.finished = Some(object.clone()),
+                    Ok(object) => entry.set_finished(object.clone()),
                     Err(_) => {
                         let _ = store.cancel_session(&session.id);
                     }

@@ -9,7 +9,7 @@ use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::json_api::{optional_i64, read_json};
 use super::json_wire::*;
 use super::server::ConnectionKill;
-use super::store::{Ingest, NewObject};
+use super::store::{Ingest, NewObject, SessionEntry};
 use bytes::BytesMut;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -24,6 +24,8 @@ enum Cut {
     Fault(StatusCode),
     Reset,
     ClientGone,
+    /// A newer request to the same session took over.
+    Superseded,
 }
 
 pub async fn route(
@@ -53,7 +55,7 @@ pub async fn route(
         }
         Some(FaultAction::ResetConnection) => kill.reset().await,
         Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
-        None => {}
+        Some(FaultAction::Corrupt) | None => {}
     }
     match (&method, upload_type, upload_id) {
         (&Method::POST, "media", _) => media(shared, kill, bucket, query, req, trigger).await,
@@ -124,7 +126,7 @@ async fn media(
         return store_error_response(&error);
     }
     let mut ingest = Ingest::new(shared.store.retain);
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| ingest.push(bytes)).await {
+    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, None, |bytes| ingest.push(bytes)).await {
         return cut_response(kill, cut).await;
     }
     finish(shared, &spec, ingest)
@@ -141,7 +143,9 @@ async fn multipart(
     let content_type = header_str(req.headers(), "content-type").to_string();
     let headers = req.headers().clone();
     let mut body = BytesMut::new();
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, |bytes| body.extend_from_slice(bytes)).await {
+    if let Err(cut) =
+        read_body(shared, req.into_body(), &mut trigger, 0, None, |bytes| body.extend_from_slice(bytes)).await
+    {
         return cut_response(kill, cut).await;
     }
     let (metadata, data) = match split_multipart(&content_type, &body.freeze()) {
@@ -207,14 +211,12 @@ async fn put_chunk(
     req: Request<Incoming>,
     mut trigger: Trigger,
 ) -> JsonResponse {
-    let session = match shared.store.session(id) {
-        Ok(session) => session,
+    let entry = match shared.store.session(id) {
+        Ok(entry) => entry,
         Err(error) => return store_error_response(&error),
     };
-    let mut session = session.lock().await;
-    session.touched = std::time::Instant::now();
-    if let Some(object) = &session.finished {
-        return json_response(StatusCode::OK, &object_resource(object));
+    if let Some(object) = entry.finished() {
+        return json_response(StatusCode::OK, &object_resource(&object));
     }
     let range = match req.headers().get("content-range") {
         None => None,
@@ -223,6 +225,15 @@ async fn put_chunk(
             Err(message) => return error_response(StatusCode::BAD_REQUEST, &message),
         },
     };
+    // A status query that finishes nothing is answered without waiting for a write.
+    if let Some(ContentRange { bytes: None, total }) = &range
+        && *total != Some(entry.persisted())
+    {
+        return resume_incomplete(entry.persisted());
+    }
+    let claim = entry.claim();
+    let mut session = entry.state.lock().await;
+    session.touched = std::time::Instant::now();
     let (header_crc, _) =
         req.headers().get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None));
     if header_crc.is_some() {
@@ -254,7 +265,11 @@ async fn put_chunk(
         }
         let skip = persisted.saturating_sub(first);
         let ingest = &mut session.ingest;
-        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, |bytes| ingest.push(bytes)).await {
+        let sink = |bytes: &[u8]| {
+            ingest.push(bytes);
+            entry.set_persisted(ingest.size);
+        };
+        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, Some((&entry, claim)), sink).await {
             return cut_response(kill, cut).await;
         }
         if session.ingest.size != persisted.max(last + 1) {
@@ -272,7 +287,7 @@ async fn put_chunk(
     match shared.store.finalize(&session.spec, ingest) {
         Ok(object) => {
             let response = json_response(StatusCode::OK, &object_resource(&object));
-            session.finished = Some(object);
+            entry.set_finished(object);
             response
         }
         Err(error) => {
@@ -298,6 +313,7 @@ async fn cut_response(kill: &ConnectionKill, cut: Cut) -> JsonResponse {
         Cut::Fault(status) => error_response(status, &format!("injected fault: return-{}", status.as_u16())),
         Cut::Reset => kill.reset().await,
         Cut::ClientGone => error_response(StatusCode::BAD_REQUEST, "the request body was cut short"),
+        Cut::Superseded => error_response(StatusCode::CONFLICT, "a newer request to this upload session took over"),
     }
 }
 
@@ -309,14 +325,27 @@ async fn read_body(
     mut body: Incoming,
     trigger: &mut Trigger,
     mut skip: u64,
+    session: Option<(&SessionEntry, u64)>,
     mut sink: impl FnMut(&[u8]),
 ) -> Result<(), Cut> {
+    // Resolves when a newer request takes the session over (never without one).
+    let superseded = || async move {
+        match session {
+            Some((entry, claim)) => entry.superseded(claim).await,
+            None => std::future::pending().await,
+        }
+    };
     let mut accept = |bytes: &[u8]| {
         let dropped = skip.min(bytes.len() as u64) as usize;
         skip -= dropped as u64;
         sink(&bytes[dropped..]);
     };
-    while let Some(frame) = body.frame().await {
+    loop {
+        let frame = tokio::select! {
+            frame = body.frame() => frame,
+            _ = superseded() => return Err(Cut::Superseded),
+        };
+        let Some(frame) = frame else { break };
         let Ok(frame) = frame else {
             return Err(Cut::ClientGone);
         };
@@ -329,9 +358,13 @@ async fn read_body(
         match fault {
             None => {}
             Some(FaultAction::Stall(duration)) => {
-                tokio::time::sleep(duration).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(duration) => {}
+                    _ = superseded() => return Err(Cut::Superseded),
+                }
                 accept(&data[take..]);
             }
+            Some(FaultAction::Corrupt) => accept(&super::faults::corrupted(&data[take..])),
             Some(FaultAction::Return(code)) => {
                 drain(&mut body).await;
                 return Err(Cut::Fault(StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)));

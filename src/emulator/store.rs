@@ -84,17 +84,70 @@ pub struct NewObject {
     pub md5: Option<[u8; 16]>,
 }
 
-/// A resumable upload in progress. Its own lock, so one session's writes
-/// never hold up another's.
+/// A resumable upload in progress: what its writes change, under its own lock.
 pub struct Session {
     pub id: String,
     pub spec: NewObject,
     pub ingest: Ingest,
-    pub finished: Option<StoredObject>,
     pub touched: Instant,
 }
 
-pub type SessionRef = Arc<tokio::sync::Mutex<Session>>;
+/// A session, shared by the requests that name it. Writes take the lock;
+/// status queries read the mirrors without it, so a stalled write never
+/// holds up a client asking how far it got. A newer write supersedes an
+/// older one still holding the lock, as on GCS: the older one is woken and
+/// lets go.
+pub struct SessionEntry {
+    pub state: Arc<tokio::sync::Mutex<Session>>,
+    persisted: AtomicU64,
+    finished: Mutex<Option<StoredObject>>,
+    claims: AtomicU64,
+    superseded: tokio::sync::Notify,
+}
+
+impl SessionEntry {
+    /// Registers a new write; any older one is now superseded.
+    pub fn claim(&self) -> u64 {
+        let claim = self.claims.fetch_add(1, Ordering::SeqCst) + 1;
+        self.superseded.notify_waiters();
+        claim
+    }
+
+    pub fn is_superseded(&self, claim: u64) -> bool {
+        self.claims.load(Ordering::SeqCst) != claim
+    }
+
+    /// Resolves once a newer write has claimed the session.
+    pub async fn superseded(&self, claim: u64) {
+        loop {
+            let notified = self.superseded.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_superseded(claim) {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    pub fn persisted(&self) -> u64 {
+        self.persisted.load(Ordering::Relaxed)
+    }
+
+    pub fn set_persisted(&self, bytes: u64) {
+        self.persisted.store(bytes, Ordering::Relaxed);
+    }
+
+    pub fn finished(&self) -> Option<StoredObject> {
+        self.finished.lock().unwrap().clone()
+    }
+
+    pub fn set_finished(&self, object: StoredObject) {
+        *self.finished.lock().unwrap() = Some(object);
+    }
+}
+
+pub type SessionRef = Arc<SessionEntry>;
 
 #[derive(Default)]
 struct Bucket {
@@ -239,9 +292,15 @@ impl Store {
         self.check_create(&spec)?;
         self.expire_sessions();
         let id = format!("emu-{:x}", self.next_session.fetch_add(1, Ordering::Relaxed));
-        let session =
-            Session { id: id.clone(), spec, ingest: Ingest::new(self.retain), finished: None, touched: Instant::now() };
-        self.sessions.lock().unwrap().insert(id.clone(), Arc::new(tokio::sync::Mutex::new(session)));
+        let session = Session { id: id.clone(), spec, ingest: Ingest::new(self.retain), touched: Instant::now() };
+        let session = SessionEntry {
+            state: Arc::new(tokio::sync::Mutex::new(session)),
+            persisted: AtomicU64::new(0),
+            finished: Mutex::new(None),
+            claims: AtomicU64::new(0),
+            superseded: tokio::sync::Notify::new(),
+        };
+        self.sessions.lock().unwrap().insert(id.clone(), Arc::new(session));
         Ok(id)
     }
 
@@ -261,7 +320,7 @@ impl Store {
     /// cannot grow memory without bound. A session busy with a request is kept.
     fn expire_sessions(&self) {
         let ttl = self.session_ttl;
-        self.sessions.lock().unwrap().retain(|_, session| match session.try_lock() {
+        self.sessions.lock().unwrap().retain(|_, session| match session.state.try_lock() {
             Ok(session) => session.touched.elapsed() < ttl,
             Err(_) => true,
         });

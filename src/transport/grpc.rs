@@ -430,6 +430,12 @@ fn outcome(object: pb::Object, phases: Phases) -> UploadOutcome {
 }
 
 pub fn status_error(status: Status) -> TransportError {
+    // tonic reports a broken connection or stream as UNKNOWN (or INTERNAL)
+    // with the transport error as its source: that is a connection failure,
+    // worth a retry, not an answer from the server.
+    if matches!(status.code(), Code::Unknown | Code::Internal) && std::error::Error::source(&status).is_some() {
+        return TransportError::Connection(format!("the gRPC connection broke: {}", root_cause(&status)));
+    }
     let message = match status.code() {
         Code::Unavailable | Code::Unknown | Code::Internal if status.message().is_empty() => {
             "the connection failed".into()
