@@ -71,8 +71,9 @@ async fn run(args: RunArgs) -> ExitCode {
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
     let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal()));
     let cancel = CancellationToken::new();
-    tokio::spawn(cancel_on_ctrl_c(cancel.clone()));
-    let report = Runner::new(config, &connected, events, cancel).run().await;
+    let runner = Runner::new(config, &connected, events, cancel.clone());
+    tokio::spawn(cancel_on_ctrl_c(cancel, runner.ledger()));
+    let report = runner.run().await;
     let _ = printer.await;
     let text = match args.format {
         Format::Table => report.to_table(),
@@ -86,15 +87,20 @@ async fn run(args: RunArgs) -> ExitCode {
     if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// First Ctrl-C: stop uploads and clean up. Second: leave at once.
-async fn cancel_on_ctrl_c(cancel: CancellationToken) {
+/// First Ctrl-C: stop uploads and clean up. Second: leave at once, naming
+/// what may be left.
+async fn cancel_on_ctrl_c(cancel: CancellationToken, ledger: std::sync::Arc<gcs_speed_tui::runner::Ledger>) {
     if tokio::signal::ctrl_c().await.is_err() {
         return;
     }
     eprintln!("cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)");
     cancel.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
-        eprintln!("left at once: objects of this run may remain (names start with the run's prefix and id)");
+        let left = ledger.names();
+        eprintln!("left at once: {} object(s) of this run may remain", left.len());
+        for name in left {
+            eprintln!("  {name}");
+        }
         std::process::exit(130);
     }
 }

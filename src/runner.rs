@@ -69,6 +69,25 @@ pub fn new_run_id() -> String {
     format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
 }
 
+/// The names of the objects of this run that may exist right now: created
+/// and not yet deleted, or cut off mid-upload. A second Ctrl-C prints it.
+#[derive(Default)]
+pub struct Ledger(std::sync::Mutex<BTreeSet<String>>);
+
+impl Ledger {
+    fn add(&self, name: &str) {
+        self.0.lock().unwrap().insert(name.to_string());
+    }
+
+    fn remove(&self, name: &str) {
+        self.0.lock().unwrap().remove(name);
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.0.lock().unwrap().iter().cloned().collect()
+    }
+}
+
 /// Why a run stopped before its schedule was done.
 enum Stop {
     Cancelled,
@@ -96,6 +115,7 @@ pub struct Runner<'a> {
     clock: Instant,
     deadline: Instant,
     created: Vec<(TransportKind, CreatedObject)>,
+    ledger: Arc<Ledger>,
     rounds: Vec<RoundSample>,
     objects: Vec<ObjectSample>,
     meters: BTreeMap<TransportKind, Meter>,
@@ -125,11 +145,17 @@ impl<'a> Runner<'a> {
             run_id: new_run_id(),
             clock,
             created: Vec::new(),
+            ledger: Arc::default(),
             rounds: Vec::new(),
             objects: Vec::new(),
             meters: BTreeMap::new(),
             cut_off: Vec::new(),
         }
+    }
+
+    /// What may exist at any moment of the run, for an emergency exit.
+    pub fn ledger(&self) -> Arc<Ledger> {
+        self.ledger.clone()
     }
 
     async fn emit(&self, event: RunEvent) {
@@ -262,6 +288,7 @@ impl<'a> Runner<'a> {
                                 object.name
                             )))
                             .await;
+                            self.ledger.add(&object.name);
                             self.created.push((kind, object));
                         }
                     }
@@ -297,6 +324,7 @@ impl<'a> Runner<'a> {
         for (worker, start, elapsed, result, (retries, resumes, resent_bytes)) in results {
             let (ok, error, phases) = match result {
                 Ok((object, phases)) => {
+                    self.ledger.add(&object.name);
                     self.created.push((kind, object));
                     bytes += payload.size();
                     (true, None, phases)
@@ -367,10 +395,11 @@ impl<'a> Runner<'a> {
             let uploader = uploader.clone();
             let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
             let clock = self.clock;
+            let bucket = self.config.bucket.clone();
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
                 let expected = request.payload.size();
-                let result = uploader.upload(request).await.map_err(|e| e.to_string()).and_then(|outcome| {
+                let result = uploader.upload(request).await.map_err(|e| e.explained(&bucket)).and_then(|outcome| {
                     if outcome.size == expected {
                         Ok((outcome.object, outcome.phases))
                     } else {
@@ -414,6 +443,7 @@ impl<'a> Runner<'a> {
             }
             for (worker, name) in all_names.into_iter().enumerate() {
                 if !results.iter().any(|r| r.0 == worker as u32) {
+                    self.ledger.add(&name);
                     self.cut_off.push((kind, name, counters[worker].session()));
                 }
             }
@@ -429,7 +459,7 @@ impl<'a> Runner<'a> {
     /// its exact name, which carries this run's id, within a short grace.
     async fn recover_cut_off(&mut self) {
         const GRACE_MS: [u64; 5] = [0, 100, 300, 600, 1000];
-        let connected = self.connected;
+        let (connected, ledger) = (self.connected, &self.ledger);
         let found = futures::future::join_all(std::mem::take(&mut self.cut_off).into_iter().map(
             |(kind, name, session)| async move {
                 let uploader = connected.uploader(kind)?;
@@ -442,6 +472,7 @@ impl<'a> Runner<'a> {
                         return Some((kind, object));
                     }
                 }
+                ledger.remove(&name);
                 None
             },
         ))
@@ -476,7 +507,10 @@ impl<'a> Runner<'a> {
         let mut left = Vec::new();
         for (name, result) in outcomes {
             match result {
-                Ok(()) => deleted += 1,
+                Ok(()) => {
+                    self.ledger.remove(&name);
+                    deleted += 1;
+                }
                 Err(error) => {
                     self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
                     left.push(name);

@@ -42,31 +42,47 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// Parses `10m`, `30s`, `500ms`, `1h`, `1m30s`, `2.5s`.
+/// Parses `10m`, `30s`, `500ms`, `1h`, `1m30s`, `2.5s`, exactly (integer
+/// nanoseconds, no floating point on the way).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let invalid = || format!("'{text}' is not a duration: use a number with ms, s, m or h, like 30s or 10m");
     let mut rest = text.trim();
     if rest.is_empty() {
         return Err(invalid());
     }
-    let mut total = 0f64;
+    let mut total_nanos: u128 = 0;
     while !rest.is_empty() {
         let split = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(invalid)?;
         let (number, after) = rest.split_at(split);
         let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
         let (unit, next) = after.split_at(unit_len);
-        let value: f64 = number.parse().map_err(|_| invalid())?;
-        let seconds_per_unit = match unit {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
+        let nanos_per_unit: u128 = match unit {
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => return Err(invalid()),
         };
-        total += value * seconds_per_unit;
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') || fraction.len() > 18 {
+            return Err(invalid());
+        }
+        let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| invalid())? };
+        let fraction_nanos = if fraction.is_empty() {
+            0
+        } else {
+            let digits: u128 = fraction.parse().map_err(|_| invalid())?;
+            digits * nanos_per_unit / 10u128.pow(fraction.len() as u32)
+        };
+        total_nanos = whole
+            .checked_mul(nanos_per_unit)
+            .and_then(|n| n.checked_add(fraction_nanos))
+            .and_then(|n| n.checked_add(total_nanos))
+            .ok_or_else(invalid)?;
         rest = next;
     }
-    Duration::try_from_secs_f64(total).map_err(|_| invalid())
+    let nanos = u64::try_from(total_nanos).map_err(|_| format!("'{text}' is too long a duration"))?;
+    Ok(Duration::from_nanos(nanos))
 }
 
 /// Parses a link rate such as `200Mbit`, `1Gbit`, `100MiB` (per second) into bytes/s.

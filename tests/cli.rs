@@ -192,3 +192,82 @@ fn without_a_terminal_the_app_points_to_run() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("needs a terminal; in scripts use `gcs-speed-tui run`"), "{stderr}");
 }
+
+#[test]
+fn more_bad_input_gets_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let user_key = dir.path().join("user.json");
+    std::fs::write(&user_key, r#"{"type":"authorized_user","refresh_token":"r"}"#).unwrap();
+    let user_key = user_key.to_str().unwrap().to_string();
+    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, &str)> = vec![
+        (vec!["run", "--concurrency", "100000"], vec![], "error: --concurrency must be between 1 and 1024"),
+        (vec!["run", "--size", "6TiB"], vec![], "error: --size must be between 1 B and 5 TiB"),
+        (vec!["run", "--bucket", "my-bucket", "--credentials", &user_key], vec![], "is not a service account key"),
+        (
+            vec!["run", "--bucket", "my-bucket"],
+            vec![("GCP_SERVICE_ACCOUNT_JSON_B64", "not base64!")],
+            "error: GCP_SERVICE_ACCOUNT_JSON_B64 is not valid base64",
+        ),
+        (vec!["run", "--grpc-window", "1KiB"], vec![], "error: --grpc-window must be from 64KiB to 2GiB"),
+        (vec!["run", "--max-retries", "many"], vec![], "error: --max-retries 'many' is not a whole number"),
+        (vec!["run", "--request-timeout", "0s"], vec![], "error: --request-timeout must be above zero"),
+    ];
+    for (args, env, expected) in cases {
+        let output = run(&args, &env);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
+    }
+}
+
+#[test]
+fn a_chunk_size_off_the_256k_grid_is_rounded_with_a_note() {
+    let output = run(&[SMALL, &["--chunk-size", "300KiB"]].concat(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("note: chunk size 300 KiB rounded up to 512 KiB"), "{stderr}");
+}
+
+#[test]
+fn tls_to_a_plaintext_server_fails_with_the_endpoint_named() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let emulator = runtime.block_on(emulator());
+    let https = emulator.json_url().replace("http://", "https://");
+    let output = run(&["run", "--endpoint", &https, "--transports", "http-json", "--bucket", BUCKET], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&https), "{stderr}");
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("error:")).count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_refused_upload_says_which_permission_on_which_bucket() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (fault, every) = gcs_speed_tui::emulator::faults::parse_rule("return-403").unwrap();
+    let emulator = runtime.block_on(emulator_with(gcs_speed_tui::emulator::EmulatorOptions {
+        faults: vec![(fault, every)],
+        ..Default::default()
+    }));
+    let output = run(
+        &[
+            SMALL,
+            &[
+                "--bucket",
+                BUCKET,
+                "--endpoint",
+                &emulator.json_url(),
+                "--grpc-endpoint",
+                &emulator.grpc_addr().to_string(),
+            ],
+        ]
+        .concat(),
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "failed uploads, not bad usage: {stderr}");
+    assert!(
+        stderr.contains("lacks storage.objects.create or storage.objects.delete on bucket test-bucket"),
+        "{stderr}"
+    );
+}

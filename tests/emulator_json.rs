@@ -405,3 +405,22 @@ async fn a_slow_upload_does_not_block_other_connections() {
     assert!(start.elapsed() < Duration::from_secs(1));
     assert_eq!(stalled.await.unwrap().unwrap().status(), StatusCode::OK);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_abandoned_sessions_expire() {
+    let emulator =
+        emulator_with(EmulatorOptions { session_ttl: Duration::from_millis(300), ..EmulatorOptions::default() }).await;
+    let base = emulator.json_url();
+    let starts = (0..2000).map(|i| {
+        let base = base.clone();
+        async move { start_session(&base, &format!("abandoned-{i}")).await }
+    });
+    for batch in futures::future::join_all(starts).await.chunks(500) {
+        assert!(batch.iter().all(|location| location.contains("upload_id=")));
+    }
+    assert!(emulator.store().session_count() >= 1000, "they pile up while fresh");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    start_session(&base, "one-more").await;
+    assert_eq!(emulator.store().session_count(), 1, "idle sessions were forgotten");
+    assert_eq!(media(&base, "still-serving", b"ok", None).await.status(), StatusCode::OK);
+}

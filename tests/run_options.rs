@@ -176,3 +176,32 @@ async fn failed_uploads_are_counted_and_reported() {
     assert!(report.samples.iter().any(|s| s.error.as_deref().is_some_and(|e| e.contains("HTTP 400"))));
     assert_eq!(emulator.store().object_count(), 0);
 }
+
+#[tokio::test]
+async fn a_missing_bucket_on_gcs_is_an_error_that_says_how_to_create_it() {
+    use gcs_speed_tui::auth::Auth;
+    use gcs_speed_tui::config::JsonHttp;
+    use gcs_speed_tui::transport::Uploader;
+    use gcs_speed_tui::transport::json::{JsonSettings, JsonTransport};
+    let emulator = emulator().await;
+    // Real GCS never creates buckets for us: prepare_bucket(create = false), as for the GCS target.
+    let json = JsonTransport::new(JsonSettings {
+        base_url: emulator.json_url(),
+        bucket: "no-such-bucket".into(),
+        checksum: true,
+        chunk_size: 0,
+        http: JsonHttp::Auto,
+        auth: Auth::none(),
+        retry: Default::default(),
+        request_timeout: Duration::from_secs(10),
+    })
+    .unwrap();
+    let error = json.prepare_bucket(false).await.unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "bucket no-such-bucket does not exist: create it (gcloud storage buckets create gs://no-such-bucket)"
+        ),
+        "{error}"
+    );
+    assert!(emulator.store().bucket_names() == [BUCKET], "nothing was created");
+}

@@ -80,11 +80,7 @@ impl GrpcTransport {
         for _ in 0..settings.channels.max(1) {
             let connector = tower::Layer::layer(&connections, tcp.clone());
             let channel = endpoint.connect_with_connector(connector).await.map_err(|e| {
-                TransportError::Connection(format!(
-                    "could not connect to the gRPC endpoint {}: {}",
-                    settings.url,
-                    root_cause(&e)
-                ))
+                super::connection_failure(&settings.url, "connect to the gRPC endpoint", &root_cause(&e))
             })?;
             channels.push(channel.clone());
             clients.push(

@@ -348,7 +348,10 @@ fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> Transport
         cause = inner.to_string();
         source = inner.source();
     }
-    TransportError::Connection(format!("could not {what} at {base}: {cause}"))
+    if error.is_timeout() {
+        return TransportError::Timeout(format!("could not {what} at {base}: timed out"));
+    }
+    super::connection_failure(base, what, &cause)
 }
 
 impl Uploader for JsonTransport {

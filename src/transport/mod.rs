@@ -148,6 +148,30 @@ pub enum TransportError {
     Timeout(String),
 }
 
+impl TransportError {
+    /// What a person can do about it, for the errors they can fix.
+    pub fn hint(&self, bucket: &str) -> Option<String> {
+        let grpc = |wanted: &str| matches!(self, TransportError::Grpc { code, .. } if code == wanted);
+        if matches!(self, TransportError::Http { status: 401, .. }) || grpc("UNAUTHENTICATED") {
+            Some("the credentials were refused: check the key file and that the account still exists".into())
+        } else if matches!(self, TransportError::Http { status: 403, .. }) || grpc("PERMISSION_DENIED") {
+            Some(format!(
+                "the account lacks storage.objects.create or storage.objects.delete on bucket {bucket}: grant it roles/storage.objectUser there"
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// The error, with its hint when it has one.
+    pub fn explained(&self, bucket: &str) -> String {
+        match self.hint(bucket) {
+            Some(hint) => format!("{self}; {hint}"),
+            None => self.to_string(),
+        }
+    }
+}
+
 impl From<AuthError> for TransportError {
     fn from(error: AuthError) -> Self {
         TransportError::Auth(error.to_string())
@@ -182,6 +206,17 @@ pub trait Uploader: Send + Sync {
 
     /// The port its server listens on (to find its sockets).
     fn peer_port(&self) -> u16;
+}
+
+/// A connection failure in one sentence; a TLS failure says what to check.
+pub fn connection_failure(url: &str, what: &str, cause: &str) -> TransportError {
+    const TLS_SIGNS: [&str; 6] = ["certificate", "corrupt message", "handshake", "tls", "TLS", "alert"];
+    if url.starts_with("https://") && TLS_SIGNS.iter().any(|sign| cause.contains(sign)) {
+        return TransportError::Connection(format!(
+            "TLS with {url} failed ({cause}): check that it speaks HTTPS with a certificate this machine trusts"
+        ));
+    }
+    TransportError::Connection(format!("could not {what} at {url}: {cause}"))
 }
 
 /// Runs `attempt` (given its number, 0 first) until it succeeds, fails for

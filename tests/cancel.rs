@@ -1,0 +1,74 @@
+//! Ctrl-C on the real `run` binary against a slow emulator: the first stops
+//! the uploads, cancels what is open and deletes what the run created
+//! ("deleted N, left 0"); a second leaves at once and names what may remain.
+
+mod common;
+use common::*;
+use gcs_speed_tui::emulator::EmulatorOptions;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn start_run(emulator: &gcs_speed_tui::emulator::Emulator) -> std::process::Child {
+    Command::new(binary())
+        .args([
+            "run",
+            "--bucket",
+            BUCKET,
+            "--size",
+            "2MiB",
+            "--chunk-size",
+            "512KiB",
+            "--iterations",
+            "50",
+            "--warmup=false",
+        ])
+        .args(["--endpoint", &emulator.json_url(), "--grpc-endpoint", &emulator.grpc_addr().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn interrupt(child: &std::process::Child) {
+    // SAFETY: sends SIGINT to a child we started and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+}
+
+fn slow() -> EmulatorOptions {
+    EmulatorOptions { bandwidth: Some(4 * MIB), ..EmulatorOptions::default() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_ctrl_c_cancels_and_cleans_up() {
+    let emulator = emulator_with(slow()).await;
+    let child = start_run(&emulator);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(emulator.store().object_count() > 0 || emulator.store().session_count() > 0, "the run was under way");
+    interrupt(&child);
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cancelling: stopping uploads"), "{stderr}");
+    assert!(stdout.contains("the run was cancelled"), "{stdout}");
+    assert!(stdout.contains(", left 0"), "{stdout}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(emulator.store().object_count(), 0, "nothing of the run is left");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_ctrl_c_leaves_at_once_and_names_what_may_remain() {
+    let emulator = emulator_with(slow()).await;
+    let child = start_run(&emulator);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    interrupt(&child);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    interrupt(&child);
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("object(s) of this run may remain"), "{stderr}");
+    let named: Vec<&str> = stderr.lines().filter(|l| l.starts_with("  gcs-speed-tui/")).collect();
+    for name in &named {
+        assert!(name.contains("/http-json/") || name.contains("/grpc/"), "{name}");
+    }
+}
