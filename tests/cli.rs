@@ -199,7 +199,9 @@ fn more_bad_input_gets_one_sentence() {
     let user_key = dir.path().join("user.json");
     std::fs::write(&user_key, r#"{"type":"authorized_user","refresh_token":"r"}"#).unwrap();
     let user_key = user_key.to_str().unwrap().to_string();
-    let cases: Vec<(Vec<&str>, Vec<(&str, &str)>, &str)> = vec![
+    /// Arguments, environment, and the sentence expected on stderr.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         (vec!["run", "--concurrency", "100000"], vec![], "error: --concurrency must be between 1 and 1024"),
         (vec!["run", "--size", "6TiB"], vec![], "error: --size must be between 1 B and 5 TiB"),
         (vec!["run", "--bucket", "my-bucket", "--credentials", &user_key], vec![], "is not a service account key"),
