@@ -56,7 +56,12 @@ impl Payload {
 
     /// crc32c of the whole object, computed afresh as a real client would.
     pub fn crc32c(&self) -> u32 {
-        self.segments(0, self.size, POOL_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+        self.crc32c_range(0, self.size)
+    }
+
+    /// crc32c of bytes [start, end) of the object.
+    pub fn crc32c_range(&self, start: u64, end: u64) -> u32 {
+        self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
     }
 }
 

@@ -91,11 +91,16 @@ async fn a_duration_runs_paired_rounds_until_it_has_passed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn until_stable_stops_once_the_interval_is_narrow_enough() {
     let emulator = emulator().await;
-    let report =
-        run_bench(Options { until_stable: "1000%".into(), iterations: "10".into(), ..options_for(&emulator) }).await;
-    let comparison = report.comparison.as_ref().unwrap();
-    assert_eq!(comparison.pairs, 3, "a 1000-point interval is narrow enough at the first chance");
+    // No interval is wider than this: the run stops at the first chance, 3 pairs.
+    let any =
+        run_bench(Options { until_stable: "1e12%".into(), iterations: "10".into(), ..options_for(&emulator) }).await;
+    let comparison = any.comparison.as_ref().unwrap();
+    assert_eq!(comparison.pairs, 3);
     assert!(comparison.ci_low.is_some());
+    // No interval is this narrow: every iteration runs.
+    let none =
+        run_bench(Options { until_stable: "1e-9%".into(), iterations: "5".into(), ..options_for(&emulator) }).await;
+    assert_eq!(none.comparison.as_ref().unwrap().pairs, 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

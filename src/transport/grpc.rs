@@ -3,16 +3,18 @@
 //! upload_id stream with flush + state_lookup at each chunk boundary; 2 MiB
 //! messages, each with its crc32c, and the whole object's on the last.
 
+pub use super::grpc_stream::status_error;
+use super::grpc_stream::{StreamWriter, finished, next_status, outcome, root_cause, server_reason};
 use super::{
-    CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
-    Uploader, stall_guard, with_retries,
+    CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
+    stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
-use pb::bidi_write_object_request::{Data, FirstMessage};
+use pb::bidi_write_object_request::FirstMessage;
 use pb::bidi_write_object_response::WriteStatus;
 use pb::storage_client::StorageClient;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -220,10 +222,7 @@ impl GrpcTransport {
             .await
             {
                 Ok(object) => {
-                    progress.set_session(None);
-                    let phases =
-                        Phases::from_instants(started, Some(session_ready), progress.last_byte(), Instant::now());
-                    return Ok(outcome(object, phases));
+                    return Ok(finished(progress, started, session_ready, object));
                 }
                 Err(error) => error,
             };
@@ -240,10 +239,7 @@ impl GrpcTransport {
                     progress.note_resume();
                 }
                 Ok(WriteStatus::Resource(object)) => {
-                    progress.set_session(None);
-                    let phases =
-                        Phases::from_instants(started, Some(session_ready), progress.last_byte(), Instant::now());
-                    return Ok(outcome(object, phases));
+                    return Ok(finished(progress, started, session_ready, object));
                 }
                 Err(TransportError::Grpc { code, .. }) if code == "NOT_FOUND" => {
                     upload_id = with_retries(policy, progress, |_| start()).await?;
@@ -294,7 +290,7 @@ impl GrpcTransport {
         chunk: u64,
     ) -> Result<pb::Object, TransportError> {
         let total = request.payload.size();
-        let crc_before = if self.settings.checksum && from > 0 { crc_through(request, from) } else { 0 };
+        let crc_before = if self.settings.checksum && from > 0 { request.payload.crc32c_range(0, from) } else { 0 };
         // Two buffers a message (head and content): a few messages in flight.
         let (tx, rx) = mpsc::channel(4);
         let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum: self.settings.checksum };
@@ -321,7 +317,7 @@ impl GrpcTransport {
                     }
                     if persisted < offset {
                         // Fewer bytes kept than sent: resend from there.
-                        writer.crc = crc_through(request, persisted);
+                        writer.crc = request.payload.crc32c_range(0, persisted);
                     }
                     let end = ((persisted / chunk + 1) * chunk).min(total);
                     if let Err(error) = writer.send_range(request, persisted, end, total).await {
@@ -332,141 +328,6 @@ impl GrpcTransport {
             }
         }
     }
-}
-
-/// Feeds one bidi stream: messages of up to 2 MiB, a flush + state_lookup at
-/// each chunk's end, finish_write with the object's crc32c at the object's end.
-struct StreamWriter {
-    tx: mpsc::Sender<Bytes>,
-    first: Option<FirstMessage>,
-    /// crc32c of everything sent so far, combined from the per-message ones.
-    crc: u32,
-    checksum: bool,
-}
-
-impl StreamWriter {
-    async fn send_range(
-        &mut self,
-        request: &UploadRequest,
-        start: u64,
-        end: u64,
-        total: u64,
-    ) -> Result<(), TransportError> {
-        let mut offset = start;
-        for content in request.payload.segments(start, end, MESSAGE_BYTES) {
-            let len = content.len() as u64;
-            let message_crc = self.checksum.then(|| crc32c::crc32c(&content));
-            if let Some(crc) = message_crc {
-                self.crc = crc32c::crc32c_combine(self.crc, crc, content.len());
-            }
-            let last_of_range = offset + len == end;
-            let finish = last_of_range && end == total;
-            let message = pb::BidiWriteObjectRequest {
-                first_message: self.first.take(),
-                write_offset: offset as i64,
-                data: Some(Data::ChecksummedData(pb::ChecksummedData { content, crc32c: message_crc })),
-                finish_write: finish,
-                flush: last_of_range && !finish,
-                state_lookup: last_of_range && !finish,
-                object_checksums: (finish && self.checksum)
-                    .then_some(pb::ObjectChecksums { crc32c: Some(self.crc), ..Default::default() }),
-                ..Default::default()
-            };
-            let closed = |_| TransportError::Connection("the gRPC stream closed while sending".into());
-            let (head, content) = super::grpc_frame::frame(message);
-            self.tx.send(head).await.map_err(closed)?;
-            if !content.is_empty() {
-                self.tx.send(content).await.map_err(closed)?;
-            }
-            offset += len;
-            request.progress.advance_to(offset);
-            if finish {
-                request.progress.mark_last_byte();
-            }
-        }
-        Ok(())
-    }
-}
-
-/// When sending fails, the server has usually closed the stream with a
-/// status that says why: prefer it to "the stream closed".
-async fn server_reason(
-    responses: &mut Streaming<pb::BidiWriteObjectResponse>,
-    send_error: TransportError,
-) -> TransportError {
-    match next_status(responses).await {
-        Err(reason) => reason,
-        Ok(_) => send_error,
-    }
-}
-
-fn crc_through(request: &UploadRequest, end: u64) -> u32 {
-    request.payload.segments(0, end, MESSAGE_BYTES).fold(0, |crc, s| crc32c::crc32c_append(crc, &s))
-}
-
-async fn next_status(responses: &mut Streaming<pb::BidiWriteObjectResponse>) -> Result<WriteStatus, TransportError> {
-    loop {
-        match responses.message().await.map_err(status_error)? {
-            Some(pb::BidiWriteObjectResponse { write_status: Some(status), .. }) => return Ok(status),
-            Some(_) => continue,
-            None => {
-                return Err(TransportError::Protocol("the server closed the write stream without an answer".into()));
-            }
-        }
-    }
-}
-
-fn outcome(object: pb::Object, phases: Phases) -> UploadOutcome {
-    UploadOutcome {
-        object: CreatedObject { name: object.name, generation: object.generation },
-        size: object.size as u64,
-        crc32c: object.checksums.and_then(|c| c.crc32c),
-        phases,
-    }
-}
-
-pub fn status_error(status: Status) -> TransportError {
-    // tonic reports a broken connection or stream as UNKNOWN (or INTERNAL)
-    // with the transport error as its source: that is a connection failure,
-    // worth a retry, not an answer from the server.
-    if matches!(status.code(), Code::Unknown | Code::Internal) && std::error::Error::source(&status).is_some() {
-        return TransportError::Connection(format!("the gRPC connection broke: {}", root_cause(&status)));
-    }
-    let message = match status.code() {
-        Code::Unavailable | Code::Unknown | Code::Internal if status.message().is_empty() => {
-            "the connection failed".into()
-        }
-        _ => status.message().to_string(),
-    };
-    TransportError::Grpc { code: format!("{:?}", status.code()).to_uppercase_snake(), message }
-}
-
-/// `FailedPrecondition` -> `FAILED_PRECONDITION`, as gRPC spells codes.
-trait UpperSnake {
-    fn to_uppercase_snake(&self) -> String;
-}
-
-impl UpperSnake for String {
-    fn to_uppercase_snake(&self) -> String {
-        let mut out = String::new();
-        for (i, c) in self.chars().enumerate() {
-            if c.is_uppercase() && i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_uppercase());
-        }
-        out
-    }
-}
-
-fn root_cause(error: &dyn std::error::Error) -> String {
-    let mut cause = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
-    cause
 }
 
 impl Uploader for GrpcTransport {
@@ -558,16 +419,5 @@ impl Uploader for GrpcTransport {
 
     fn peer_port(&self) -> u16 {
         super::url_port(&self.settings.url)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_print_as_grpc_spells_them() {
-        let error = status_error(Status::failed_precondition("nope"));
-        assert_eq!(error.to_string(), "gRPC FAILED_PRECONDITION: nope");
     }
 }

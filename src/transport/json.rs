@@ -2,6 +2,7 @@
 //! fits in one chunk, else a resumable session in `chunk_size` PUTs with
 //! Content-Range; crc32c in x-goog-hash; `ifGenerationMatch=0`.
 
+use super::json_answers::{SessionState, connection_error, finish_session, finished_object, http_error, session_state};
 use super::payload_body::PayloadBody;
 use super::{
     CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
@@ -9,7 +10,7 @@ use super::{
 };
 use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
-use crate::payload::{Payload, crc32c_base64, crc32c_from_base64};
+use crate::payload::crc32c_base64;
 use futures::future::BoxFuture;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
@@ -165,7 +166,7 @@ impl JsonTransport {
         let payload = &request.payload;
         let total = payload.size();
         let end = ((offset / self.settings.chunk_size + 1) * self.settings.chunk_size).min(total);
-        let chunk_crc = if self.settings.checksum { crc_of(payload, offset, end) } else { 0 };
+        let chunk_crc = if self.settings.checksum { payload.crc32c_range(offset, end) } else { 0 };
         let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
         let mut put = self
             .request(Method::PUT, session)
@@ -215,14 +216,7 @@ impl JsonTransport {
             .await
             {
                 Ok((SessionState::Finished(response), _)) => {
-                    request.progress.set_session(None);
-                    let phases = Phases::from_instants(
-                        started,
-                        Some(session_ready),
-                        request.progress.last_byte(),
-                        Instant::now(),
-                    );
-                    return finished_object(response, phases).await;
+                    return finish_session(request, started, session_ready, response).await;
                 }
                 Ok((SessionState::Persisted(persisted), crc_after)) => {
                     let end = ((offset / self.settings.chunk_size + 1) * self.settings.chunk_size).min(total);
@@ -252,14 +246,7 @@ impl JsonTransport {
                     request.progress.note_resume();
                 }
                 Ok(SessionState::Finished(response)) => {
-                    request.progress.set_session(None);
-                    let phases = Phases::from_instants(
-                        started,
-                        Some(session_ready),
-                        request.progress.last_byte(),
-                        Instant::now(),
-                    );
-                    return finished_object(response, phases).await;
+                    return finish_session(request, started, session_ready, response).await;
                 }
                 Err(TransportError::Http { status: 404 | 410, .. }) => {
                     session = with_retries(policy, &request.progress, |_| start()).await?;
@@ -274,84 +261,8 @@ impl JsonTransport {
     }
 
     fn crc_prefix(&self, request: &UploadRequest, end: u64) -> u32 {
-        if self.settings.checksum { crc_of(&request.payload, 0, end) } else { 0 }
+        if self.settings.checksum { request.payload.crc32c_range(0, end) } else { 0 }
     }
-}
-
-/// What a session said to a chunk or a status query.
-enum SessionState {
-    Persisted(u64),
-    Finished(Response),
-}
-
-async fn session_state(response: Response) -> Result<SessionState, TransportError> {
-    match response.status() {
-        StatusCode::PERMANENT_REDIRECT => Ok(SessionState::Persisted(persisted_bytes(&response)?)),
-        status if status.is_success() => Ok(SessionState::Finished(response)),
-        _ => Err(http_error(response).await),
-    }
-}
-
-fn crc_of(payload: &Payload, start: u64, end: u64) -> u32 {
-    payload.segments(start, end, MESSAGE_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
-}
-
-/// `Range: bytes=0-N` means N+1 bytes are persisted; no Range means none.
-fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
-    let Some(range) = response.headers().get("range") else {
-        return Ok(0);
-    };
-    range
-        .to_str()
-        .ok()
-        .and_then(|r| r.strip_prefix("bytes=0-"))
-        .and_then(|last| last.parse::<u64>().ok())
-        .map(|last| last + 1)
-        .ok_or_else(|| TransportError::Protocol(format!("unreadable Range header {range:?}")))
-}
-
-async fn finished_object(response: Response, phases: Phases) -> Result<UploadOutcome, TransportError> {
-    if !response.status().is_success() {
-        return Err(http_error(response).await);
-    }
-    let object: serde_json::Value = response
-        .json()
-        .await
-        .map_err(|e| TransportError::Protocol(format!("the upload answer is not object JSON: {e}")))?;
-    let number = |key: &str| object[key].as_str().and_then(|s| s.parse().ok()).or_else(|| object[key].as_i64());
-    let generation =
-        number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
-    Ok(UploadOutcome {
-        object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
-        size: number("size").unwrap_or(0) as u64,
-        crc32c: object["crc32c"].as_str().and_then(crc32c_from_base64),
-        phases,
-    })
-}
-
-/// The error's own message from a GCS JSON error body, else the status line.
-pub async fn http_error(response: Response) -> TransportError {
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    let message = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v["error"]["message"].as_str().map(String::from))
-        .unwrap_or_else(|| text.chars().take(200).collect());
-    TransportError::Http { status, message }
-}
-
-fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> TransportError {
-    use std::error::Error;
-    let mut cause = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
-    if error.is_timeout() {
-        return TransportError::Timeout(format!("could not {what} at {base}: timed out"));
-    }
-    super::connection_failure(base, what, &cause)
 }
 
 impl Uploader for JsonTransport {

@@ -5,7 +5,9 @@
 mod counting;
 pub mod grpc;
 mod grpc_frame;
+mod grpc_stream;
 pub mod json;
+mod json_answers;
 mod payload_body;
 pub mod retry;
 

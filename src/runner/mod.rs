@@ -6,11 +6,10 @@ use crate::config::{BenchConfig, Order, TransportKind};
 use crate::events::{Phase, RunEvent};
 use crate::netstat::{self, WireCounter};
 use crate::payload::Payload;
-use crate::report::{Cleanup, RunOutcome, RunReport};
+use crate::report::{RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, RoundSample};
 use crate::target::Connected;
 use crate::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
-use futures::StreamExt;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,73 +19,14 @@ use tokio::task::JoinSet;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
+mod cleanup;
+mod schedule;
+
+pub use cleanup::Ledger;
+pub use schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
+
 /// How often progress is sampled and sent: coarse enough to cost nothing.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
-/// Deletes in flight at once during cleanup.
-const CLEANUP_PARALLELISM: usize = 16;
-
-/// The transports of one interleaved round, in order: AB, BA, AB, ... so
-/// that drift and warm caches favour neither.
-pub fn pair_order(transports: &[TransportKind], round: u32) -> Vec<TransportKind> {
-    let mut kinds = transports.to_vec();
-    if round % 2 == 1 {
-        kinds.reverse();
-    }
-    kinds
-}
-
-/// The order of a fixed number of rounds.
-pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> Vec<(u32, TransportKind)> {
-    match order {
-        Order::Interleaved => (0..iterations)
-            .flat_map(|round| pair_order(transports, round).into_iter().map(move |kind| (round, kind)))
-            .collect(),
-        Order::Sequential => {
-            transports.iter().flat_map(|&kind| (0..iterations).map(move |round| (round, kind))).collect()
-        }
-    }
-}
-
-/// A random 64-bit value from the standard library's seeded hasher.
-pub fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher
-        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
-    hasher.finish()
-}
-
-/// Same across retries of one operation, unique between operations.
-pub fn idempotency_token() -> String {
-    format!("{:016x}{:016x}", random_u64(), random_u64())
-}
-
-/// `20261130-061500-3fa2`: sortable, and unique enough between runs.
-pub fn new_run_id() -> String {
-    let now = std::time::SystemTime::now();
-    let stamp = crate::emulator::json_wire::rfc3339(now);
-    let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
-    format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
-}
-
-/// The names of the objects of this run that may exist right now: created
-/// and not yet deleted, or cut off mid-upload. A second Ctrl-C prints it.
-#[derive(Default)]
-pub struct Ledger(std::sync::Mutex<BTreeSet<String>>);
-
-impl Ledger {
-    fn add(&self, name: &str) {
-        self.0.lock().unwrap().insert(name.to_string());
-    }
-
-    fn remove(&self, name: &str) {
-        self.0.lock().unwrap().remove(name);
-    }
-
-    pub fn names(&self) -> Vec<String> {
-        self.0.lock().unwrap().iter().cloned().collect()
-    }
-}
 
 /// Why a run stopped before its schedule was done.
 enum Stop {
@@ -452,98 +392,5 @@ impl<'a> Runner<'a> {
         let bytes = counters.iter().map(|c| c.bytes()).sum();
         let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
         (results, stop)
-    }
-
-    /// Uploads cut off by a stop: their sessions are cancelled, and an object
-    /// that completed anyway (its bytes were already on the way) is found by
-    /// its exact name, which carries this run's id, within a short grace.
-    async fn recover_cut_off(&mut self) {
-        const GRACE_MS: [u64; 5] = [0, 100, 300, 600, 1000];
-        let (connected, ledger) = (self.connected, &self.ledger);
-        let found = futures::future::join_all(std::mem::take(&mut self.cut_off).into_iter().map(
-            |(kind, name, session)| async move {
-                let uploader = connected.uploader(kind)?;
-                if let Some(session) = session {
-                    let _ = uploader.cancel_session(&session).await;
-                }
-                for wait_ms in GRACE_MS {
-                    tokio::time::sleep(Duration::from_millis(wait_ms)).await;
-                    if let Ok(Some(object)) = uploader.lookup(&name).await {
-                        return Some((kind, object));
-                    }
-                }
-                ledger.remove(&name);
-                None
-            },
-        ))
-        .await;
-        self.created.extend(found.into_iter().flatten());
-    }
-
-    /// Deletes exactly the objects this run created, by name and generation.
-    async fn clean_up(&mut self) -> Cleanup {
-        if self.config.cleanup {
-            self.recover_cut_off().await;
-        }
-        let created = std::mem::take(&mut self.created);
-        if !self.config.cleanup {
-            let kept = created.iter().map(|(_, o)| o.name.clone()).collect();
-            return Cleanup { deleted: 0, left: Vec::new(), kept };
-        }
-        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
-        let connected = self.connected;
-        let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
-            .map(|(kind, object)| async move {
-                let result = match connected.uploader(kind) {
-                    Some(uploader) => uploader.delete(&object).await.map_err(|e| e.to_string()),
-                    None => Err("no transport to delete it with".into()),
-                };
-                (object.name, result)
-            })
-            .buffer_unordered(CLEANUP_PARALLELISM)
-            .collect()
-            .await;
-        let mut deleted = 0;
-        let mut left = Vec::new();
-        for (name, result) in outcomes {
-            match result {
-                Ok(()) => {
-                    self.ledger.remove(&name);
-                    deleted += 1;
-                }
-                Err(error) => {
-                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
-                    left.push(name);
-                }
-            }
-        }
-        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
-        Cleanup { deleted, left, kept: Vec::new() }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use TransportKind::{Grpc, Json};
-
-    #[test]
-    fn interleaved_rounds_alternate_which_transport_goes_first() {
-        let plan = schedule(&[Json, Grpc], 3, Order::Interleaved);
-        assert_eq!(plan, [(0, Json), (0, Grpc), (1, Grpc), (1, Json), (2, Json), (2, Grpc)]);
-    }
-
-    #[test]
-    fn sequential_rounds_do_one_transport_then_the_other() {
-        let plan = schedule(&[Json, Grpc], 2, Order::Sequential);
-        assert_eq!(plan, [(0, Json), (1, Json), (0, Grpc), (1, Grpc)]);
-    }
-
-    #[test]
-    fn run_ids_and_tokens_are_unique() {
-        assert_ne!(idempotency_token(), idempotency_token());
-        let id = new_run_id();
-        assert_eq!(id.len(), 20, "{id}");
-        assert_ne!(id, new_run_id());
     }
 }

@@ -47,27 +47,6 @@ pub enum JsonHttp {
     Http2,
 }
 
-/// Where the uploads go.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// The emulator built into this binary, started for the run.
-    BuiltIn,
-    /// Another emulator or a private endpoint: plaintext allowed, no auth.
-    Endpoint { json_url: Option<String>, grpc_url: Option<String> },
-    /// storage.googleapis.com with credentials.
-    Gcs,
-}
-
-impl Target {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Target::BuiltIn => "emulator",
-            Target::Endpoint { .. } => "endpoint",
-            Target::Gcs => "gcs",
-        }
-    }
-}
-
 /// The options as typed (flags or form fields), before validation.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -217,22 +196,9 @@ fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
     move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
 }
 
-/// The environment the target choice reads (passed in, so tests need no globals).
-#[derive(Clone, Debug, Default)]
-pub struct Environment {
-    pub storage_emulator_host: Option<String>,
-    pub storage_emulator_host_grpc: Option<String>,
-}
+mod target_choice;
 
-impl Environment {
-    pub fn from_process() -> Self {
-        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
-        Self {
-            storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
-            storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
-        }
-    }
-}
+pub use target_choice::{Environment, Target, with_scheme};
 
 impl Options {
     pub fn validate(&self, env: &Environment) -> Result<BenchConfig, ConfigError> {
@@ -371,61 +337,6 @@ impl Options {
             notes,
         })
     }
-
-    /// `--emulator`; else an explicit endpoint or STORAGE_EMULATOR_HOST(_GRPC);
-    /// else real GCS when a bucket is named; else the built-in emulator.
-    fn choose_target(
-        &self,
-        env: &Environment,
-        transports: &[TransportKind],
-        notes: &mut Vec<String>,
-    ) -> Result<(Target, String), ConfigError> {
-        let bucket = self.bucket.trim().to_string();
-        if !bucket.is_empty() {
-            crate::emulator::store::validate_bucket_name(&bucket)
-                .map_err(|e| ConfigError { field: "bucket", message: format!("--bucket: {e}") })?;
-        }
-        let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-        let json_url = named(&self.endpoint).or_else(|| env.storage_emulator_host.clone()).map(|u| with_scheme(&u));
-        let grpc_url =
-            named(&self.grpc_endpoint).or_else(|| env.storage_emulator_host_grpc.clone()).map(|u| with_scheme(&u));
-        let or_default = |bucket: String| {
-            if bucket.is_empty() { DEFAULT_EMULATOR_BUCKET.to_string() } else { bucket }
-        };
-        if self.emulator {
-            return Ok((Target::BuiltIn, or_default(bucket)));
-        }
-        if json_url.is_some() || grpc_url.is_some() {
-            if transports.contains(&TransportKind::Json) && json_url.is_none() {
-                return fail(
-                    "endpoint",
-                    "a gRPC endpoint is set but no JSON one: add --endpoint URL (or STORAGE_EMULATOR_HOST), or use --transports grpc",
-                );
-            }
-            if transports.contains(&TransportKind::Grpc) && grpc_url.is_none() {
-                return fail(
-                    "grpc_endpoint",
-                    "a JSON endpoint is set but no gRPC one: add --grpc-endpoint HOST:PORT (or STORAGE_EMULATOR_HOST_GRPC), or use --transports http-json",
-                );
-            }
-            return Ok((Target::Endpoint { json_url, grpc_url }, or_default(bucket)));
-        }
-        if !bucket.is_empty() {
-            return Ok((Target::Gcs, bucket));
-        }
-        notes.push("no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)".into());
-        Ok((Target::BuiltIn, DEFAULT_EMULATOR_BUCKET.to_string()))
-    }
-}
-
-/// Emulator hosts come with or without a scheme; without one, plain http.
-pub fn with_scheme(host: &str) -> String {
-    let host = host.trim().trim_end_matches('/');
-    if host.starts_with("http://") || host.starts_with("https://") {
-        host.to_string()
-    } else {
-        format!("http://{host}")
-    }
 }
 
 fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
@@ -450,11 +361,6 @@ impl BenchConfig {
             initial: self.retry_initial,
             ..crate::transport::RetryPolicy::default()
         }
-    }
-
-    /// Whether an object goes up in one request (no resumable session).
-    pub fn is_one_shot(&self, object_size: u64) -> bool {
-        self.chunk_size == 0 || self.chunk_size >= object_size
     }
 }
 
@@ -514,30 +420,6 @@ mod tests {
             assert_eq!(e.field, field);
             assert!(e.message.contains(text), "{} !~ {text}", e.message);
         }
-    }
-
-    #[test]
-    fn target_choice_follows_the_documented_order() {
-        let env = Environment {
-            storage_emulator_host: Some("localhost:9023".into()),
-            storage_emulator_host_grpc: Some("localhost:9024".into()),
-        };
-        let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
-        assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);
-        let endpoint = with_bucket.validate(&env).unwrap();
-        assert_eq!(
-            endpoint.target,
-            Target::Endpoint {
-                json_url: Some("http://localhost:9023".into()),
-                grpc_url: Some("http://localhost:9024".into())
-            }
-        );
-        let built_in = Options { emulator: true, ..with_bucket.clone() }.validate(&env).unwrap();
-        assert_eq!((built_in.target, built_in.bucket.as_str()), (Target::BuiltIn, "my-bucket"));
-        let json_only_env = Environment { storage_emulator_host: Some("http://h:1".into()), ..Environment::default() };
-        assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
-        let json_only = Options { transports: "http-json".into(), ..with_bucket };
-        assert!(json_only.validate(&json_only_env).is_ok());
     }
 
     #[test]
