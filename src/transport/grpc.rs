@@ -7,7 +7,7 @@ pub use super::grpc_stream::status_error;
 use super::grpc_stream::{StreamWriter, finished, next_status, outcome, root_cause, server_reason};
 use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
-    stall_guard, with_retries,
+    back_off_or_fail, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
@@ -226,13 +226,7 @@ impl GrpcTransport {
                 }
                 Err(error) => error,
             };
-            if !policy.allows(retries, started.elapsed(), &error) {
-                return Err(error);
-            }
-            tracing::info!("resuming after: {error}");
-            tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
-            retries += 1;
-            progress.note_retry();
+            back_off_or_fail(policy, progress, &mut retries, started, error).await?;
             match stall_guard(progress, limit, self.query_status(&upload_id)).await {
                 Ok(WriteStatus::PersistedSize(persisted)) => {
                     offset = (persisted.max(0) as u64).min(total);

@@ -6,7 +6,7 @@ use super::json_answers::{SessionState, connection_error, finish_session, finish
 use super::payload_body::PayloadBody;
 use super::{
     CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
-    Uploader, stall_guard, with_retries,
+    Uploader, back_off_or_fail, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
@@ -232,13 +232,7 @@ impl JsonTransport {
                 }
                 Err(error) => error,
             };
-            if !policy.allows(retries, started.elapsed(), &error) {
-                return Err(error);
-            }
-            tracing::info!("resuming after: {error}");
-            tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
-            retries += 1;
-            request.progress.note_retry();
+            back_off_or_fail(policy, &request.progress, &mut retries, started, error).await?;
             match stall_guard(&request.progress, limit, self.query(&session, total)).await {
                 Ok(SessionState::Persisted(persisted)) => {
                     offset = persisted.min(total);

@@ -238,15 +238,28 @@ where
     loop {
         match attempt(retries).await {
             Ok(value) => return Ok(value),
-            Err(error) if policy.allows(retries, started.elapsed(), &error) => {
-                tracing::info!("retrying after: {error}");
-                tokio::time::sleep(policy.backoff(retries, crate::runner::random_u64())).await;
-                retries += 1;
-                progress.note_retry();
-            }
-            Err(error) => return Err(error),
+            Err(error) => back_off_or_fail(policy, progress, &mut retries, started, error).await?,
         }
     }
+}
+
+/// If the policy allows another try after `error`, waits the backoff and
+/// counts the retry; otherwise gives the error back.
+pub async fn back_off_or_fail(
+    policy: &RetryPolicy,
+    progress: &Progress,
+    retries: &mut u32,
+    started: Instant,
+    error: TransportError,
+) -> Result<(), TransportError> {
+    if !policy.allows(*retries, started.elapsed(), &error) {
+        return Err(error);
+    }
+    tracing::info!("retrying after: {error}");
+    tokio::time::sleep(policy.backoff(*retries, crate::runner::random_u64())).await;
+    *retries += 1;
+    progress.note_retry();
+    Ok(())
 }
 
 /// Fails a request that makes no progress (no byte handed over) for `limit`:
