@@ -140,6 +140,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "BOOL", default_value = "false", num_args = 0..=1, require_equals = true,
           default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
     pub fail_fast: bool,
+    /// A fault for the built-in emulator, to watch each transport cope: INSTRUCTION[:every=N].
+    #[arg(long, value_name = "SPEC", default_value = "")]
+    pub emulator_fault: String,
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -177,6 +180,7 @@ impl BenchArgs {
             retry_initial: self.retry_initial.clone(),
             request_timeout: self.request_timeout.clone(),
             fail_fast: self.fail_fast,
+            emulator_fault: self.emulator_fault.clone(),
         }
     }
 }

@@ -78,7 +78,8 @@ impl Connected {
 pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     let (emulator, json_url, grpc_url, auth) = match &config.target {
         Target::BuiltIn => {
-            let emulator = Emulator::start(EmulatorOptions::default()).await.map_err(SetupError::Emulator)?;
+            let options = EmulatorOptions { faults: config.emulator_faults.clone(), ..EmulatorOptions::default() };
+            let emulator = Emulator::start(options).await.map_err(SetupError::Emulator)?;
             let json = emulator.json_url();
             let grpc = format!("http://{}", emulator.grpc_addr());
             (Some(emulator), Some(json), Some(grpc), Auth::none())

@@ -273,3 +273,26 @@ fn a_refused_upload_says_which_permission_on_which_bucket() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_built_in_emulator_can_be_made_flaky_to_watch_retries() {
+    let output = run(
+        &[
+            SMALL,
+            &["--emulator", "--emulator-fault", "return-503:every=3", "--retry-initial", "20ms", "--format", "json"],
+        ]
+        .concat(),
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "every fault is retried away: {stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let retries: u64 = report["transports"].as_array().unwrap().iter().map(|t| t["retries"].as_u64().unwrap()).sum();
+    assert!(retries >= 1, "{retries}");
+
+    let bad = run(&["run", "--emulator-fault", "wobble"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("error: --emulator-fault: 'wobble' is not a fault instruction")
+    );
+}

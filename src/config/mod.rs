@@ -83,6 +83,8 @@ pub struct Options {
     pub retry_initial: String,
     pub request_timeout: String,
     pub fail_fast: bool,
+    /// A standing fault for the built-in emulator: `return-503:every=5`.
+    pub emulator_fault: String,
 }
 
 impl Default for Options {
@@ -116,6 +118,7 @@ impl Default for Options {
             retry_initial: "1s".into(),
             request_timeout: "60s".into(),
             fail_fast: false,
+            emulator_fault: String::new(),
         }
     }
 }
@@ -163,6 +166,9 @@ pub struct BenchConfig {
     pub request_timeout: Duration,
     /// Stop at the first failed upload.
     pub fail_fast: bool,
+    /// Standing faults for the built-in emulator (instruction, every Nth upload request).
+    #[serde(skip)]
+    pub emulator_faults: Vec<(crate::emulator::faults::Fault, u64)>,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -306,6 +312,16 @@ impl Options {
         let retry_initial = positive(&self.retry_initial, "retry_initial")?;
         let request_timeout = positive(&self.request_timeout, "request_timeout")?;
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
+        let emulator_faults = match self.emulator_fault.trim() {
+            "" => Vec::new(),
+            spec => {
+                let rule = crate::emulator::faults::parse_rule(spec).map_err(flag_error("emulator_fault"))?;
+                if target != Target::BuiltIn {
+                    notes.push("--emulator-fault is ignored: only the built-in emulator takes faults".into());
+                }
+                vec![rule]
+            }
+        };
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         Ok(BenchConfig {
             target,
@@ -334,6 +350,7 @@ impl Options {
             retry_initial,
             request_timeout,
             fail_fast: self.fail_fast,
+            emulator_faults,
             notes,
         })
     }

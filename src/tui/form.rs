@@ -27,7 +27,7 @@ macro_rules! text {
     };
 }
 
-pub const FIELDS: [FieldSpec; 28] = [
+pub const FIELDS: [FieldSpec; 29] = [
     text!("bucket", "Bucket", bucket),
     FieldSpec {
         key: "transports",
@@ -72,6 +72,7 @@ pub const FIELDS: [FieldSpec; 28] = [
     text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
     text!("prefix", "Prefix", prefix),
     FieldSpec { key: "emulator", label: "Built-in emulator", access: Access::Toggle(|o| &mut o.emulator) },
+    text!("emulator_fault", "Emulator fault", emulator_fault),
 ];
 
 pub struct Form {
@@ -204,7 +205,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 28);
+        assert_eq!(FIELDS.len(), 29);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
