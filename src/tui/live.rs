@@ -34,6 +34,8 @@ pub struct Lane {
     /// Seconds per finished object.
     pub latencies: Vec<f64>,
     pub errors: u32,
+    pub retries: u32,
+    pub resumes: u32,
     window: Option<(f64, u64)>,
 }
 
@@ -134,6 +136,8 @@ impl Live {
             RunEvent::ObjectDone(sample) => {
                 if let Some(lane) = self.lane(sample.transport) {
                     lane.objects_done += 1;
+                    lane.retries += sample.retries;
+                    lane.resumes += sample.resumes;
                     if sample.ok {
                         lane.latencies.push(sample.elapsed_s);
                     } else {
@@ -226,5 +230,30 @@ mod tests {
         assert_eq!(live.lanes[1].average_mib_s(), 2.0);
         assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));
         assert_eq!(live.lanes[1].bytes_planned, 8 << 20);
+    }
+
+    #[test]
+    fn retries_and_resumes_add_up_per_lane() {
+        let mut live = live();
+        let sample = |retries, resumes, ok| crate::stats::ObjectSample {
+            transport: TransportKind::Json,
+            round: 0,
+            worker: 0,
+            object: "o".into(),
+            bytes: 1,
+            start_s: 0.0,
+            elapsed_s: 1.0,
+            ok,
+            error: None,
+            phases: Default::default(),
+            retries,
+            resumes,
+            resent_bytes: 0,
+        };
+        live.apply(&RunEvent::ObjectDone(sample(2, 1, true)));
+        live.apply(&RunEvent::ObjectDone(sample(3, 0, false)));
+        let lane = &live.lanes[0];
+        assert_eq!((lane.retries, lane.resumes, lane.errors, lane.objects_done), (5, 1, 1, 2));
+        assert_eq!(lane.latencies, [1.0], "failed uploads are not timed");
     }
 }

@@ -96,7 +96,12 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     frame.render_widget(Gauge::default().ratio(ratio).label(label).gauge_style(theme.transport(kind)), gauge);
     let now = if lane.in_round && !lane.warmup { format_mib_s(lane.current_mib_s) } else { "-".into() };
     let errors = if lane.errors > 0 { format!(" · {} failed", lane.errors) } else { String::new() };
-    let text = format!("now {now} · avg {}{errors}", format_mib_s(lane.average_mib_s()));
+    let recovery = if lane.retries + lane.resumes > 0 {
+        format!(" · {} retries, {} resumes", lane.retries, lane.resumes)
+    } else {
+        String::new()
+    };
+    let text = format!("now {now} · avg {}{errors}{recovery}", format_mib_s(lane.average_mib_s()));
     frame.render_widget(Paragraph::new(text), numbers);
     let visible = spark.width as usize;
     let samples = &lane.sparkline[lane.sparkline.len().saturating_sub(visible)..];
