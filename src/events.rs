@@ -21,7 +21,6 @@ pub enum RunEvent {
         run_id: String,
         target: String,
         rounds_per_transport: u32,
-        bytes_per_round: u64,
     },
     Phase(Phase),
     /// One transport's round (or warmup, `round: None`) has begun.

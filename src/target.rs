@@ -39,16 +39,6 @@ impl TargetInfo {
             _ => format!("target: gs://{} on Google Cloud Storage, credentials from {}", self.bucket, self.credentials),
         }
     }
-
-    pub fn short_label(&self) -> String {
-        match self.kind {
-            "emulator" => "built-in emulator (loopback, not GCS)".into(),
-            "endpoint" => {
-                format!("endpoint {}", self.json_endpoint.as_deref().or(self.grpc_endpoint.as_deref()).unwrap_or(""))
-            }
-            _ => format!("gs://{} (GCS)", self.bucket),
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -126,7 +126,6 @@ fn running_app() -> App {
             run_id: "20261130-060000-abcd".into(),
             target: "target: the built-in emulator on loopback (http://127.0.0.1:9000 and 127.0.0.1:9001)".into(),
             rounds_per_transport: 3,
-            bytes_per_round: 64 * MIB,
         },
         RunEvent::Phase(Phase::Measuring),
         RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 0.0 },

@@ -180,7 +180,6 @@ impl<'a> Writer<'a> {
             ))
             .into());
         }
-        self.shared.store.bytes_received.fetch_add(content.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let skip = ((persisted - offset) as usize).min(content.len());
         let accept = |ingest: &mut Ingest, end: usize| {
             if end > skip {
@@ -308,8 +307,6 @@ pub fn to_status(error: StoreError) -> Status {
         StoreError::BucketExists(_) => Code::AlreadyExists,
         StoreError::Precondition(_) => Code::FailedPrecondition,
         StoreError::Checksum(_) | StoreError::Invalid(_) => Code::InvalidArgument,
-        StoreError::OutOfRange(_) => Code::OutOfRange,
-        StoreError::Busy(_) => Code::Aborted,
     };
     Status::new(code, error.to_string())
 }

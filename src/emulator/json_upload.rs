@@ -126,7 +126,7 @@ async fn media(
         return store_error_response(&error);
     }
     let mut ingest = Ingest::new(shared.store.retain);
-    if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, 0, None, |bytes| ingest.push(bytes)).await {
+    if let Err(cut) = read_body(req.into_body(), &mut trigger, 0, None, |bytes| ingest.push(bytes)).await {
         return cut_response(kill, cut).await;
     }
     finish(shared, &spec, ingest)
@@ -143,9 +143,7 @@ async fn multipart(
     let content_type = header_str(req.headers(), "content-type").to_string();
     let headers = req.headers().clone();
     let mut body = BytesMut::new();
-    if let Err(cut) =
-        read_body(shared, req.into_body(), &mut trigger, 0, None, |bytes| body.extend_from_slice(bytes)).await
-    {
+    if let Err(cut) = read_body(req.into_body(), &mut trigger, 0, None, |bytes| body.extend_from_slice(bytes)).await {
         return cut_response(kill, cut).await;
     }
     let (metadata, data) = match split_multipart(&content_type, &body.freeze()) {
@@ -269,7 +267,7 @@ async fn put_chunk(
             ingest.push(bytes);
             entry.set_persisted(ingest.size);
         };
-        if let Err(cut) = read_body(shared, req.into_body(), &mut trigger, skip, Some((&entry, claim)), sink).await {
+        if let Err(cut) = read_body(req.into_body(), &mut trigger, skip, Some((&entry, claim)), sink).await {
             return cut_response(kill, cut).await;
         }
         if session.ingest.size != persisted.max(last + 1) {
@@ -321,7 +319,6 @@ async fn cut_response(kill: &ConnectionKill, cut: Cut) -> JsonResponse {
 /// body), dropping the first `skip` bytes (a resend of persisted data),
 /// shaping the rate and firing the request's fault at its offset.
 async fn read_body(
-    shared: &Shared,
     mut body: Incoming,
     trigger: &mut Trigger,
     mut skip: u64,
@@ -352,7 +349,6 @@ async fn read_body(
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        shared.store.bytes_received.fetch_add(data.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let (take, fault) = trigger.split(data.len());
         accept(&data[..take]);
         match fault {

@@ -174,8 +174,7 @@ pub fn store_error_response(error: &StoreError) -> JsonResponse {
         StoreError::NoBucket(_) | StoreError::NoObject(_) | StoreError::NoSession(_) => StatusCode::NOT_FOUND,
         StoreError::BucketExists(_) => StatusCode::CONFLICT,
         StoreError::Precondition(_) => StatusCode::PRECONDITION_FAILED,
-        StoreError::Checksum(_) | StoreError::Invalid(_) | StoreError::OutOfRange(_) => StatusCode::BAD_REQUEST,
-        StoreError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
+        StoreError::Checksum(_) | StoreError::Invalid(_) => StatusCode::BAD_REQUEST,
     };
     error_response(status, &error.to_string())
 }

@@ -26,10 +26,6 @@ pub enum StoreError {
     Checksum(String),
     #[error("{0}")]
     Invalid(String),
-    #[error("{0}")]
-    OutOfRange(String),
-    #[error("upload session {0} is busy with another request")]
-    Busy(String),
 }
 
 #[derive(Clone, Debug)]
@@ -162,7 +158,6 @@ pub struct Store {
     sessions: Mutex<HashMap<String, SessionRef>>,
     next_generation: AtomicI64,
     next_session: AtomicU64,
-    pub bytes_received: AtomicU64,
     /// Objects created whose whole-object crc32c the client sent and the store checked.
     pub checksums_verified: AtomicU64,
 }
@@ -179,7 +174,6 @@ impl Store {
             // GCS generations are microsecond timestamps; keep them unique and rising.
             next_generation: AtomicI64::new(micros),
             next_session: AtomicU64::new(micros as u64),
-            bytes_received: AtomicU64::new(0),
             checksums_verified: AtomicU64::new(0),
         }
     }

@@ -113,7 +113,6 @@ impl<'a> Runner<'a> {
             run_id: self.run_id.clone(),
             target: self.connected.info.describe(),
             rounds_per_transport: self.config.iterations,
-            bytes_per_round: self.config.bytes_per_round(),
         })
         .await;
         let seed = random_u64();

@@ -105,7 +105,6 @@ pub fn outcome(object: pb::Object, phases: Phases) -> UploadOutcome {
     UploadOutcome {
         object: CreatedObject { name: object.name, generation: object.generation },
         size: object.size as u64,
-        crc32c: object.checksums.and_then(|c| c.crc32c),
         phases,
     }
 }

@@ -2,7 +2,6 @@
 //! objects, GCS error bodies, connection failures.
 
 use super::{CreatedObject, Phases, TransportError, UploadOutcome, UploadRequest};
-use crate::payload::crc32c_from_base64;
 use reqwest::{Response, StatusCode};
 use std::time::Instant;
 
@@ -60,7 +59,6 @@ pub async fn finished_object(response: Response, phases: Phases) -> Result<Uploa
     Ok(UploadOutcome {
         object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
         size: number("size").unwrap_or(0) as u64,
-        crc32c: object["crc32c"].as_str().and_then(crc32c_from_base64),
         phases,
     })
 }

@@ -129,8 +129,6 @@ pub struct UploadOutcome {
     pub object: CreatedObject,
     /// The size the server reports.
     pub size: u64,
-    /// The crc32c the server computed, when it says.
-    pub crc32c: Option<u32>,
     pub phases: Phases,
 }
 
