@@ -27,6 +27,22 @@ async fn media(base: &str, name: &str, data: &[u8], hash: Option<String>) -> req
     request.send().await.unwrap()
 }
 
+/// A media upload carrying `x-goog-emulator-instructions`.
+async fn media_with_instructions(
+    base: &str,
+    name: &str,
+    instructions: &str,
+    data: Vec<u8>,
+) -> reqwest::Result<reqwest::Response> {
+    http()
+        .post(upload_url(base))
+        .query(&[("uploadType", "media"), ("name", name)])
+        .header("x-goog-emulator-instructions", instructions)
+        .body(data)
+        .send()
+        .await
+}
+
 async fn start_session(base: &str, name: &str) -> String {
     let response =
         http().post(upload_url(base)).query(&[("uploadType", "resumable"), ("name", name)]).send().await.unwrap();
@@ -242,14 +258,7 @@ async fn retained_bytes_read_back_and_unretained_say_how() {
 async fn header_faults_return_a_status_and_keep_what_arrived() {
     let emulator = emulator().await;
     let base = emulator.json_url();
-    let refused = http()
-        .post(upload_url(&base))
-        .query(&[("uploadType", "media"), ("name", "f.bin")])
-        .header("x-goog-emulator-instructions", "return-503")
-        .body(vec![1; 1000])
-        .send()
-        .await
-        .unwrap();
+    let refused = media_with_instructions(&base, "f.bin", "return-503", vec![1; 1000]).await.unwrap();
     assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(emulator.store().get(BUCKET, "f.bin").is_err());
 
@@ -266,14 +275,7 @@ async fn header_faults_return_a_status_and_keep_what_arrived() {
     let status = put(&session, "bytes */*", vec![]).await;
     assert_eq!(range(&status).as_deref(), Some("bytes=0-262143"), "the bytes before the fault stay persisted");
 
-    let bad = http()
-        .post(upload_url(&base))
-        .query(&[("uploadType", "media"), ("name", "g.bin")])
-        .header("x-goog-emulator-instructions", "explode")
-        .body(vec![1])
-        .send()
-        .await
-        .unwrap();
+    let bad = media_with_instructions(&base, "g.bin", "explode", vec![1]).await.unwrap();
     assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
 }
 
@@ -281,13 +283,7 @@ async fn header_faults_return_a_status_and_keep_what_arrived() {
 async fn reset_faults_drop_the_connection_and_the_server_carries_on() {
     let emulator = emulator().await;
     let base = emulator.json_url();
-    let result = http()
-        .post(upload_url(&base))
-        .query(&[("uploadType", "media"), ("name", "r.bin")])
-        .header("x-goog-emulator-instructions", "return-reset-connection")
-        .body(vec![1; 1000])
-        .send()
-        .await;
+    let result = media_with_instructions(&base, "r.bin", "return-reset-connection", vec![1; 1000]).await;
     assert!(result.is_err(), "no answer: the connection was dropped");
     assert_eq!(media(&base, "after.bin", b"ok", None).await.status(), StatusCode::OK);
 }
@@ -296,14 +292,10 @@ async fn reset_faults_drop_the_connection_and_the_server_carries_on() {
 async fn stalls_delay_and_then_complete() {
     let emulator = emulator().await;
     let start = Instant::now();
-    let response = http()
-        .post(upload_url(&emulator.json_url()))
-        .query(&[("uploadType", "media"), ("name", "stall.bin")])
-        .header("x-goog-emulator-instructions", "stall-for-1s-after-256K")
-        .body(vec![3; 512 * 1024])
-        .send()
-        .await
-        .unwrap();
+    let response =
+        media_with_instructions(&emulator.json_url(), "stall.bin", "stall-for-1s-after-256K", vec![3; 512 * 1024])
+            .await
+            .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(start.elapsed() >= Duration::from_secs(1));
     assert_eq!(emulator.store().get(BUCKET, "stall.bin").unwrap().size, 512 * 1024);
@@ -389,15 +381,7 @@ async fn a_slow_upload_does_not_block_other_connections() {
     let base = emulator.json_url();
     let stalled = {
         let base = base.clone();
-        tokio::spawn(async move {
-            http()
-                .post(upload_url(&base))
-                .query(&[("uploadType", "media"), ("name", "slow")])
-                .header("x-goog-emulator-instructions", "stall-for-2s")
-                .body(vec![1; 10])
-                .send()
-                .await
-        })
+        tokio::spawn(async move { media_with_instructions(&base, "slow", "stall-for-2s", vec![1; 10]).await })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
     let start = Instant::now();

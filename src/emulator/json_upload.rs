@@ -90,8 +90,7 @@ fn spec_from(
         .cloned()
         .or_else(|| metadata["name"].as_str().map(String::from))
         .ok_or_else(|| error_response(StatusCode::BAD_REQUEST, "the upload names no object: add name=..."))?;
-    let (header_crc, md5) =
-        headers.get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None));
+    let (header_crc, md5) = goog_hash(headers);
     let metadata_crc = metadata["crc32c"].as_str().and_then(crate::payload::crc32c_from_base64);
     let content_type = metadata["contentType"]
         .as_str()
@@ -232,8 +231,7 @@ async fn put_chunk(
     let claim = entry.claim();
     let mut session = entry.state.lock().await;
     session.touched = std::time::Instant::now();
-    let (header_crc, _) =
-        req.headers().get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None));
+    let (header_crc, _) = goog_hash(req.headers());
     if header_crc.is_some() {
         session.spec.expected_crc32c = header_crc;
     }

@@ -80,6 +80,11 @@ pub fn parse_goog_hash(text: &str) -> (Option<u32>, Option<[u8; 16]>) {
     (crc, md5)
 }
 
+/// The crc32c and md5 a request's `x-goog-hash` header carries, if any.
+pub fn goog_hash(headers: &hyper::HeaderMap) -> (Option<u32>, Option<[u8; 16]>) {
+    headers.get("x-goog-hash").and_then(|v| v.to_str().ok()).map(parse_goog_hash).unwrap_or((None, None))
+}
+
 /// Splits a `multipart/related` body into its metadata JSON and its data,
 /// slicing the body without copying the data.
 pub fn split_multipart(content_type: &str, body: &Bytes) -> Result<(serde_json::Value, Bytes), String> {

@@ -4,10 +4,10 @@
 //! messages, each with its crc32c, and the whole object's on the last.
 
 pub use super::grpc_stream::status_error;
-use super::grpc_stream::{StreamWriter, finished, next_status, outcome, root_cause, server_reason};
+use super::grpc_stream::{StreamWriter, finished, next_status, outcome, server_reason};
 use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
-    back_off_or_fail, stall_guard, with_retries,
+    back_off_or_fail, root_cause, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;

@@ -114,7 +114,7 @@ pub fn status_error(status: Status) -> TransportError {
     // with the transport error as its source: that is a connection failure,
     // worth a retry, not an answer from the server.
     if matches!(status.code(), Code::Unknown | Code::Internal) && std::error::Error::source(&status).is_some() {
-        return TransportError::Connection(format!("the gRPC connection broke: {}", root_cause(&status)));
+        return TransportError::Connection(format!("the gRPC connection broke: {}", super::root_cause(&status)));
     }
     let message = match status.code() {
         Code::Unavailable | Code::Unknown | Code::Internal if status.message().is_empty() => {
@@ -141,16 +141,6 @@ impl UpperSnake for String {
         }
         out
     }
-}
-
-pub fn root_cause(error: &dyn std::error::Error) -> String {
-    let mut cause = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
-    cause
 }
 
 #[cfg(test)]

@@ -75,15 +75,8 @@ pub async fn http_error(response: Response) -> TransportError {
 }
 
 pub fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> TransportError {
-    use std::error::Error;
-    let mut cause = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
     if error.is_timeout() {
         return TransportError::Timeout(format!("could not {what} at {base}: timed out"));
     }
-    super::connection_failure(base, what, &cause)
+    super::connection_failure(base, what, &super::root_cause(error))
 }

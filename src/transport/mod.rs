@@ -208,6 +208,17 @@ pub trait Uploader: Send + Sync {
     fn peer_port(&self) -> u16;
 }
 
+/// The innermost error of a chain: the one that says what actually failed.
+pub fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
+    }
+    cause
+}
+
 /// A connection failure in one sentence; a TLS failure says what to check.
 pub fn connection_failure(url: &str, what: &str, cause: &str) -> TransportError {
     const TLS_SIGNS: [&str; 6] = ["certificate", "corrupt message", "handshake", "tls", "TLS", "alert"];
