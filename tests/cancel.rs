@@ -68,6 +68,7 @@ async fn a_second_ctrl_c_leaves_at_once_and_names_what_may_remain() {
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("object(s) of this run may remain"), "{stderr}");
     let named: Vec<&str> = stderr.lines().filter(|l| l.starts_with("  gcs-speed-tui/")).collect();
+    assert!(!named.is_empty(), "uploads cut off a moment ago may remain, and are named: {stderr}");
     for name in &named {
         assert!(name.contains("/http-json/") || name.contains("/grpc/"), "{name}");
     }
