@@ -53,19 +53,24 @@ impl Ingest {
         Self { size: 0, crc32c: 0, data: retain.then(BytesMut::new) }
     }
 
+    /// Appends bytes, extending the crc32c in the same pass over them.
     pub fn push(&mut self, bytes: &[u8]) {
-        let crc = crc32c::crc32c(bytes);
-        self.push_checked(bytes, crc);
+        self.crc32c = crc32c::crc32c_append(self.crc32c, bytes);
+        self.keep(bytes);
+    }
+
+    fn keep(&mut self, bytes: &[u8]) {
+        self.size += bytes.len() as u64;
+        if let Some(data) = &mut self.data {
+            data.extend_from_slice(bytes);
+        }
     }
 
     /// Appends bytes whose crc32c is already known (gRPC verifies each
     /// message's crc first), so the data is read only once.
     pub fn push_checked(&mut self, bytes: &[u8], crc: u32) {
         self.crc32c = crc32c::crc32c_combine(self.crc32c, crc, bytes.len());
-        self.size += bytes.len() as u64;
-        if let Some(data) = &mut self.data {
-            data.extend_from_slice(bytes);
-        }
+        self.keep(bytes);
     }
 }
 
