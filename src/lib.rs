@@ -8,6 +8,7 @@ pub mod config;
 pub mod cpu;
 pub mod emulator;
 pub mod events;
+pub mod malloc;
 pub mod netstat;
 pub mod payload;
 pub mod progress;

@@ -4,23 +4,18 @@
 
 use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
+use super::grpc_read::{MAX_MESSAGE_BYTES, MessageReader};
+use super::grpc_reply::Replies;
 use super::grpc_write::{WriteMessage, WriteStop, Writer, bucket_name, new_object, to_proto, to_status};
 use super::server::ConnectionKill;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use hyper::body::Incoming;
 use std::convert::Infallible;
 use std::sync::Arc;
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::server::Grpc;
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Request, Response, Status};
 use tonic_prost::ProstCodec;
 use tower::service_fn;
-
-/// Above the 2 MiB data limit of a write message, with room for framing.
-const MAX_MESSAGE_BYTES: usize = 64 << 20;
-
-type BidiSender = mpsc::Sender<Result<pb::BidiWriteObjectResponse, Status>>;
 
 fn grpc<E, D>() -> Grpc<ProstCodec<E, D>>
 where
@@ -55,16 +50,11 @@ pub async fn handle(
                 Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
                 Some(FaultAction::Corrupt) | None => {}
             }
-            // The closure runs once per call; the trigger belongs to this call.
-            let mut trigger = Some(trigger);
-            let mut take_trigger = move || trigger.take().unwrap_or_else(|| Trigger::new(None));
-            if method == "WriteObject" {
-                let service = service_fn(move |r| write_object(shared.clone(), kill.clone(), take_trigger(), r));
-                grpc::<pb::WriteObjectResponse, pb::WriteObjectRequest>().client_streaming(service, req).await
-            } else {
-                let service = service_fn(move |r| bidi_write(shared.clone(), kill.clone(), take_trigger(), r));
-                grpc::<pb::BidiWriteObjectResponse, pb::BidiWriteObjectRequest>().streaming(service, req).await
-            }
+            let bidi = method == "BidiWriteObject";
+            let (replies, response) = Replies::open();
+            // Headers go out at once; the stream is read in its own task.
+            tokio::spawn(write_call(shared, kill, trigger, req.into_body(), replies, bidi));
+            response
         }
         "StartResumableWrite" => {
             let service = service_fn(move |r: Request<pb::StartResumableWriteRequest>| {
@@ -174,59 +164,52 @@ enum Ended {
     Open(u64),
 }
 
-async fn write_object(
+/// Serves one WriteObject or BidiWriteObject call: both end with the same
+/// answer (the object, or the persisted size); only a bidi stream answers
+/// state lookups on the way.
+async fn write_call(
     shared: Arc<Shared>,
     kill: ConnectionKill,
     trigger: Trigger,
-    req: Request<Streaming<pb::WriteObjectRequest>>,
-) -> Result<Response<pb::WriteObjectResponse>, Status> {
-    use pb::write_object_response::WriteStatus;
-    let result = drive(&shared, req.into_inner(), trigger, None).await;
-    let status = match result {
-        Ok(Ended::Finished(object)) => WriteStatus::Resource(*object),
-        Ok(Ended::Open(persisted)) => WriteStatus::PersistedSize(persisted as i64),
-        Err(WriteStop::Status(status)) => return Err(status),
-        Err(WriteStop::Reset) => kill.reset().await,
+    body: Incoming,
+    replies: Replies,
+    bidi: bool,
+) {
+    let mut reader = MessageReader::new(body);
+    let result = if bidi {
+        drive::<pb::BidiWriteObjectRequest>(&shared, &mut reader, trigger, Some(&replies)).await
+    } else {
+        drive::<pb::WriteObjectRequest>(&shared, &mut reader, trigger, None).await
     };
-    Ok(Response::new(pb::WriteObjectResponse { write_status: Some(status) }))
-}
-
-async fn bidi_write(
-    shared: Arc<Shared>,
-    kill: ConnectionKill,
-    trigger: Trigger,
-    req: Request<Streaming<pb::BidiWriteObjectRequest>>,
-) -> Result<Response<ReceiverStream<Result<pb::BidiWriteObjectResponse, Status>>>, Status> {
-    use pb::bidi_write_object_response::WriteStatus;
-    let (tx, rx) = mpsc::channel(4);
-    // Headers go out at once; the stream is read in its own task.
-    tokio::spawn(async move {
-        let result = drive(&shared, req.into_inner(), trigger, Some(&tx)).await;
-        let last = match result {
-            Ok(Ended::Finished(object)) => Ok(WriteStatus::Resource(*object)),
-            Ok(Ended::Open(persisted)) => Ok(WriteStatus::PersistedSize(persisted as i64)),
-            Err(WriteStop::Status(status)) => Err(status),
-            Err(WriteStop::Reset) => {
-                kill.reset_now();
-                return;
-            }
-        };
-        let response =
-            last.map(|status| pb::BidiWriteObjectResponse { write_status: Some(status), write_handle: None });
-        let _ = tx.send(response).await;
-    });
-    Ok(Response::new(ReceiverStream::new(rx)))
+    let status = match result {
+        Ok(Ended::Finished(object)) => Ok(*object),
+        Ok(Ended::Open(persisted)) => Err(persisted),
+        Err(WriteStop::Status(status)) => return replies.end(Some(status)).await,
+        Err(WriteStop::Reset) => return kill.reset_now(),
+    };
+    let sent = if bidi {
+        use pb::bidi_write_object_response::WriteStatus;
+        let status = status.map_or_else(|p| WriteStatus::PersistedSize(p as i64), WriteStatus::Resource);
+        replies.send(&pb::BidiWriteObjectResponse { write_status: Some(status), write_handle: None }).await
+    } else {
+        use pb::write_object_response::WriteStatus;
+        let status = status.map_or_else(|p| WriteStatus::PersistedSize(p as i64), WriteStatus::Resource);
+        replies.send(&pb::WriteObjectResponse { write_status: Some(status) }).await
+    };
+    if sent {
+        replies.end(None).await;
+    }
 }
 
 /// Reads a write stream to its end, answering state lookups on `lookups`.
-async fn drive<M: Into<WriteMessage>>(
+async fn drive<M: prost::Message + Default + Into<WriteMessage>>(
     shared: &Shared,
-    mut stream: Streaming<M>,
+    reader: &mut MessageReader,
     trigger: Trigger,
-    lookups: Option<&BidiSender>,
+    lookups: Option<&Replies>,
 ) -> Result<Ended, WriteStop> {
-    let first: WriteMessage = match stream.message().await? {
-        Some(message) => message.into(),
+    let first = match reader.next().await? {
+        Some(message) => WriteMessage::decode::<M>(message)?,
         None => return Err(Status::invalid_argument("the write stream carried no message").into()),
     };
     let mut writer = Writer::open(shared, &first, trigger).await?;
@@ -238,10 +221,10 @@ async fn drive<M: Into<WriteMessage>>(
         let message = match next.take() {
             Some(message) => message,
             None => match tokio::select! {
-                message = stream.message() => message?,
+                message = reader.next() => message?,
                 _ = writer.superseded() => return Err(Status::aborted("a newer write to this session took over").into()),
             } {
-                Some(message) => message.into(),
+                Some(message) => WriteMessage::decode::<M>(message)?,
                 None if writer.is_resumable() => return Ok(Ended::Open(writer.persisted())),
                 None => {
                     return Err(Status::invalid_argument("the stream ended before finish_write").into());
@@ -255,12 +238,11 @@ async fn drive<M: Into<WriteMessage>>(
             return Ok(Ended::Finished(Box::new(writer.finish(message.object_checksums)?)));
         }
         if message.state_lookup
-            && let Some(tx) = lookups
+            && let Some(replies) = lookups
         {
             use pb::bidi_write_object_response::WriteStatus;
             let persisted = WriteStatus::PersistedSize(writer.persisted() as i64);
-            let response = pb::BidiWriteObjectResponse { write_status: Some(persisted), write_handle: None };
-            if tx.send(Ok(response)).await.is_err() {
+            if !replies.send(&pb::BidiWriteObjectResponse { write_status: Some(persisted), write_handle: None }).await {
                 return Err(Status::cancelled("the client went away").into());
             }
         }

@@ -3,6 +3,7 @@
 
 use super::Shared;
 use super::faults::{FaultAction, Trigger};
+use super::grpc_read::{Content, Rope, split_data};
 use super::store::{Ingest, NewObject, Session, SessionRef, StoreError, StoredObject};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use tonic::{Code, Status};
@@ -14,15 +15,26 @@ pub struct WriteMessage {
     pub upload_id: Option<String>,
     pub spec: Option<pb::WriteObjectSpec>,
     pub write_offset: i64,
-    pub data: Option<pb::ChecksummedData>,
+    pub data: Option<Content>,
     pub object_checksums: Option<pb::ObjectChecksums>,
     pub finish_write: bool,
     pub state_lookup: bool,
 }
 
+impl WriteMessage {
+    /// Decodes a request of type `M` from its received bytes, its data left
+    /// in the buffers it arrived in.
+    pub fn decode<M: prost::Message + Default + Into<WriteMessage>>(message: Rope) -> Result<Self, Status> {
+        let (others, data) = split_data(message)?;
+        let others = M::decode(others).map_err(|e| Status::internal(format!("failed to decode the request: {e}")))?;
+        Ok(WriteMessage { data, ..others.into() })
+    }
+}
+
+/// The fields other than the data (which `split_data` takes out first).
 impl From<pb::WriteObjectRequest> for WriteMessage {
     fn from(m: pb::WriteObjectRequest) -> Self {
-        use pb::write_object_request::{Data, FirstMessage};
+        use pb::write_object_request::FirstMessage;
         let (upload_id, spec) = match m.first_message {
             Some(FirstMessage::UploadId(id)) => (Some(id), None),
             Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec)),
@@ -32,7 +44,7 @@ impl From<pb::WriteObjectRequest> for WriteMessage {
             upload_id,
             spec,
             write_offset: m.write_offset,
-            data: m.data.map(|Data::ChecksummedData(d)| d),
+            data: None,
             object_checksums: m.object_checksums,
             finish_write: m.finish_write,
             state_lookup: false,
@@ -42,7 +54,7 @@ impl From<pb::WriteObjectRequest> for WriteMessage {
 
 impl From<pb::BidiWriteObjectRequest> for WriteMessage {
     fn from(m: pb::BidiWriteObjectRequest) -> Self {
-        use pb::bidi_write_object_request::{Data, FirstMessage};
+        use pb::bidi_write_object_request::FirstMessage;
         let (upload_id, spec) = match m.first_message {
             Some(FirstMessage::UploadId(id)) => (Some(id), None),
             Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec)),
@@ -52,7 +64,7 @@ impl From<pb::BidiWriteObjectRequest> for WriteMessage {
             upload_id,
             spec,
             write_offset: m.write_offset,
-            data: m.data.map(|Data::ChecksummedData(d)| d),
+            data: None,
             object_checksums: m.object_checksums,
             finish_write: m.finish_write,
             state_lookup: m.state_lookup,
@@ -152,7 +164,7 @@ impl<'a> Writer<'a> {
 
     /// Takes one message's data at its absolute offset: bytes already
     /// persisted are skipped, a gap is OUT_OF_RANGE, a bad crc32c is refused.
-    pub async fn write(&mut self, offset: i64, data: pb::ChecksummedData) -> Result<(), WriteStop> {
+    pub async fn write(&mut self, offset: i64, data: Content) -> Result<(), WriteStop> {
         let persisted = self.persisted();
         let offset = u64::try_from(offset).map_err(|_| Status::invalid_argument("write_offset is negative"))?;
         if offset > persisted {
@@ -161,17 +173,21 @@ impl<'a> Writer<'a> {
             ))
             .into());
         }
-        let (take, fault) = self.trigger.split(data.content.len());
+        let len = data.bytes.len();
+        let (take, fault) = self.trigger.split(len);
         // A corrupting fault acts on the wire, before any check.
         let content = match fault {
             Some(FaultAction::Corrupt) => {
-                let mut bytes = data.content[..take].to_vec();
-                bytes.extend(super::faults::corrupted(&data.content[take..]));
-                bytes::Bytes::from(bytes)
+                let whole = data.bytes.flatten();
+                let mut bytes = whole[..take].to_vec();
+                bytes.extend(super::faults::corrupted(&whole[take..]));
+                let mut rope = Rope::default();
+                rope.push(bytes.into());
+                rope
             }
-            _ => data.content,
+            _ => data.bytes,
         };
-        let crc = crc32c::crc32c(&content);
+        let crc = content.pieces().fold(0, |crc, piece| crc32c::crc32c_append(crc, piece));
         if let Some(expected) = data.crc32c
             && expected != crc
         {
@@ -180,29 +196,28 @@ impl<'a> Writer<'a> {
             ))
             .into());
         }
-        let skip = ((persisted - offset) as usize).min(content.len());
+        let skip = ((persisted - offset) as usize).min(len);
         let accept = |ingest: &mut Ingest, end: usize| {
-            if end > skip {
-                let fresh = &content[skip..end];
-                // Whole-message crc reused when the message is taken whole.
-                let fresh_crc = if skip == 0 && end == content.len() { crc } else { crc32c::crc32c(fresh) };
-                ingest.push_checked(fresh, fresh_crc);
+            if skip == 0 && end == len {
+                ingest.push_checked(content.pieces(), len, crc); // taken whole: its crc is known
+            } else if end > skip {
+                ingest.push_range(content.pieces(), skip, end);
             }
         };
         let (ingest, spec) = self.parts();
         if let Some(limit) = spec.expected_size
-            && offset + content.len() as u64 > limit
+            && offset + len as u64 > limit
         {
             return Err(Status::out_of_range(format!("the data runs past the declared object_size {limit}")).into());
         }
         match fault {
-            None | Some(FaultAction::Corrupt) => accept(ingest, content.len()),
+            None | Some(FaultAction::Corrupt) => accept(ingest, len),
             Some(FaultAction::Stall(duration)) => {
                 tokio::select! {
                     _ = tokio::time::sleep(duration) => {}
                     _ = self.superseded() => return Err(Status::aborted("a newer write to this session took over").into()),
                 }
-                accept(self.parts().0, content.len());
+                accept(self.parts().0, len);
             }
             Some(FaultAction::Return(code)) => {
                 accept(ingest, take);

@@ -4,6 +4,8 @@
 
 pub mod faults;
 mod grpc_api;
+mod grpc_read;
+mod grpc_reply;
 mod grpc_write;
 mod json_api;
 mod json_upload;
@@ -88,6 +90,7 @@ pub struct Emulator {
 
 impl Emulator {
     pub async fn start(options: EmulatorOptions) -> std::io::Result<Emulator> {
+        crate::malloc::keep_freed_memory(); // the ingest's buffers are reused, not re-faulted
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name(crate::cpu::EMULATOR_THREAD_NAME)

@@ -4,7 +4,7 @@
 
 mod counting;
 pub mod grpc;
-mod grpc_frame;
+pub(crate) mod grpc_frame;
 mod grpc_stream;
 pub mod json;
 mod json_answers;
