@@ -6,6 +6,7 @@ pub mod cli;
 pub mod compare;
 pub mod config;
 pub mod cpu;
+pub mod crc;
 pub mod emulator;
 pub mod events;
 pub mod malloc;

@@ -69,7 +69,7 @@ impl Ingest {
     /// Appends bytes whose crc32c is already known (gRPC verifies each
     /// message's crc first), so the data is read only once.
     pub fn push_checked<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, len: usize, crc: u32) {
-        self.crc32c = crc32c::crc32c_combine(self.crc32c, crc, len);
+        self.crc32c = crate::crc::combine(self.crc32c, crc, len as u64);
         for piece in pieces {
             self.keep(piece);
         }

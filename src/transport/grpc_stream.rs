@@ -33,7 +33,7 @@ impl StreamWriter {
             let len = content.len() as u64;
             let message_crc = self.checksum.then(|| crc32c::crc32c(&content));
             if let Some(crc) = message_crc {
-                self.crc = crc32c::crc32c_combine(self.crc, crc, content.len());
+                self.crc = crate::crc::combine(self.crc, crc, len);
             }
             let last_of_range = offset + len == end;
             let finish = last_of_range && end == total;

@@ -14,8 +14,8 @@ use crate::payload::crc32c_base64;
 use futures::future::BoxFuture;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
-use std::sync::Mutex;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Everything but RFC 3986's unreserved characters is escaped in a path segment.
@@ -106,7 +106,12 @@ impl JsonTransport {
             .header("content-length", size)
             .header("x-goog-gcs-idempotency-token", token);
         if self.settings.checksum {
-            builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(request.payload.crc32c())));
+            // A pass over the whole object before the request: off the async workers.
+            let payload = request.payload.clone();
+            let crc = tokio::task::spawn_blocking(move || payload.crc32c())
+                .await
+                .map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}")))?;
+            builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc)));
         }
         let body = PayloadBody::new(request.payload.clone(), 0, size, MESSAGE_BYTES, request.progress.clone());
         let start = Instant::now();
@@ -155,7 +160,9 @@ impl JsonTransport {
             .ok_or_else(|| TransportError::Protocol("the resumable upload answer has no Location".into()))
     }
 
-    /// Sends bytes [offset, next chunk boundary) of the object.
+    /// Sends bytes [offset, next chunk boundary) of the object. Answers the
+    /// session's state and the crc32c of [0, boundary), which holds when the
+    /// server persisted the whole chunk.
     async fn put_chunk(
         &self,
         request: &UploadRequest,
@@ -166,22 +173,29 @@ impl JsonTransport {
         let payload = &request.payload;
         let total = payload.size();
         let end = ((offset / self.settings.chunk_size + 1) * self.settings.chunk_size).min(total);
-        let chunk_crc = if self.settings.checksum { payload.crc32c_range(offset, end) } else { 0 };
-        let crc_after = crc32c::crc32c_combine(crc_before, chunk_crc, (end - offset) as usize);
+        let last = end == total;
         let mut put = self
             .request(Method::PUT, session)
             .await?
             .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
             .header("content-length", end - offset)
             .header("content-type", CONTENT_TYPE);
-        if self.settings.checksum && end == total {
-            // The last chunk carries the whole object's checksum.
+        let combine = |chunk_crc| crate::crc::combine(crc_before, chunk_crc, end - offset);
+        if self.settings.checksum && last {
+            // The last chunk carries the whole object's checksum, so it needs its crc up front.
+            let crc_after = combine(payload.crc32c_range(offset, end));
             put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
         }
         request.progress.advance_to(offset);
-        let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+        let mut body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+        // Other chunks' crcs are taken as their bytes go out.
+        let sent_crc = Arc::new(AtomicU32::new(0));
+        if self.settings.checksum && !last {
+            body = body.with_crc(sent_crc.clone());
+        }
         let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
-        Ok((session_state(response).await?, crc_after))
+        let state = session_state(response).await?;
+        Ok((state, combine(sent_crc.load(Ordering::Relaxed))))
     }
 
     /// Asks a session how far it got (`bytes */TOTAL`).

@@ -1,0 +1,124 @@
+//! What the throughput bench and its regression test share: the raw TCP
+//! baseline, and one upload case run through the app's own runner against
+//! the in-process emulator.
+
+use gcs_speed_tui::config::{Environment, Options, TransportKind};
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::runner::Runner;
+use gcs_speed_tui::target;
+use std::time::Instant;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+pub const MIB: u64 = 1 << 20;
+const WRITE: usize = 1 << 20;
+
+/// MiB/s of `streams` connections each sending `bytes` in 1 MiB writes to a sink.
+pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let sinks = tokio::spawn(async move {
+        let mut readers = Vec::new();
+        for _ in 0..streams {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            readers.push(tokio::spawn(async move {
+                let mut buffer = vec![0u8; WRITE];
+                while socket.read(&mut buffer).await.unwrap() > 0 {}
+            }));
+        }
+        for reader in readers {
+            reader.await.unwrap();
+        }
+    });
+    let chunk = gcs_speed_tui::payload::random_bytes(WRITE, 9);
+    let start = Instant::now();
+    let senders: Vec<_> = (0..streams)
+        .map(|_| {
+            let chunk = chunk.clone();
+            tokio::spawn(async move {
+                let mut stream = TcpStream::connect(address).await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                for _ in 0..bytes / WRITE as u64 {
+                    stream.write_all(&chunk).await.unwrap();
+                }
+                stream.shutdown().await.unwrap();
+            })
+        })
+        .collect();
+    for sender in senders {
+        sender.await.unwrap();
+    }
+    sinks.await.unwrap();
+    (streams as u64 * bytes) as f64 / MIB as f64 / start.elapsed().as_secs_f64()
+}
+
+pub async fn emulator() -> Emulator {
+    Emulator::start(EmulatorOptions { buckets: vec!["bench".into()], ..EmulatorOptions::default() }).await.unwrap()
+}
+
+pub struct Case {
+    pub transport: TransportKind,
+    pub streams: u32,
+    pub size: u64,
+    pub chunked: bool,
+    pub checksum: bool,
+}
+
+impl Case {
+    pub fn label(&self) -> String {
+        format!(
+            "{:<9} {} x {:>4} MiB, {:<13} {}",
+            self.transport.name(),
+            self.streams,
+            self.size / MIB,
+            if self.chunked { "16 MiB chunks" } else { "one request" },
+            if self.checksum { "crc32c" } else { "no crc" }
+        )
+    }
+}
+
+pub struct Measured {
+    pub mib_s: f64,
+    pub client_cpu_s_per_gib: f64,
+    /// The emulator's CPU covers warmup and cleanup too: a little high.
+    pub emulator_cpu_s_per_gib: f64,
+}
+
+/// One case, `iterations` rounds, as the app's report gives it.
+pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measured {
+    let options = Options {
+        bucket: "bench".into(),
+        endpoint: emulator.json_url(),
+        grpc_endpoint: emulator.grpc_addr().to_string(),
+        transports: case.transport.name().into(),
+        size: format!("{}B", case.size),
+        concurrency: case.streams.to_string(),
+        iterations: iterations.to_string(),
+        chunk_size: if case.chunked { "16MiB".into() } else { "0".into() },
+        checksum: if case.checksum { "crc32c".into() } else { "none".into() },
+        ..Options::default()
+    };
+    let config = options.validate(&Environment::default()).unwrap();
+    let connected = target::connect(&config).await.unwrap();
+    let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
+    let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+    let emulator_before = gcs_speed_tui::cpu::emulator_seconds();
+    let report = Runner::new(config, &connected, events, CancellationToken::new()).run().await;
+    let emulator_cpu = gcs_speed_tui::cpu::emulator_seconds() - emulator_before;
+    drain.await.unwrap();
+    assert!(report.succeeded(), "{}", report.to_table());
+    let summary = &report.transports[0];
+    let uploaded_gib = (summary.bytes_per_run * summary.runs as u64) as f64 / (1u64 << 30) as f64;
+    Measured {
+        mib_s: summary.throughput_mib_s,
+        client_cpu_s_per_gib: summary.cpu_s_per_gib,
+        emulator_cpu_s_per_gib: emulator_cpu / uploaded_gib,
+    }
+}
+
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}

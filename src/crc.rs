@@ -1,0 +1,85 @@
+//! crc32c of two byte runs joined, from their crcs and the second's length,
+//! in about a hundred simple steps: multiplication by x^(8·len) modulo the
+//! polynomial, with a table of x^(2^k), as zlib 1.2.12+ does it. The crc32c
+//! crate's combine squares 32x32 bit matrices two dozen times per call (zlib's
+//! older method): ~2% of each side's CPU at one combine per 2 MiB message.
+
+/// The CRC-32C (Castagnoli) polynomial, bit-reflected.
+const POLY: u32 = 0x82f6_3b78;
+/// x^0 in the reflected representation.
+const ONE: u32 = 1 << 31;
+
+/// a·b modulo the polynomial (reflected: the highest power is the lowest bit).
+const fn multiply(a: u32, mut b: u32) -> u32 {
+    let mut m = ONE;
+    let mut product = 0;
+    loop {
+        if a & m != 0 {
+            product ^= b;
+            if a & (m - 1) == 0 {
+                return product;
+            }
+        }
+        m >>= 1;
+        b = if b & 1 != 0 { (b >> 1) ^ POLY } else { b >> 1 };
+    }
+}
+
+/// X_POW_2K[k] = x^(2^k) modulo the polynomial, for every k a u64 byte
+/// count needs (bits are k = 3..67). The powers do not cycle every 32 steps
+/// for this polynomial, as they do for zlib's, so the table is not folded.
+const X_POW_2K: [u32; 67] = {
+    let mut table = [0; 67];
+    let mut power = ONE >> 1; // x^1
+    let mut k = 0;
+    while k < table.len() {
+        table[k] = power;
+        power = multiply(power, power);
+        k += 1;
+    }
+    table
+};
+
+/// x^(n·2^k) modulo the polynomial.
+fn x_pow(mut n: u64, mut k: usize) -> u32 {
+    let mut power = ONE;
+    while n != 0 {
+        if n & 1 != 0 {
+            power = multiply(X_POW_2K[k], power);
+        }
+        n >>= 1;
+        k += 1;
+    }
+    power
+}
+
+/// crc32c(A ‖ B) from crc32c(A), crc32c(B) and B's length in bytes.
+pub fn combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
+    multiply(x_pow(len_b, 3), crc_a) ^ crc_b // x^(8·len): shift A's crc past B's bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combining_equals_one_pass_over_both() {
+        let bytes = crate::payload::random_bytes(5000, 11);
+        for split in [0, 1, 7, 8, 255, 2048, 4999, 5000] {
+            let (a, b) = bytes.split_at(split);
+            let joined = combine(crc32c::crc32c(a), crc32c::crc32c(b), b.len() as u64);
+            assert_eq!(joined, crc32c::crc32c(&bytes), "split at {split}");
+        }
+    }
+
+    #[test]
+    fn large_lengths_agree_with_the_crc32c_crate() {
+        for len in [2 << 20, 16 << 20, (1 << 30) + 3, 5 << 32] {
+            assert_eq!(
+                combine(0x1234_5678, 0x9abc_def0, len),
+                crc32c::crc32c_combine(0x1234_5678, 0x9abc_def0, len as usize),
+                "{len}"
+            );
+        }
+    }
+}
