@@ -29,9 +29,27 @@ impl StreamWriter {
         total: u64,
     ) -> Result<(), TransportError> {
         let mut offset = start;
-        for content in request.payload.segments(start, end, MESSAGE_BYTES) {
+        let mut segments = request.payload.segments(start, end, MESSAGE_BYTES);
+        // Each message's crc32c is taken on another thread while the message
+        // before it is being written, so a single stream uses two cores.
+        let checksum = self.checksum;
+        let with_crc = |content: Bytes| {
+            let crc = checksum.then(|| {
+                let content = content.clone();
+                tokio::task::spawn_blocking(move || crc32c::crc32c(&content))
+            });
+            (content, crc)
+        };
+        let mut next = segments.next().map(with_crc);
+        while let Some((content, crc)) = next.take() {
+            let message_crc = match crc {
+                Some(task) => {
+                    Some(task.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}")))?)
+                }
+                None => None,
+            };
+            next = segments.next().map(with_crc);
             let len = content.len() as u64;
-            let message_crc = self.checksum.then(|| crc32c::crc32c(&content));
             if let Some(crc) = message_crc {
                 self.crc = crate::crc::combine(self.crc, crc, len);
             }
