@@ -119,6 +119,27 @@ async fn write_object_client_streaming_works_too() {
     assert_eq!(object.size, 3000);
 }
 
+/// The ingest reads data as the HTTP/2 frames' own buffers: what it keeps must
+/// be the bytes sent, across frame seams and when a resent message overlaps.
+#[tokio::test]
+async fn retained_writes_keep_exactly_the_bytes_sent_even_when_resent() {
+    let emulator = emulator_with(gcs_speed_tui::emulator::EmulatorOptions { retain: true, ..Default::default() }).await;
+    let mut client = client(&emulator).await;
+    let data = random_bytes(5 * TWO_MIB / 2 + 333, 3);
+    let start =
+        pb::StartResumableWriteRequest { write_object_spec: Some(spec("kept.bin", None)), ..Default::default() };
+    let upload_id = client.start_resumable_write(start).await.unwrap().into_inner().upload_id;
+    let first = messages(&data, 0, 3 * TWO_MIB / 2, Some(FirstMessage::UploadId(upload_id.clone())));
+    bidi(&mut client, first).await.unwrap();
+    // The second stream starts 1 MiB + 5 in: its first message is partly persisted already.
+    let rest = messages(&data, TWO_MIB / 2 + 5, data.len(), Some(FirstMessage::UploadId(upload_id)));
+    let statuses = bidi(&mut client, finish(rest, &data)).await.unwrap();
+    assert_eq!(resource(&statuses).size as usize, data.len());
+    let url = format!("{}/storage/v1/b/{BUCKET}/o/kept.bin?alt=media", emulator.json_url());
+    let kept = http().get(url).send().await.unwrap().bytes().await.unwrap();
+    assert!(kept == data, "the kept bytes differ from those sent");
+}
+
 #[tokio::test]
 async fn resumable_writes_answer_state_lookups_and_resume_from_persisted() {
     let emulator = emulator().await;
