@@ -7,8 +7,9 @@
 //! `cargo bench --bench throughput` or `cargo bench --bench throughput -- --quick`;
 //! words after `--` pick the cases whose labels hold all of them (`-- grpc crc32c`).
 //! Virtual machines drift during a run (raw loopback TCP alone varies by 2x
-//! here), so the baseline is measured before, between and after the groups
-//! of cases, and each ratio divides by the median; the spread is printed.
+//! here), so the run goes round all the cases three times (once with
+//! `--quick`), measuring the baseline before each round and at the end; each
+//! figure is a median, and the baseline's spread is printed.
 
 mod support;
 
@@ -21,56 +22,67 @@ const GOALS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.6), (Transport
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let picks: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let (iterations, big, small) = if quick { (1, 256 * MIB, 64 * MIB) } else { (3, 1024 * MIB, 256 * MIB) };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (raw_one, raw_four, rows) = runtime.block_on(async {
-        let emulator = support::emulator().await;
-        raw_tcp(1, big / 4).await; // warm
-        let (mut raw_one, mut raw_four) = (vec![raw_tcp(1, big).await], vec![raw_tcp(4, small).await]);
-        let mut rows: Vec<(Case, Measured)> = Vec::new();
-        for transport in [TransportKind::Json, TransportKind::Grpc] {
-            for (streams, size) in [(1, big), (4, small)] {
-                for chunked in [false, true] {
-                    for checksum in [true, false] {
-                        let case = Case { transport, streams, size, chunked, checksum };
-                        if picks.iter().all(|word| case.label().contains(word.as_str())) {
-                            let measured = upload(&emulator, &case, iterations).await;
-                            rows.push((case, measured));
-                        }
-                    }
+    let (trials, big, small) = if quick { (1, 256 * MIB, 64 * MIB) } else { (3, 1024 * MIB, 256 * MIB) };
+    let mut cases = Vec::new();
+    for transport in [TransportKind::Json, TransportKind::Grpc] {
+        for (streams, size) in [(1, big), (4, small)] {
+            for chunked in [false, true] {
+                for checksum in [true, false] {
+                    cases.push(Case { transport, streams, size, chunked, checksum });
                 }
-                raw_one.push(raw_tcp(1, big).await);
-                raw_four.push(raw_tcp(4, small).await);
             }
         }
-        (raw_one, raw_four, rows)
+    }
+    cases.retain(|case| picks.iter().all(|word| case.label().contains(word.as_str())));
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let (raw_one, raw_four, trials) = runtime.block_on(async {
+        let emulator = support::emulator().await;
+        raw_tcp(1, big / 4).await; // warm
+        let (mut raw_one, mut raw_four) = (Vec::new(), Vec::new());
+        let mut measured: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
+        // Trials go round all the cases, with the baseline between them, so
+        // that a slow spell of the machine falls on many cases a little
+        // rather than on one case entirely; each case reports its median.
+        for _ in 0..trials {
+            raw_one.push(raw_tcp(1, big).await);
+            raw_four.push(raw_tcp(4, small).await);
+            for (case, results) in cases.iter().zip(&mut measured) {
+                results.push(upload(&emulator, case, 1).await);
+            }
+        }
+        raw_one.push(raw_tcp(1, big).await);
+        raw_four.push(raw_tcp(4, small).await);
+        (raw_one, raw_four, measured)
     });
     let (one, four) = (median(&raw_one), median(&raw_four));
     println!(
-        "throughput on this machine ({} CPUs), client and emulator sharing it",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {} trial(s)",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        trials.first().map_or(0, Vec::len)
     );
     println!("{:<46} {:>10} {:>9} {:>14} {:>14}", "case", "MiB/s", "x raw", "client CPU", "emulator CPU");
     for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &raw_four)] {
         let spread = format!("{:.0}-{:.0} seen", min(seen), max(seen));
         println!("{:<46} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
     }
-    for (case, m) in &rows {
-        let raw = if case.streams == 1 { one } else { four };
+    let mut ratios = Vec::new();
+    for (case, results) in cases.iter().zip(&trials) {
+        let of = |field: fn(&Measured) -> f64| median(&results.iter().map(field).collect::<Vec<_>>());
+        let rate = of(|m| m.mib_s);
+        let ratio = rate / if case.streams == 1 { one } else { four };
         println!(
-            "{:<46} {:>10.0} {:>8.2}x {:>9.2} s/GiB {:>9.2} s/GiB",
+            "{:<46} {rate:>10.0} {ratio:>8.2}x {:>9.2} s/GiB {:>9.2} s/GiB",
             case.label(),
-            m.mib_s,
-            m.mib_s / raw,
-            m.client_cpu_s_per_gib,
-            m.emulator_cpu_s_per_gib
+            of(|m| m.client_cpu_s_per_gib),
+            of(|m| m.emulator_cpu_s_per_gib)
         );
+        ratios.push(ratio);
     }
     for (transport, goal) in GOALS {
         let goal_case =
-            rows.iter().find(|(c, _)| c.transport == transport && c.streams == 1 && !c.chunked && c.checksum);
-        if let Some((_, m)) = goal_case {
-            let ratio = m.mib_s / one;
+            cases.iter().position(|c| c.transport == transport && c.streams == 1 && !c.chunked && c.checksum);
+        if let Some(i) = goal_case {
+            let ratio = ratios[i];
             let verdict = if ratio >= goal { "met" } else { "NOT met" };
             println!(
                 "goal {}: one stream with crc32c at {ratio:.2}x raw, goal {goal:.2}x: {verdict}",
