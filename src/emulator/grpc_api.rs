@@ -1,6 +1,8 @@
 //! google.storage.v2.Storage on loopback. The published crate has client code
-//! only, so the few methods uploads use are routed by hand onto tonic's
-//! server machinery with the crate's prost message types.
+//! only, so the few methods uploads use are routed by hand: the two write
+//! RPCs are read off the HTTP/2 body without copying their data (`grpc_read`)
+//! and answered by `grpc_reply`; the others go through tonic's server
+//! machinery with the crate's prost message types.
 
 use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
