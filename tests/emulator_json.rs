@@ -44,8 +44,12 @@ async fn media_with_instructions(
 }
 
 async fn start_session(base: &str, name: &str) -> String {
+    start_session_with(&http(), base, name).await
+}
+
+async fn start_session_with(client: &reqwest::Client, base: &str, name: &str) -> String {
     let response =
-        http().post(upload_url(base)).query(&[("uploadType", "resumable"), ("name", name)]).send().await.unwrap();
+        client.post(upload_url(base)).query(&[("uploadType", "resumable"), ("name", name)]).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     response.headers()["location"].to_str().unwrap().to_string()
 }
@@ -393,17 +397,19 @@ async fn a_slow_upload_does_not_block_other_connections() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_abandoned_sessions_expire() {
     let emulator =
-        emulator_with(EmulatorOptions { session_ttl: Duration::from_millis(300), ..EmulatorOptions::default() }).await;
+        emulator_with(EmulatorOptions { session_ttl: Duration::from_millis(1000), ..EmulatorOptions::default() }).await;
     let base = emulator.json_url();
+    // One client for all: building one loads the system's roots (milliseconds).
+    let client = http();
     let starts = (0..2000).map(|i| {
-        let base = base.clone();
-        async move { start_session(&base, &format!("abandoned-{i}")).await }
+        let (client, base) = (client.clone(), base.clone());
+        async move { start_session_with(&client, &base, &format!("abandoned-{i}")).await }
     });
     for batch in futures::future::join_all(starts).await.chunks(500) {
         assert!(batch.iter().all(|location| location.contains("upload_id=")));
     }
     assert!(emulator.store().session_count() >= 1000, "they pile up while fresh");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     start_session(&base, "one-more").await;
     assert_eq!(emulator.store().session_count(), 1, "idle sessions were forgotten");
     assert_eq!(media(&base, "still-serving", b"ok", None).await.status(), StatusCode::OK);

@@ -7,7 +7,7 @@ pub use super::grpc_stream::status_error;
 use super::grpc_stream::{StreamWriter, finished, next_status, outcome, server_reason};
 use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
-    back_off_or_fail, root_cause, stall_guard, with_retries,
+    back_off_or_fail, crc32c_in_background, root_cause, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
@@ -284,10 +284,11 @@ impl GrpcTransport {
         chunk: u64,
     ) -> Result<pb::Object, TransportError> {
         let total = request.payload.size();
-        let crc_before = if self.settings.checksum && from > 0 { request.payload.crc32c_range(0, from) } else { 0 };
+        let checksum = self.settings.checksum;
+        let crc_before = if checksum && from > 0 { crc32c_in_background(&request.payload, 0, from).await? } else { 0 };
         // Two buffers a message (head and content): a few messages in flight.
         let (tx, rx) = mpsc::channel(4);
-        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum: self.settings.checksum };
+        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum };
         request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
@@ -309,9 +310,9 @@ impl GrpcTransport {
                             "the server says {persisted} bytes are persisted after {offset} were sent"
                         )));
                     }
-                    if persisted < offset {
+                    if persisted < offset && checksum {
                         // Fewer bytes kept than sent: resend from there.
-                        writer.crc = request.payload.crc32c_range(0, persisted);
+                        writer.crc = crc32c_in_background(&request.payload, 0, persisted).await?;
                     }
                     let end = ((persisted / chunk + 1) * chunk).min(total);
                     if let Err(error) = writer.send_range(request, persisted, end, total).await {

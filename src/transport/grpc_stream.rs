@@ -29,27 +29,23 @@ impl StreamWriter {
         total: u64,
     ) -> Result<(), TransportError> {
         let mut offset = start;
-        let mut segments = request.payload.segments(start, end, MESSAGE_BYTES);
+        let payload = &request.payload;
+        let mut segments = payload.segments(start, end, MESSAGE_BYTES);
         // Each message's crc32c is taken on another thread while the message
         // before it is being written, so a single stream uses two cores.
         let checksum = self.checksum;
-        let with_crc = |content: Bytes| {
-            let crc = checksum.then(|| {
-                let content = content.clone();
-                tokio::task::spawn_blocking(move || crc32c::crc32c(&content))
-            });
+        let with_crc = |content: Bytes, at: u64| {
+            let crc = checksum.then(|| super::crc32c_in_background(payload, at, at + content.len() as u64));
             (content, crc)
         };
-        let mut next = segments.next().map(with_crc);
+        let mut next = segments.next().map(|content| with_crc(content, offset));
         while let Some((content, crc)) = next.take() {
             let message_crc = match crc {
-                Some(task) => {
-                    Some(task.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}")))?)
-                }
+                Some(pass) => Some(pass.await?),
                 None => None,
             };
-            next = segments.next().map(with_crc);
             let len = content.len() as u64;
+            next = segments.next().map(|content| with_crc(content, offset + len));
             if let Some(crc) = message_crc {
                 self.crc = crate::crc::combine(self.crc, crc, len);
             }

@@ -6,7 +6,7 @@ use super::json_answers::{SessionState, connection_error, finish_session, finish
 use super::payload_body::PayloadBody;
 use super::{
     CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
-    Uploader, back_off_or_fail, stall_guard, with_retries,
+    Uploader, back_off_or_fail, crc32c_in_background, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
@@ -106,11 +106,7 @@ impl JsonTransport {
             .header("content-length", size)
             .header("x-goog-gcs-idempotency-token", token);
         if self.settings.checksum {
-            // A pass over the whole object before the request: off the async workers.
-            let payload = request.payload.clone();
-            let crc = tokio::task::spawn_blocking(move || payload.crc32c())
-                .await
-                .map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}")))?;
+            let crc = crc32c_in_background(&request.payload, 0, size).await?;
             builder = builder.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc)));
         }
         let body = PayloadBody::new(request.payload.clone(), 0, size, MESSAGE_BYTES, request.progress.clone());
@@ -183,7 +179,7 @@ impl JsonTransport {
         let combine = |chunk_crc| crate::crc::combine(crc_before, chunk_crc, end - offset);
         if self.settings.checksum && last {
             // The last chunk carries the whole object's checksum, so it needs its crc up front.
-            let crc_after = combine(payload.crc32c_range(offset, end));
+            let crc_after = combine(crc32c_in_background(payload, offset, end).await?);
             put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
         }
         request.progress.advance_to(offset);
@@ -240,7 +236,7 @@ impl JsonTransport {
                         )));
                     }
                     // Fewer bytes kept than sent: resend from there.
-                    crc_before = if persisted == end { crc_after } else { self.crc_prefix(request, persisted) };
+                    crc_before = if persisted == end { crc_after } else { self.crc_prefix(request, persisted).await? };
                     offset = persisted;
                     continue;
                 }
@@ -250,7 +246,7 @@ impl JsonTransport {
             match stall_guard(&request.progress, limit, self.query(&session, total)).await {
                 Ok(SessionState::Persisted(persisted)) => {
                     offset = persisted.min(total);
-                    crc_before = self.crc_prefix(request, offset);
+                    crc_before = self.crc_prefix(request, offset).await?;
                     request.progress.note_resume();
                 }
                 Ok(SessionState::Finished(response)) => {
@@ -268,8 +264,11 @@ impl JsonTransport {
         }
     }
 
-    fn crc_prefix(&self, request: &UploadRequest, end: u64) -> u32 {
-        if self.settings.checksum { request.payload.crc32c_range(0, end) } else { 0 }
+    async fn crc_prefix(&self, request: &UploadRequest, end: u64) -> Result<u32, TransportError> {
+        if !self.settings.checksum {
+            return Ok(0);
+        }
+        crc32c_in_background(&request.payload, 0, end).await
     }
 }
 

@@ -208,6 +208,19 @@ pub trait Uploader: Send + Sync {
     fn peer_port(&self) -> u16;
 }
 
+/// crc32c of payload bytes [start, end), started now on the blocking pool (a
+/// pass over a large range must not hold up an async worker) and awaited
+/// when the caller needs it, so it can run while something else is sent.
+pub fn crc32c_in_background(
+    payload: &Payload,
+    start: u64,
+    end: u64,
+) -> impl std::future::Future<Output = Result<u32, TransportError>> + use<> {
+    let payload = payload.clone();
+    let pass = tokio::task::spawn_blocking(move || payload.crc32c_range(start, end));
+    async move { pass.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}"))) }
+}
+
 /// The innermost error of a chain: the one that says what actually failed.
 pub fn root_cause(error: &dyn std::error::Error) -> String {
     let mut cause = error.to_string();
