@@ -4,11 +4,12 @@
 //! `cargo bench --bench emulator_ingest` (1 GiB) or `-- --quick` (256 MiB).
 //! Prints MiB/s for each, the ratio, and the process's RSS before and after.
 
+mod support;
+
 use bytes::Bytes;
-use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::emulator::Emulator;
 use std::time::Instant;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use support::{median, raw_tcp};
 
 const WRITE_BYTES: usize = 1 << 20;
 
@@ -19,36 +20,6 @@ fn rss_mib(field: &str) -> f64 {
         .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .map_or(0.0, |kib| kib / 1024.0)
-}
-
-/// One stream of 1 MiB writes into a sink that reads 1 MiB at a time.
-async fn raw_tcp(total: u64) -> f64 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let sink = tokio::spawn(async move {
-        let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buffer = vec![0u8; WRITE_BYTES];
-        let mut received = 0u64;
-        loop {
-            let n = socket.read(&mut buffer).await.unwrap();
-            if n == 0 {
-                break received;
-            }
-            received += n as u64;
-        }
-    });
-    let chunk = gcs_speed_tui::payload::random_bytes(WRITE_BYTES, 1);
-    let mut stream = TcpStream::connect(address).await.unwrap();
-    stream.set_nodelay(true).unwrap();
-    let start = Instant::now();
-    let mut sent = 0;
-    while sent < total {
-        stream.write_all(&chunk).await.unwrap();
-        sent += WRITE_BYTES as u64;
-    }
-    stream.shutdown().await.unwrap();
-    assert_eq!(sink.await.unwrap(), total);
-    total as f64 / (1 << 20) as f64 / start.elapsed().as_secs_f64()
 }
 
 /// One `uploadType=media` request with a plain HTTP/1.1 client.
@@ -77,22 +48,18 @@ fn main() {
     let total: u64 = if quick { 256 << 20 } else { 1 << 30 };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
-        let emulator = Emulator::start(EmulatorOptions { buckets: vec!["bench".into()], ..EmulatorOptions::default() })
-            .await
-            .unwrap();
+        let emulator = support::emulator().await;
         let rss_start = rss_mib("VmRSS");
         // Warm both paths once, then alternate so drift hits both alike.
-        raw_tcp(total / 4).await;
+        raw_tcp(1, total / 4).await;
         emulator_upload(&emulator, total / 4, "warm").await;
         let mut raw = Vec::new();
         let mut ingest = Vec::new();
         for i in 0..3 {
-            raw.push(raw_tcp(total).await);
+            raw.push(raw_tcp(1, total).await);
             ingest.push(emulator_upload(&emulator, total, &format!("run-{i}")).await);
         }
-        raw.sort_by(f64::total_cmp);
-        ingest.sort_by(f64::total_cmp);
-        let (raw, ingest) = (raw[1], ingest[1]);
+        let (raw, ingest) = (median(&raw), median(&ingest));
         println!("emulator ingest, {} MiB per upload, median of 3", total >> 20);
         println!("{:<34} {:>10}", "case", "MiB/s");
         println!("{:<34} {:>10.0}", "raw loopback TCP (1 MiB writes)", raw);

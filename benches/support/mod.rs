@@ -1,6 +1,7 @@
 //! What the throughput bench and its regression test share: the raw TCP
 //! baseline, and one upload case run through the app's own runner against
 //! the in-process emulator.
+#![allow(dead_code)] // each bench and test that includes this uses a part of it
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
