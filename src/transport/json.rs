@@ -14,8 +14,8 @@ use crate::payload::crc32c_base64;
 use futures::future::BoxFuture;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Everything but RFC 3986's unreserved characters is escaped in a path segment.
@@ -177,21 +177,27 @@ impl JsonTransport {
             .header("content-length", end - offset)
             .header("content-type", CONTENT_TYPE);
         let combine = |chunk_crc| crate::crc::combine(crc_before, chunk_crc, end - offset);
-        if self.settings.checksum && last {
-            // The last chunk carries the whole object's checksum, so it needs its crc up front.
-            let crc_after = combine(crc32c_in_background(payload, offset, end).await?);
-            put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(crc_after)));
+        // The chunk's crc32c pass runs on another core while the chunk is
+        // sent, except for the last chunk: it carries the whole object's
+        // crc32c in its headers, so it waits for its pass.
+        let pass = self.settings.checksum.then(|| crc32c_in_background(payload, offset, end));
+        let (pass, known) = match pass {
+            Some(pass) if last => (None, Some(pass.await?)),
+            pass => (pass, None),
+        };
+        if let Some(chunk_crc) = known {
+            put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(combine(chunk_crc))));
         }
         request.progress.advance_to(offset);
-        let mut body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
-        // Other chunks' crcs are taken as their bytes go out.
-        let sent_crc = Arc::new(AtomicU32::new(0));
-        if self.settings.checksum && !last {
-            body = body.with_crc(sent_crc.clone());
-        }
+        let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
         let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
         let state = session_state(response).await?;
-        Ok((state, combine(sent_crc.load(Ordering::Relaxed))))
+        let chunk_crc = match (known, pass) {
+            (Some(crc), _) => crc,
+            (None, Some(pass)) => pass.await?,
+            (None, None) => 0,
+        };
+        Ok((state, combine(chunk_crc)))
     }
 
     /// Asks a session how far it got (`bytes */TOTAL`).

@@ -1,8 +1,5 @@
 //! An HTTP body that streams a byte range of the payload as zero-copy slices
-//! with an exact length, recording how far it got for the progress ticker,
-//! and, when asked, the crc32c of what it sent: each slice is checksummed
-//! just before it is written, while it is in cache, instead of in a pass of
-//! its own over the range before the request.
+//! with an exact length, recording how far it got for the progress ticker.
 
 use super::Progress;
 use crate::payload::Payload;
@@ -11,7 +8,6 @@ use http_body::{Body, Frame, SizeHint};
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
 
 pub struct PayloadBody {
@@ -20,18 +16,11 @@ pub struct PayloadBody {
     end: u64,
     slice_bytes: u64,
     progress: Arc<Progress>,
-    crc: Option<Arc<AtomicU32>>,
 }
 
 impl PayloadBody {
     pub fn new(payload: Payload, start: u64, end: u64, slice_bytes: u64, progress: Arc<Progress>) -> Self {
-        Self { payload, offset: start, end, slice_bytes, progress, crc: None }
-    }
-
-    /// Extends `crc` over every slice sent; it covers the whole range once
-    /// the server has acknowledged all of it.
-    pub fn with_crc(self, crc: Arc<AtomicU32>) -> Self {
-        Self { crc: Some(crc), ..self }
+        Self { payload, offset: start, end, slice_bytes, progress }
     }
 }
 
@@ -46,9 +35,6 @@ impl Body for PayloadBody {
         // The slice ends on the next multiple of slice_bytes, or at the range's end.
         let next = ((self.offset / self.slice_bytes + 1) * self.slice_bytes).min(self.end);
         let slice = self.payload.slice(self.offset, next - self.offset);
-        if let Some(crc) = &self.crc {
-            crc.store(crc32c::crc32c_append(crc.load(Ordering::Relaxed), &slice), Ordering::Relaxed);
-        }
         self.offset += slice.len() as u64;
         self.progress.advance_to(self.offset);
         if self.offset == self.end {
@@ -82,15 +68,5 @@ mod tests {
         assert_eq!(&bytes[..16], &payload.slice(1000, 16)[..]);
         assert_eq!(progress.bytes(), 5 * 1024 * 1024);
         assert!(progress.last_byte().is_some());
-    }
-
-    #[tokio::test]
-    async fn the_crc_of_what_was_sent_matches_a_pass_over_the_range() {
-        let payload = Payload::new(40 * 1024 * 1024, 8); // past the 32 MiB pool: slices wrap
-        let (start, end) = (3 * 1024 * 1024 + 7, 37 * 1024 * 1024);
-        let crc = Arc::new(AtomicU32::new(0));
-        let body = PayloadBody::new(payload.clone(), start, end, 2 * 1024 * 1024, Arc::default()).with_crc(crc.clone());
-        body.collect().await.unwrap();
-        assert_eq!(crc.load(Ordering::Relaxed), payload.crc32c_range(start, end));
     }
 }
