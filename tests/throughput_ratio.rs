@@ -1,9 +1,13 @@
 //! The throughput regression check: one-stream uploads with crc32c, as a
 //! share of raw loopback TCP measured in the same run, round by round (this
-//! machine's speed drifts by 2x; a ratio taken minutes apart means nothing).
-//! The floors sit well under the bench's goals (JSON 0.6x, gRPC 0.45x, in a
-//! release build): what they catch is a lost zero-copy path or a per-byte
-//! cost, which halves a ratio, not noise. Runs alone (.config/nextest.toml).
+//! machine's speed drifts; a ratio taken minutes apart means little). Here
+//! the medians come out at 0.81-0.88x (JSON) and 0.75-0.86x (gRPC) on a quiet
+//! machine, and 0.49-0.64x with a busy loop holding one of the two cores
+//! (uploads need both cores, raw TCP less). The floors at 0.4x survive that
+//! and catch a regression that halves a ratio (a lost zero-copy path, a cost
+//! per byte); smaller losses are the bench's to show (without the allocator
+//! setting of `src/malloc.rs`, gRPC came out at 0.43-0.76x here). Runs alone
+//! (.config/nextest.toml).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -12,7 +16,7 @@ use gcs_speed_tui::config::TransportKind;
 use support::{Case, MIB, median, raw_tcp, upload};
 
 const ROUNDS: usize = 5;
-const FLOORS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.35), (TransportKind::Grpc, 0.3)];
+const FLOORS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.4), (TransportKind::Grpc, 0.4)];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_stream_uploads_keep_up_with_raw_loopback_tcp() {
