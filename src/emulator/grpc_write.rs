@@ -4,7 +4,8 @@
 use super::Shared;
 use super::faults::{FaultAction, Trigger};
 use super::grpc_read::{Content, Rope, split_data};
-use super::store::{Ingest, NewObject, Session, SessionRef, StoreError, StoredObject};
+use super::ingest::Ingest;
+use super::store::{NewObject, Session, SessionRef, StoreError, StoredObject};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use tonic::{Code, Status};
 

@@ -6,10 +6,11 @@
 
 use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
+use super::ingest::Ingest;
 use super::json_api::{optional_i64, read_json};
 use super::json_wire::*;
 use super::server::ConnectionKill;
-use super::store::{Ingest, NewObject, SessionEntry};
+use super::store::{NewObject, SessionEntry};
 use bytes::BytesMut;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;

@@ -7,6 +7,7 @@ mod grpc_api;
 mod grpc_read;
 mod grpc_reply;
 mod grpc_write;
+mod ingest;
 mod json_api;
 mod json_upload;
 pub mod json_wire;

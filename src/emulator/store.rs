@@ -3,11 +3,13 @@
 //! By default content is verified and counted but not kept, so memory stays
 //! flat however many GiB arrive; with `retain` the bytes are kept for reads.
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+use super::ingest::Ingest;
 
 /// What the client may get wrong, mapped to HTTP statuses and gRPC codes by the APIs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,53 +41,6 @@ pub struct StoredObject {
     pub content_type: String,
     pub created: SystemTime,
     pub data: Option<Bytes>,
-}
-
-/// Bytes as they arrive: counted, checksummed, kept only when retaining.
-pub struct Ingest {
-    pub size: u64,
-    pub crc32c: u32,
-    data: Option<BytesMut>,
-}
-
-impl Ingest {
-    pub fn new(retain: bool) -> Self {
-        Self { size: 0, crc32c: 0, data: retain.then(BytesMut::new) }
-    }
-
-    /// Appends bytes, extending the crc32c in the same pass over them.
-    pub fn push(&mut self, bytes: &[u8]) {
-        self.crc32c = crc32c::crc32c_append(self.crc32c, bytes);
-        self.keep(bytes);
-    }
-
-    fn keep(&mut self, bytes: &[u8]) {
-        self.size += bytes.len() as u64;
-        if let Some(data) = &mut self.data {
-            data.extend_from_slice(bytes);
-        }
-    }
-
-    /// Appends bytes whose crc32c is already known (gRPC verifies each
-    /// message's crc first), so the data is read only once.
-    pub fn push_checked<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, len: usize, crc: u32) {
-        self.crc32c = crate::crc::combine(self.crc32c, crc, len as u64);
-        for piece in pieces {
-            self.keep(piece);
-        }
-    }
-
-    /// Appends bytes [start, end) of the pieces taken as one run.
-    pub fn push_range<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, start: usize, end: usize) {
-        let mut at = 0;
-        for piece in pieces {
-            let (from, to) = (start.max(at), end.min(at + piece.len()));
-            if from < to {
-                self.push(&piece[from - at..to - at]);
-            }
-            at += piece.len();
-        }
-    }
 }
 
 /// What a finished upload asks the store to create.
@@ -295,7 +250,7 @@ impl Store {
             md5: spec.md5,
             content_type: spec.content_type.clone(),
             created: SystemTime::now(),
-            data: ingest.data.map(BytesMut::freeze),
+            data: ingest.into_data(),
         };
         bucket.objects.insert(spec.name.clone(), object.clone());
         Ok(object)
@@ -429,28 +384,6 @@ mod tests {
         bad.expected_crc32c = Some(1);
         assert!(matches!(store.finalize(&bad, ingest(b"x")), Err(StoreError::Checksum(_))));
         assert_eq!(store.object_count(), 0);
-    }
-
-    #[test]
-    fn ingest_crc_combines_like_one_pass() {
-        let mut split = Ingest::new(true);
-        split.push(b"hello ");
-        let pieces = [Bytes::from_static(b"wo"), Bytes::from_static(b"rld")];
-        split.push_checked(pieces.iter(), 5, crc32c::crc32c(b"world"));
-        let (size, crc) = (split.size, split.crc32c);
-        assert_eq!((size, crc), (11, crc32c::crc32c(b"hello world")));
-        assert_eq!(split.data.unwrap().as_ref(), b"hello world");
-    }
-
-    #[test]
-    fn a_range_of_pieces_is_taken_across_their_seams() {
-        let pieces = [Bytes::from_static(b"abc"), Bytes::from_static(b"defg"), Bytes::from_static(b"hi")];
-        for (start, end, expected) in [(0, 9, "abcdefghi"), (2, 8, "cdefgh"), (3, 7, "defg"), (4, 5, "e"), (5, 5, "")] {
-            let mut ingest = Ingest::new(true);
-            ingest.push_range(pieces.iter(), start, end);
-            assert_eq!(ingest.data.unwrap().as_ref(), expected.as_bytes(), "[{start}, {end})");
-            assert_eq!(ingest.crc32c, crc32c::crc32c(expected.as_bytes()));
-        }
     }
 
     #[test]

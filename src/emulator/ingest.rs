@@ -1,0 +1,83 @@
+//! Bytes as they arrive at the emulator, from either API: counted and
+//! checksummed in one pass, kept only when retaining.
+
+use bytes::{Bytes, BytesMut};
+
+/// Bytes as they arrive: counted, checksummed, kept only when retaining.
+pub struct Ingest {
+    pub size: u64,
+    pub crc32c: u32,
+    data: Option<BytesMut>,
+}
+
+impl Ingest {
+    pub fn new(retain: bool) -> Self {
+        Self { size: 0, crc32c: 0, data: retain.then(BytesMut::new) }
+    }
+
+    /// Appends bytes, extending the crc32c in the same pass over them.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.crc32c = crc32c::crc32c_append(self.crc32c, bytes);
+        self.keep(bytes);
+    }
+
+    fn keep(&mut self, bytes: &[u8]) {
+        self.size += bytes.len() as u64;
+        if let Some(data) = &mut self.data {
+            data.extend_from_slice(bytes);
+        }
+    }
+
+    /// Appends bytes whose crc32c is already known (gRPC verifies each
+    /// message's crc first), so the data is read only once.
+    pub fn push_checked<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, len: usize, crc: u32) {
+        self.crc32c = crate::crc::combine(self.crc32c, crc, len as u64);
+        for piece in pieces {
+            self.keep(piece);
+        }
+    }
+
+    /// The bytes, when retaining.
+    pub fn into_data(self) -> Option<Bytes> {
+        self.data.map(BytesMut::freeze)
+    }
+
+    /// Appends bytes [start, end) of the pieces taken as one run.
+    pub fn push_range<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, start: usize, end: usize) {
+        let mut at = 0;
+        for piece in pieces {
+            let (from, to) = (start.max(at), end.min(at + piece.len()));
+            if from < to {
+                self.push(&piece[from - at..to - at]);
+            }
+            at += piece.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ingest_crc_combines_like_one_pass() {
+        let mut split = Ingest::new(true);
+        split.push(b"hello ");
+        let pieces = [Bytes::from_static(b"wo"), Bytes::from_static(b"rld")];
+        split.push_checked(pieces.iter(), 5, crc32c::crc32c(b"world"));
+        let (size, crc) = (split.size, split.crc32c);
+        assert_eq!((size, crc), (11, crc32c::crc32c(b"hello world")));
+        assert_eq!(split.data.unwrap().as_ref(), b"hello world");
+    }
+
+    #[test]
+    fn a_range_of_pieces_is_taken_across_their_seams() {
+        let pieces = [Bytes::from_static(b"abc"), Bytes::from_static(b"defg"), Bytes::from_static(b"hi")];
+        for (start, end, expected) in [(0, 9, "abcdefghi"), (2, 8, "cdefgh"), (3, 7, "defg"), (4, 5, "e"), (5, 5, "")] {
+            let mut ingest = Ingest::new(true);
+            ingest.push_range(pieces.iter(), start, end);
+            assert_eq!(ingest.data.unwrap().as_ref(), expected.as_bytes(), "[{start}, {end})");
+            assert_eq!(ingest.crc32c, crc32c::crc32c(expected.as_bytes()));
+        }
+    }
+}
