@@ -56,14 +56,10 @@ impl Payload {
         })
     }
 
-    /// crc32c of the whole object, computed afresh as a real client would.
-    pub fn crc32c(&self) -> u32 {
-        self.crc32c_range(0, self.size)
-    }
-
-    /// crc32c of bytes [start, end) of the object. A long range is split
-    /// across the cores and the parts' crcs combined: a request that needs
-    /// its checksum up front waits for this pass, and the cores are idle.
+    /// crc32c of bytes [start, end) of the object, computed afresh as a real
+    /// client would (never cached). A long range is split across the cores
+    /// and the parts' crcs combined: a request that needs its checksum up
+    /// front waits for this pass, and the cores are idle meanwhile.
     pub fn crc32c_range(&self, start: u64, end: u64) -> u32 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
         let parts = (end.saturating_sub(start) / PARALLEL_CRC_PART).clamp(1, cores);
@@ -144,7 +140,7 @@ mod tests {
         for slice in payload.segments(0, payload.size(), MIB) {
             whole.extend_from_slice(&slice);
         }
-        assert_eq!(payload.crc32c(), crc32c::crc32c(&whole));
+        assert_eq!(payload.crc32c_range(0, payload.size()), crc32c::crc32c(&whole));
         let (start, end) = (MIB + 3, 2 * POOL_BYTES + 999);
         assert_eq!(payload.crc32c_range(start, end), crc32c::crc32c(&whole[start as usize..end as usize]));
     }

@@ -73,6 +73,14 @@ impl Rope {
     }
 }
 
+impl From<Bytes> for Rope {
+    fn from(bytes: Bytes) -> Self {
+        let mut rope = Rope::default();
+        rope.push(bytes);
+        rope
+    }
+}
+
 impl Buf for Rope {
     fn remaining(&self) -> usize {
         self.len

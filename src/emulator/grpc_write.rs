@@ -182,9 +182,7 @@ impl<'a> Writer<'a> {
                 let whole = data.bytes.flatten();
                 let mut bytes = whole[..take].to_vec();
                 bytes.extend(super::faults::corrupted(&whole[take..]));
-                let mut rope = Rope::default();
-                rope.push(bytes.into());
-                rope
+                Rope::from(bytes::Bytes::from(bytes))
             }
             _ => data.bytes,
         };
