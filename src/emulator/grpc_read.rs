@@ -304,11 +304,19 @@ mod tests {
     }
 
     #[test]
-    fn truncated_or_odd_messages_are_refused_not_panicked_on() {
+    fn truncated_messages_are_refused_exactly_when_prost_refuses_them() {
         let encoded = request(Bytes::from_static(b"abcdef")).encode_to_vec();
-        for end in 0..encoded.len() {
-            // Every prefix either splits (it ends between fields) or is refused.
-            let _ = split_data(rope_of(&encoded[..end], 3));
+        for end in 0..=encoded.len() {
+            let prefix = &encoded[..end];
+            let ours = split_data(rope_of(prefix, 3)).map(|(rest, data)| {
+                let mut message = pb::BidiWriteObjectRequest::decode(rest).expect("the other fields re-encode whole");
+                message.data = data.map(|d| {
+                    Data::ChecksummedData(pb::ChecksummedData { content: d.bytes.flatten(), crc32c: d.crc32c })
+                });
+                message
+            });
+            let prosts = pb::BidiWriteObjectRequest::decode(prefix);
+            assert_eq!(ours.as_ref().ok(), prosts.as_ref().ok(), "the first {end} bytes");
         }
         let group = [(5 << 3) | 3, 0];
         let error = split_data(rope_of(&group, 1)).err().expect("groups are refused");
