@@ -5,11 +5,11 @@
 //! slices it spans, its `checksummed_data` is kept as those slices, and only
 //! its small other fields are gathered and decoded by prost.
 
+pub use super::rope::Rope;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use prost::encoding::{decode_varint, encode_varint};
-use std::collections::VecDeque;
 use tonic::Status;
 
 /// Above the 2 MiB data limit of a write message, with room for framing.
@@ -23,87 +23,6 @@ const VARINT: u64 = 0;
 const FIXED64: u64 = 1;
 const LENGTH_DELIMITED: u64 = 2;
 const FIXED32: u64 = 5;
-
-/// Bytes as the slices they arrived in.
-#[derive(Default)]
-pub struct Rope {
-    pieces: VecDeque<Bytes>,
-    len: usize,
-}
-
-impl Rope {
-    pub fn push(&mut self, bytes: Bytes) {
-        if !bytes.is_empty() {
-            self.len += bytes.len();
-            self.pieces.push_back(bytes);
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The first `n` bytes (at most all of them), as slices of the same memory.
-    pub fn split_to(&mut self, n: usize) -> Rope {
-        let mut head = Rope::default();
-        while head.len < n {
-            let Some(mut piece) = self.pieces.pop_front() else { break };
-            let wanted = n - head.len;
-            if piece.len() > wanted {
-                self.pieces.push_front(piece.split_off(wanted));
-            }
-            self.len -= piece.len();
-            head.push(piece);
-        }
-        head
-    }
-
-    pub fn pieces(&self) -> impl Iterator<Item = &Bytes> {
-        self.pieces.iter()
-    }
-
-    /// One buffer: free when the rope is one piece, else a copy.
-    pub fn flatten(mut self) -> Bytes {
-        let len = self.len;
-        self.copy_to_bytes(len)
-    }
-}
-
-impl From<Bytes> for Rope {
-    fn from(bytes: Bytes) -> Self {
-        let mut rope = Rope::default();
-        rope.push(bytes);
-        rope
-    }
-}
-
-impl Buf for Rope {
-    fn remaining(&self) -> usize {
-        self.len
-    }
-
-    fn chunk(&self) -> &[u8] {
-        self.pieces.front().map_or(&[], |piece| piece.as_ref())
-    }
-
-    fn advance(&mut self, mut count: usize) {
-        assert!(count <= self.len, "advance past the end of the rope");
-        self.len -= count;
-        while count > 0 {
-            let front = self.pieces.front_mut().expect("the length counts these bytes");
-            if front.len() > count {
-                front.advance(count);
-                return;
-            }
-            count -= front.len();
-            self.pieces.pop_front();
-        }
-    }
-}
 
 /// A message's `checksummed_data`: its content as received, and its crc32c.
 #[derive(Default)]
@@ -234,7 +153,7 @@ fn need(from: &Rope, len: usize) -> Result<(), Status> {
     Ok(())
 }
 
-fn malformed(error: prost::DecodeError) -> Status {
+pub fn malformed(error: prost::DecodeError) -> Status {
     Status::internal(format!("failed to decode the request: {error}"))
 }
 
@@ -244,14 +163,6 @@ mod tests {
     use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
     use pb::bidi_write_object_request::{Data, FirstMessage};
     use prost::Message;
-
-    fn rope_of(bytes: &[u8], cut_every: usize) -> Rope {
-        let mut rope = Rope::default();
-        for piece in bytes.chunks(cut_every.max(1)) {
-            rope.push(Bytes::copy_from_slice(piece));
-        }
-        rope
-    }
 
     fn request(content: Bytes) -> pb::BidiWriteObjectRequest {
         pb::BidiWriteObjectRequest {
@@ -271,7 +182,7 @@ mod tests {
         let message = request(content.clone());
         let encoded = message.encode_to_vec(); // prost's order: the data sits between other fields
         for cut in [1, 2, 3, 7, 64, 1000, encoded.len()] {
-            let (rest, data) = split_data(rope_of(&encoded, cut)).unwrap();
+            let (rest, data) = split_data(Rope::cut(&encoded, cut)).unwrap();
             let data = data.expect("the message has data");
             assert_eq!(data.crc32c, Some(0x1234_5678));
             assert_eq!(data.bytes.flatten(), content, "cut every {cut}");
@@ -298,7 +209,7 @@ mod tests {
     #[test]
     fn a_message_without_data_has_none() {
         let message = pb::BidiWriteObjectRequest { finish_write: true, ..Default::default() };
-        let (rest, data) = split_data(rope_of(&message.encode_to_vec(), 1)).unwrap();
+        let (rest, data) = split_data(Rope::cut(&message.encode_to_vec(), 1)).unwrap();
         assert!(data.is_none());
         assert_eq!(pb::BidiWriteObjectRequest::decode(rest).unwrap(), message);
     }
@@ -308,7 +219,7 @@ mod tests {
         let encoded = request(Bytes::from_static(b"abcdef")).encode_to_vec();
         for end in 0..=encoded.len() {
             let prefix = &encoded[..end];
-            let ours = split_data(rope_of(prefix, 3)).map(|(rest, data)| {
+            let ours = split_data(Rope::cut(prefix, 3)).map(|(rest, data)| {
                 let mut message = pb::BidiWriteObjectRequest::decode(rest).expect("the other fields re-encode whole");
                 message.data = data.map(|d| {
                     Data::ChecksummedData(pb::ChecksummedData { content: d.bytes.flatten(), crc32c: d.crc32c })
@@ -319,18 +230,7 @@ mod tests {
             assert_eq!(ours.as_ref().ok(), prosts.as_ref().ok(), "the first {end} bytes");
         }
         let group = [(5 << 3) | 3, 0];
-        let error = split_data(rope_of(&group, 1)).err().expect("groups are refused");
+        let error = split_data(Rope::cut(&group, 1)).err().expect("groups are refused");
         assert!(error.message().contains("wire type 3"), "{}", error.message());
-    }
-
-    #[test]
-    fn split_and_advance_keep_the_length_right() {
-        let mut rope = rope_of(b"0123456789", 3);
-        let head = rope.split_to(4);
-        assert_eq!((head.len(), rope.len()), (4, 6));
-        assert_eq!(head.flatten(), Bytes::from_static(b"0123"));
-        rope.advance(3);
-        assert_eq!(rope.chunk(), b"78".as_slice(), "the rest of the piece the cut fell in");
-        assert_eq!(rope.flatten(), Bytes::from_static(b"789"));
     }
 }

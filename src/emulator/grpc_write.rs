@@ -3,7 +3,7 @@
 
 use super::Shared;
 use super::faults::{FaultAction, Trigger};
-use super::grpc_read::{Content, Rope, split_data};
+use super::grpc_read::{Content, Rope, malformed, split_data};
 use super::ingest::Ingest;
 use super::store::{NewObject, Session, SessionRef, StoreError, StoredObject};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
@@ -27,7 +27,7 @@ impl WriteMessage {
     /// in the buffers it arrived in.
     pub fn decode<M: prost::Message + Default + Into<WriteMessage>>(message: Rope) -> Result<Self, Status> {
         let (others, data) = split_data(message)?;
-        let others = M::decode(others).map_err(|e| Status::internal(format!("failed to decode the request: {e}")))?;
+        let others = M::decode(others).map_err(malformed)?;
         Ok(WriteMessage { data, ..others.into() })
     }
 }
@@ -186,7 +186,7 @@ impl<'a> Writer<'a> {
             }
             _ => data.bytes,
         };
-        let crc = content.pieces().fold(0, |crc, piece| crc32c::crc32c_append(crc, piece));
+        let crc = content.crc32c();
         if let Some(expected) = data.crc32c
             && expected != crc
         {
@@ -198,9 +198,9 @@ impl<'a> Writer<'a> {
         let skip = ((persisted - offset) as usize).min(len);
         let accept = |ingest: &mut Ingest, end: usize| {
             if skip == 0 && end == len {
-                ingest.push_checked(content.pieces(), len, crc); // taken whole: its crc is known
+                ingest.push_checked(&content, crc); // taken whole: its crc is known
             } else if end > skip {
-                ingest.push_range(content.pieces(), skip, end);
+                ingest.push_range(&content, skip, end);
             }
         };
         let (ingest, spec) = self.parts();

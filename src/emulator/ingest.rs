@@ -1,6 +1,7 @@
 //! Bytes as they arrive at the emulator, from either API: counted and
 //! checksummed in one pass, kept only when retaining.
 
+use super::rope::Rope;
 use bytes::{Bytes, BytesMut};
 
 /// Bytes as they arrive: counted, checksummed, kept only when retaining.
@@ -30,9 +31,9 @@ impl Ingest {
 
     /// Appends bytes whose crc32c is already known (gRPC verifies each
     /// message's crc first), so the data is read only once.
-    pub fn push_checked<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, len: usize, crc: u32) {
-        self.crc32c = crate::crc::combine(self.crc32c, crc, len as u64);
-        for piece in pieces {
+    pub fn push_checked(&mut self, bytes: &Rope, crc: u32) {
+        self.crc32c = crate::crc::combine(self.crc32c, crc, bytes.len() as u64);
+        for piece in bytes.pieces() {
             self.keep(piece);
         }
     }
@@ -42,10 +43,10 @@ impl Ingest {
         self.data.map(BytesMut::freeze)
     }
 
-    /// Appends bytes [start, end) of the pieces taken as one run.
-    pub fn push_range<'a>(&mut self, pieces: impl Iterator<Item = &'a Bytes>, start: usize, end: usize) {
+    /// Appends bytes [start, end) of the rope.
+    pub fn push_range(&mut self, bytes: &Rope, start: usize, end: usize) {
         let mut at = 0;
-        for piece in pieces {
+        for piece in bytes.pieces() {
             let (from, to) = (start.max(at), end.min(at + piece.len()));
             if from < to {
                 self.push(&piece[from - at..to - at]);
@@ -63,8 +64,8 @@ mod tests {
     fn ingest_crc_combines_like_one_pass() {
         let mut split = Ingest::new(true);
         split.push(b"hello ");
-        let pieces = [Bytes::from_static(b"wo"), Bytes::from_static(b"rld")];
-        split.push_checked(pieces.iter(), 5, crc32c::crc32c(b"world"));
+        let world = [b"wo".as_slice(), b"rld"].into_iter().map(Bytes::from_static).collect();
+        split.push_checked(&world, crc32c::crc32c(b"world"));
         let (size, crc) = (split.size, split.crc32c);
         assert_eq!((size, crc), (11, crc32c::crc32c(b"hello world")));
         assert_eq!(split.data.unwrap().as_ref(), b"hello world");
@@ -72,10 +73,10 @@ mod tests {
 
     #[test]
     fn a_range_of_pieces_is_taken_across_their_seams() {
-        let pieces = [Bytes::from_static(b"abc"), Bytes::from_static(b"defg"), Bytes::from_static(b"hi")];
+        let pieces = [b"abc".as_slice(), b"defg", b"hi"].into_iter().map(Bytes::from_static).collect();
         for (start, end, expected) in [(0, 9, "abcdefghi"), (2, 8, "cdefgh"), (3, 7, "defg"), (4, 5, "e"), (5, 5, "")] {
             let mut ingest = Ingest::new(true);
-            ingest.push_range(pieces.iter(), start, end);
+            ingest.push_range(&pieces, start, end);
             assert_eq!(ingest.data.unwrap().as_ref(), expected.as_bytes(), "[{start}, {end})");
             assert_eq!(ingest.crc32c, crc32c::crc32c(expected.as_bytes()));
         }

@@ -12,6 +12,7 @@ mod json_api;
 mod json_upload;
 pub mod json_wire;
 mod link;
+mod rope;
 mod server;
 pub mod shaping;
 pub mod store;
