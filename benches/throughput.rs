@@ -35,7 +35,7 @@ fn main() {
     }
     cases.retain(|case| picks.iter().all(|word| case.label().contains(word.as_str())));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (raw_one, raw_four, trials) = runtime.block_on(async {
+    let (raw_one, raw_four, measured) = runtime.block_on(async {
         let emulator = support::emulator().await;
         raw_tcp(1, big / 4).await; // warm
         let (mut raw_one, mut raw_four) = (Vec::new(), Vec::new());
@@ -56,9 +56,8 @@ fn main() {
     });
     let (one, four) = (median(&raw_one), median(&raw_four));
     println!(
-        "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {} trial(s)",
+        "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s)",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
-        trials.first().map_or(0, Vec::len)
     );
     println!("{:<46} {:>10} {:>9} {:>14} {:>14}", "case", "MiB/s", "x raw", "client CPU", "emulator CPU");
     for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &raw_four)] {
@@ -66,7 +65,7 @@ fn main() {
         println!("{:<46} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
     }
     let mut ratios = Vec::new();
-    for (case, results) in cases.iter().zip(&trials) {
+    for (case, results) in cases.iter().zip(&measured) {
         let of = |field: fn(&Measured) -> f64| median(&results.iter().map(field).collect::<Vec<_>>());
         let rate = of(|m| m.mib_s);
         let ratio = rate / if case.streams == 1 { one } else { four };

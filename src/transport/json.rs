@@ -180,23 +180,19 @@ impl JsonTransport {
         // The chunk's crc32c pass runs on another core while the chunk is
         // sent, except for the last chunk: it carries the whole object's
         // crc32c in its headers, so it waits for its pass.
-        let pass = self.settings.checksum.then(|| crc32c_in_background(payload, offset, end));
-        let (pass, known) = match pass {
-            Some(pass) if last => (None, Some(pass.await?)),
-            pass => (pass, None),
-        };
-        if let Some(chunk_crc) = known {
+        let mut pass = self.settings.checksum.then(|| crc32c_in_background(payload, offset, end));
+        let mut chunk_crc = 0;
+        if last && let Some(before_sending) = pass.take() {
+            chunk_crc = before_sending.await?;
             put = put.header("x-goog-hash", format!("crc32c={}", crc32c_base64(combine(chunk_crc))));
         }
         request.progress.advance_to(offset);
         let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
         let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
         let state = session_state(response).await?;
-        let chunk_crc = match (known, pass) {
-            (Some(crc), _) => crc,
-            (None, Some(pass)) => pass.await?,
-            (None, None) => 0,
-        };
+        if let Some(while_sending) = pass {
+            chunk_crc = while_sending.await?;
+        }
         Ok((state, combine(chunk_crc)))
     }
 
