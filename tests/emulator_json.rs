@@ -66,20 +66,12 @@ fn range(response: &reqwest::Response) -> Option<String> {
 async fn buckets_are_created_and_looked_up() {
     let emulator = emulator().await;
     let base = emulator.json_url();
-    let created = http()
-        .post(format!("{base}/storage/v1/b?project=p"))
-        .json(&serde_json::json!({"name": "new-bucket"}))
-        .send()
-        .await
-        .unwrap();
+    let create =
+        || http().post(format!("{base}/storage/v1/b?project=p")).json(&serde_json::json!({"name": "new-bucket"}));
+    let created = create().send().await.unwrap();
     assert_eq!(created.status(), StatusCode::OK);
     assert_eq!(created.json::<Value>().await.unwrap()["name"], "new-bucket");
-    let again = http()
-        .post(format!("{base}/storage/v1/b?project=p"))
-        .json(&serde_json::json!({"name": "new-bucket"}))
-        .send()
-        .await
-        .unwrap();
+    let again = create().send().await.unwrap();
     assert_eq!(again.status(), StatusCode::CONFLICT);
     let got = http().get(format!("{base}/storage/v1/b/new-bucket")).send().await.unwrap();
     assert_eq!(got.status(), StatusCode::OK);

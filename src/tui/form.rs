@@ -27,51 +27,47 @@ macro_rules! text {
     };
 }
 
+macro_rules! toggle {
+    ($key:literal, $label:literal, $field:ident) => {
+        FieldSpec { key: $key, label: $label, access: Access::Toggle(|o| &mut o.$field) }
+    };
+}
+
+macro_rules! choice {
+    ($key:literal, $label:literal, $field:ident, $values:expr) => {
+        FieldSpec { key: $key, label: $label, access: Access::Choice(|o| &mut o.$field, $values) }
+    };
+}
+
 pub const FIELDS: [FieldSpec; 29] = [
     text!("bucket", "Bucket", bucket),
-    FieldSpec {
-        key: "transports",
-        label: "Transports",
-        access: Access::Choice(|o| &mut o.transports, &["both", "http-json", "grpc"]),
-    },
+    choice!("transports", "Transports", transports, &["both", "http-json", "grpc"]),
     text!("size", "Object size", size),
     text!("iterations", "Iterations", iterations),
     text!("duration", "Duration", duration),
     text!("until_stable", "Until stable (CI)", until_stable),
     text!("concurrency", "Concurrency", concurrency),
     text!("chunk_size", "Chunk size", chunk_size),
-    FieldSpec { key: "checksum", label: "Checksum", access: Access::Choice(|o| &mut o.checksum, &["crc32c", "none"]) },
-    FieldSpec { key: "warmup", label: "Warmup", access: Access::Toggle(|o| &mut o.warmup) },
+    choice!("checksum", "Checksum", checksum, &["crc32c", "none"]),
+    toggle!("warmup", "Warmup", warmup),
     text!("warmup_size", "Warmup size", warmup_size),
-    FieldSpec { key: "cleanup", label: "Cleanup", access: Access::Toggle(|o| &mut o.cleanup) },
-    FieldSpec {
-        key: "order",
-        label: "Order",
-        access: Access::Choice(|o| &mut o.order, &["interleaved", "sequential"]),
-    },
+    toggle!("cleanup", "Cleanup", cleanup),
+    choice!("order", "Order", order, &["interleaved", "sequential"]),
     text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool),
     text!("grpc_window", "gRPC window", grpc_window),
-    FieldSpec {
-        key: "disable_grpc_autochecksum",
-        label: "gRPC no checksum",
-        access: Access::Toggle(|o| &mut o.disable_grpc_autochecksum),
-    },
-    FieldSpec {
-        key: "json_http",
-        label: "JSON HTTP",
-        access: Access::Choice(|o| &mut o.json_http, &["auto", "1.1", "2"]),
-    },
+    toggle!("disable_grpc_autochecksum", "gRPC no checksum", disable_grpc_autochecksum),
+    choice!("json_http", "JSON HTTP", json_http, &["auto", "1.1", "2"]),
     text!("timeout", "Timeout", timeout),
     text!("request_timeout", "Request timeout", request_timeout),
     text!("max_retries", "Max retries", max_retries),
     text!("retry_deadline", "Retry deadline", retry_deadline),
     text!("retry_initial", "Retry backoff", retry_initial),
-    FieldSpec { key: "fail_fast", label: "Fail fast", access: Access::Toggle(|o| &mut o.fail_fast) },
+    toggle!("fail_fast", "Fail fast", fail_fast),
     text!("credentials", "Credentials", credentials),
     text!("endpoint", "JSON endpoint", endpoint),
     text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
     text!("prefix", "Prefix", prefix),
-    FieldSpec { key: "emulator", label: "Built-in emulator", access: Access::Toggle(|o| &mut o.emulator) },
+    toggle!("emulator", "Built-in emulator", emulator),
     text!("emulator_fault", "Emulator fault", emulator_fault),
 ];
 
