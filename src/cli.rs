@@ -53,7 +53,7 @@ pub enum Format {
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Bucket name. Without it (and without an endpoint) the built-in emulator is used.
-    #[arg(long, value_name = "NAME", default_value = "")]
+    #[arg(long, value_name = "NAME", default_value = "", hide_default_value = true)]
     pub bucket: String,
     /// both | http-json | grpc
     #[arg(long, value_name = "WHICH", default_value = "both")]
@@ -92,7 +92,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub timeout: String,
     /// Service account key file (else the usual environment, then ADC).
-    #[arg(long, value_name = "PATH", default_value = "")]
+    #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
     /// crc32c | none: checksums on both transports.
     #[arg(long, value_name = "KIND", default_value = "crc32c")]
@@ -101,10 +101,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub emulator: bool,
     /// JSON API base URL of another emulator or endpoint (no credentials).
-    #[arg(long, value_name = "URL", default_value = "")]
+    #[arg(long, value_name = "URL", default_value = "", hide_default_value = true)]
     pub endpoint: String,
     /// gRPC endpoint HOST:PORT (plaintext) or https://HOST:PORT.
-    #[arg(long, value_name = "HOST:PORT", default_value = "")]
+    #[arg(long, value_name = "HOST:PORT", default_value = "", hide_default_value = true)]
     pub grpc_endpoint: String,
     /// interleaved (alternate transports round by round) | sequential.
     #[arg(long, value_name = "ORDER", default_value = "interleaved")]
@@ -116,10 +116,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     pub json_http: String,
     /// Keep running paired rounds until this much time has passed (instead of --iterations).
-    #[arg(long, value_name = "DURATION", default_value = "")]
+    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
     pub duration: String,
     /// Stop early once the 95% confidence interval of the difference is this narrow (5%).
-    #[arg(long, value_name = "WIDTH", default_value = "")]
+    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
     pub until_stable: String,
     /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
     #[arg(long, value_name = "SIZE", default_value = "auto")]
@@ -141,8 +141,26 @@ pub struct BenchArgs {
           default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
     pub fail_fast: bool,
     /// A fault for the built-in emulator, to watch each transport cope: INSTRUCTION[:every=N].
-    #[arg(long, value_name = "SPEC", default_value = "")]
+    #[arg(long, value_name = "SPEC", default_value = "", hide_default_value = true)]
     pub emulator_fault: String,
+}
+
+/// A clap error as one sentence (clap's own text runs to usage blocks and
+/// tips): what was wrong, and where to look.
+pub fn one_sentence(error: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let rendered = error.render().to_string();
+    let first = rendered.lines().next().unwrap_or("").trim().trim_start_matches("error: ");
+    let invalid = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.as_str(),
+        _ => "",
+    };
+    if error.kind() == ErrorKind::UnknownArgument && parse_go_bool(invalid).is_ok() {
+        return format!(
+            "unexpected argument '{invalid}': a true/false flag takes its value after '=', like --cleanup={invalid}"
+        );
+    }
+    format!("{first}; run with --help to see the options")
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -236,6 +254,16 @@ mod tests {
     fn flag_defaults_match_the_core_defaults() {
         let cli = Cli::try_parse_from(["gcs-speed-tui"]).unwrap();
         assert_eq!(cli.bench.to_options(), Options::default());
+    }
+
+    #[test]
+    fn a_spaced_boolean_gets_the_equals_hint_in_one_sentence() {
+        let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup", "false"]).unwrap_err();
+        let sentence = one_sentence(&error);
+        assert!(sentence.contains("--cleanup=false"), "{sentence}");
+        assert!(!sentence.contains('\n'));
+        let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--nope"]).unwrap_err();
+        assert_eq!(one_sentence(&error), "unexpected argument '--nope' found; run with --help to see the options");
     }
 
     #[test]

@@ -17,41 +17,87 @@ pub const MIN_PAIRS: usize = 3;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Comparison {
-    pub faster: TransportKind,
-    pub slower: TransportKind,
+    /// The verdict's fields are null when there is no verdict (see `no_verdict`).
+    pub faster: Option<TransportKind>,
+    pub slower: Option<TransportKind>,
     /// (faster / slower - 1) x 100, from total throughputs.
-    pub percent: f64,
-    pub faster_mib_s: f64,
-    pub slower_mib_s: f64,
+    pub percent: Option<f64>,
+    pub faster_mib_s: Option<f64>,
+    pub slower_mib_s: Option<f64>,
     /// The 95% interval of the same percent, from the paired rounds.
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
+    /// Round indices both transports completed, and those either began.
     pub pairs: usize,
+    pub pairs_attempted: usize,
     pub method: &'static str,
     /// The interval lies wholly above zero: the faster one is faster.
     pub significant: bool,
+    /// Why no transport is named faster: fewer than `MIN_PAIRS` complete pairs.
+    pub no_verdict: Option<String>,
+    /// Both transports' throughputs, in the configured order, for the sentence.
+    #[serde(skip)]
+    pub measured: [(TransportKind, Option<f64>); 2],
 }
 
-/// Compares the first two transports; `None` unless both have timed rounds.
+/// Compares the first two transports; `None` unless two were run. A winner
+/// is named only from `MIN_PAIRS` or more complete pairs of rounds.
 pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<Comparison> {
     let [a, b] = summaries else { return None };
-    if a.throughput_mib_s <= 0.0 || b.throughput_mib_s <= 0.0 {
-        return None;
+    let measured = [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)];
+    let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.round).collect();
+    let pairs_attempted = attempted
+        .iter()
+        .filter(|&&i| [a, b].iter().all(|t| rounds.iter().any(|r| r.round == i && r.transport == t.transport)))
+        .count();
+    let pairs = paired_log_ratios(rounds, a.transport, b.transport).len();
+    let no_verdict = |reason: String| Comparison {
+        faster: None,
+        slower: None,
+        percent: None,
+        faster_mib_s: None,
+        slower_mib_s: None,
+        ci_low: None,
+        ci_high: None,
+        pairs,
+        pairs_attempted,
+        method: METHOD,
+        significant: false,
+        no_verdict: Some(reason),
+        measured,
+    };
+    let (Some(a_rate), Some(b_rate)) = (a.throughput_mib_s, b.throughput_mib_s) else {
+        return Some(no_verdict("a transport completed no round".into()));
+    };
+    if pairs < MIN_PAIRS {
+        let plural = if pairs == 1 { "" } else { "s" };
+        let reason = if pairs == pairs_attempted {
+            format!("{pairs} paired round{plural} are too few for a confidence interval: use 3 or more iterations")
+        } else {
+            format!(
+                "only {pairs} of {pairs_attempted} paired rounds completed on both transports (the others failed or were cut off), and {MIN_PAIRS} are needed"
+            )
+        };
+        return Some(no_verdict(reason));
     }
-    let (fast, slow) = if a.throughput_mib_s >= b.throughput_mib_s { (a, b) } else { (b, a) };
+    let (fast, slow, fast_rate, slow_rate) =
+        if a_rate >= b_rate { (a, b, a_rate, b_rate) } else { (b, a, b_rate, a_rate) };
     let ratios = paired_log_ratios(rounds, fast.transport, slow.transport);
     let interval = t_interval(&ratios).map(|(low, high)| (percent_of(low), percent_of(high)));
     Some(Comparison {
-        faster: fast.transport,
-        slower: slow.transport,
-        percent: (fast.throughput_mib_s / slow.throughput_mib_s - 1.0) * 100.0,
-        faster_mib_s: fast.throughput_mib_s,
-        slower_mib_s: slow.throughput_mib_s,
+        faster: Some(fast.transport),
+        slower: Some(slow.transport),
+        percent: Some((fast_rate / slow_rate - 1.0) * 100.0),
+        faster_mib_s: Some(fast_rate),
+        slower_mib_s: Some(slow_rate),
         ci_low: interval.map(|i| i.0),
         ci_high: interval.map(|i| i.1),
-        pairs: ratios.len(),
+        pairs,
+        pairs_attempted,
         method: METHOD,
         significant: interval.is_some_and(|(low, _)| low > 0.0),
+        no_verdict: None,
+        measured,
     })
 }
 
@@ -109,24 +155,35 @@ pub fn t_975(df: usize) -> f64 {
 
 impl Comparison {
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
-    /// or "no significant difference", or a note that the sample is too small.
+    /// or "no significant difference", or no verdict, the two throughputs and why.
     pub fn sentence(&self) -> String {
-        let figures = format!("{:.2} vs {:.2} MiB/s", self.faster_mib_s, self.slower_mib_s);
-        let (faster, slower, percent) = (self.faster.name(), self.slower.name(), self.percent);
-        match (self.ci_low, self.ci_high) {
-            (Some(low), Some(high)) if self.significant => format!(
+        let (Some(faster), Some(slower), Some(percent), Some(low), Some(high)) =
+            (self.faster, self.slower, self.percent, self.ci_low, self.ci_high)
+        else {
+            let rates: Vec<String> = self
+                .measured
+                .iter()
+                .map(|(kind, rate)| match rate {
+                    Some(rate) => format!("{} {rate:.2} MiB/s", kind.name()),
+                    None => format!("{} no completed round", kind.name()),
+                })
+                .collect();
+            let reason = self.no_verdict.as_deref().unwrap_or("no interval");
+            return format!("no verdict ({}): {reason}", rates.join(", "));
+        };
+        let figures =
+            format!("{:.2} vs {:.2} MiB/s", self.faster_mib_s.unwrap_or(0.0), self.slower_mib_s.unwrap_or(0.0));
+        let (faster, slower) = (faster.name(), slower.name());
+        if self.significant {
+            format!(
                 "{faster} was {percent:.1}% faster than {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
                 self.pairs
-            ),
-            (Some(low), Some(high)) => format!(
+            )
+        } else {
+            format!(
                 "no significant difference: {faster} {percent:+.1}% vs {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
                 self.pairs
-            ),
-            _ => format!(
-                "{faster} was {percent:.1}% faster than {slower} ({figures}); {} paired round{} are too few for a confidence interval: use 3 or more iterations",
-                self.pairs,
-                if self.pairs == 1 { "" } else { "s" }
-            ),
+            )
         }
     }
 }
@@ -137,7 +194,7 @@ mod tests {
     use TransportKind::{Grpc, Json};
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
-        RoundSample { transport, round, elapsed_s, bytes: 1 << 20, ok: true }
+        RoundSample { transport, round, elapsed_s, bytes: 1 << 20, ok: true, cpu_s: 0.0, wire_bytes: 0 }
     }
 
     fn summary(transport: TransportKind, rounds: &[RoundSample]) -> TransportSummary {
@@ -162,10 +219,11 @@ mod tests {
     #[test]
     fn a_consistent_difference_is_significant() {
         let c = compared(&[2.0, 2.1, 1.9, 2.0, 2.05], &[1.0, 1.02, 0.98, 1.01, 1.0]);
-        assert_eq!((c.faster, c.pairs), (Grpc, 5));
+        assert_eq!((c.faster, c.pairs), (Some(Grpc), 5));
         assert!(c.significant);
         let (low, high) = (c.ci_low.unwrap(), c.ci_high.unwrap());
-        assert!(low > 80.0 && high < 120.0 && low < c.percent && c.percent < high, "{low} {} {high}", c.percent);
+        let percent = c.percent.unwrap();
+        assert!(low > 80.0 && high < 120.0 && low < percent && percent < high, "{low} {percent} {high}");
         assert!(
             c.sentence().starts_with("grpc was 100.6% faster than http-json (1.00 vs 0.50 MiB/s; 95% CI +9"),
             "{}",
@@ -182,12 +240,22 @@ mod tests {
     }
 
     #[test]
-    fn two_pairs_are_too_few() {
+    fn two_pairs_are_too_few_and_name_no_winner() {
         let c = compared(&[2.0, 2.0], &[1.0, 1.0]);
-        assert_eq!((c.pairs, c.ci_low, c.significant), (2, None, false));
-        assert!(
-            c.sentence().ends_with("2 paired rounds are too few for a confidence interval: use 3 or more iterations")
+        assert_eq!((c.pairs, c.faster, c.percent, c.ci_low, c.significant), (2, None, None, None, false));
+        assert_eq!(
+            c.sentence(),
+            "no verdict (http-json 0.50 MiB/s, grpc 1.00 MiB/s): 2 paired rounds are too few for a confidence interval: use 3 or more iterations"
         );
+    }
+
+    #[test]
+    fn failed_rounds_are_said_to_have_failed() {
+        let mut rounds: Vec<RoundSample> = (0..3).map(|i| round(Json, i, 1.0)).collect();
+        rounds.extend((0..3).map(|i| RoundSample { ok: i == 0, ..round(Grpc, i, 1.0) }));
+        let c = compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds).unwrap();
+        assert_eq!((c.pairs, c.pairs_attempted, c.faster), (1, 3, None));
+        assert!(c.sentence().contains("only 1 of 3 paired rounds completed on both transports"), "{}", c.sentence());
     }
 
     #[test]
@@ -200,11 +268,16 @@ mod tests {
     }
 
     #[test]
-    fn no_comparison_without_two_measured_transports() {
+    fn no_comparison_without_two_transports_and_no_verdict_without_rounds() {
         let json = summary(Json, &[]);
         assert_eq!(compare(std::slice::from_ref(&json), &[]), None);
-        let grpc = TransportSummary { transport: Grpc, throughput_mib_s: 5.0, ..json.clone() };
-        assert_eq!(compare(&[json, grpc], &[]), None, "a transport with no timed round");
+        let grpc = TransportSummary { transport: Grpc, throughput_mib_s: Some(5.0), ..json.clone() };
+        let c = compare(&[json, grpc], &[]).unwrap();
+        assert_eq!(c.faster, None);
+        assert_eq!(
+            c.sentence(),
+            "no verdict (http-json no completed round, grpc 5.00 MiB/s): a transport completed no round"
+        );
     }
 
     #[test]

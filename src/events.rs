@@ -20,7 +20,8 @@ pub enum RunEvent {
     Started {
         run_id: String,
         target: String,
-        rounds_per_transport: u32,
+        /// `None` when the run goes on for a time (`--duration`), not a count.
+        rounds_per_transport: Option<u32>,
     },
     Phase(Phase),
     /// One transport's round (or warmup, `round: None`) has begun.
@@ -29,7 +30,8 @@ pub enum RunEvent {
         round: Option<u32>,
         at_s: f64,
     },
-    /// Bytes handed to the connection so far in the current round.
+    /// Bytes the server has acknowledged (or, where a transport cannot tell,
+    /// bytes the kernel has sent on its sockets) so far in the current round.
     Progress {
         transport: TransportKind,
         round: Option<u32>,

@@ -15,6 +15,7 @@ pub mod payload;
 pub mod progress;
 pub mod report;
 pub mod runner;
+pub mod signals;
 pub mod stats;
 pub mod target;
 pub mod tls;

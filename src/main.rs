@@ -5,17 +5,26 @@ use clap::Parser;
 use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, Format, RunArgs};
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
-use gcs_speed_tui::runner::Runner;
+use gcs_speed_tui::runner::{Ledger, Runner};
+use gcs_speed_tui::signals::{self, Interrupt};
 use gcs_speed_tui::{progress, target, units};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 /// Bad usage or configuration: nothing was run.
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            let _ = error.print(); // --help, --version
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => return usage_error(gcs_speed_tui::cli::one_sentence(&error)),
+    };
     gcs_speed_tui::malloc::keep_freed_memory();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -56,6 +65,7 @@ async fn run(args: RunArgs) -> ExitCode {
     };
     // Open the output first: a typo in its path should not cost a whole run.
     let mut output: Box<dyn Write> = match &args.output {
+        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdout()),
         Some(path) => match std::fs::File::create(path) {
             Ok(file) => Box::new(file),
             Err(error) => return usage_error(format!("cannot write {}: {error}", path.display())),
@@ -73,7 +83,8 @@ async fn run(args: RunArgs) -> ExitCode {
     let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal()));
     let cancel = CancellationToken::new();
     let runner = Runner::new(config, &connected, events, cancel.clone());
-    tokio::spawn(cancel_on_ctrl_c(cancel, runner.ledger()));
+    let interrupted = Arc::new(OnceLock::new());
+    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, runner.ledger(), interrupted.clone()));
     let report = runner.run().await;
     let _ = printer.await;
     let text = match args.format {
@@ -85,24 +96,44 @@ async fn run(args: RunArgs) -> ExitCode {
         eprintln!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
     }
+    if let Some(signal) = interrupted.get() {
+        return ExitCode::from(signal.exit_code());
+    }
     if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
-/// First Ctrl-C: stop uploads and clean up. Second: leave at once, naming
-/// what may be left.
-async fn cancel_on_ctrl_c(cancel: CancellationToken, ledger: std::sync::Arc<gcs_speed_tui::runner::Ledger>) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
+/// What this emulator does to traffic, said at start so a shaped or faulty
+/// server is never mistaken for a plain one.
+fn emulator_settings(args: &EmulatorArgs) -> String {
+    let mut parts = vec![
+        format!("latency {}", args.latency.as_deref().unwrap_or("none")),
+        format!("bandwidth {}", args.bandwidth.as_deref().unwrap_or("unlimited")),
+        format!("window {}", args.window),
+    ];
+    parts.push(if args.faults.is_empty() { "no faults".into() } else { format!("faults {}", args.faults.join(", ")) });
+    parts.push(if args.retain { "bytes kept (--retain)".into() } else { "bytes checked, not kept".into() });
+    format!("settings: {}", parts.join(", "))
+}
+
+/// First Ctrl-C (or SIGTERM, SIGHUP): stop uploads and clean up, then report.
+/// A second: leave at once, naming what may be left.
+async fn cancel_on_interrupt(
+    mut interrupts: tokio::sync::mpsc::UnboundedReceiver<Interrupt>,
+    cancel: CancellationToken,
+    ledger: Arc<Ledger>,
+    received: Arc<OnceLock<Interrupt>>,
+) {
+    let Some(first) = interrupts.recv().await else { return };
+    let _ = received.set(first);
     eprintln!("cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)");
     cancel.cancel();
-    if tokio::signal::ctrl_c().await.is_ok() {
+    if let Some(second) = interrupts.recv().await {
         let left = ledger.names();
         eprintln!("left at once: {} object(s) of this run may remain", left.len());
         for name in left {
             eprintln!("  {name}");
         }
-        std::process::exit(130);
+        std::process::exit(second.exit_code().into());
     }
 }
 
@@ -126,6 +157,7 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
             Err(error) => return usage_error(format!("--fault: {error}")),
         }
     }
+    let settings = emulator_settings(&args);
     let options = EmulatorOptions {
         host: args.host,
         http_port: args.http_port,
@@ -154,7 +186,20 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
          curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'",
         json = emulator.json_url()
     );
-    let _ = tokio::signal::ctrl_c().await;
+    eprintln!("  {settings}");
+    let signal = signals::interrupts().recv().await;
     emulator.shutdown();
-    ExitCode::SUCCESS
+    let store = emulator.store();
+    let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
+    let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
+    let injected = emulator.faults().injected.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "emulator stopped: {created} object(s) created ({}), {} still stored, {injected} fault(s) injected",
+        units::format_size(stored),
+        store.object_count()
+    );
+    match signal {
+        Some(Interrupt::Int) | None => ExitCode::SUCCESS,
+        Some(other) => ExitCode::from(other.exit_code()),
+    }
 }

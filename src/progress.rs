@@ -18,7 +18,7 @@ struct Lane {
 }
 
 pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
-    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: 0, drawn: 0 };
+    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: None, drawn: 0 };
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
@@ -27,7 +27,7 @@ pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
 struct Printer {
     terminal: bool,
     lanes: BTreeMap<TransportKind, Lane>,
-    rounds: u32,
+    rounds: Option<u32>,
     /// Bar lines on screen below the last message.
     drawn: usize,
 }
@@ -55,10 +55,10 @@ impl Printer {
                 lane.round_fraction = 0.0;
                 lane.last_mib_s = Some(rate);
                 let line = format!(
-                    "{} round {}/{}: {} in {} ({})",
+                    "{} round {}{}: {} in {} ({})",
                     round.transport.name(),
                     round.round + 1,
-                    self.rounds,
+                    self.rounds.map(|n| format!("/{n}")).unwrap_or_default(),
                     format_size(round.bytes),
                     format_seconds(round.elapsed_s),
                     format_mib_s(rate)
@@ -106,19 +106,23 @@ fn clear(out: &mut impl Write, lines: usize) {
     }
 }
 
-fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: u32) -> usize {
+/// With a round count, a bar of the whole run; with `--duration`, of the current round.
+fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Option<u32>) -> usize {
     for (kind, lane) in lanes {
-        let done = (lane.rounds_done as f64 + lane.round_fraction) / rounds.max(1) as f64;
+        let done = match rounds {
+            Some(rounds) => (lane.rounds_done as f64 + lane.round_fraction) / rounds.max(1) as f64,
+            None => lane.round_fraction,
+        };
         let filled = ((done * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
         let rate = lane.last_mib_s.map(format_mib_s).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{:<9} [{}{}] {}/{} {}",
+            "{:<9} [{}{}] {}{} {}",
             kind.name(),
             "#".repeat(filled),
             "-".repeat(BAR_WIDTH - filled),
             lane.rounds_done,
-            rounds,
+            rounds.map(|n| format!("/{n}")).unwrap_or_else(|| " rounds".into()),
             rate
         );
     }

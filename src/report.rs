@@ -10,7 +10,10 @@ use crate::units::{format_mib_s, format_seconds, format_size};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunOutcome {
+    /// The schedule ran to its end and every upload finished.
     Completed,
+    /// The schedule ran to its end, but some uploads failed (exit 1).
+    CompletedWithErrors,
     Cancelled,
     TimedOut,
     FailedFast,
@@ -60,6 +63,10 @@ pub struct RunReport {
     pub run_id: String,
     pub started_at: String,
     pub outcome: RunOutcome,
+    /// The outcome in one sentence, for people reading the JSON.
+    pub outcome_detail: String,
+    /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
+    pub stopped_because: Option<String>,
     pub target: TargetInfo,
     pub config: BenchConfig,
     pub transports: Vec<TransportSummary>,
@@ -83,12 +90,18 @@ impl RunReport {
         cleanup: Cleanup,
     ) -> Self {
         let comparison = compare(&transports, &rounds);
+        let failed = samples.iter().filter(|s| !s.ok).count();
+        let outcome =
+            if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
+        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.timeout);
         Self {
             tool: Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") },
             environment: Host::here(),
             run_id,
             started_at,
             outcome,
+            outcome_detail,
+            stopped_because: None,
             target,
             config,
             transports,
@@ -97,6 +110,11 @@ impl RunReport {
             rounds,
             samples,
         }
+    }
+
+    pub fn stopped_because(mut self, why: Option<String>) -> Self {
+        self.stopped_because = why;
+        self
     }
 
     /// Every upload succeeded, the schedule ran to its end and nothing was left behind.
@@ -112,12 +130,11 @@ impl RunReport {
     pub fn summary_line(&self) -> String {
         match (&self.comparison, self.transports.len()) {
             (Some(comparison), _) => comparison.sentence(),
-            (None, 1) => format!(
-                "{}: {}",
-                self.transports[0].transport.name(),
-                format_mib_s(self.transports[0].throughput_mib_s)
-            ),
-            (None, _) => "no comparison: a transport finished no timed round".into(),
+            (None, 1) => match self.transports[0].throughput_mib_s {
+                Some(rate) => format!("{}: {}", self.transports[0].transport.name(), format_mib_s(rate)),
+                None => format!("{}: no completed uploads", self.transports[0].transport.name()),
+            },
+            (None, _) => "no comparison: no transport ran".into(),
         }
     }
 
@@ -172,51 +189,22 @@ impl RunReport {
 
     /// Protocols, outcome and cleanup, said after the table.
     pub fn footer_lines(&self) -> Vec<String> {
-        let mut lines = Vec::new();
+        let mut lines = vec![TABLE_FOOTNOTE.to_string()];
         for t in &self.transports {
-            let connections =
-                if t.connections == 1 { "1 connection".to_string() } else { format!("{} connections", t.connections) };
-            lines.push(format!(
-                "{}: {}, {connections}, wire {:.3}x payload, client CPU {:.2} s/GiB, per object {}",
-                t.transport.name(),
-                t.protocol,
-                t.wire_ratio,
-                t.cpu_s_per_gib,
-                format_mib_s(t.per_object_mib_s)
-            ));
-            let recovery = if t.retries + t.resumes > 0 {
-                format!(" · {} retries, {} resumes, {} re-sent", t.retries, t.resumes, format_size(t.resent_bytes))
-            } else {
-                String::new()
-            };
-            lines.push(format!(
-                "  median phases: session {} · transfer {} · finalize {}{recovery}",
-                format_seconds(t.session_median_s),
-                format_seconds(t.transfer_median_s),
-                format_seconds(t.finalize_median_s)
-            ));
+            lines.extend(transport_lines(t));
         }
-        match self.outcome {
-            RunOutcome::Completed => {}
-            RunOutcome::Cancelled => {
-                lines.push("the run was cancelled: the figures cover the rounds that finished".into())
-            }
-            RunOutcome::FailedFast => lines.push("stopped at the first failed upload (--fail-fast)".into()),
-            RunOutcome::TimedOut => lines.push(format!(
-                "the run hit --timeout {}: the figures cover the rounds that finished",
-                crate::units::format_duration(self.config.timeout)
-            )),
+        if let Some(why) = &self.stopped_because {
+            lines.push(why.clone());
         }
-        let failed = self.failed_uploads();
-        if failed > 0 {
-            lines.push(format!("{failed} upload(s) failed"));
+        if self.outcome != RunOutcome::Completed {
+            lines.push(self.outcome_detail.clone());
         }
         if self.cleanup.kept.is_empty() {
             lines.push(format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len()));
         } else {
             lines.push(format!(
-                "cleanup off: kept {} object(s) under {}/{}",
-                self.cleanup.kept.len(),
+                "cleanup off: kept {} under {}/{}",
+                plural(self.cleanup.kept.len(), "object"),
                 self.config.prefix,
                 self.run_id
             ));
@@ -228,21 +216,89 @@ impl RunReport {
     }
 }
 
+/// What the table's two kinds of time mean.
+pub const TABLE_FOOTNOTE: &str =
+    "Min/Median/Mean/Max: per complete round; p50/p90/p99: per finished upload, retries and back-off included";
+
+/// One transport's protocol, connections, wire and CPU figures and phases,
+/// each over the work it names; "no completed uploads" when there is none.
+fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
+    let name = t.transport.name();
+    let connections = plural(t.connections as usize, "connection");
+    let (Some(wire), Some(cpu), Some(per_object)) = (t.wire_ratio, t.cpu_s_per_gib, t.per_object_mib_s) else {
+        let finished = if t.objects == 0 {
+            "no completed uploads".to_string()
+        } else {
+            format!("{} finished, but no complete round", plural(t.objects, "upload"))
+        };
+        return vec![format!("{name}: {}, {connections}, {finished}: no throughput, wire or CPU figures", t.protocol)];
+    };
+    let resent = if t.wire_resent_bytes > 0 {
+        format!(", {} of it re-sent", format_size(t.wire_resent_bytes))
+    } else {
+        String::new()
+    };
+    let mut lines = vec![format!(
+        "{name}: {}, {connections}; over {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB; per upload {}",
+        t.protocol,
+        plural(t.runs, "complete round"),
+        format_mib_s(per_object)
+    )];
+    let recovery = if t.retries + t.resumes > 0 {
+        format!(
+            " · {}, {}, {} re-sent",
+            plural(t.retries as usize, "retry"),
+            plural(t.resumes as usize, "resume"),
+            format_size(t.resent_bytes)
+        )
+    } else {
+        String::new()
+    };
+    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    lines.push(format!(
+        "  median phases: session {} · transfer {} · finalize {}{recovery}",
+        seconds(t.session_median_s),
+        seconds(t.transfer_median_s),
+        seconds(t.finalize_median_s)
+    ));
+    lines
+}
+
+/// `1 retry`, `2 retries`, `0 objects`.
+pub fn plural(count: usize, noun: &str) -> String {
+    match (count, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{count} {stem}ies"),
+        _ => format!("{count} {noun}s"),
+    }
+}
+
+fn outcome_sentence(outcome: RunOutcome, failed: usize, uploads: usize, timeout: std::time::Duration) -> String {
+    let failures = if failed > 0 { format!("; {} of {uploads} uploads failed", failed) } else { String::new() };
+    match outcome {
+        RunOutcome::Completed => format!("completed: all {} finished", plural(uploads, "upload")),
+        RunOutcome::CompletedWithErrors => format!(
+            "completed with errors: {failed} of {uploads} uploads failed; the figures cover the uploads and rounds that finished"
+        ),
+        RunOutcome::Cancelled => format!("cancelled: the figures cover the rounds that finished before{failures}"),
+        RunOutcome::FailedFast => format!("stopped at the first failed upload (--fail-fast){failures}"),
+        RunOutcome::TimedOut => format!(
+            "hit --timeout {}: the figures cover the rounds that finished{failures}",
+            crate::units::format_duration(timeout)
+        ),
+    }
+}
+
 pub const TABLE_HEADERS: [&str; 12] =
     ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
 
 /// The table's cells, shared by the text table and the TUI.
 pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
+    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
     report
         .transports
         .iter()
         .map(|t| {
-            let seconds = |s: f64| {
-                if t.runs == 0 { "-".to_string() } else { format_seconds(s) }
-            };
-            let object_seconds = |s: f64| {
-                if t.objects == 0 { "-".to_string() } else { format_seconds(s) }
-            };
             vec![
                 t.transport.name().to_string(),
                 t.runs.to_string(),
@@ -251,10 +307,10 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
                 seconds(t.median_s),
                 seconds(t.mean_s),
                 seconds(t.max_s),
-                object_seconds(t.p50_s),
-                object_seconds(t.p90_s),
-                object_seconds(t.p99_s),
-                format_mib_s(t.throughput_mib_s),
+                seconds(t.p50_s),
+                seconds(t.p90_s),
+                seconds(t.p99_s),
+                t.throughput_mib_s.map(format_mib_s).unwrap_or_else(|| "-".into()),
                 t.errors.to_string(),
             ]
         })
@@ -267,6 +323,13 @@ fn csv_field(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plurals_read_right() {
+        assert_eq!(super::plural(1, "retry"), "1 retry");
+        assert_eq!(super::plural(2, "retry"), "2 retries");
+        assert_eq!(super::plural(0, "connection"), "0 connections");
+    }
+
     #[test]
     fn csv_fields_are_quoted_when_needed() {
         assert_eq!(super::csv_field("plain"), "plain");

@@ -21,11 +21,21 @@ pub struct TargetInfo {
     pub grpc_endpoint: Option<String>,
     pub bucket: String,
     pub credentials: String,
+    /// A fault the built-in emulator injects: the figures are of a faulty server.
+    pub emulator_fault: Option<String>,
 }
 
 impl TargetInfo {
     /// The one line said at the start of every run.
     pub fn describe(&self) -> String {
+        let fault = match &self.emulator_fault {
+            Some(spec) => format!("; injecting fault {spec}"),
+            None => String::new(),
+        };
+        format!("{}{fault}", self.describe_where())
+    }
+
+    fn describe_where(&self) -> String {
         let endpoints = [self.json_endpoint.as_deref(), self.grpc_endpoint.as_deref()]
             .into_iter()
             .flatten()
@@ -127,6 +137,7 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
             .flatten(),
         bucket: config.bucket.clone(),
         credentials: auth.source().to_string(),
+        emulator_fault: config.emulator_fault.clone(),
     };
     Ok(Connected { info, uploaders, emulator })
 }

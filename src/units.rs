@@ -85,18 +85,32 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_nanos(nanos))
 }
 
-/// Parses a link rate such as `200Mbit`, `1Gbit`, `100MiB` (per second) into bytes/s.
+/// Parses a link rate such as `200Mbit`, `1Gbit`, `100MiB` (per second) into
+/// bytes/s. A unit is required (a bare `200` is ambiguous: bits? bytes?) and
+/// the rate must be above zero (leave the flag out for an unlimited link).
 pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let invalid = || format!("'{text}' is not a rate: use a number with a unit, like 200Mbit, 1Gbit or 100MiB");
     let lower = text.trim().to_ascii_lowercase();
     let lower = lower.trim_end_matches("/s").trim_end_matches("ps");
+    if !lower.ends_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(invalid());
+    }
+    let mut rate = None;
     for (suffix, bits) in [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)] {
         if let Some(number) = lower.strip_suffix(suffix) {
-            let value: f64 =
-                number.trim().parse().map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))?;
-            return Ok((value * bits / 8.0) as u64);
+            let value: f64 = number.trim().parse().map_err(|_| invalid())?;
+            rate = Some((value * bits / 8.0) as u64);
+            break;
         }
     }
-    parse_size(lower).map_err(|_| format!("'{text}' is not a rate: use e.g. 200Mbit or 100MiB"))
+    let rate = match rate {
+        Some(rate) => rate,
+        None => parse_size(lower).map_err(|_| invalid())?,
+    };
+    if rate == 0 {
+        return Err(format!("'{text}' is no rate at all: leave the flag out for an unlimited link"));
+    }
+    Ok(rate)
 }
 
 /// Go-style booleans, as `strconv.ParseBool` accepts them (`--cleanup=false`).
@@ -218,6 +232,9 @@ mod tests {
         assert_eq!(parse_rate("1Gbit"), Ok(125_000_000));
         assert_eq!(parse_rate("100MiB"), Ok(100 * MIB));
         assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("200").unwrap_err().contains("with a unit"), "bits or bytes? say which");
+        assert!(parse_rate("0Mbit").unwrap_err().contains("leave the flag out"));
+        assert!(parse_rate("0B").is_err());
     }
 
     #[test]

@@ -30,29 +30,38 @@ fn start_run(emulator: &gcs_speed_tui::emulator::Emulator) -> std::process::Chil
 }
 
 fn interrupt(child: &std::process::Child) {
-    // SAFETY: sends SIGINT to a child we started and have not reaped.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    signal(child, libc::SIGINT);
+}
+
+fn signal(child: &std::process::Child, signal: i32) {
+    // SAFETY: sends a signal to a child we started and have not reaped.
+    unsafe { libc::kill(child.id() as i32, signal) };
 }
 
 fn slow() -> EmulatorOptions {
     EmulatorOptions { bandwidth: Some(4 * MIB), ..EmulatorOptions::default() }
 }
 
+/// Ctrl-C, a CI job's kill (SIGTERM) and a closed terminal (SIGHUP) all
+/// cancel, clean up and report, then exit with 128 + the signal's number.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_ctrl_c_cancels_and_cleans_up() {
-    let emulator = emulator_with(slow()).await;
-    let child = start_run(&emulator);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    assert!(emulator.store().object_count() > 0 || emulator.store().session_count() > 0, "the run was under way");
-    interrupt(&child);
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cancelling: stopping uploads"), "{stderr}");
-    assert!(stdout.contains("the run was cancelled"), "{stdout}");
-    assert!(stdout.contains(", left 0"), "{stdout}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(emulator.store().object_count(), 0, "nothing of the run is left");
+async fn one_interrupt_cancels_cleans_up_and_reports() {
+    for (which, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143), (libc::SIGHUP, 129)] {
+        let emulator = emulator_with(slow()).await;
+        let child = start_run(&emulator);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(emulator.store().object_count() > 0 || emulator.store().session_count() > 0, "the run was under way");
+        signal(&child, which);
+        let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        assert_eq!(output.status.code(), Some(code), "signal {which}: {stderr}");
+        assert!(stderr.contains("cancelling: stopping uploads"), "{stderr}");
+        assert!(stdout.contains("cancelled: the figures cover the rounds that finished"), "{stdout}");
+        assert!(stdout.contains(", left 0"), "{stdout}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(emulator.store().object_count(), 0, "signal {which}: nothing of the run is left");
+        assert_eq!(emulator.store().open_session_count(), 0, "signal {which}: no upload session is left open");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,15 +28,17 @@ fn options(emulator: &gcs_speed_tui::emulator::Emulator) -> Options {
 async fn one_stream_of_each_transport_fills_half_the_link() {
     let emulator = emulator_with(long_link(gcs_speed_tui::emulator::DEFAULT_STREAM_WINDOW)).await;
     let report = run_bench(options(&emulator)).await;
-    assert!(report.succeeded());
+    assert!(report.succeeded(), "{}", report.to_table());
     for t in &report.transports {
-        assert!(t.throughput_mib_s >= ONE_GBIT_MIB_S / 2.0, "{:?}: {:.1} MiB/s", t.transport, t.throughput_mib_s);
-        assert!(
-            t.throughput_mib_s <= ONE_GBIT_MIB_S * 1.05,
-            "{:?} beat the link: {:.1}",
-            t.transport,
-            t.throughput_mib_s
+        let rate = t.throughput_mib_s.expect("every round finished");
+        // Printed for README (nextest shows it with --no-capture).
+        println!(
+            "{}: {rate:.1} MiB/s = {:.0}% of a 1 Gbit/s, 50 ms link",
+            t.transport.name(),
+            rate / ONE_GBIT_MIB_S * 100.0
         );
+        assert!(rate >= ONE_GBIT_MIB_S / 2.0, "{:?}: {rate:.1} MiB/s", t.transport);
+        assert!(rate <= ONE_GBIT_MIB_S * 1.05, "{:?} beat the link: {rate:.1}", t.transport);
     }
 }
 
@@ -44,8 +46,11 @@ async fn one_stream_of_each_transport_fills_half_the_link() {
 async fn a_small_window_caps_grpc_at_window_over_rtt() {
     let emulator = emulator_with(long_link(256 * 1024)).await;
     let report = run_bench(Options { size: "2MiB".into(), transports: "grpc".into(), ..options(&emulator) }).await;
+    assert!(report.succeeded(), "a capped upload still finishes: {}", report.to_table());
     let grpc = &report.transports[0];
     assert_eq!(grpc.transport, TransportKind::Grpc);
-    // 256 KiB per 50 ms round trip is 5 MiB/s.
-    assert!(grpc.throughput_mib_s < 6.0, "{:.1} MiB/s", grpc.throughput_mib_s);
+    // 256 KiB per 50 ms round trip is 5 MiB/s: near it, not merely below it.
+    let rate = grpc.throughput_mib_s.expect("every round finished");
+    println!("grpc with a 256 KiB window: {rate:.2} MiB/s (window / RTT = 5 MiB/s)");
+    assert!((3.0..6.0).contains(&rate), "{rate:.2} MiB/s");
 }

@@ -41,6 +41,7 @@ fn target() -> TargetInfo {
         grpc_endpoint: Some("127.0.0.1:9001".into()),
         bucket: "gcs-speed-tui-bench".into(),
         credentials: "none (emulator)".into(),
+        emulator_fault: None,
     }
 }
 
@@ -51,7 +52,17 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
     let mut samples = Vec::new();
     for (kind, times) in [(TransportKind::Json, json_rounds), (TransportKind::Grpc, grpc_rounds)] {
         for (round, elapsed_s) in times.into_iter().enumerate() {
-            rounds.push(RoundSample { transport: kind, round: round as u32, elapsed_s, bytes: 64 * MIB, ok: true });
+            let cpu_s = if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 };
+            let wire_bytes = 64 * MIB + 4096;
+            rounds.push(RoundSample {
+                transport: kind,
+                round: round as u32,
+                elapsed_s,
+                bytes: 64 * MIB,
+                ok: true,
+                cpu_s,
+                wire_bytes,
+            });
             samples.push(ObjectSample {
                 transport: kind,
                 round: round as u32,
@@ -71,9 +82,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
     }
     let accounting = |kind| Accounting {
         protocol: if kind == TransportKind::Json { "HTTP/1.1".into() } else { "HTTP/2 (1 channel)".into() },
-        cpu_s: if kind == TransportKind::Json { 0.08 } else { 0.2 },
         connections: 1,
-        wire_bytes: 3 * 64 * MIB + 3 * 4096,
         ..Accounting::default()
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
@@ -125,7 +134,7 @@ fn running_app() -> App {
         RunEvent::Started {
             run_id: "20261130-060000-abcd".into(),
             target: "target: the built-in emulator on loopback (http://127.0.0.1:9000 and 127.0.0.1:9001)".into(),
-            rounds_per_transport: 3,
+            rounds_per_transport: Some(3),
         },
         RunEvent::Phase(Phase::Measuring),
         RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 0.0 },
@@ -171,6 +180,8 @@ fn running_app() -> App {
             elapsed_s: 8.0,
             bytes: 64 * MIB,
             ok: true,
+            cpu_s: 0.03,
+            wire_bytes: 64 * MIB,
         }),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {
@@ -199,13 +210,45 @@ fn a_run_in_progress() {
     insta::assert_snapshot!(screen(&running_app(), 120, 40));
 }
 
+/// Feeds the app the events a real run sends on its way to `report`: each
+/// round started, its bytes, its objects done, the round done; then the end.
+fn replay(app: &mut App, report: RunReport) {
+    press(app, KeyCode::Char('r'));
+    let events = [
+        RunEvent::Started {
+            run_id: report.run_id.clone(),
+            target: report.target.describe(),
+            rounds_per_transport: Some(report.config.iterations),
+        },
+        RunEvent::Phase(Phase::Measuring),
+    ];
+    for event in events {
+        app.update(Message::Run(event));
+    }
+    let mut at_s = 0.0;
+    for round in &report.rounds {
+        let transport = round.transport;
+        app.update(Message::Run(RunEvent::RoundStarted { transport, round: Some(round.round), at_s }));
+        at_s += round.elapsed_s;
+        let (bytes, bytes_total) = (round.bytes, report.config.bytes_per_round());
+        app.update(Message::Run(RunEvent::Progress { transport, round: Some(round.round), bytes, bytes_total, at_s }));
+        for sample in report.samples.iter().filter(|s| s.transport == transport && s.round == round.round) {
+            app.update(Message::Run(RunEvent::ObjectDone(sample.clone())));
+        }
+        app.update(Message::Run(RunEvent::RoundDone(round.clone())));
+    }
+    app.update(Message::Tick(at_s + 1.0));
+    app.update(Message::Run(RunEvent::Finished(Box::new(report))));
+}
+
 #[test]
 fn results_after_a_run() {
-    let mut app = running_app();
-    let finished = report("20261130-060000-abcd", [8.039, 8.513, 8.829], [7.9, 7.85, 7.86]);
-    app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
+    let mut app = app();
+    replay(&mut app, report("20261130-060000-abcd", [8.039, 8.513, 8.829], [7.9, 7.85, 7.86]));
     assert!(!app.running);
-    insta::assert_snapshot!(screen(&app, 120, 40));
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("3/3 objects"), "the live panes agree with the table: {text}");
+    insta::assert_snapshot!(text);
 }
 
 #[test]

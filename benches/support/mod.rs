@@ -117,8 +117,8 @@ pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measur
     let summary = &report.transports[0];
     let uploaded_gib = (summary.bytes_per_run * summary.runs as u64) as f64 / (1u64 << 30) as f64;
     Measured {
-        mib_s: summary.throughput_mib_s,
-        client_cpu_s_per_gib: summary.cpu_s_per_gib,
+        mib_s: summary.throughput_mib_s.expect("a run that succeeded was timed"),
+        client_cpu_s_per_gib: summary.cpu_s_per_gib.expect("a run that succeeded was metered"),
         emulator_cpu_s_per_gib: emulator_cpu / uploaded_gib,
     }
 }

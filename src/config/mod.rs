@@ -169,6 +169,8 @@ pub struct BenchConfig {
     /// Standing faults for the built-in emulator (instruction, every Nth upload request).
     #[serde(skip)]
     pub emulator_faults: Vec<(crate::emulator::faults::Fault, u64)>,
+    /// The same fault as typed, for reports (`None` when none is injected).
+    pub emulator_fault: Option<String>,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -312,17 +314,34 @@ impl Options {
         let retry_initial = positive(&self.retry_initial, "retry_initial")?;
         let request_timeout = positive(&self.request_timeout, "request_timeout")?;
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;
-        let emulator_faults = match self.emulator_fault.trim() {
-            "" => Vec::new(),
+        let (emulator_faults, emulator_fault) = match self.emulator_fault.trim() {
+            "" => (Vec::new(), None),
             spec => {
                 let rule = crate::emulator::faults::parse_rule(spec).map_err(flag_error("emulator_fault"))?;
-                if target != Target::BuiltIn {
+                if target == Target::BuiltIn {
+                    (vec![rule], Some(spec.to_string()))
+                } else {
                     notes.push("--emulator-fault is ignored: only the built-in emulator takes faults".into());
+                    (Vec::new(), None)
                 }
-                vec![rule]
             }
         };
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
+        if credentials.is_some() && target != Target::Gcs {
+            if self.bucket.trim().is_empty() && !self.emulator {
+                return fail(
+                    "credentials",
+                    "--credentials needs --bucket: without a bucket the run goes to the built-in emulator, which takes no credentials",
+                );
+            }
+            notes.push(format!(
+                "--credentials is ignored: the {} takes no credentials",
+                match target {
+                    Target::BuiltIn => "built-in emulator",
+                    _ => "endpoint",
+                }
+            ));
+        }
         Ok(BenchConfig {
             target,
             bucket,
@@ -351,6 +370,7 @@ impl Options {
             request_timeout,
             fail_fast: self.fail_fast,
             emulator_faults,
+            emulator_fault,
             notes,
         })
     }

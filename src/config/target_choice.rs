@@ -65,6 +65,17 @@ impl Options {
         if self.emulator {
             return Ok((Target::BuiltIn, or_default(bucket)));
         }
+        for (url, field) in [(&json_url, "endpoint"), (&grpc_url, "grpc_endpoint")] {
+            if let Some(url) = url
+                && !(url.starts_with("http://") || url.starts_with("https://"))
+            {
+                let flag = field.replace('_', "-");
+                return fail(
+                    field,
+                    format!("--{flag} '{url}' is not an http:// or https:// address, like http://127.0.0.1:9023"),
+                );
+            }
+        }
         if json_url.is_some() || grpc_url.is_some() {
             if transports.contains(&TransportKind::Json) && json_url.is_none() {
                 return fail(
@@ -89,13 +100,10 @@ impl Options {
 }
 
 /// Emulator hosts come with or without a scheme; without one, plain http.
+/// Another scheme is kept as given, for the caller to refuse.
 pub fn with_scheme(host: &str) -> String {
     let host = host.trim().trim_end_matches('/');
-    if host.starts_with("http://") || host.starts_with("https://") {
-        host.to_string()
-    } else {
-        format!("http://{host}")
-    }
+    if host.contains("://") { host.to_string() } else { format!("http://{host}") }
 }
 
 #[cfg(test)]
@@ -124,5 +132,11 @@ mod tests {
         assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
         let json_only = Options { transports: "http-json".into(), ..with_bucket };
         assert!(json_only.validate(&json_only_env).is_ok());
+        let ftp = Options { endpoint: "ftp://x".into(), ..json_only };
+        let error = ftp.validate(&Environment::default()).unwrap_err();
+        assert_eq!(
+            error.message,
+            "--endpoint 'ftp://x' is not an http:// or https:// address, like http://127.0.0.1:9023"
+        );
     }
 }

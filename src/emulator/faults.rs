@@ -109,6 +109,8 @@ pub fn parse_rule(text: &str) -> Result<(Fault, u64), String> {
 pub struct FaultPlan {
     queued: Mutex<VecDeque<Fault>>,
     rules: Mutex<Vec<Rule>>,
+    /// Faults handed to upload requests so far.
+    pub injected: AtomicU64,
 }
 
 impl FaultPlan {
@@ -124,6 +126,14 @@ impl FaultPlan {
     /// The fault for one upload request: its own instruction header first,
     /// then the queue, then the standing rules.
     pub fn for_upload_request(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
+        let fault = self.next_fault(header)?;
+        if fault.is_some() {
+            self.injected.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(fault)
+    }
+
+    fn next_fault(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
         if let Some(text) = header {
             return Fault::parse(text.trim()).map(Some);
         }

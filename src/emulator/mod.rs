@@ -98,10 +98,19 @@ impl Emulator {
             .thread_name(crate::cpu::EMULATOR_THREAD_NAME)
             .enable_all()
             .build()?;
-        let handle = runtime.handle().clone();
-        let mut emulator = handle.spawn(Self::start_here(options)).await.map_err(std::io::Error::other)??;
-        emulator.runtime = Some(runtime);
-        Ok(emulator)
+        let started = runtime.spawn(Self::start_here(options)).await.map_err(std::io::Error::other).and_then(|r| r);
+        match started {
+            Ok(mut emulator) => {
+                emulator.runtime = Some(runtime);
+                Ok(emulator)
+            }
+            Err(error) => {
+                // We are inside another runtime: dropping this one here would
+                // block (tokio panics), so let its threads wind down on their own.
+                runtime.shutdown_background();
+                Err(error)
+            }
+        }
     }
 
     /// Starts the servers on the current runtime.
@@ -117,8 +126,8 @@ impl Emulator {
         for (fault, every) in &options.faults {
             shared.faults.add_rule(fault.clone(), *every);
         }
-        let json_listener = TcpListener::bind((options.host, options.http_port)).await?;
-        let grpc_listener = TcpListener::bind((options.host, options.grpc_port)).await?;
+        let json_listener = bind(options.host, options.http_port, "--http-port").await?;
+        let grpc_listener = bind(options.host, options.grpc_port, "--grpc-port").await?;
         let json_addr = json_listener.local_addr()?;
         let grpc_addr = grpc_listener.local_addr()?;
         let shutdown = CancellationToken::new();
@@ -178,6 +187,19 @@ impl Emulator {
     pub fn shutdown(&self) {
         self.shutdown.cancel();
     }
+}
+
+/// Binds a listener; a port in use or not ours to take is said as such.
+async fn bind(host: IpAddr, port: u16, flag: &str) -> std::io::Result<TcpListener> {
+    TcpListener::bind((host, port)).await.map_err(|error| {
+        let advice = match error.kind() {
+            std::io::ErrorKind::AddrInUse => format!("port {port} is already in use"),
+            std::io::ErrorKind::PermissionDenied => format!("port {port} needs privileges this user lacks"),
+            std::io::ErrorKind::AddrNotAvailable => format!("{host} is not an address of this machine"),
+            _ => format!("cannot listen on {host}:{port} ({error})"),
+        };
+        std::io::Error::new(error.kind(), format!("{advice}: choose another {flag}, or 0 for any free port"))
+    })
 }
 
 impl Drop for Emulator {

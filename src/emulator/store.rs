@@ -134,6 +134,9 @@ pub struct Store {
     next_session: AtomicU64,
     /// Objects created whose whole-object crc32c the client sent and the store checked.
     pub checksums_verified: AtomicU64,
+    /// Objects created and their bytes, since start (for the stop summary).
+    pub objects_created: AtomicU64,
+    pub bytes_stored: AtomicU64,
 }
 
 impl Store {
@@ -149,6 +152,8 @@ impl Store {
             next_generation: AtomicI64::new(micros),
             next_session: AtomicU64::new(micros as u64),
             checksums_verified: AtomicU64::new(0),
+            objects_created: AtomicU64::new(0),
+            bytes_stored: AtomicU64::new(0),
         }
     }
 
@@ -253,6 +258,8 @@ impl Store {
             data: ingest.into_data(),
         };
         bucket.objects.insert(spec.name.clone(), object.clone());
+        self.objects_created.fetch_add(1, Ordering::Relaxed);
+        self.bytes_stored.fetch_add(object.size, Ordering::Relaxed);
         Ok(object)
     }
 
@@ -284,6 +291,11 @@ impl Store {
         self.sessions.lock().unwrap().len()
     }
 
+    /// Sessions neither finished nor cancelled: uploads someone left open.
+    pub fn open_session_count(&self) -> usize {
+        self.sessions.lock().unwrap().values().filter(|s| s.finished().is_none()).count()
+    }
+
     /// Forgets sessions idle for longer than the TTL, so abandoned uploads
     /// cannot grow memory without bound. A session busy with a request is kept.
     fn expire_sessions(&self) {
@@ -310,6 +322,11 @@ fn check_generation(bucket: &Bucket, spec: &NewObject) -> Result<(), StoreError>
 /// letters, digits, dashes, underscores and dots, starting and ending with a
 /// letter or digit.
 pub fn validate_bucket_name(name: &str) -> Result<(), StoreError> {
+    if name.parse::<std::net::IpAddr>().is_ok() {
+        return Err(StoreError::Invalid(format!(
+            "'{name}' is not a valid bucket name: GCS forbids IP addresses as names; use letters, digits and dashes"
+        )));
+    }
     let ok_chars = name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
     let ends_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     let max = if name.contains('.') { 222 } else { 63 };
@@ -400,7 +417,7 @@ mod tests {
         for good in ["abc", "my-bucket_1", "a.b.c"] {
             assert!(validate_bucket_name(good).is_ok(), "{good}");
         }
-        for bad in ["ab", "Upper", "-start", "end-", "goog-x", "has space", &"x".repeat(64)] {
+        for bad in ["ab", "Upper", "-start", "end-", "goog-x", "has space", "192.168.1.1", &"x".repeat(64)] {
             assert!(validate_bucket_name(bad).is_err(), "{bad}");
         }
     }

@@ -35,14 +35,13 @@ enum Stop {
     FailFast,
 }
 
-/// What is measured around one transport's timed rounds.
+/// What is measured around one transport's timed rounds (CPU and wire bytes
+/// go into each round's sample, so only complete rounds are divided).
 #[derive(Default)]
 struct Meter {
-    cpu_s: f64,
     /// Connections opened by the end of the timed rounds (cleanup's deletes not counted).
     connections: u64,
     wire: WireCounter,
-    wire_bytes: u64,
     peers: BTreeSet<SocketAddr>,
 }
 
@@ -61,6 +60,8 @@ pub struct Runner<'a> {
     meters: BTreeMap<TransportKind, Meter>,
     /// Uploads cut off by a cancel or the timeout: name and open session.
     cut_off: Vec<(TransportKind, String, Option<String>)>,
+    /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
+    stopped_because: Option<String>,
 }
 
 /// One finished upload: worker, start and duration in run seconds, and what came of it.
@@ -90,6 +91,7 @@ impl<'a> Runner<'a> {
             objects: Vec::new(),
             meters: BTreeMap::new(),
             cut_off: Vec::new(),
+            stopped_because: None,
         }
     }
 
@@ -112,7 +114,7 @@ impl<'a> Runner<'a> {
         self.emit(RunEvent::Started {
             run_id: self.run_id.clone(),
             target: self.connected.info.describe(),
-            rounds_per_transport: self.config.iterations,
+            rounds_per_transport: self.config.duration.is_none().then_some(self.config.iterations),
         })
         .await;
         let seed = random_u64();
@@ -128,6 +130,17 @@ impl<'a> Runner<'a> {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
             stop = self.measure(&payload).await;
+        }
+        match (&stop, self.config.until_stable) {
+            (Some(Stop::TimedOut), Some(width)) => {
+                self.stopped_because =
+                    Some(format!("not stable: hit --timeout before the interval narrowed to {width} points"))
+            }
+            (Some(_), _) => self.stopped_because = None,
+            (None, _) => {}
+        }
+        if let Some(why) = &self.stopped_because {
+            self.emit(RunEvent::Note(why.clone())).await;
         }
         for uploader in &self.connected.uploaders {
             self.meters.entry(uploader.kind()).or_default().connections = uploader.connections();
@@ -148,9 +161,7 @@ impl<'a> Runner<'a> {
                 let meter = self.meters.remove(&kind).unwrap_or_default();
                 let accounting = Accounting {
                     protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
-                    cpu_s: meter.cpu_s,
                     connections: meter.connections,
-                    wire_bytes: meter.wire_bytes,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
                 stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting)
@@ -166,7 +177,8 @@ impl<'a> Runner<'a> {
             std::mem::take(&mut self.rounds),
             outcome,
             cleanup,
-        );
+        )
+        .stopped_because(self.stopped_because.take());
         self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
         report
     }
@@ -201,13 +213,31 @@ impl<'a> Runner<'a> {
                     crate::compare::interval_width(&crate::compare::paired_log_ratios(&self.rounds, *a, *b))
                 && now <= width
             {
-                let note =
-                    format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", round + 1);
-                self.emit(RunEvent::Note(note)).await;
-                break;
+                self.stopped_because =
+                    Some(format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", round + 1));
+                return None;
             }
         }
+        self.stopped_because = self.why_the_schedule_ended();
         None
+    }
+
+    /// Said when the schedule ran out: what limit ended it, and whether
+    /// `--until-stable` was met (it was not, or the loop would have said so).
+    fn why_the_schedule_ended(&self) -> Option<String> {
+        let limit = match self.config.duration {
+            Some(duration) => format!("--duration {}", crate::units::format_duration(duration)),
+            None => format!("--iterations {}", self.config.iterations),
+        };
+        let (Some(width), [a, b]) = (self.config.until_stable, self.config.transports.as_slice()) else {
+            return self.config.duration.is_some().then(|| format!("ran for {limit}"));
+        };
+        let ratios = crate::compare::paired_log_ratios(&self.rounds, *a, *b);
+        let now = match crate::compare::interval_width(&ratios) {
+            Some(now) => format!("the 95% interval is {now:.1} points wide"),
+            None => format!("{} complete pairs give no interval yet", ratios.len()),
+        };
+        Some(format!("not stable: hit {limit} before the interval narrowed to {width} points ({now})"))
     }
 
     /// One untimed upload per transport, deleted at once.
@@ -244,18 +274,17 @@ impl<'a> Runner<'a> {
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
         let uploader = self.connected.uploader(kind)?.clone();
         let names: Vec<String> = (0..self.config.concurrency)
-            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{round:04}"), worker))
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
         let port = uploader.peer_port();
         self.meters.entry(kind).or_default().wire.sample(&netstat::client_sockets(port));
         let cpu_before = crate::cpu::client_seconds();
         let round_start = self.at_s();
         let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
-        let cpu_spent = crate::cpu::client_seconds() - cpu_before;
+        let cpu_s = crate::cpu::client_seconds() - cpu_before;
         let sockets = netstat::client_sockets(port);
         let meter = self.meters.entry(kind).or_default();
-        meter.cpu_s += cpu_spent;
-        meter.wire_bytes += meter.wire.sample(&sockets);
+        let wire_bytes = meter.wire.sample(&sockets);
         meter.peers.extend(sockets.iter().map(|s| s.peer));
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
@@ -304,6 +333,8 @@ impl<'a> Runner<'a> {
                 elapsed_s: round_end - round_start,
                 bytes,
                 ok: all_ok && stop.is_none(),
+                cpu_s,
+                wire_bytes,
             };
             self.emit(RunEvent::RoundDone(sample.clone())).await;
             self.rounds.push(sample);

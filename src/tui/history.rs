@@ -55,7 +55,7 @@ pub fn key_options(report: &RunReport) -> String {
 }
 
 pub fn throughput(report: &RunReport, kind: TransportKind) -> Option<f64> {
-    report.transports.iter().find(|t| t.transport == kind).map(|t| t.throughput_mib_s).filter(|t| *t > 0.0)
+    report.transports.iter().find(|t| t.transport == kind).and_then(|t| t.throughput_mib_s)
 }
 
 /// Per transport: (base MiB/s, other MiB/s, change in percent).

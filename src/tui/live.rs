@@ -206,7 +206,15 @@ mod tests {
         assert_eq!(live.lanes[0].current_mib_s, 4.0);
         // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
         live.apply(&progress(3 << 20, 1.6));
-        let round = RoundSample { transport: TransportKind::Json, round: 0, elapsed_s: 0.6, bytes: 3 << 20, ok: true };
+        let round = RoundSample {
+            transport: TransportKind::Json,
+            round: 0,
+            elapsed_s: 0.6,
+            bytes: 3 << 20,
+            ok: true,
+            cpu_s: 0.0,
+            wire_bytes: 0,
+        };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[0].chart.len(), 2);
         assert!((live.lanes[0].chart[1].1 - 10.0).abs() < 1e-9, "1 MiB in 0.1 s");
@@ -225,7 +233,15 @@ mod tests {
             at_s: 0.3,
         });
         assert_eq!(live.lanes[1].bytes_done + live.lanes[1].round_bytes, 0);
-        let round = RoundSample { transport: TransportKind::Grpc, round: 0, elapsed_s: 2.0, bytes: 4 << 20, ok: true };
+        let round = RoundSample {
+            transport: TransportKind::Grpc,
+            round: 0,
+            elapsed_s: 2.0,
+            bytes: 4 << 20,
+            ok: true,
+            cpu_s: 0.0,
+            wire_bytes: 0,
+        };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[1].average_mib_s(), 2.0);
         assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));

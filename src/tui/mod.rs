@@ -27,6 +27,11 @@ use tokio_util::sync::CancellationToken;
 const FRAME: Duration = Duration::from_millis(33);
 
 pub async fn start(command_line: Options) -> ExitCode {
+    // A mistyped flag is the first thing to say, terminal or not.
+    if let Err(error) = command_line.validate(&Environment::from_process()) {
+        eprintln!("error: {error}");
+        return ExitCode::from(2);
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         eprintln!("error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)");
         return ExitCode::from(2);
