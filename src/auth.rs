@@ -19,6 +19,12 @@ pub enum AuthError {
         "{source_name} is not a service account key (a JSON file with \"type\": \"service_account\", client_email and private_key); for user credentials run `gcloud auth application-default login` and leave it unset"
     )]
     NotAServiceAccount { source_name: String },
+    #[error("{source_name} is not JSON: a credentials file is the JSON key file downloaded for a service account")]
+    NotJson { source_name: String },
+    #[error("{path} is not a text file: a credentials file is JSON; check that the path names the key file")]
+    NotText { path: PathBuf },
+    #[error("the private_key in {source_name} is not a valid PEM key: download a new key for that service account")]
+    BadPrivateKey { source_name: String },
     #[error("GCP_SERVICE_ACCOUNT_JSON_B64 is not valid base64; encode the key with `base64 -w0 key.json`")]
     BadBase64,
     #[error(
@@ -121,18 +127,22 @@ impl Auth {
 }
 
 fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| AuthError::Unreadable { path: path.to_path_buf(), reason: e.kind().to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => AuthError::NotText { path: path.to_path_buf() },
+        kind => AuthError::Unreadable { path: path.to_path_buf(), reason: kind.to_string() },
+    })?;
     from_json(&text, &source_name)
 }
 
 fn from_json(json: &str, source_name: &str) -> Result<Auth, AuthError> {
     let not_a_key = || AuthError::NotAServiceAccount { source_name: source_name.to_string() };
-    let value: serde_json::Value = serde_json::from_str(json).map_err(|_| not_a_key())?;
+    let value: serde_json::Value =
+        serde_json::from_str(json).map_err(|_| AuthError::NotJson { source_name: source_name.to_string() })?;
     if value["type"] != "service_account" || !value["private_key"].is_string() || !value["client_email"].is_string() {
         return Err(not_a_key());
     }
-    let account = CustomServiceAccount::from_json(json).map_err(|_| not_a_key())?;
+    let account = CustomServiceAccount::from_json(json)
+        .map_err(|_| AuthError::BadPrivateKey { source_name: source_name.to_string() })?;
     Ok(Auth { source: source_name.to_string(), provider: Some(Arc::new(account)) })
 }
 
@@ -213,6 +223,23 @@ mod tests {
         let error = Auth::discover(None, &e).await.unwrap_err().to_string();
         assert!(error.contains("GOOGLE_CREDENTIALS is not a service account key"));
         assert!(!error.contains("secret-refresh"));
+        let e = CredentialEnv { google_credentials: Some("not json".into()), ..env() };
+        let error = Auth::discover(None, &e).await.unwrap_err().to_string();
+        assert!(error.starts_with("GOOGLE_CREDENTIALS is not JSON"), "{error}");
+        let bad_pem = fake_key().replace("MII", "xxMII");
+        let e = CredentialEnv { google_credentials: Some(bad_pem), ..env() };
+        let error = Auth::discover(None, &e).await.unwrap_err().to_string();
+        assert!(error.starts_with("the private_key in GOOGLE_CREDENTIALS is not a valid PEM key"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("key.p12");
+        std::fs::write(&binary, [0x30, 0x82, 0xff, 0xfe, 0x00]).unwrap();
+        let error = Auth::discover(Some(&binary), &env()).await.unwrap_err().to_string();
+        assert!(
+            error.ends_with(
+                "key.p12 is not a text file: a credentials file is JSON; check that the path names the key file"
+            ),
+            "{error}"
+        );
     }
 
     #[tokio::test]

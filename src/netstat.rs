@@ -12,6 +12,8 @@ pub struct SocketBytes {
     pub peer: SocketAddr,
     /// Bytes the kernel sent on it, retransmissions included.
     pub sent: u64,
+    /// Bytes the peer has acknowledged: what has really crossed the link.
+    pub acked: u64,
 }
 
 /// The open TCP sockets of this process whose peer listens on `peer_port`
@@ -45,7 +47,7 @@ fn socket_bytes(fd: i32) -> Option<SocketBytes> {
         }
         let peer = address(fd, libc::getpeername)?;
         let local = address(fd, libc::getsockname)?;
-        Some(SocketBytes { local, peer, sent: info.tcpi_bytes_sent })
+        Some(SocketBytes { local, peer, sent: info.tcpi_bytes_sent, acked: info.tcpi_bytes_acked })
     }
 }
 
@@ -75,23 +77,31 @@ unsafe fn address(fd: i32, name: NameFn) -> Option<SocketAddr> {
     }
 }
 
-/// Follows sockets across samples: bytes sent since the last sample, summed
-/// over the sockets open at both ends (a socket new since then counts whole).
+/// Follows sockets across samples: bytes sent (or, from `acked()`, bytes
+/// acknowledged) since the last sample, summed over the sockets open at both
+/// ends (a socket new since then counts whole).
 #[derive(Default)]
 pub struct WireCounter {
     last: BTreeMap<(SocketAddr, SocketAddr), u64>,
+    count_acked: bool,
 }
 
 impl WireCounter {
-    /// Bytes sent since the previous call, and the peers seen now.
+    /// Counts bytes the peer acknowledged rather than bytes sent.
+    pub fn acked() -> Self {
+        Self { count_acked: true, ..Self::default() }
+    }
+
+    /// Bytes since the previous call.
     pub fn sample(&mut self, sockets: &[SocketBytes]) -> u64 {
         let mut delta = 0;
         let mut now = BTreeMap::new();
         for socket in sockets {
             let key = (socket.local, socket.peer);
+            let count = if self.count_acked { socket.acked } else { socket.sent };
             let before = self.last.get(&key).copied().unwrap_or(0);
-            delta += socket.sent.saturating_sub(before);
-            now.insert(key, socket.sent);
+            delta += count.saturating_sub(before);
+            now.insert(key, count);
         }
         self.last = now;
         delta
@@ -118,6 +128,7 @@ mod tests {
         let sockets = client_sockets(port);
         assert_eq!(sockets.len(), 1, "the server side has the port as local, not peer");
         assert_eq!(counter.sample(&sockets), 300_000);
+        assert_eq!(sockets[0].acked, 300_000, "the server read it all, so its kernel acknowledged it all");
         assert_eq!(counter.sample(&client_sockets(port)), 0, "nothing new");
     }
 
@@ -126,9 +137,12 @@ mod tests {
         let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
         let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
         let mut counter = WireCounter::default();
-        assert_eq!(counter.sample(&[SocketBytes { local: a, peer: b, sent: 10 }]), 10);
+        let socket = |local, sent, acked| SocketBytes { local, peer: b, sent, acked };
+        assert_eq!(counter.sample(&[socket(a, 10, 6)]), 10);
         let c: SocketAddr = "127.0.0.1:3".parse().unwrap();
-        let sockets = [SocketBytes { local: a, peer: b, sent: 15 }, SocketBytes { local: c, peer: b, sent: 4 }];
-        assert_eq!(counter.sample(&sockets), 9);
+        assert_eq!(counter.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 9);
+        let mut acked = WireCounter::acked();
+        assert_eq!(acked.sample(&[socket(a, 10, 6)]), 6);
+        assert_eq!(acked.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 3);
     }
 }

@@ -17,8 +17,16 @@ struct Lane {
     last_mib_s: Option<f64>,
 }
 
-pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool) {
-    let mut printer = Printer { terminal, lanes: BTreeMap::new(), rounds: None, drawn: 0 };
+/// `concurrency`: uploads per round, for "2 of 4 uploads finished".
+pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurrency: u32) {
+    let mut printer = Printer {
+        terminal,
+        lanes: BTreeMap::new(),
+        rounds: None,
+        drawn: 0,
+        finished: BTreeMap::new(),
+        per_round: concurrency,
+    };
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
@@ -30,6 +38,9 @@ struct Printer {
     rounds: Option<u32>,
     /// Bar lines on screen below the last message.
     drawn: usize,
+    /// Uploads finished in each transport's current round.
+    finished: BTreeMap<TransportKind, u32>,
+    per_round: u32,
 }
 
 impl Printer {
@@ -49,21 +60,33 @@ impl Printer {
                 self.redraw(None);
             }
             RunEvent::RoundDone(round) => {
-                let rate = mib_per_second(round.bytes, round.elapsed_s);
                 let lane = self.lanes.entry(round.transport).or_default();
                 lane.rounds_done += 1;
                 lane.round_fraction = 0.0;
-                lane.last_mib_s = Some(rate);
-                let line = format!(
-                    "{} round {}{}: {} in {} ({})",
+                let name = format!(
+                    "{} round {}{}",
                     round.transport.name(),
                     round.round + 1,
-                    self.rounds.map(|n| format!("/{n}")).unwrap_or_default(),
-                    format_size(round.bytes),
-                    format_seconds(round.elapsed_s),
-                    format_mib_s(rate)
+                    self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
                 );
+                let finished = self.finished.remove(&round.transport).unwrap_or(0);
+                let line = if round.ok {
+                    let rate = mib_per_second(round.bytes, round.elapsed_s);
+                    lane.last_mib_s = Some(rate);
+                    format!(
+                        "{name}: {} in {} ({})",
+                        format_size(round.bytes),
+                        format_seconds(round.elapsed_s),
+                        format_mib_s(rate)
+                    )
+                } else {
+                    // A failed round is not timed: no rate that could be read as one.
+                    format!("{name} failed: {finished} of {} uploads finished", self.per_round)
+                };
                 self.say(&line);
+            }
+            RunEvent::ObjectDone(sample) if sample.ok => {
+                *self.finished.entry(sample.transport).or_default() += 1;
             }
             RunEvent::Note(note) => self.say(&note),
             RunEvent::CleanupDone { deleted, left } => {

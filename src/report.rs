@@ -224,14 +224,17 @@ pub const TABLE_FOOTNOTE: &str =
 /// each over the work it names; "no completed uploads" when there is none.
 fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
     let name = t.transport.name();
-    let connections = plural(t.connections as usize, "connection");
+    let connections = match t.protocol.as_str() {
+        "" => plural(t.connections as usize, "connection"),
+        protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
+    };
     let (Some(wire), Some(cpu), Some(per_object)) = (t.wire_ratio, t.cpu_s_per_gib, t.per_object_mib_s) else {
         let finished = if t.objects == 0 {
             "no completed uploads".to_string()
         } else {
             format!("{} finished, but no complete round", plural(t.objects, "upload"))
         };
-        return vec![format!("{name}: {}, {connections}, {finished}: no throughput, wire or CPU figures", t.protocol)];
+        return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
     };
     let resent = if t.wire_resent_bytes > 0 {
         format!(", {} of it re-sent", format_size(t.wire_resent_bytes))
@@ -239,8 +242,7 @@ fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
         String::new()
     };
     let mut lines = vec![format!(
-        "{name}: {}, {connections}; over {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB; per upload {}",
-        t.protocol,
+        "{name}: {connections}; over {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB; per upload {}",
         plural(t.runs, "complete round"),
         format_mib_s(per_object)
     )];

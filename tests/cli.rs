@@ -67,6 +67,24 @@ fn json_output_has_the_documented_fields() {
         assert!(sample.get(field).is_some(), "samples[0].{field}");
     }
     assert_eq!(report["samples"].as_array().unwrap().len(), 4);
+    // Rounds count from 1 everywhere: JSON, CSV, object names, progress lines.
+    assert_eq!(report["samples"][0]["round"], 1);
+    assert_eq!(report["rounds"][0]["round"], 1);
+    assert!(
+        report["samples"][0]["object"].as_str().unwrap().ends_with("/0001-0"),
+        "{}",
+        report["samples"][0]["object"]
+    );
+}
+
+#[test]
+fn help_shows_no_empty_defaults() {
+    for args in [&["run", "--help"][..], &["--help"][..]] {
+        let output = run(args, &[]);
+        let help = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success() && help.contains("--bucket <NAME>"), "{help}");
+        assert!(!help.contains("[default: ]") && !help.contains("[default: \"\"]"), "{help}");
+    }
 }
 
 #[test]
@@ -96,15 +114,55 @@ fn bad_input_is_one_sentence_and_exit_2() {
             "error: cannot read the credentials file /nonexistent/key.json",
         ),
         (&["run", "--cleanup=maybe"], "'maybe' is not a boolean"),
+        (&["run", "--cleanup", "false"], "a true/false flag takes its value after '=', like --cleanup=false"),
+        (&["run", "--bucket", "192.168.1.1"], "GCS forbids IP addresses as names"),
+        (&["run", "--endpoint", "ftp://x"], "error: --endpoint 'ftp://x' is not an http:// or https:// address"),
+        (&["run", "--credentials", "key.json"], "error: --credentials needs --bucket"),
+        (&["run", "--iterations", "2", "--iterations", "3"], "cannot be used multiple times; run with --help"),
+        (&["--size", "12XB"], "error: --size: '12XB' is not a size"),
+        (&["emulator", "--bucket", "Bad_Name"], "'Bad_Name' is not a valid bucket name"),
+        (&["emulator", "--bandwidth", "200"], "error: --bandwidth: '200' is not a rate: use a number with a unit"),
+        (&["emulator", "--bandwidth", "0Mbit"], "leave the flag out for an unlimited link"),
+        (&["emulator", "--latency", "20"], "error: --latency: '20' is not a duration"),
     ];
     for (args, expected) in cases {
         let output = run(args, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.lines().count() == 1, "{args:?}: one sentence: {stderr}");
         assert!(!stderr.contains("panicked") && !stderr.contains("{ "), "no panic or Debug dump: {stderr}");
         assert!(output.stdout.is_empty());
     }
+}
+
+/// A port already taken is said as such, for either port, and nothing panics.
+#[test]
+fn the_emulator_on_a_port_in_use_says_so() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for flag in ["--http-port", "--grpc-port"] {
+        let output = run(&["emulator", flag, &port], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag}: {stderr}");
+        let expected = format!(
+            "error: cannot start the emulator: port {port} is already in use: choose another {flag}, or 0 for any free port\n"
+        );
+        assert_eq!(stderr, expected);
+    }
+}
+
+#[test]
+fn output_dash_is_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(binary())
+        .current_dir(dir.path())
+        .args([SMALL, &["--format", "csv", "--output", "-"]].concat())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("transport,round,worker"));
+    assert!(!dir.path().join("-").exists(), "no file named '-'");
 }
 
 #[test]
@@ -292,10 +350,86 @@ fn the_built_in_emulator_can_be_made_flaky_to_watch_retries() {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let retries: u64 = report["transports"].as_array().unwrap().iter().map(|t| t["retries"].as_u64().unwrap()).sum();
     assert!(retries >= 1, "{retries}");
+    // What changed the figures is in the report and the target line.
+    assert_eq!(report["config"]["emulator_fault"], "return-503:every=3");
+    assert_eq!(report["target"]["emulator_fault"], "return-503:every=3");
+    assert!(
+        stderr.contains("target: built-in emulator") && stderr.contains("; injecting fault return-503:every=3"),
+        "{stderr}"
+    );
 
     let bad = run(&["run", "--emulator-fault", "wobble"], &[]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&bad.stderr).contains("error: --emulator-fault: 'wobble' is not a fault instruction")
     );
+}
+
+/// When uploads fail or a run is cut short, the report says so and shows no
+/// number for what was not measured; the figures it does show cover the
+/// same uploads as what they are divided by.
+#[test]
+fn figures_after_failures_cover_only_the_finished_work() {
+    // Every upload refused: nothing finished, so no throughput, wire or CPU figure.
+    const THREE: &[&str] = &["run", "--size", "512KiB", "--iterations", "3", "--warmup-size", "256KiB"];
+    let refused = run(&[THREE, &["--emulator-fault", "return-403"]].concat(), &[]);
+    let table = String::from_utf8_lossy(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(1), "{table}");
+    assert!(table.contains("http-json: HTTP/1.1, ") && table.contains("no completed uploads"), "{table}");
+    assert!(
+        !table.contains("0.00 MiB/s") && !table.contains("wire 0.000x") && !table.contains("session 0 s"),
+        "{table}"
+    );
+    assert!(table.contains("no verdict (http-json no completed round, grpc no completed round)"), "{table}");
+    assert!(table.contains("completed with errors: 6 of 6 uploads failed"), "{table}");
+    let json = run(&[SMALL, &["--emulator-fault", "return-403", "--format", "json"]].concat(), &[]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["outcome"], "completed_with_errors");
+    assert!(report["outcome_detail"].as_str().unwrap().contains("4 of 4 uploads failed"));
+    for t in report["transports"].as_array().unwrap() {
+        for field in ["throughput_mib_s", "median_s", "p50_s", "wire_ratio", "cpu_s_per_gib", "session_median_s"] {
+            assert!(t[field].is_null(), "{field} = {} with nothing measured", t[field]);
+        }
+    }
+    assert!(report["comparison"]["faster"].is_null());
+
+    // Every other upload corrupted (and refused by the server's crc32c check):
+    // the failed uploads' bytes stay out of the wire ratio.
+    let corrupt = run(&[THREE, &["--emulator-fault", "corrupt-after-256K:every=2", "--format", "json"]].concat(), &[]);
+    let report: serde_json::Value = serde_json::from_slice(&corrupt.stdout).unwrap();
+    for t in report["transports"].as_array().unwrap() {
+        if let Some(ratio) = t["wire_ratio"].as_f64() {
+            assert!((1.0..1.05).contains(&ratio), "{}: wire {ratio}", t["transport"]);
+        }
+    }
+
+    // A stalled server and a 1 s timeout: the run stops, says why, and measured nothing.
+    let stalled =
+        run(&[SMALL, &["--emulator-fault", "stall-for-5s", "--timeout", "1s", "--warmup=false"]].concat(), &[]);
+    let table = String::from_utf8_lossy(&stalled.stdout);
+    assert_eq!(stalled.status.code(), Some(1), "{table}");
+    assert!(table.contains("hit --timeout 1s"), "{table}");
+    assert!(table.contains("no completed uploads") && !table.contains("MiB/s  "), "{table}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("http-json round 1/3 failed: 0 of 1 uploads finished"), "{stderr}");
+    assert!(!stderr.contains("0.00 MiB/s"), "no rate for a round that failed: {stderr}");
+}
+
+#[test]
+fn a_duration_run_counts_rounds_without_a_planned_total() {
+    let output = run(&["run", "--size", "256KiB", "--duration", "1s", "--warmup=false"], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("http-json round 1: "), "{stderr}");
+    assert!(!stderr.contains("round 1/3"), "--iterations is not the plan of a --duration run: {stderr}");
+    assert!(stderr.contains("ran for --duration 1s"), "{stderr}");
+}
+
+#[test]
+fn until_stable_says_why_it_stopped() {
+    let output =
+        run(&["run", "--size", "256KiB", "--until-stable", "0.001%", "--iterations", "3", "--warmup=false"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("not stable: hit --iterations 3 before the interval narrowed to 0.001 points"), "{stdout}");
 }

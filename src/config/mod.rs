@@ -66,6 +66,9 @@ pub struct Options {
     pub timeout: String,
     #[serde(skip)]
     pub credentials: String,
+    /// Per session, like `emulator_fault`: a remembered "use the emulator"
+    /// would quietly keep a later `--bucket` run off GCS.
+    #[serde(skip)]
     pub emulator: bool,
     pub endpoint: String,
     pub grpc_endpoint: String,
@@ -84,6 +87,8 @@ pub struct Options {
     pub request_timeout: String,
     pub fail_fast: bool,
     /// A standing fault for the built-in emulator: `return-503:every=5`.
+    /// Never remembered: a fault must not come back unasked on the next launch.
+    #[serde(skip)]
     pub emulator_fault: String,
 }
 

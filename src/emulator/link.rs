@@ -21,12 +21,34 @@ const PIECES_IN_FLIGHT: usize = 256;
 
 /// Returns the server's end of a shaped pipe carrying `socket`'s bytes.
 pub fn shaped(socket: TcpStream, link: Arc<Link>) -> DuplexStream {
+    limit_receive_buffer(&socket);
     let (server_end, link_end) = tokio::io::duplex(PIECE_BYTES * 4);
     let (from_client, to_client) = socket.into_split();
     let (from_server, to_server) = tokio::io::split(link_end);
     tokio::spawn(carry(from_client, to_server, link.clone(), true));
     tokio::spawn(carry(from_server, to_client, link, false));
     server_end
+}
+
+/// Bytes the server's kernel may take in ahead of the link. A loopback
+/// socket buffer grows to megabytes, all acknowledged at once: the client
+/// would see bytes "delivered" that the link has not carried yet. Real links
+/// acknowledge only what crossed them; a small buffer keeps that true here.
+const RECEIVE_BUFFER_BYTES: libc::c_int = 128 * 1024;
+
+fn limit_receive_buffer(socket: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size = RECEIVE_BUFFER_BYTES;
+    // SAFETY: sets an int option on a socket we own; failure only leaves the default.
+    unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
 }
 
 /// Reads one direction as fast as it comes and delivers each piece one

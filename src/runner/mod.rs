@@ -69,6 +69,29 @@ pub struct Runner<'a> {
 /// of it, and its (retries, resumes, bytes re-sent).
 type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>, (u32, u32, u64));
 
+/// Live progress counts bytes that crossed the link: the payload handed to
+/// the transport, but never more than the peer's kernel has acknowledged on
+/// the transport's sockets since the batch began (bytes handed over sit in
+/// socket buffers first, and would show a rate above the link).
+struct Delivered {
+    port: u16,
+    acks: WireCounter,
+    acked: u64,
+}
+
+impl Delivered {
+    fn start(port: u16) -> Self {
+        let mut acks = WireCounter::acked();
+        acks.sample(&netstat::client_sockets(port));
+        Self { port, acks, acked: 0 }
+    }
+
+    fn bytes(&mut self, handed: u64) -> u64 {
+        self.acked += self.acks.sample(&netstat::client_sockets(self.port));
+        handed.min(self.acked)
+    }
+}
+
 impl<'a> Runner<'a> {
     pub fn new(
         config: BenchConfig,
@@ -381,6 +404,7 @@ impl<'a> Runner<'a> {
         }
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        let mut delivered = Delivered::start(uploader.peer_port());
         let mut results = Vec::new();
         let stop = loop {
             tokio::select! {
@@ -396,7 +420,7 @@ impl<'a> Runner<'a> {
                     Some(Err(error)) => self.emit(RunEvent::Note(format!("an upload task failed: {error}"))).await,
                 },
                 _ = ticker.tick() => {
-                    let bytes = counters.iter().map(|c| c.bytes()).sum();
+                    let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
                     let at_s = self.at_s();
                     // Progress may be dropped when a front end lags; results never are.
                     let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
@@ -419,7 +443,7 @@ impl<'a> Runner<'a> {
             }
         }
         let at_s = self.at_s();
-        let bytes = counters.iter().map(|c| c.bytes()).sum();
+        let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
         let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
         (results, stop)
     }

@@ -63,15 +63,34 @@ pub async fn finished_object(response: Response, phases: Phases) -> Result<Uploa
     })
 }
 
-/// The error's own message from a GCS JSON error body, else the status line.
+/// The error's own message from a GCS JSON error body; anything else (an
+/// HTML page, an empty body) means the server is not speaking the GCS JSON
+/// API, and is said so instead of being echoed.
 pub async fn http_error(response: Response) -> TransportError {
-    let status = response.status().as_u16();
+    let status = response.status();
+    let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let text = response.text().await.unwrap_or_default();
-    let message = serde_json::from_str::<serde_json::Value>(&text)
+    TransportError::Http { status: status.as_u16(), message: error_message(status, &content_type, &text) }
+}
+
+fn error_message(status: StatusCode, content_type: &str, body: &str) -> String {
+    if let Some(message) = serde_json::from_str::<serde_json::Value>(body)
         .ok()
         .and_then(|v| v["error"]["message"].as_str().map(String::from))
-        .unwrap_or_else(|| text.chars().take(200).collect());
-    TransportError::Http { status, message }
+    {
+        return message;
+    }
+    let reason = status.canonical_reason().unwrap_or("error");
+    let what = if body.trim().is_empty() {
+        "an empty body".to_string()
+    } else if content_type.is_empty() {
+        format!("{} bytes of unknown type", body.len())
+    } else {
+        format!("{} bytes of {}", body.len(), content_type.split(';').next().unwrap_or(content_type))
+    };
+    format!(
+        "{reason}, with {what} instead of a GCS JSON error: is this a GCS JSON API endpoint (try the base URL, without /storage/v1)?"
+    )
 }
 
 pub fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> TransportError {
@@ -79,4 +98,20 @@ pub fn connection_error(base: &str, what: &str, error: &reqwest::Error) -> Trans
         return TransportError::Timeout(format!("could not {what} at {base}: timed out"));
     }
     super::connection_failure(base, what, &super::root_cause(error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_gcs_answers_are_named_not_echoed() {
+        let gcs = r#"{"error":{"code":404,"message":"No such object: b/o"}}"#;
+        assert_eq!(error_message(StatusCode::NOT_FOUND, "application/json", gcs), "No such object: b/o");
+        let html = error_message(StatusCode::NOT_IMPLEMENTED, "text/html; charset=utf-8", "<!DOCTYPE HTML><p>x</p>");
+        assert!(html.starts_with("Not Implemented, with 23 bytes of text/html instead of a GCS JSON error"), "{html}");
+        assert!(!html.contains('<'));
+        let empty = error_message(StatusCode::NOT_FOUND, "", "");
+        assert!(empty.starts_with("Not Found, with an empty body instead of a GCS JSON error"), "{empty}");
+    }
 }

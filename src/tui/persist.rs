@@ -1,5 +1,6 @@
 //! The form's last values, kept between sessions in the user's config
-//! directory (XDG). Credentials are never written.
+//! directory (XDG). Credentials, the emulator override and injected faults
+//! are never written.
 
 use crate::config::Options;
 use std::path::PathBuf;
@@ -32,7 +33,30 @@ pub fn save(options: &Options) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    // `credentials` is skipped by serde: a key path is the user's to type each time.
+    // `credentials`, `emulator` and `emulator_fault` are skipped by serde: a key
+    // path, a target override and an injected fault are the user's to ask for each time.
     let text = serde_json::to_string_pretty(options).map_err(std::io::Error::other)?;
     std::fs::write(path, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Options;
+
+    #[test]
+    fn faults_and_the_emulator_override_are_never_remembered() {
+        let options = Options {
+            size: "8MiB".into(),
+            emulator: true,
+            emulator_fault: "return-503:every=3".into(),
+            credentials: "/keys/k.json".into(),
+            ..Options::default()
+        };
+        let text = serde_json::to_string_pretty(&options).unwrap();
+        for secret in ["emulator", "return-503", "/keys/k.json"] {
+            assert!(!text.contains(secret), "{secret} was written: {text}");
+        }
+        let back: Options = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, Options { size: "8MiB".into(), ..Options::default() });
+    }
 }

@@ -4,6 +4,7 @@
 
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::events::RunEvent;
 use gcs_speed_tui::report::RunReport;
 use gcs_speed_tui::runner::Runner;
 use gcs_speed_tui::target;
@@ -50,13 +51,23 @@ pub async fn run_bench(options: Options) -> RunReport {
 }
 
 pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunReport {
+    run_bench_events(options, cancel).await.0
+}
+
+/// Runs to the end and keeps every event the runner sent.
+pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (RunReport, Vec<RunEvent>) {
     let config = options.validate(&Environment::default()).expect("valid options");
     let connected = target::connect(&config).await.expect("connects");
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
-    let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
+    let drain = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(event) = receiver.recv().await {
+            seen.push(event);
+        }
+        seen
+    });
     let report = Runner::new(config, &connected, events, cancel).run().await;
-    drain.await.unwrap();
-    report
+    (report, drain.await.unwrap())
 }
 
 pub fn binary() -> PathBuf {

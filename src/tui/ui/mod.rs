@@ -99,6 +99,10 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::raw("   "),
         Span::styled(state, theme.accent()),
     ]);
+    let mut first = first;
+    if let Ok(Some(fault)) = app.form.checked.as_ref().map(|c| c.emulator_fault.as_deref()) {
+        first.spans.push(Span::styled(format!("   FAULT {fault}"), theme.warning()));
+    }
     let second = match app.live.as_ref().filter(|l| !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
         None => match app.form.checked.as_ref().map(|c| &c.target) {
