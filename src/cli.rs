@@ -145,6 +145,16 @@ pub struct BenchArgs {
     pub emulator_fault: String,
 }
 
+/// The `--help` text of a benchmark option, by its field name (`chunk_size`),
+/// so the app's form explains each field in the same words as the CLI.
+pub fn help_for(field: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let run = command.find_subcommand("run")?;
+    let arg = run.get_arguments().find(|a| a.get_id() == field)?;
+    arg.get_help().map(|help| help.to_string())
+}
+
 /// A clap error as one sentence (clap's own text runs to usage blocks and
 /// tips): what was wrong, and where to look.
 pub fn one_sentence(error: &clap::Error) -> String {
@@ -264,6 +274,18 @@ mod tests {
         assert!(!sentence.contains('\n'));
         let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--nope"]).unwrap_err();
         assert_eq!(one_sentence(&error), "unexpected argument '--nope' found; run with --help to see the options");
+    }
+
+    #[test]
+    fn every_form_field_has_the_flags_help() {
+        for field in &crate::tui::form::FIELDS {
+            let help = help_for(field.key).unwrap_or_else(|| panic!("no --help text for {}", field.key));
+            assert!(help.len() > 10, "{}: {help}", field.key);
+        }
+        assert_eq!(
+            help_for("chunk_size").unwrap(),
+            "Resumable chunk size, rounded up to 256 KiB; 0 = one request per object"
+        );
     }
 
     #[test]

@@ -218,7 +218,7 @@ impl RunReport {
 
 /// What the table's two kinds of time mean.
 pub const TABLE_FOOTNOTE: &str =
-    "Min/Median/Mean/Max: per complete round; p50/p90/p99: per finished upload, retries and back-off included";
+    "Min-Max: time per complete round · p50-p99: per upload, retries and back-off included";
 
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
@@ -242,9 +242,10 @@ fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
         String::new()
     };
     let mut lines = vec![format!(
-        "{name}: {connections}; over {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB; per upload {}",
+        "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per upload {}{}",
         plural(t.runs, "complete round"),
-        format_mib_s(per_object)
+        format_mib_s(per_object),
+        t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
     )];
     let recovery = if t.retries + t.resumes > 0 {
         format!(
@@ -258,7 +259,7 @@ fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
     };
     let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
     lines.push(format!(
-        "  median phases: session {} · transfer {} · finalize {}{recovery}",
+        "  phases (median): session {} · transfer {} · finalize {}{recovery}",
         seconds(t.session_median_s),
         seconds(t.transfer_median_s),
         seconds(t.finalize_median_s)

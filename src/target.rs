@@ -35,6 +35,33 @@ impl TargetInfo {
         format!("{}{fault}", self.describe_where())
     }
 
+    /// A few words for lists: `emulator`, `endpoint http://h:1`, `gs://b`,
+    /// with an injected fault named.
+    pub fn short(&self) -> String {
+        let place = match self.kind {
+            "emulator" => "emulator".to_string(),
+            "endpoint" => {
+                format!("endpoint {}", self.json_endpoint.as_deref().or(self.grpc_endpoint.as_deref()).unwrap_or(""))
+            }
+            _ => format!("gs://{}", self.bucket),
+        };
+        match &self.emulator_fault {
+            Some(fault) => format!("{place} + fault {fault}"),
+            None => place,
+        }
+    }
+
+    /// Whether two runs went to the same place under the same conditions (the
+    /// built-in emulator's ports change every run and do not count).
+    pub fn same_place(&self, other: &TargetInfo) -> bool {
+        let endpoints =
+            |t: &TargetInfo| (t.kind != "emulator").then(|| (t.json_endpoint.clone(), t.grpc_endpoint.clone()));
+        self.kind == other.kind
+            && self.bucket == other.bucket
+            && self.emulator_fault == other.emulator_fault
+            && endpoints(self) == endpoints(other)
+    }
+
     fn describe_where(&self) -> String {
         let endpoints = [self.json_endpoint.as_deref(), self.grpc_endpoint.as_deref()]
             .into_iter()

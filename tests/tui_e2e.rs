@@ -108,7 +108,7 @@ fn a_person_runs_compares_and_quits() {
     assert!(results.contains("Transport Runs Bytes/run"), "{results}");
     assert!(results.lines().any(|l| l.contains("│http-json 2    384 MiB")), "{results}");
     assert!(results.contains("cleanup: deleted 4, left 0"), "{results}");
-    assert!(results.contains("no verdict") && results.contains("use 3 or more"), "two pairs name no winner: {results}");
+    assert!(results.contains("no verdict") && results.contains("are too few"), "two pairs name no winner: {results}");
 
     // Another value, another run: iterations (fourth field) to 3.
     tmux.keys(&["Down", "Enter", "C-u"]);

@@ -34,6 +34,14 @@ fn screen(app: &App, width: u16, height: u16) -> String {
         .join("\n")
 }
 
+/// The advertised minimum, a common size, and a large one.
+const SIZES: [(u16, u16); 3] = [(100, 30), (120, 40), (200, 60)];
+
+/// The same state at every size in `SIZES`, one after the other.
+fn three_sizes(app: &App) -> String {
+    SIZES.iter().map(|&(w, h)| format!("--- {w}x{h}\n{}", screen(app, w, h))).collect::<Vec<_>>().join("\n")
+}
+
 fn target() -> TargetInfo {
     TargetInfo {
         kind: "emulator",
@@ -103,7 +111,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
 
 #[test]
 fn form_valid() {
-    insta::assert_snapshot!(screen(&app(), 120, 40));
+    insta::assert_snapshot!(three_sizes(&app()));
 }
 
 #[test]
@@ -120,7 +128,7 @@ fn form_invalid_shows_the_cli_sentence_and_refuses_to_run() {
     press(&mut app, KeyCode::Enter);
     let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE))));
     assert!(effects.is_empty(), "no run while the form is invalid");
-    insta::assert_snapshot!(screen(&app, 120, 40));
+    insta::assert_snapshot!(three_sizes(&app));
 }
 
 /// Starts a run in the app and feeds it fixed events: warmup done, http-json
@@ -207,7 +215,7 @@ fn running_app() -> App {
 
 #[test]
 fn a_run_in_progress() {
-    insta::assert_snapshot!(screen(&running_app(), 120, 40));
+    insta::assert_snapshot!(three_sizes(&running_app()));
 }
 
 /// Feeds the app the events a real run sends on its way to `report`: each
@@ -246,8 +254,14 @@ fn results_after_a_run() {
     let mut app = app();
     replay(&mut app, report("20261130-060000-abcd", [8.039, 8.513, 8.829], [7.9, 7.85, 7.86]));
     assert!(!app.running);
-    let text = screen(&app, 120, 40);
-    assert!(text.contains("3/3 objects"), "the live panes agree with the table: {text}");
+    let text = three_sizes(&app);
+    assert!(screen(&app, 120, 40).contains("3/3 objects"), "the live panes agree with the table");
+    for (width, height) in SIZES {
+        let screen = screen(&app, width, height);
+        for whole in ["Throughput", "8.13 MiB/s", "no significant difference", "cleanup: deleted 6, left 0"] {
+            assert!(screen.contains(whole), "{width}x{height} shows {whole}:\n{screen}");
+        }
+    }
     insta::assert_snapshot!(text);
 }
 
@@ -266,14 +280,14 @@ fn history_compares_two_runs() {
     press(&mut app, KeyCode::Down);
     let (base, other) = app.history.pair().unwrap();
     assert_eq!((base.run_id.as_str(), other.run_id.as_str()), ("20261130-060000-aaaa", "20261130-061000-bbbb"));
-    insta::assert_snapshot!(screen(&app, 120, 40));
+    insta::assert_snapshot!(three_sizes(&app));
 }
 
 #[test]
 fn help_overlay() {
     let mut app = app();
     press(&mut app, KeyCode::Char('?'));
-    insta::assert_snapshot!(screen(&app, 120, 40));
+    insta::assert_snapshot!(three_sizes(&app));
     press(&mut app, KeyCode::Char('x'));
     assert!(!app.help, "any key closes help");
 }

@@ -9,6 +9,9 @@ use crate::events::RunEvent;
 use crate::report::RunReport;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+/// Rows PgUp/PgDn move in the form.
+const FORM_PAGE: isize = 8;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pane {
     Run,
@@ -22,6 +25,8 @@ pub enum Message {
     Tick(f64),
     /// The outcome of an effect, for the status line.
     Status(String),
+    /// SIGTERM or SIGHUP: as Ctrl-C, cancel and clean up, then leave.
+    Interrupt(crate::signals::Interrupt),
 }
 
 #[derive(Debug, PartialEq)]
@@ -50,6 +55,8 @@ pub struct App {
     pub quit_after_run: bool,
     pub quit: bool,
     pub color: bool,
+    /// How the user asked to stop a run on the way out, for the exit status.
+    pub interrupted: Option<crate::signals::Interrupt>,
 }
 
 impl App {
@@ -70,6 +77,7 @@ impl App {
             quit_after_run: false,
             quit: false,
             color,
+            interrupted: None,
         }
     }
 
@@ -88,6 +96,10 @@ impl App {
                 Vec::new()
             }
             Message::Run(event) => self.on_run_event(event),
+            Message::Interrupt(signal) => {
+                self.interrupted.get_or_insert(signal);
+                self.ctrl_c()
+            }
             Message::Terminal(Event::Key(key)) if key.kind != KeyEventKind::Release => self.on_key(key),
             Message::Terminal(_) => Vec::new(),
         }
@@ -99,6 +111,16 @@ impl App {
         }
         match event {
             RunEvent::Note(note) => self.status = Some(note),
+            // The status follows the run, so it never says "connecting" mid-run.
+            RunEvent::Phase(phase) if !self.cancelling => self.status = Some(phase_sentence(phase).into()),
+            RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling => {
+                let of = self.live.as_ref().and_then(|l| l.lanes.first()).map(|l| l.rounds_planned);
+                let of = match (self.form.checked.as_ref().map(|c| c.duration.is_some()), of) {
+                    (Ok(false), Some(n)) => format!("/{n}"),
+                    _ => String::new(),
+                };
+                self.status = Some(format!("{} round {}{of}", transport.name(), round + 1));
+            }
             RunEvent::SetupFailed(message) => {
                 self.status = Some(format!("could not start: {message}"));
                 self.running = false;
@@ -130,7 +152,14 @@ impl App {
         }
         if self.editing() {
             match key.code {
-                KeyCode::Enter => self.form.accept(),
+                KeyCode::Enter => {
+                    self.form.accept();
+                    // A sentence about a field that is now right is stale.
+                    if self.form.checked.is_ok() && self.status.as_deref().is_some_and(|s| s.starts_with("cannot run:"))
+                    {
+                        self.status = None;
+                    }
+                }
                 KeyCode::Esc => self.form.revert(),
                 _ => self.form.edit(&Event::Key(key)),
             }
@@ -168,8 +197,12 @@ impl App {
 
     fn form_key(&mut self, key: KeyEvent) {
         match key.code {
-            KeyCode::Tab | KeyCode::Down => self.form.move_by(1),
-            KeyCode::BackTab | KeyCode::Up => self.form.move_by(-1),
+            KeyCode::Tab | KeyCode::Down | KeyCode::Char('j') => self.form.move_by(1),
+            KeyCode::BackTab | KeyCode::Up | KeyCode::Char('k') => self.form.move_by(-1),
+            KeyCode::PageDown => self.form.move_by(FORM_PAGE),
+            KeyCode::PageUp => self.form.move_by(-FORM_PAGE),
+            KeyCode::Home => self.form.move_to_end(false),
+            KeyCode::End => self.form.move_to_end(true),
             KeyCode::Enter => self.form.activate(),
             KeyCode::Char(' ') => self.form.flip(),
             KeyCode::Left => self.form.step_choice(-1),
@@ -192,11 +225,11 @@ impl App {
             self.status = Some("a run is going: Esc cancels it".into());
             return Vec::new();
         }
-        let config = match &self.form.checked {
-            Ok(config) => config.clone(),
+        let config = match self.form.checked.clone() {
+            Ok(config) => config,
             Err(error) => {
                 if let Some(index) = FIELDS.iter().position(|f| f.key == error.field) {
-                    self.form.selected = index;
+                    self.form.select_field(index);
                 }
                 self.status = Some(format!("cannot run: {}", error.message));
                 return Vec::new();
@@ -232,6 +265,9 @@ impl App {
 
     /// Ctrl-C: cancel and clean up a run first, then leave; a second one leaves at once.
     fn ctrl_c(&mut self) -> Vec<Effect> {
+        if self.running {
+            self.interrupted.get_or_insert(crate::signals::Interrupt::Int);
+        }
         if !self.running || self.quit_after_run {
             self.quit = true;
             return Vec::new();
@@ -257,6 +293,26 @@ impl App {
         }
     }
 
+    /// What the app tells the shell on leaving: every run's cleanup, and
+    /// what may be left behind.
+    pub fn farewell(&self) -> Vec<String> {
+        let runs = &self.history.runs;
+        if runs.is_empty() {
+            return Vec::new();
+        }
+        let deleted: usize = runs.iter().map(|r| r.cleanup.deleted).sum();
+        let left: Vec<&String> = runs.iter().flat_map(|r| r.cleanup.left.iter()).collect();
+        let kept: usize = runs.iter().map(|r| r.cleanup.kept.len()).sum();
+        let mut lines = vec![format!(
+            "{}: cleanup deleted {deleted}, left {}{}",
+            crate::report::plural(runs.len(), "run"),
+            left.len(),
+            if kept > 0 { format!(", kept {kept} on purpose (--cleanup=false)") } else { String::new() }
+        )];
+        lines.extend(left.iter().map(|name| format!("left behind: {name}")));
+        lines
+    }
+
     /// Seconds the current (or last) run has been going.
     pub fn elapsed_s(&self) -> f64 {
         (self.now_s - self.run_started_s).max(0.0)
@@ -264,6 +320,15 @@ impl App {
 
     /// The field being edited is a text field (for the cursor).
     pub fn editing_index(&self) -> Option<usize> {
-        self.editing().then_some(self.form.selected).filter(|&i| matches!(FIELDS[i].access, Access::Text(_)))
+        self.form.selected().filter(|&i| self.editing() && matches!(FIELDS[i].access, Access::Text(_)))
+    }
+}
+
+fn phase_sentence(phase: crate::events::Phase) -> &'static str {
+    match phase {
+        crate::events::Phase::Connecting => "connecting",
+        crate::events::Phase::Warmup => "warming up (not timed)",
+        crate::events::Phase::Measuring => "measuring",
+        crate::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

@@ -39,6 +39,10 @@ macro_rules! choice {
     };
 }
 
+/// The first fields are the ones everyone sets; the rest sit in a group that
+/// opens on demand, so the form fits a small window.
+pub const ESSENTIALS: usize = 9;
+
 pub const FIELDS: [FieldSpec; 29] = [
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", transports, &["both", "http-json", "grpc"]),
@@ -71,9 +75,19 @@ pub const FIELDS: [FieldSpec; 29] = [
     text!("emulator_fault", "Emulator fault", emulator_fault),
 ];
 
+/// One line of the form as shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    Field(usize),
+    /// The header of the advanced group: opens and closes it.
+    Advanced,
+}
+
 pub struct Form {
     pub options: Options,
-    pub selected: usize,
+    /// The cursor, an index into `rows()`.
+    pub cursor: usize,
+    pub advanced_open: bool,
     /// The text being edited, while a text field is open.
     pub editing: Option<Input>,
     /// The options' validation, after every change.
@@ -84,7 +98,44 @@ pub struct Form {
 impl Form {
     pub fn new(options: Options, env: Environment) -> Self {
         let checked = options.validate(&env);
-        Self { options, selected: 0, editing: None, checked, env }
+        Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
+    }
+
+    /// The lines shown: the essential fields, the advanced group's header,
+    /// and its fields when it is open.
+    pub fn rows(&self) -> Vec<Row> {
+        let mut rows: Vec<Row> = (0..ESSENTIALS).map(Row::Field).collect();
+        rows.push(Row::Advanced);
+        if self.advanced_open {
+            rows.extend((ESSENTIALS..FIELDS.len()).map(Row::Field));
+        }
+        rows
+    }
+
+    /// The field under the cursor (none on the group header).
+    pub fn selected(&self) -> Option<usize> {
+        match self.rows().get(self.cursor) {
+            Some(Row::Field(index)) => Some(*index),
+            _ => None,
+        }
+    }
+
+    /// Puts the cursor on a field, opening its group if need be.
+    pub fn select_field(&mut self, index: usize) {
+        if index >= ESSENTIALS {
+            self.advanced_open = true;
+        }
+        self.cursor = self.rows().iter().position(|r| *r == Row::Field(index)).unwrap_or(0);
+    }
+
+    pub fn toggle_advanced(&mut self) {
+        self.advanced_open = !self.advanced_open;
+        self.cursor = ESSENTIALS; // stay on the header
+    }
+
+    /// Moves to the first or last row.
+    pub fn move_to_end(&mut self, last: bool) {
+        self.cursor = if last { self.rows().len() - 1 } else { 0 };
     }
 
     /// The text a field shows (toggles as on/off).
@@ -107,15 +158,23 @@ impl Form {
         self.checked = self.options.validate(&self.env);
     }
 
+    /// One step wraps around; a page stops at either end.
     pub fn move_by(&mut self, step: isize) {
-        let n = FIELDS.len() as isize;
-        self.selected = ((self.selected as isize + step).rem_euclid(n)) as usize;
+        let n = self.rows().len() as isize;
+        self.cursor = if step.abs() == 1 {
+            (self.cursor as isize + step).rem_euclid(n) as usize
+        } else {
+            (self.cursor as isize + step).clamp(0, n - 1) as usize
+        };
     }
 
     /// Enter on a field: opens a text field for editing, flips a toggle,
-    /// steps a choice.
+    /// steps a choice; on the group header, opens or closes the group.
     pub fn activate(&mut self) {
-        match FIELDS[self.selected].access {
+        let Some(selected) = self.selected() else {
+            return self.toggle_advanced();
+        };
+        match FIELDS[selected].access {
             Access::Text(get) => {
                 let value = get(&mut self.options).clone();
                 self.editing = Some(Input::new(value));
@@ -126,7 +185,10 @@ impl Form {
     }
 
     pub fn flip(&mut self) {
-        if let Access::Toggle(get) = FIELDS[self.selected].access {
+        let Some(selected) = self.selected() else {
+            return self.toggle_advanced();
+        };
+        if let Access::Toggle(get) = FIELDS[selected].access {
             let value = get(&mut self.options);
             *value = !*value;
             self.changed();
@@ -134,7 +196,14 @@ impl Form {
     }
 
     pub fn step_choice(&mut self, step: isize) {
-        if let Access::Choice(get, choices) = FIELDS[self.selected].access {
+        let Some(selected) = self.selected() else {
+            // → opens the group, ← closes it.
+            if (step > 0) != self.advanced_open {
+                self.toggle_advanced();
+            }
+            return;
+        };
+        if let Access::Choice(get, choices) = FIELDS[selected].access {
             let value = get(&mut self.options);
             let current = choices.iter().position(|c| c == value).unwrap_or(0) as isize;
             *value = choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
@@ -151,7 +220,8 @@ impl Form {
 
     /// Enter while editing: keep the new text.
     pub fn accept(&mut self) {
-        if let (Some(input), Access::Text(get)) = (self.editing.take(), FIELDS[self.selected].access) {
+        let Some(selected) = self.selected() else { return };
+        if let (Some(input), Access::Text(get)) = (self.editing.take(), FIELDS[selected].access) {
             *get(&mut self.options) = input.value().trim().to_string();
             self.changed();
         }
@@ -211,7 +281,7 @@ mod tests {
     #[test]
     fn editing_accepts_or_reverts_and_revalidates() {
         let mut form = Form::new(Options::default(), Environment::default());
-        form.selected = field("size");
+        form.select_field(field("size"));
         form.activate();
         form.edit(&Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
         for c in "12XB".chars() {
@@ -234,18 +304,39 @@ mod tests {
     #[test]
     fn toggles_flip_and_choices_cycle() {
         let mut form = Form::new(Options::default(), Environment::default());
-        form.selected = field("cleanup");
+        form.select_field(field("cleanup"));
+        assert!(form.advanced_open, "selecting an advanced field opens its group");
         form.flip();
         assert!(!form.options.cleanup);
-        form.selected = field("transports");
+        form.select_field(field("transports"));
         form.step_choice(1);
         assert_eq!(form.options.transports, "http-json");
         form.step_choice(-2);
         assert_eq!(form.options.transports, "grpc");
         form.move_by(-1);
-        assert_eq!(form.selected, 0);
+        assert_eq!(form.selected(), Some(0));
         form.move_by(-1);
-        assert_eq!(form.selected, FIELDS.len() - 1, "wraps around");
+        assert_eq!(form.selected(), Some(FIELDS.len() - 1), "wraps around");
+    }
+
+    #[test]
+    fn the_advanced_group_opens_and_closes_and_pages_stop_at_the_ends() {
+        let mut form = Form::new(Options::default(), Environment::default());
+        assert_eq!(form.rows().len(), ESSENTIALS + 1, "closed at first: essentials and the group's header");
+        form.move_to_end(true);
+        assert_eq!((form.rows()[form.cursor], form.selected()), (Row::Advanced, None));
+        form.activate();
+        assert_eq!(form.rows().len(), FIELDS.len() + 1);
+        form.move_by(8);
+        assert_eq!(form.selected(), Some(ESSENTIALS + 7));
+        form.move_by(100);
+        assert_eq!(form.selected(), Some(FIELDS.len() - 1), "a page stops at the end");
+        form.move_by(-100);
+        assert_eq!(form.cursor, 0);
+        form.select_field(ESSENTIALS);
+        form.move_by(-1);
+        form.step_choice(-1);
+        assert!(!form.advanced_open, "← on the header closes the group");
     }
 
     #[test]

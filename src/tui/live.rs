@@ -40,8 +40,17 @@ pub struct Lane {
 }
 
 impl Lane {
-    pub fn average_mib_s(&self) -> f64 {
-        mib_per_second(self.timed_bytes, self.timed_seconds)
+    /// Over the complete rounds so far; `None` before the first.
+    pub fn average_mib_s(&self) -> Option<f64> {
+        (self.timed_seconds > 0.0).then(|| mib_per_second(self.timed_bytes, self.timed_seconds))
+    }
+
+    /// p50, p90 and p99 of the finished uploads' times (nearest rank).
+    pub fn latency_percentiles(&self) -> Option<(f64, f64, f64)> {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_by(f64::total_cmp);
+        let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
+        (!sorted.is_empty()).then(|| (rank(0.50), rank(0.90), rank(0.99)))
     }
 
     fn absolute_bytes(&self) -> u64 {
@@ -243,7 +252,7 @@ mod tests {
             wire_bytes: 0,
         };
         live.apply(&RunEvent::RoundDone(round));
-        assert_eq!(live.lanes[1].average_mib_s(), 2.0);
+        assert_eq!(live.lanes[1].average_mib_s(), Some(2.0));
         assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));
         assert_eq!(live.lanes[1].bytes_planned, 8 << 20);
     }

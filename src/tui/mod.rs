@@ -44,11 +44,17 @@ pub async fn start(command_line: Options) -> ExitCode {
     let result = event_loop(&mut terminal, app).await;
     ratatui::restore();
     match result {
-        Ok(left) => {
-            if let Some(message) = left {
-                eprintln!("{message}");
+        Ok(app) => {
+            if app.running {
+                eprintln!("left during a run: objects of that run may remain");
             }
-            ExitCode::SUCCESS
+            for line in app.farewell() {
+                eprintln!("{line}");
+            }
+            match app.interrupted {
+                Some(signal) => ExitCode::from(signal.exit_code()),
+                None => ExitCode::SUCCESS,
+            }
         }
         Err(error) => {
             eprintln!(
@@ -77,8 +83,9 @@ fn init_file_logging() -> Option<std::path::PathBuf> {
 }
 
 /// Runs until the user quits; returns a message for after the screen is restored.
-async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Result<Option<String>> {
+async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Result<App> {
     let clock = Instant::now();
+    let mut interrupts = crate::signals::interrupts();
     let mut keys = EventStream::new();
     let (run_tx, mut run_rx) = mpsc::channel::<RunEvent>(1024);
     let mut cancel = CancellationToken::new();
@@ -104,6 +111,10 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 while let Ok(event) = run_rx.try_recv() {
                     effects.extend(app.update(Message::Run(event)));
                 }
+                dirty = true;
+            }
+            Some(signal) = interrupts.recv() => {
+                effects = app.update(Message::Interrupt(signal));
                 dirty = true;
             }
             _ = frame.tick() => {
@@ -148,7 +159,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
         }
     }
     tracing::info!(frames, drawing_s = drawing.as_secs_f64(), "frames drawn");
-    Ok(app.running.then(|| "left during a run: objects of that run may remain".to_string()))
+    Ok(app)
 }
 
 async fn run(config: crate::config::BenchConfig, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) {

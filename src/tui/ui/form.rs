@@ -1,58 +1,107 @@
-//! The option form: one line per field, the invalid one marked, its sentence below.
+//! The option form: the essential fields, then the advanced group (open or
+//! closed); a scrollbar and "n more" when it does not fit; the selected
+//! field's help (the same text as `--help`); the invalid field's sentence in
+//! full below.
 
 use super::Theme;
 use crate::tui::app::App;
-use crate::tui::form::FIELDS;
+use crate::tui::form::{ESSENTIALS, FIELDS, Row};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
+use ratatui::widgets::{
+    Block, List, ListItem, ListState, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap,
+};
 
 const LABEL_WIDTH: usize = 18;
+const HELP_HEIGHT: u16 = 2;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let form = &app.form;
-    let error = form.checked.as_ref().err();
-    let error_height = if error.is_some() { 4 } else { 0 };
-    let block = Block::bordered().title(" options ");
-    let inner = block.inner(area);
+    let rows = form.rows();
+    let inner_width = area.width.saturating_sub(2);
+    let error = form.checked.as_ref().err().map(|e| e.message.as_str());
+    // The sentence is shown whole: as many lines as it wraps to.
+    let error_height = error.map_or(0, |e| wrapped_height(e, inner_width));
+    let [list_area, help_area, error_area] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(HELP_HEIGHT), Constraint::Length(error_height)])
+            .areas(area.inner(ratatui::layout::Margin::new(1, 1)));
+    let height = list_area.height as usize;
+    let offset = form.cursor.saturating_sub(height.saturating_sub(1));
+    let below = rows.len().saturating_sub(offset + height);
+    let mut block = Block::bordered().title(" options ");
+    if offset > 0 {
+        block = block.title_top(Line::from(format!(" ↑ {offset} more ")).right_aligned());
+    }
+    if below > 0 {
+        block = block.title_bottom(Line::from(format!(" ↓ {below} more ")).right_aligned());
+    }
     frame.render_widget(block, area);
-    let [list_area, error_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(error_height)]).areas(inner);
-    let value_width = (list_area.width as usize).saturating_sub(LABEL_WIDTH + 1);
-    let items: Vec<ListItem> = FIELDS
-        .iter()
-        .enumerate()
-        .map(|(index, field)| {
-            let editing = app.editing_index() == Some(index);
-            let value = match (&form.editing, editing) {
-                (Some(input), true) => {
-                    let scroll = input.visual_scroll(value_width);
-                    input.value().chars().skip(scroll).collect()
-                }
-                _ => form.value(index),
-            };
-            let invalid = form.error_for(index).is_some();
-            let label = format!("{:<LABEL_WIDTH$}", field.label);
-            let value_style = if invalid { theme.error() } else { ratatui::style::Style::new() };
-            let mut line =
-                Line::from(vec![Span::styled(label, theme.dim()), Span::raw(" "), Span::styled(value, value_style)]);
-            if index == form.selected && !editing {
-                line = line.style(theme.selected());
-            }
-            ListItem::new(line)
-        })
-        .collect();
-    let mut state = ListState::default().with_selected(Some(form.selected));
+
+    let value_width = (list_area.width as usize).saturating_sub(LABEL_WIDTH + 2);
+    let items: Vec<ListItem> = rows.iter().enumerate().map(|(i, row)| item(app, *row, i, value_width, theme)).collect();
+    let mut state = ListState::default().with_selected(Some(form.cursor)).with_offset(offset);
     frame.render_stateful_widget(List::new(items), list_area, &mut state);
+    if rows.len() > height {
+        let mut scroll = ScrollbarState::new(rows.len().saturating_sub(height)).position(offset);
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
+        frame.render_stateful_widget(bar, list_area, &mut scroll);
+    }
+
+    let help = match form.selected() {
+        Some(index) => crate::cli::help_for(FIELDS[index].key).unwrap_or_default(),
+        None => format!("{} more options: Enter or → opens, ← closes", FIELDS.len() - ESSENTIALS),
+    };
+    frame.render_widget(Paragraph::new(help).style(theme.dim()).wrap(Wrap { trim: true }), help_area);
     if let Some(error) = error {
-        frame.render_widget(
-            Paragraph::new(error.message.as_str()).style(theme.error()).wrap(Wrap { trim: true }),
-            error_area,
-        );
+        frame.render_widget(Paragraph::new(error).style(theme.error()).wrap(Wrap { trim: true }), error_area);
     }
     if let (Some(input), Some(index)) = (&form.editing, app.editing_index()) {
-        let row = index.saturating_sub(state.offset()) as u16;
+        let row = rows.iter().position(|r| *r == Row::Field(index)).unwrap_or(0).saturating_sub(offset) as u16;
         let column = (input.visual_cursor().saturating_sub(input.visual_scroll(value_width))) as u16;
         frame.set_cursor_position(Position::new(list_area.x + LABEL_WIDTH as u16 + 1 + column, list_area.y + row));
     }
+}
+
+fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Theme) -> ListItem<'a> {
+    let form = &app.form;
+    let mut line = match row {
+        Row::Advanced => {
+            let marker = if form.advanced_open { "▾" } else { "▸" };
+            let count = FIELDS.len() - ESSENTIALS;
+            Line::from(Span::styled(format!("{marker} advanced ({count} options)"), theme.accent()))
+        }
+        Row::Field(index) => {
+            let editing = app.editing_index() == Some(index);
+            let value = match (&form.editing, editing) {
+                (Some(input), true) => {
+                    input.value().chars().skip(input.visual_scroll(value_width)).take(value_width).collect()
+                }
+                _ => ellipsized(&form.value(index), value_width),
+            };
+            let value_style = if form.error_for(index).is_some() { theme.error() } else { Default::default() };
+            let label = format!("{:<LABEL_WIDTH$}", FIELDS[index].label);
+            Line::from(vec![Span::styled(label, theme.dim()), Span::raw(" "), Span::styled(value, value_style)])
+        }
+    };
+    if position == form.cursor && form.editing.is_none() {
+        line = line.style(theme.selected());
+    }
+    ListItem::new(line)
+}
+
+/// The text, or as much as fits with "…" saying there is more.
+pub fn ellipsized(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Lines a wrapped text takes at this width (words are not split, so allow one spare).
+fn wrapped_height(text: &str, width: u16) -> u16 {
+    let width = width.max(1) as usize;
+    (text.chars().count().div_ceil(width) + 1).min(8) as u16
 }

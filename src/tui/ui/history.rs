@@ -2,21 +2,24 @@
 
 use super::Theme;
 use crate::config::TransportKind;
+use crate::report::{RunOutcome, RunReport};
 use crate::tui::app::App;
 use crate::tui::history::{differences, key_options, throughput};
+use crate::tui::ui::form::ellipsized;
 use crate::units::format_mib_s;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
+use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph, Wrap};
 
 pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let history = &app.history;
-    let block = Block::bordered().title(" history · Space marks a run to compare with the selected one ");
+    let block = Block::bordered().title(" history · Space marks a run to compare ");
     if history.runs.is_empty() {
         frame.render_widget(Paragraph::new(" No runs yet: press r.").style(theme.dim()).block(block), area);
         return;
     }
+    let width = area.width.saturating_sub(3) as usize;
     let items: Vec<ListItem> = history
         .runs
         .iter()
@@ -24,18 +27,35 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|(i, report)| {
             let mark = if history.marked == Some(i) { "*" } else { " " };
             let rate = |kind| throughput(report, kind).map(format_mib_s).unwrap_or_else(|| "-".into());
-            ListItem::new(format!(
-                "{mark}#{:<2} {}  {}  http-json {}  grpc {}",
+            let first = format!(
+                "{mark}#{:<2} {}  {} · {}",
                 i + 1,
                 &report.started_at.get(11..19).unwrap_or(""),
-                key_options(report),
+                report.target.short(),
+                key_options(report)
+            );
+            let second = format!(
+                "     http-json {} · grpc {}{}",
                 rate(TransportKind::Json),
-                rate(TransportKind::Grpc)
-            ))
+                rate(TransportKind::Grpc),
+                outcome_mark(report)
+            );
+            ListItem::new(vec![Line::from(ellipsized(&first, width)), Line::from(ellipsized(&second, width))])
         })
         .collect();
     let mut state = ListState::default().with_selected(Some(history.selected));
     frame.render_stateful_widget(List::new(items).block(block).highlight_style(theme.selected()), area, &mut state);
+}
+
+/// Says when a run did not run its course, so its figures are read as partial.
+fn outcome_mark(report: &RunReport) -> &'static str {
+    match report.outcome {
+        RunOutcome::Completed => "",
+        RunOutcome::CompletedWithErrors => " · with failed uploads",
+        RunOutcome::Cancelled => " · CANCELLED",
+        RunOutcome::TimedOut => " · TIMED OUT",
+        RunOutcome::FailedFast => " · stopped at a failure",
+    }
 }
 
 pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -44,11 +64,18 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     };
     let base_n = app.history.marked.unwrap_or(0) + 1;
     let other_n = app.history.selected + 1;
-    let mut lines = vec![
-        Line::styled(format!(" #{base_n}: {}", key_options(base)), theme.dim()),
-        Line::styled(format!(" #{other_n}: {}", key_options(other)), theme.dim()),
-        Line::from(""),
-    ];
+    let describe = |n: usize, report: &RunReport| {
+        format!(" #{n}: {} · {}{}", report.target.short(), key_options(report), outcome_mark(report))
+    };
+    let mut lines =
+        vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
+    if !base.target.same_place(&other.target) {
+        lines.push(Line::styled(
+            " these runs went to different targets: the change below is the targets', not only the options'",
+            theme.warning(),
+        ));
+    }
+    lines.push(Line::from(""));
     let rows = differences(base, other);
     if rows.is_empty() {
         lines.push(Line::from(" these runs share no transport with a timed round"));
@@ -68,5 +95,5 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     lines.push(Line::from(format!(" #{base_n}: {}", base.summary_line())));
     lines.push(Line::from(format!(" #{other_n}: {}", other.summary_line())));
     let block = Block::bordered().title(format!(" run #{other_n} against run #{base_n} "));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
 }

@@ -6,7 +6,7 @@ use crate::config::TransportKind;
 use crate::events::Phase;
 use crate::tui::app::App;
 use crate::tui::live::{Lane, Live};
-use crate::units::{format_mib_s, format_size, significant};
+use crate::units::{format_mib_s, format_seconds, format_size, significant};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -27,33 +27,52 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         frame.render_widget(Paragraph::new(text).style(theme.error()).wrap(Wrap { trim: true }).block(block), area);
         return;
     }
-    let [lanes_area, chart_area] = Layout::vertical([Constraint::Length(11), Constraint::Min(5)]).areas(area);
+    // The chart only where it can be read; the lanes keep their figures first.
+    let show_chart = area.height >= LANES_HEIGHT + MIN_CHART_HEIGHT;
+    let lanes_height = if show_chart { LANES_HEIGHT } else { area.height };
+    let [lanes_area, chart_area] = Layout::vertical([Constraint::Length(lanes_height), Constraint::Min(0)]).areas(area);
     let columns = Layout::horizontal(vec![Constraint::Ratio(1, live.lanes.len().max(1) as u32); live.lanes.len()])
         .split(lanes_area);
     let range = latency_range(live);
     for (lane, column) in live.lanes.iter().zip(columns.iter()) {
         render_lane(frame, *column, lane, live, range, theme);
     }
-    render_chart(frame, chart_area, live, theme);
+    if show_chart {
+        render_chart(frame, chart_area, live, theme);
+    }
 }
 
+const LANES_HEIGHT: u16 = 12;
+const MIN_CHART_HEIGHT: u16 = 7;
+
 fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let text = vec![
-        Line::from(""),
-        Line::from(vec![
-            Span::raw("  Press "),
+    let first = match &app.form.checked {
+        Ok(_) => Line::from(vec![
+            Span::raw("Press "),
             Span::styled("r", theme.accent()),
             Span::raw(" to upload to the "),
             Span::raw(super::target_label(app)),
             Span::raw("."),
         ]),
+        Err(error) => Line::styled(
+            format!(
+                "Fix the {} field (marked in red) to run: its sentence is below the form.",
+                error.field.replace('_', " ")
+            ),
+            theme.error(),
+        ),
+    };
+    let text = vec![
+        first,
         Line::from(""),
-        Line::from("  Both transports upload the same payload in turn; this pane shows their"),
-        Line::from("  throughput live, and the table below compares them when the run ends."),
+        Line::from(
+            "Both transports upload the same payload in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
+        ),
         Line::from(""),
-        Line::from("  Set --bucket (or the Bucket field) for real GCS; ? lists the keys."),
+        Line::from("Set the Bucket field (or --bucket) for real GCS; ? lists the keys."),
     ];
-    frame.render_widget(Paragraph::new(text).block(Block::bordered().title(" live ")), area);
+    let block = Block::bordered().title(" live ").padding(ratatui::widgets::Padding::horizontal(1));
+    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), area);
 }
 
 fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (f64, f64), theme: &Theme) {
@@ -67,32 +86,44 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     let block = Block::bordered().title(Line::from(title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [gauge, numbers, spark, histogram] =
-        Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Length(3), Constraint::Min(3)])
-            .areas(inner);
+    let [gauge, numbers, latency, spark, histogram] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(if inner.height >= 9 { 3 } else { 1 }),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
     let done = lane.bytes_done + lane.round_bytes;
-    let (ratio, label) = match live.duration_s {
+    let (ratio, labels) = match live.duration_s {
         // A timed run: the gauge follows the clock, as rounds are not known ahead.
         Some(duration) => (
             (live.at_s / duration).clamp(0.0, 1.0),
-            format!(
-                "{} · {} rounds · {:.0}/{duration:.0} s",
-                format_size(done),
-                lane.rounds_done,
-                live.at_s.min(duration)
-            ),
+            vec![
+                format!(
+                    "{} · {} rounds · {:.0}/{duration:.0} s",
+                    format_size(done),
+                    lane.rounds_done,
+                    live.at_s.min(duration)
+                ),
+                format!("{} rounds · {:.0}/{duration:.0} s", lane.rounds_done, live.at_s.min(duration)),
+            ],
         ),
         None => (
             if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) },
-            format!(
-                "{} / {} · {}/{} objects",
-                format_size(done),
-                format_size(lane.bytes_planned),
-                lane.objects_done,
-                lane.objects_planned
-            ),
+            vec![
+                format!(
+                    "{} / {} · {}/{} objects",
+                    format_size(done),
+                    format_size(lane.bytes_planned),
+                    lane.objects_done,
+                    lane.objects_planned
+                ),
+                format!("{} / {}", format_size(done), format_size(lane.bytes_planned)),
+            ],
         ),
     };
+    let label = first_that_fits(&labels, gauge.width);
     frame.render_widget(Gauge::default().ratio(ratio).label(label).gauge_style(theme.transport(kind)), gauge);
     let now = if lane.in_round && !lane.warmup { format_mib_s(lane.current_mib_s) } else { "-".into() };
     let errors = if lane.errors > 0 { format!(" · {} failed", lane.errors) } else { String::new() };
@@ -101,8 +132,25 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     } else {
         String::new()
     };
-    let text = format!("now {now} · avg {}{errors}{recovery}", format_mib_s(lane.average_mib_s()));
-    frame.render_widget(Paragraph::new(text), numbers);
+    let average = lane.average_mib_s().map(format_mib_s).unwrap_or_else(|| "-".into());
+    let text = format!("now {now} · avg {average}{errors}{recovery}");
+    frame.render_widget(Paragraph::new(super::form::ellipsized(&text, numbers.width as usize)), numbers);
+    let latency_text = match lane.latency_percentiles() {
+        Some((p50, p90, p99)) => first_that_fits(
+            &[
+                format!(
+                    "upload p50 {} · p90 {} · p99 {}",
+                    format_seconds(p50),
+                    format_seconds(p90),
+                    format_seconds(p99)
+                ),
+                format!("p50 {} · p99 {}", format_seconds(p50), format_seconds(p99)),
+            ],
+            latency.width,
+        ),
+        None => first_that_fits(&["upload times: none finished yet".into(), "no upload done".into()], latency.width),
+    };
+    frame.render_widget(Paragraph::new(latency_text), latency);
     let visible = spark.width as usize;
     let samples = &lane.sparkline[lane.sparkline.len().saturating_sub(visible)..];
     frame.render_widget(Sparkline::default().data(samples).style(theme.transport(kind)), spark);
@@ -131,23 +179,28 @@ fn render_histogram(
     theme: &Theme,
     kind: TransportKind,
 ) {
+    if area.height < 3 {
+        return; // too short to read: the percentiles above say it in numbers
+    }
     if lane.latencies.is_empty() {
-        frame.render_widget(Paragraph::new("per-object times appear here").style(theme.dim()), area);
+        let text = first_that_fits(&["upload times (s) appear here".into(), "times appear here".into()], area.width);
+        frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     }
+    let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
+    let caption_text =
+        first_that_fits(&["uploads per time bucket (s)".into(), "uploads by time (s)".into()], caption.width);
+    frame.render_widget(Paragraph::new(caption_text).style(theme.dim()), caption);
     let width = ((max - min) / HISTOGRAM_BUCKETS as f64).max(f64::EPSILON);
     let mut counts = [0u64; HISTOGRAM_BUCKETS];
     for &latency in &lane.latencies {
         let bucket = (((latency - min) / width) as usize).min(HISTOGRAM_BUCKETS - 1);
         counts[bucket] += 1;
     }
-    let bars: Vec<Bar> = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &count)| {
-            Bar::default().value(count).label(Line::from(significant(min + width * (i as f64 + 1.0), 2)))
-        })
-        .collect();
+    let edges: Vec<f64> = (1..=HISTOGRAM_BUCKETS).map(|i| min + width * i as f64).collect();
+    let labels = distinct_labels(&edges);
+    let bars: Vec<Bar> =
+        counts.iter().zip(labels).map(|(&count, label)| Bar::default().value(count).label(Line::from(label))).collect();
     let bar_width = ((area.width as usize / HISTOGRAM_BUCKETS).saturating_sub(1)).clamp(1, 8) as u16;
     let chart = BarChart::default()
         .data(BarGroup::default().bars(&bars))
@@ -155,6 +208,39 @@ fn render_histogram(
         .bar_gap(1)
         .bar_style(theme.transport(kind));
     frame.render_widget(chart, area);
+}
+
+/// The first (longest) wording that fits the width, else the last one cut with "…".
+fn first_that_fits(texts: &[String], width: u16) -> String {
+    let width = width as usize;
+    match texts.iter().find(|t| t.chars().count() <= width) {
+        Some(text) => text.clone(),
+        None => super::form::ellipsized(texts.last().map_or("", String::as_str), width),
+    }
+}
+
+/// Bucket edges printed with as few significant digits as keep them apart
+/// (two by default, up to six), so no two labels read the same.
+pub fn distinct_labels(values: &[f64]) -> Vec<String> {
+    let mut digits = 2;
+    loop {
+        let labels: Vec<String> = values.iter().map(|v| significant(*v, digits)).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        if unique.len() == labels.len() || digits >= 6 {
+            return labels;
+        }
+        digits += 1;
+    }
+}
+
+/// How each transport is drawn on the chart: a line for JSON, dots for gRPC,
+/// so the two can be told apart without colour too.
+fn chart_style(kind: TransportKind) -> (Marker, GraphType, &'static str) {
+    match kind {
+        TransportKind::Json => (Marker::Braille, GraphType::Line, "⠤ http-json"),
+        TransportKind::Grpc => (Marker::Dot, GraphType::Scatter, "• grpc"),
+    }
 }
 
 fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
@@ -165,10 +251,11 @@ fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
         .iter()
         .map(|lane| {
             let kind = lane.transport.unwrap_or(TransportKind::Json);
+            let (marker, graph, legend) = chart_style(kind);
             Dataset::default()
-                .name(kind.name())
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
+                .name(legend)
+                .marker(marker)
+                .graph_type(graph)
                 .style(theme.transport(kind))
                 .data(&lane.chart)
         })
@@ -180,13 +267,18 @@ fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
         Some(Phase::CleaningUp) => "cleaning up",
         None => "",
     };
-    let title = if live.finished {
-        " throughput over the run (MiB/s) · finished ".to_string()
-    } else {
-        format!(" throughput over the run (MiB/s) · {phase} ")
-    };
+    let state = if live.finished { "finished" } else { phase };
+    // The legend is in the title: always visible, and it covers no data.
+    let mut title = vec![Span::raw(" MiB/s · ")];
+    for lane in &live.lanes {
+        let kind = lane.transport.unwrap_or(TransportKind::Json);
+        title.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
+        title.push(Span::raw(" · "));
+    }
+    title.push(Span::raw(format!("{state} ")));
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(title))
+        .block(Block::bordered().title(Line::from(title)))
+        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([0.0, x_max])
@@ -194,7 +286,7 @@ fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
                 .style(theme.dim()),
         )
         .y_axis(
-            Axis::default().bounds([0.0, y_max]).labels(["0".to_string(), significant(y_max, 3)]).style(theme.dim()),
+            Axis::default().bounds([0.0, y_max]).labels(distinct_labels(&[0.0, y_max / 2.0, y_max])).style(theme.dim()),
         );
     frame.render_widget(chart, area);
 }

@@ -1,6 +1,6 @@
 //! Pure views: each takes the state and draws; none reads the clock.
 
-mod form;
+pub mod form;
 mod history;
 mod live;
 mod results;
@@ -17,7 +17,8 @@ pub use theme::Theme;
 pub const MIN_WIDTH: u16 = 100;
 pub const MIN_HEIGHT: u16 = 30;
 const FORM_WIDTH: u16 = 42;
-const RESULTS_HEIGHT: u16 = 14;
+/// The form and the live lanes need this much; the results get the rest.
+const MIN_TOP_HEIGHT: u16 = 11;
 
 pub fn render(frame: &mut Frame, app: &App) {
     let theme = Theme::new(app.color);
@@ -25,10 +26,21 @@ pub fn render(frame: &mut Frame, app: &App) {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return too_small(frame, area, &theme);
     }
+    let shown = match app.pane {
+        Pane::History if app.history.pair().is_some() => None,
+        Pane::History => app.history.selected_run(),
+        Pane::Run => app.report.as_ref(),
+    };
+    let wanted = match (app.pane, shown) {
+        (Pane::History, None) => 12,
+        (_, Some(report)) => results::height(report, area.width),
+        (_, None) => 3,
+    };
+    let results_height = wanted.min(area.height.saturating_sub(4 + MIN_TOP_HEIGHT));
     let [header, top, bottom, status, footer] = Layout::vertical([
         Constraint::Length(2),
-        Constraint::Min(10),
-        Constraint::Length(RESULTS_HEIGHT),
+        Constraint::Min(MIN_TOP_HEIGHT),
+        Constraint::Length(results_height),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
@@ -45,7 +57,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::History => results::render(frame, bottom, app.history.selected_run(), &theme),
         Pane::Run => results::render(frame, bottom, app.report.as_ref(), &theme),
     }
-    let status_text = app.status.clone().unwrap_or_default();
+    let status_text = form::ellipsized(&app.status.clone().unwrap_or_default(), status.width as usize);
     frame.render_widget(Paragraph::new(Line::from(Span::styled(status_text, theme.status()))), status);
     frame.render_widget(Paragraph::new(footer_keys(app)).style(theme.dim()), footer);
     if app.help {
@@ -71,7 +83,7 @@ pub fn target_label(app: &App) -> String {
             }
             Target::Gcs => format!("gs://{} on GCS", config.bucket),
         },
-        Err(_) => "(fix the form)".into(),
+        Err(_) => "not set: a form field is invalid".into(),
     }
 }
 
@@ -113,6 +125,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             _ => " credentials: none needed".into(),
         },
     };
+    let second = form::ellipsized(&second, area.width as usize);
     frame.render_widget(Paragraph::new(vec![first, Line::styled(second, theme.dim())]), area);
 }
 
@@ -124,12 +137,14 @@ fn footer_keys(app: &App) -> String {
     } else if app.running {
         " Esc cancel run · h history · ? help · Ctrl-C cancel and quit".into()
     } else {
-        " Tab/↑/↓ move · Enter edit · Space toggle · ←/→ choose · r run · h history · e export · ? help · q quit".into()
+        " ↑/↓ move · Enter edit · Space toggle · ←/→ choose · r run · h history · e export · ? help · q quit".into()
     }
 }
 
 pub const HELP: &[(&str, &str)] = &[
-    ("Tab / Shift-Tab / ↑ / ↓", "move between fields"),
+    ("Tab / Shift-Tab / ↑ / ↓", "move between fields (also j / k)"),
+    ("PgUp / PgDn / Home / End", "move a page, or to the first or last field"),
+    ("Enter / → on advanced", "open the advanced options (← closes them)"),
     ("Enter", "edit a text field (Enter accepts, Esc reverts)"),
     ("Space", "flip a toggle"),
     ("← / →", "change a choice"),
@@ -144,12 +159,16 @@ pub const HELP: &[(&str, &str)] = &[
 ];
 
 fn render_help(frame: &mut Frame, area: Rect, theme: &Theme) {
-    let width = 78.min(area.width);
-    let height = (HELP.len() as u16 + 4).min(area.height);
+    const KEYS_WIDTH: usize = 26;
+    let longest = HELP.iter().map(|(_, what)| what.chars().count()).max().unwrap_or(0);
+    let width = ((KEYS_WIDTH + longest + 4) as u16).min(area.width);
+    let height = (HELP.len() as u16 + 2).min(area.height);
     let popup = Rect::new(area.x + (area.width - width) / 2, area.y + (area.height - height) / 2, width, height);
     let lines: Vec<Line> = HELP
         .iter()
-        .map(|(keys, what)| Line::from(vec![Span::styled(format!(" {keys:<24}"), theme.accent()), Span::raw(*what)]))
+        .map(|(keys, what)| {
+            Line::from(vec![Span::styled(format!(" {keys:<w$}", w = KEYS_WIDTH - 1), theme.accent()), Span::raw(*what)])
+        })
         .collect();
     frame.render_widget(Clear, popup);
     frame.render_widget(

@@ -42,6 +42,16 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
 }
 
+/// Rows the pane needs to show `report` whole at this width: borders, the
+/// table, and every sentence below it wrapped.
+pub fn height(report: &RunReport, width: u16) -> u16 {
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let text = std::iter::once(report.summary_line()).chain(report.footer_lines());
+    // One spare line a sentence: word wrapping can take one more than the character count.
+    let lines: usize = text.map(|line| line.chars().count().div_ceil(inner).max(1)).sum();
+    (2 + report.transports.len() + 1 + lines + 1) as u16
+}
+
 /// Columns in the order a reader needs them when space is short; the table
 /// keeps its usual order for whichever fit.
 const COLUMN_PRIORITY: [usize; 12] = [0, 10, 4, 7, 9, 1, 11, 5, 8, 3, 6, 2];
