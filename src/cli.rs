@@ -143,6 +143,9 @@ pub struct BenchArgs {
     /// A fault for the built-in emulator, to watch each transport cope: INSTRUCTION[:every=N].
     #[arg(long, value_name = "SPEC", default_value = "", hide_default_value = true)]
     pub emulator_fault: String,
+    /// Unit for throughput in tables and the app: MiB/s | MB/s | Gbit/s (JSON stays in MiB/s).
+    #[arg(long, value_name = "UNIT", default_value = "MiB/s")]
+    pub rate_unit: String,
 }
 
 /// The `--help` text of a benchmark option, by its field name (`chunk_size`),
@@ -209,6 +212,7 @@ impl BenchArgs {
             request_timeout: self.request_timeout.clone(),
             fail_fast: self.fail_fast,
             emulator_fault: self.emulator_fault.clone(),
+            rate_unit: self.rate_unit.clone(),
         }
     }
 }

@@ -10,12 +10,13 @@
 
 use crate::config::TransportKind;
 use crate::stats::{RoundSample, TransportSummary};
+use crate::units::RateUnit;
 
 pub const METHOD: &str = "95% t interval on per-pair log throughput ratios";
 /// Fewer pairs than this give no interval.
 pub const MIN_PAIRS: usize = 3;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Comparison {
     /// The verdict's fields are null when there is no verdict (see `no_verdict`).
     pub faster: Option<TransportKind>,
@@ -30,13 +31,12 @@ pub struct Comparison {
     /// Round indices both transports completed, and those either began.
     pub pairs: usize,
     pub pairs_attempted: usize,
-    pub method: &'static str,
+    pub method: String,
     /// The interval lies wholly above zero: the faster one is faster.
     pub significant: bool,
     /// Why no transport is named faster: fewer than `MIN_PAIRS` complete pairs.
     pub no_verdict: Option<String>,
-    /// Both transports' throughputs, in the configured order, for the sentence.
-    #[serde(skip)]
+    /// Both transports' throughputs (MiB/s), in the configured order.
     pub measured: [(TransportKind, Option<f64>); 2],
 }
 
@@ -61,7 +61,7 @@ pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option
         ci_high: None,
         pairs,
         pairs_attempted,
-        method: METHOD,
+        method: METHOD.into(),
         significant: false,
         no_verdict: Some(reason),
         measured,
@@ -94,7 +94,7 @@ pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option
         ci_high: interval.map(|i| i.1),
         pairs,
         pairs_attempted,
-        method: METHOD,
+        method: METHOD.into(),
         significant: interval.is_some_and(|(low, _)| low > 0.0),
         no_verdict: None,
         measured,
@@ -156,7 +156,7 @@ pub fn t_975(df: usize) -> f64 {
 impl Comparison {
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
-    pub fn sentence(&self) -> String {
+    pub fn sentence(&self, unit: RateUnit) -> String {
         let (Some(faster), Some(slower), Some(percent), Some(low), Some(high)) =
             (self.faster, self.slower, self.percent, self.ci_low, self.ci_high)
         else {
@@ -164,15 +164,19 @@ impl Comparison {
                 .measured
                 .iter()
                 .map(|(kind, rate)| match rate {
-                    Some(rate) => format!("{} {rate:.2} MiB/s", kind.name()),
+                    Some(rate) => format!("{} {}", kind.name(), unit.format(*rate)),
                     None => format!("{} no completed round", kind.name()),
                 })
                 .collect();
             let reason = self.no_verdict.as_deref().unwrap_or("no interval");
             return format!("no verdict ({}): {reason}", rates.join(", "));
         };
-        let figures =
-            format!("{:.2} vs {:.2} MiB/s", self.faster_mib_s.unwrap_or(0.0), self.slower_mib_s.unwrap_or(0.0));
+        let figures = format!(
+            "{} vs {} {}",
+            unit.number(self.faster_mib_s.unwrap_or(0.0)),
+            unit.number(self.slower_mib_s.unwrap_or(0.0)),
+            unit.name()
+        );
         let (faster, slower) = (faster.name(), slower.name());
         if self.significant {
             format!(
@@ -225,9 +229,10 @@ mod tests {
         let percent = c.percent.unwrap();
         assert!(low > 80.0 && high < 120.0 && low < percent && percent < high, "{low} {percent} {high}");
         assert!(
-            c.sentence().starts_with("grpc was 100.6% faster than http-json (1.00 vs 0.50 MiB/s; 95% CI +9"),
+            c.sentence(RateUnit::MiB)
+                .starts_with("grpc was 100.6% faster than http-json (1.00 vs 0.50 MiB/s; 95% CI +9"),
             "{}",
-            c.sentence()
+            c.sentence(RateUnit::MiB)
         );
     }
 
@@ -236,7 +241,7 @@ mod tests {
         let c = compared(&[1.0, 1.2, 0.9, 1.1], &[1.1, 0.95, 1.15, 1.0]);
         assert!(!c.significant);
         assert!(c.ci_low.unwrap() < 0.0 && c.ci_high.unwrap() > 0.0);
-        assert!(c.sentence().starts_with("no significant difference: "), "{}", c.sentence());
+        assert!(c.sentence(RateUnit::MiB).starts_with("no significant difference: "), "{}", c.sentence(RateUnit::MiB));
     }
 
     #[test]
@@ -244,7 +249,7 @@ mod tests {
         let c = compared(&[2.0, 2.0], &[1.0, 1.0]);
         assert_eq!((c.pairs, c.faster, c.percent, c.ci_low, c.significant), (2, None, None, None, false));
         assert_eq!(
-            c.sentence(),
+            c.sentence(RateUnit::MiB),
             "no verdict (http-json 0.50 MiB/s, grpc 1.00 MiB/s): 2 paired rounds are too few for a confidence interval: use 3 or more iterations"
         );
     }
@@ -255,7 +260,11 @@ mod tests {
         rounds.extend((0..3).map(|i| RoundSample { ok: i == 0, ..round(Grpc, i, 1.0) }));
         let c = compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds).unwrap();
         assert_eq!((c.pairs, c.pairs_attempted, c.faster), (1, 3, None));
-        assert!(c.sentence().contains("only 1 of 3 paired rounds completed on both transports"), "{}", c.sentence());
+        assert!(
+            c.sentence(RateUnit::MiB).contains("only 1 of 3 paired rounds completed on both transports"),
+            "{}",
+            c.sentence(RateUnit::MiB)
+        );
     }
 
     #[test]
@@ -275,7 +284,7 @@ mod tests {
         let c = compare(&[json, grpc], &[]).unwrap();
         assert_eq!(c.faster, None);
         assert_eq!(
-            c.sentence(),
+            c.sentence(RateUnit::MiB),
             "no verdict (http-json no completed round, grpc 5.00 MiB/s): a transport completed no round"
         );
     }

@@ -80,7 +80,8 @@ async fn run(args: RunArgs) -> ExitCode {
         Err(error) => return usage_error(error),
     };
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
-    let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), config.concurrency));
+    let printer =
+        tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), config.concurrency, config.rate_unit));
     let cancel = CancellationToken::new();
     let runner = Runner::new(config, &connected, events, cancel.clone());
     let interrupted = Arc::new(OnceLock::new());

@@ -3,7 +3,7 @@
 
 use crate::config::TransportKind;
 use crate::events::{Phase, RunEvent};
-use crate::units::{format_mib_s, format_seconds, format_size, mib_per_second};
+use crate::units::{RateUnit, format_seconds, format_size, mib_per_second};
 use std::collections::BTreeMap;
 use std::io::Write;
 use tokio::sync::mpsc;
@@ -18,7 +18,7 @@ struct Lane {
 }
 
 /// `concurrency`: uploads per round, for "2 of 4 uploads finished".
-pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurrency: u32) {
+pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurrency: u32, unit: RateUnit) {
     let mut printer = Printer {
         terminal,
         lanes: BTreeMap::new(),
@@ -26,6 +26,7 @@ pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurr
         drawn: 0,
         finished: BTreeMap::new(),
         per_round: concurrency,
+        unit,
     };
     while let Some(event) = events.recv().await {
         printer.show(event);
@@ -41,6 +42,7 @@ struct Printer {
     /// Uploads finished in each transport's current round.
     finished: BTreeMap<TransportKind, u32>,
     per_round: u32,
+    unit: RateUnit,
 }
 
 impl Printer {
@@ -77,7 +79,7 @@ impl Printer {
                         "{name}: {} in {} ({})",
                         format_size(round.bytes),
                         format_seconds(round.elapsed_s),
-                        format_mib_s(rate)
+                        self.unit.format(rate)
                     )
                 } else {
                     // A failed round is not timed: no rate that could be read as one.
@@ -118,7 +120,7 @@ impl Printer {
         if let Some(line) = line {
             let _ = writeln!(out, "{line}");
         }
-        self.drawn = draw(&mut out, &self.lanes, self.rounds);
+        self.drawn = draw(&mut out, &self.lanes, self.rounds, self.unit);
         let _ = out.flush();
     }
 }
@@ -130,14 +132,14 @@ fn clear(out: &mut impl Write, lines: usize) {
 }
 
 /// With a round count, a bar of the whole run; with `--duration`, of the current round.
-fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Option<u32>) -> usize {
+fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Option<u32>, unit: RateUnit) -> usize {
     for (kind, lane) in lanes {
         let done = match rounds {
             Some(rounds) => (lane.rounds_done as f64 + lane.round_fraction) / rounds.max(1) as f64,
             None => lane.round_fraction,
         };
         let filled = ((done * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
-        let rate = lane.last_mib_s.map(format_mib_s).unwrap_or_default();
+        let rate = lane.last_mib_s.map(|r| unit.format(r)).unwrap_or_default();
         let _ = writeln!(
             out,
             "{:<9} [{}{}] {}{} {}",

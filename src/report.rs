@@ -5,9 +5,9 @@ use crate::compare::{Comparison, compare};
 use crate::config::BenchConfig;
 use crate::stats::{ObjectSample, RoundSample, TransportSummary};
 use crate::target::TargetInfo;
-use crate::units::{format_mib_s, format_seconds, format_size};
+use crate::units::{RateUnit, format_seconds, format_size};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunOutcome {
     /// The schedule ran to its end and every upload finished.
@@ -19,7 +19,7 @@ pub enum RunOutcome {
     FailedFast,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cleanup {
     pub deleted: usize,
     /// Objects that should have been deleted but could not be.
@@ -28,20 +28,20 @@ pub struct Cleanup {
     pub kept: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tool {
-    pub name: &'static str,
-    pub version: &'static str,
+    pub name: String,
+    pub version: String,
 }
 
 /// Where the run ran, for reading a report later.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Host {
     pub os: String,
     pub kernel: String,
-    pub arch: &'static str,
+    pub arch: String,
     pub cpus: usize,
-    pub directpath: &'static str,
+    pub directpath: String,
 }
 
 impl Host {
@@ -49,14 +49,17 @@ impl Host {
         Self {
             os: std::env::consts::OS.to_string(),
             kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string(),
-            arch: std::env::consts::ARCH,
+            arch: std::env::consts::ARCH.into(),
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            directpath: "not used: DirectPath needs xDS and ALTS, which tonic lacks; gRPC goes to the public endpoint",
+            directpath: "not used: DirectPath needs xDS and ALTS, which tonic lacks; gRPC goes to the public endpoint"
+                .into(),
         }
     }
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+/// Serialized as `run --format json` prints it, and read back (the app's
+/// history across sessions) from the same text.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunReport {
     pub tool: Tool,
     pub environment: Host,
@@ -95,7 +98,7 @@ impl RunReport {
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
         let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.timeout);
         Self {
-            tool: Tool { name: env!("CARGO_PKG_NAME"), version: env!("CARGO_PKG_VERSION") },
+            tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host::here(),
             run_id,
             started_at,
@@ -129,9 +132,11 @@ impl RunReport {
     /// The verdict in one sentence.
     pub fn summary_line(&self) -> String {
         match (&self.comparison, self.transports.len()) {
-            (Some(comparison), _) => comparison.sentence(),
+            (Some(comparison), _) => comparison.sentence(self.config.rate_unit),
             (None, 1) => match self.transports[0].throughput_mib_s {
-                Some(rate) => format!("{}: {}", self.transports[0].transport.name(), format_mib_s(rate)),
+                Some(rate) => {
+                    format!("{}: {}", self.transports[0].transport.name(), self.config.rate_unit.format(rate))
+                }
                 None => format!("{}: no completed uploads", self.transports[0].transport.name()),
             },
             (None, _) => "no comparison: no transport ran".into(),
@@ -191,7 +196,7 @@ impl RunReport {
     pub fn footer_lines(&self) -> Vec<String> {
         let mut lines = vec![TABLE_FOOTNOTE.to_string()];
         for t in &self.transports {
-            lines.extend(transport_lines(t));
+            lines.extend(transport_lines(t, self.config.rate_unit));
         }
         if let Some(why) = &self.stopped_because {
             lines.push(why.clone());
@@ -222,7 +227,7 @@ pub const TABLE_FOOTNOTE: &str =
 
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
-fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
+fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
     let name = t.transport.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
@@ -244,7 +249,7 @@ fn transport_lines(t: &crate::stats::TransportSummary) -> Vec<String> {
     let mut lines = vec![format!(
         "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per upload {}{}",
         plural(t.runs, "complete round"),
-        format_mib_s(per_object),
+        unit.format(per_object),
         t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
     )];
     let recovery = if t.retries + t.resumes > 0 {
@@ -313,7 +318,7 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
                 seconds(t.p50_s),
                 seconds(t.p90_s),
                 seconds(t.p99_s),
-                t.throughput_mib_s.map(format_mib_s).unwrap_or_else(|| "-".into()),
+                t.throughput_mib_s.map(|r| report.config.rate_unit.format(r)).unwrap_or_else(|| "-".into()),
                 t.errors.to_string(),
             ]
         })

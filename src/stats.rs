@@ -6,11 +6,11 @@ use crate::transport::Phases;
 use crate::units::{GIB, mib_per_second};
 
 /// One round of one transport: `concurrency` objects uploaded at once.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundSample {
     pub transport: TransportKind,
     /// 1-based in every output, as in object names and notes.
-    #[serde(serialize_with = "one_based")]
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
     pub round: u32,
     /// Wall time from the round's first upload start to its last upload's end.
     pub elapsed_s: f64,
@@ -29,11 +29,16 @@ pub fn one_based<S: serde::Serializer>(round: &u32, s: S) -> Result<S::Ok, S::Er
     s.serialize_u32(round + 1)
 }
 
+fn from_one_based<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let round = <u32 as serde::Deserialize>::deserialize(d)?;
+    round.checked_sub(1).ok_or_else(|| serde::de::Error::custom("rounds count from 1"))
+}
+
 /// One object upload.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectSample {
     pub transport: TransportKind,
-    #[serde(serialize_with = "one_based")]
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
     pub round: u32,
     pub worker: u32,
     pub object: String,
@@ -54,7 +59,7 @@ pub struct ObjectSample {
 
 /// One transport's figures. A figure that nothing measured (no round or no
 /// upload finished) is `None`: shown as "-" and serialized as null, never 0.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransportSummary {
     pub transport: TransportKind,
     /// Rounds in which every object finished; only these are timed.

@@ -13,10 +13,10 @@ pub const GCS_JSON_URL: &str = "https://storage.googleapis.com";
 pub const GCS_GRPC_URL: &str = "https://storage.googleapis.com:443";
 
 /// Where a run went, for reports.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TargetInfo {
     /// `emulator`, `endpoint` or `gcs`.
-    pub kind: &'static str,
+    pub kind: String,
     pub json_endpoint: Option<String>,
     pub grpc_endpoint: Option<String>,
     pub bucket: String,
@@ -38,7 +38,7 @@ impl TargetInfo {
     /// A few words for lists: `emulator`, `endpoint http://h:1`, `gs://b`,
     /// with an injected fault named.
     pub fn short(&self) -> String {
-        let place = match self.kind {
+        let place = match self.kind.as_str() {
             "emulator" => "emulator".to_string(),
             "endpoint" => {
                 format!("endpoint {}", self.json_endpoint.as_deref().or(self.grpc_endpoint.as_deref()).unwrap_or(""))
@@ -68,7 +68,7 @@ impl TargetInfo {
             .flatten()
             .collect::<Vec<_>>()
             .join(" and ");
-        match self.kind {
+        match self.kind.as_str() {
             "emulator" => {
                 format!("target: built-in emulator on loopback ({endpoints}), bucket {}: not GCS numbers", self.bucket)
             }
@@ -155,7 +155,7 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
         first.prepare_bucket(create).await?;
     }
     let info = TargetInfo {
-        kind: config.target.kind(),
+        kind: config.target.kind().into(),
         json_endpoint: config.transports.contains(&TransportKind::Json).then(|| json_url.clone()).flatten(),
         grpc_endpoint: config
             .transports

@@ -169,7 +169,61 @@ pub fn format_duration(duration: Duration) -> String {
 
 /// Throughput in MiB/s with two decimals, as the original tool printed it.
 pub fn format_mib_s(mib_per_second: f64) -> String {
-    format!("{mib_per_second:.2} MiB/s")
+    RateUnit::MiB.format(mib_per_second)
+}
+
+/// The unit throughput is shown in: binary bytes (as the original tool),
+/// decimal bytes (as cloud consoles), or bits (as NICs and links are sold).
+/// Figures are kept in MiB/s and converted only for people.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RateUnit {
+    #[default]
+    #[serde(rename = "MiB/s")]
+    MiB,
+    #[serde(rename = "MB/s")]
+    MB,
+    #[serde(rename = "Gbit/s")]
+    Gbit,
+}
+
+impl RateUnit {
+    pub const NAMES: [&'static str; 3] = ["MiB/s", "MB/s", "Gbit/s"];
+
+    pub fn parse(text: &str) -> Result<RateUnit, String> {
+        match text.trim().to_ascii_lowercase().trim_end_matches("/s") {
+            "mib" => Ok(RateUnit::MiB),
+            "mb" => Ok(RateUnit::MB),
+            "gbit" => Ok(RateUnit::Gbit),
+            _ => Err(format!("'{text}' is not one of MiB/s, MB/s, Gbit/s")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// A MiB/s figure in this unit.
+    pub fn value(self, mib_per_second: f64) -> f64 {
+        match self {
+            RateUnit::MiB => mib_per_second,
+            RateUnit::MB => mib_per_second * MIB as f64 / 1e6,
+            RateUnit::Gbit => mib_per_second * MIB as f64 * 8.0 / 1e9,
+        }
+    }
+
+    /// `7.56 MiB/s`, `7.93 MB/s`, `0.0634 Gbit/s`.
+    pub fn format(self, mib_per_second: f64) -> String {
+        format!("{} {}", self.number(mib_per_second), self.name())
+    }
+
+    /// The figure without its unit, for `8.13 vs 7.56 MiB/s`.
+    pub fn number(self, mib_per_second: f64) -> String {
+        let value = self.value(mib_per_second);
+        match self {
+            RateUnit::Gbit => significant(value, 3),
+            _ => format!("{value:.2}"),
+        }
+    }
 }
 
 pub fn mib_per_second(bytes: u64, seconds: f64) -> f64 {
@@ -192,6 +246,18 @@ pub fn significant(value: f64, digits: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_convert_between_units() {
+        assert_eq!(RateUnit::MiB.format(7.56), "7.56 MiB/s");
+        // 100 MiB/s = 104.8576 MB/s = 0.8388608 Gbit/s.
+        assert_eq!(RateUnit::MB.format(100.0), "104.86 MB/s");
+        assert_eq!(RateUnit::Gbit.format(100.0), "0.839 Gbit/s");
+        assert_eq!(RateUnit::Gbit.format(1192.0929), "10.0 Gbit/s");
+        assert_eq!(RateUnit::parse("gbit"), Ok(RateUnit::Gbit));
+        assert_eq!(RateUnit::parse("MB/s"), Ok(RateUnit::MB));
+        assert!(RateUnit::parse("furlongs").is_err());
+    }
 
     #[test]
     fn sizes_parse_in_binary_and_decimal_units() {

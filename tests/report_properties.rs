@@ -72,7 +72,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
         .map(|kind| summarize(kind, OBJECT * concurrency as u64, &rounds, &samples, Accounting::default()))
         .to_vec();
     let target = TargetInfo {
-        kind: "emulator",
+        kind: "emulator".into(),
         json_endpoint: None,
         grpc_endpoint: None,
         bucket: "b-b".into(),
@@ -132,7 +132,7 @@ proptest! {
         prop_assert!(!text.contains("0.00 MiB/s") && !text.contains("wire 0.000x"), "{}", text);
         // A winner only from enough complete pairs.
         let comparison = report.comparison.as_ref().unwrap();
-        prop_assert_eq!(comparison.faster.is_some(), comparison.pairs >= MIN_PAIRS, "{}", comparison.sentence());
+        prop_assert_eq!(comparison.faster.is_some(), comparison.pairs >= MIN_PAIRS, "{}", report.summary_line());
         let sentence = report.summary_line();
         prop_assert_eq!(sentence.contains("faster than") || sentence.contains("no significant"), comparison.pairs >= MIN_PAIRS);
         // The outcome says what happened.

@@ -44,7 +44,7 @@ fn three_sizes(app: &App) -> String {
 
 fn target() -> TargetInfo {
     TargetInfo {
-        kind: "emulator",
+        kind: "emulator".into(),
         json_endpoint: Some("http://127.0.0.1:9000".into()),
         grpc_endpoint: Some("127.0.0.1:9001".into()),
         bucket: "gcs-speed-tui-bench".into(),
@@ -300,19 +300,34 @@ fn too_small_window() {
 }
 
 #[test]
-fn export_writes_the_same_json_as_run() {
+fn export_writes_the_same_json_or_csv_as_run_to_the_path_typed() {
     let mut app = app();
     let finished = report("20261130-060000-abcd", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]);
-    let json = finished.to_json() + "\n";
+    let (json, csv) = (finished.to_json() + "\n", finished.to_csv());
     app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
-    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('e'), KeyModifiers::NONE))));
-    assert_eq!(
-        effects,
-        [gcs_speed_tui::tui::app::Effect::Export {
-            path: "gcs-speed-tui-20261130-060000-abcd.json".into(),
-            contents: json
-        }]
+    press(&mut app, KeyCode::Char('e'));
+    assert!(
+        screen(&app, 120, 40)
+            .contains("export to (.json or .csv; Enter saves, Esc cancels): gcs-speed-tui-20261130-060000-abcd.json")
     );
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    let export = |path: &str, contents: &str| gcs_speed_tui::tui::app::Effect::Export {
+        path: path.into(),
+        contents: contents.into(),
+    };
+    assert_eq!(effects, [export("gcs-speed-tui-20261130-060000-abcd.json", &json)]);
+
+    press(&mut app, KeyCode::Char('e'));
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
+    for c in "out/run.csv".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
+    assert_eq!(effects, [export("out/run.csv", &csv)]);
+
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Esc);
+    assert!(app.export_prompt.is_none() && app.status.as_deref() == Some("export cancelled"));
 }
 
 #[test]
@@ -327,4 +342,38 @@ fn quitting_during_a_run_asks_and_ctrl_c_cancels_first() {
     assert!(!app.quit, "waits for the cleanup");
     app.update(Message::Run(RunEvent::Finished(Box::new(report("x", [1.0; 3], [1.0; 3])))));
     assert!(app.quit);
+}
+
+/// Finished runs are kept as the same JSON as export, read back whole in a
+/// later session's history, and only the newest `HISTORY_LIMIT` are kept.
+#[test]
+fn runs_are_kept_across_sessions_bounded() {
+    use gcs_speed_tui::tui::persist::{HISTORY_LIMIT, load_runs_from, save_run_in};
+    let dir = tempfile::tempdir().unwrap();
+    let first = report("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]);
+    save_run_in(dir.path(), &first).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("20261130-060000-aaaa.json")).unwrap();
+    assert_eq!(text, first.to_json() + "\n", "the same JSON as export");
+    let loaded = load_runs_from(dir.path());
+    let mut expected = first.clone();
+    expected.config.notes.clear(); // said at the start of a run, not kept in reports
+    assert_eq!(loaded, [expected], "read back whole");
+    for i in 1..=HISTORY_LIMIT {
+        save_run_in(dir.path(), &report(&format!("20261130-06{:04}-bbbb", i), [1.0; 3], [1.0; 3])).unwrap();
+    }
+    let loaded = load_runs_from(dir.path());
+    assert_eq!(loaded.len(), HISTORY_LIMIT);
+    assert_ne!(loaded[0].run_id, first.run_id, "the oldest went first");
+
+    let mut app = App::with_history(
+        Options::default(),
+        Environment::default(),
+        false,
+        gcs_speed_tui::tui::history::History::with_earlier(vec![first]),
+    );
+    press(&mut app, KeyCode::Char('h'));
+    let text = screen(&app, 120, 40);
+    assert!(text.contains("#1  11-30 06:00:00  emulator"), "earlier runs are listed with their day: {text}");
+    app.update(Message::Run(RunEvent::Finished(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3])))));
+    assert_eq!(app.history.this_session().len(), 1);
 }

@@ -11,7 +11,7 @@ pub const DEFAULT_EMULATOR_BUCKET: &str = "gcs-speed-tui-bench";
 /// GCS's largest object.
 const MAX_OBJECT_BYTES: u64 = 5 * 1024 * GIB;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum TransportKind {
     #[serde(rename = "http-json")]
     Json,
@@ -28,7 +28,7 @@ impl TransportKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Order {
     /// Transports alternate round by round, so drift hits both alike.
@@ -37,7 +37,7 @@ pub enum Order {
     Sequential,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JsonHttp {
     #[serde(rename = "auto")]
     Auto,
@@ -90,6 +90,8 @@ pub struct Options {
     /// Never remembered: a fault must not come back unasked on the next launch.
     #[serde(skip)]
     pub emulator_fault: String,
+    /// The unit throughput is shown in: MiB/s, MB/s or Gbit/s.
+    pub rate_unit: String,
 }
 
 impl Default for Options {
@@ -124,12 +126,14 @@ impl Default for Options {
             request_timeout: "60s".into(),
             fail_fast: false,
             emulator_fault: String::new(),
+            rate_unit: "MiB/s".into(),
         }
     }
 }
 
-/// A validated run configuration.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+/// A validated run configuration. Read back from a report, the target and
+/// what is never written (credentials, notes) take their defaults.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BenchConfig {
     #[serde(skip)]
     pub target: Target,
@@ -148,26 +152,26 @@ pub struct BenchConfig {
     /// crc32c on gRPC (per message and whole object).
     pub grpc_checksum: bool,
     pub grpc_conn_pool: u32,
-    #[serde(serialize_with = "seconds")]
+    #[serde(with = "seconds")]
     pub timeout: Duration,
     #[serde(skip)]
     pub credentials: Option<PathBuf>,
     pub order: Order,
     pub prefix: String,
     pub json_http: JsonHttp,
-    #[serde(serialize_with = "optional_seconds")]
+    #[serde(with = "optional_seconds")]
     pub duration: Option<Duration>,
     /// Stop when the 95% interval of the difference is at most this wide (percentage points).
     pub until_stable: Option<f64>,
     /// The gRPC client's HTTP/2 stream window; `None` = adaptive.
     pub grpc_window: Option<u32>,
     pub max_retries: u32,
-    #[serde(serialize_with = "seconds")]
+    #[serde(with = "seconds")]
     pub retry_deadline: Duration,
-    #[serde(serialize_with = "seconds")]
+    #[serde(with = "seconds")]
     pub retry_initial: Duration,
     /// A request that makes no progress for this long fails (and is retried).
-    #[serde(serialize_with = "seconds")]
+    #[serde(with = "seconds")]
     pub request_timeout: Duration,
     /// Stop at the first failed upload.
     pub fail_fast: bool,
@@ -176,19 +180,40 @@ pub struct BenchConfig {
     pub emulator_faults: Vec<(crate::emulator::faults::Fault, u64)>,
     /// The same fault as typed, for reports (`None` when none is injected).
     pub emulator_fault: Option<String>,
+    /// How throughput is shown (JSON figures stay in MiB/s).
+    pub rate_unit: units::RateUnit,
     /// Things said once at the start (a rounded chunk size, a default target).
     #[serde(skip)]
     pub notes: Vec<String>,
 }
 
-fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
+/// Durations are seconds in reports.
+mod seconds {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let seconds = <f64 as serde::Deserialize>::deserialize(d)?;
+        Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
+    }
 }
 
-fn optional_seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_f64(d.as_secs_f64()),
-        None => s.serialize_none(),
+mod optional_seconds {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => super::seconds::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let seconds = <Option<f64> as serde::Deserialize>::deserialize(d)?;
+        seconds.map(|s| Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom)).transpose()
     }
 }
 
@@ -347,6 +372,7 @@ impl Options {
                 }
             ));
         }
+        let rate_unit = units::RateUnit::parse(&self.rate_unit).map_err(flag_error("rate_unit"))?;
         Ok(BenchConfig {
             target,
             bucket,
@@ -376,6 +402,7 @@ impl Options {
             fail_fast: self.fail_fast,
             emulator_faults,
             emulator_fault,
+            rate_unit,
             notes,
         })
     }

@@ -4,9 +4,10 @@
 use super::{ConfigError, DEFAULT_EMULATOR_BUCKET, Options, TransportKind, fail};
 
 /// Where the uploads go.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Target {
     /// The emulator built into this binary, started for the run.
+    #[default]
     BuiltIn,
     /// Another emulator or a private endpoint: plaintext allowed, no auth.
     Endpoint { json_url: Option<String>, grpc_url: Option<String> },

@@ -103,7 +103,7 @@ impl Progress {
 
 /// Where an upload's time went: starting a resumable session, sending the
 /// bytes, and waiting for the final answer after the last byte.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Phases {
     pub session_s: f64,
     pub transfer_s: f64,

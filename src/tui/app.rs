@@ -34,7 +34,12 @@ pub enum Effect {
     StartRun(Box<BenchConfig>),
     CancelRun,
     SaveForm(Box<Options>),
-    Export { path: String, contents: String },
+    /// Keep a finished run for later sessions' history.
+    SaveRun(Box<RunReport>),
+    Export {
+        path: String,
+        contents: String,
+    },
 }
 
 pub struct App {
@@ -57,17 +62,23 @@ pub struct App {
     pub color: bool,
     /// How the user asked to stop a run on the way out, for the exit status.
     pub interrupted: Option<crate::signals::Interrupt>,
+    /// The path being typed for an export, and the report it is for.
+    pub export_prompt: Option<(tui_input::Input, Box<RunReport>)>,
 }
 
 impl App {
     pub fn new(options: Options, env: Environment, color: bool) -> Self {
+        Self::with_history(options, env, color, History::default())
+    }
+
+    pub fn with_history(options: Options, env: Environment, color: bool, history: History) -> Self {
         Self {
             form: Form::new(options, env),
             pane: Pane::Run,
             help: false,
             live: None,
             report: None,
-            history: History::default(),
+            history,
             status: None,
             running: false,
             cancelling: false,
@@ -78,6 +89,7 @@ impl App {
             quit: false,
             color,
             interrupted: None,
+            export_prompt: None,
         }
     }
 
@@ -109,15 +121,16 @@ impl App {
         if let Some(live) = &mut self.live {
             live.apply(&event);
         }
+        let mut effects = Vec::new();
         match event {
             RunEvent::Note(note) => self.status = Some(note),
             // The status follows the run, so it never says "connecting" mid-run.
             RunEvent::Phase(phase) if !self.cancelling => self.status = Some(phase_sentence(phase).into()),
             RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling => {
-                let of = self.live.as_ref().and_then(|l| l.lanes.first()).map(|l| l.rounds_planned);
-                let of = match (self.form.checked.as_ref().map(|c| c.duration.is_some()), of) {
-                    (Ok(false), Some(n)) => format!("/{n}"),
-                    _ => String::new(),
+                // A `--duration` run has no planned count to show.
+                let of = match self.live.as_ref().filter(|l| l.duration_s.is_none()).and_then(|l| l.lanes.first()) {
+                    Some(lane) => format!("/{}", lane.rounds_planned),
+                    None => String::new(),
                 };
                 self.status = Some(format!("{} round {}{of}", transport.name(), round + 1));
             }
@@ -135,20 +148,24 @@ impl App {
                 }
                 self.cancelling = false;
                 self.history.push((*report).clone());
-                self.report = Some(*report);
+                self.report = Some((*report).clone());
+                effects.push(Effect::SaveRun(report));
             }
             _ => {}
         }
         if !self.running && self.quit_after_run {
             self.quit = true;
         }
-        Vec::new()
+        effects
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') {
             return self.ctrl_c();
+        }
+        if self.export_prompt.is_some() {
+            return self.export_key(key);
         }
         if self.editing() {
             match key.code {
@@ -276,6 +293,7 @@ impl App {
         self.cancel()
     }
 
+    /// `e`: asks where to export the shown run, the default name filled in.
     fn export(&mut self) -> Vec<Effect> {
         let report = match self.pane {
             Pane::History => self.history.selected_run(),
@@ -284,19 +302,45 @@ impl App {
         match report {
             Some(report) => {
                 let path = format!("gcs-speed-tui-{}.json", report.run_id);
-                vec![Effect::Export { contents: report.to_json() + "\n", path }]
+                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone())));
             }
-            None => {
-                self.status = Some("nothing to export yet: press r to run".into());
-                Vec::new()
+            None => self.status = Some("nothing to export yet: press r to run".into()),
+        }
+        Vec::new()
+    }
+
+    /// Typing the export path: Enter writes JSON (or CSV for a `.csv` name), Esc gives up.
+    fn export_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        use tui_input::backend::crossterm::EventHandler;
+        match key.code {
+            KeyCode::Esc => {
+                self.export_prompt = None;
+                self.status = Some("export cancelled".into());
+            }
+            KeyCode::Enter => {
+                let Some((input, report)) = self.export_prompt.take() else { return Vec::new() };
+                let path = input.value().trim().to_string();
+                if path.is_empty() {
+                    self.status = Some("export cancelled: no path given".into());
+                    return Vec::new();
+                }
+                let contents =
+                    if path.to_ascii_lowercase().ends_with(".csv") { report.to_csv() } else { report.to_json() + "\n" };
+                return vec![Effect::Export { path, contents }];
+            }
+            _ => {
+                if let Some((input, _)) = &mut self.export_prompt {
+                    input.handle_event(&Event::Key(key));
+                }
             }
         }
+        Vec::new()
     }
 
     /// What the app tells the shell on leaving: every run's cleanup, and
     /// what may be left behind.
     pub fn farewell(&self) -> Vec<String> {
-        let runs = &self.history.runs;
+        let runs = self.history.this_session();
         if runs.is_empty() {
             return Vec::new();
         }

@@ -43,7 +43,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 9;
 
-pub const FIELDS: [FieldSpec; 29] = [
+pub const FIELDS: [FieldSpec; 30] = [
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", transports, &["both", "http-json", "grpc"]),
     text!("size", "Object size", size),
@@ -73,6 +73,7 @@ pub const FIELDS: [FieldSpec; 29] = [
     text!("prefix", "Prefix", prefix),
     toggle!("emulator", "Built-in emulator", emulator),
     text!("emulator_fault", "Emulator fault", emulator_fault),
+    choice!("rate_unit", "Throughput unit", rate_unit, &crate::units::RateUnit::NAMES),
 ];
 
 /// One line of the form as shown.
@@ -271,7 +272,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 29);
+        assert_eq!(FIELDS.len(), 30);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");

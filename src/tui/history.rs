@@ -6,13 +6,27 @@ use crate::units::{format_size, format_size_exact};
 
 #[derive(Default)]
 pub struct History {
+    /// Runs of earlier sessions first (read from disk), then this session's.
     pub runs: Vec<RunReport>,
+    /// How many of `runs` came from earlier sessions.
+    pub earlier: usize,
     pub selected: usize,
     /// The run marked with Space: the base the selected run is compared to.
     pub marked: Option<usize>,
 }
 
 impl History {
+    /// Starts from the runs kept by earlier sessions.
+    pub fn with_earlier(runs: Vec<RunReport>) -> Self {
+        let earlier = runs.len();
+        Self { selected: earlier.saturating_sub(1), runs, earlier, marked: None }
+    }
+
+    /// Runs of this session only.
+    pub fn this_session(&self) -> &[RunReport] {
+        &self.runs[self.earlier..]
+    }
+
     pub fn push(&mut self, report: RunReport) {
         self.runs.push(report);
         self.selected = self.runs.len() - 1;

@@ -92,6 +92,8 @@ pub struct Live {
     pub at_s: f64,
     /// Set when the run goes on for a time rather than a number of rounds.
     pub duration_s: Option<f64>,
+    /// How rates are shown (they are kept in MiB/s).
+    pub unit: crate::units::RateUnit,
 }
 
 impl Live {
@@ -108,7 +110,7 @@ impl Live {
             })
             .collect();
         let duration_s = config.duration.map(|d| d.as_secs_f64());
-        Self { phase: Some(Phase::Connecting), lanes, duration_s, ..Self::default() }
+        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, ..Self::default() }
     }
 
     fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {

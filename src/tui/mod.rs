@@ -39,7 +39,8 @@ pub async fn start(command_line: Options) -> ExitCode {
     let log = init_file_logging();
     let options = form::merge(persist::load(), &command_line);
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let app = App::new(options, Environment::from_process(), color);
+    let history = history::History::with_earlier(persist::load_runs());
+    let app = App::with_history(options, Environment::from_process(), color, history);
     let mut terminal = ratatui::init();
     let result = event_loop(&mut terminal, app).await;
     ratatui::restore();
@@ -141,6 +142,11 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 Effect::SaveForm(options) => {
                     if let Err(error) = persist::save(&options) {
                         tracing::warn!("could not remember the form: {error}");
+                    }
+                }
+                Effect::SaveRun(report) => {
+                    if let Err(error) = persist::save_run(&report) {
+                        tracing::warn!("could not keep the run for the history: {error}");
                     }
                 }
                 Effect::Export { path, contents } => {

@@ -3,7 +3,8 @@
 //! are never written.
 
 use crate::config::Options;
-use std::path::PathBuf;
+use crate::report::RunReport;
+use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/gcs-speed-tui`, else `~/.config/gcs-speed-tui`.
 pub fn config_dir() -> Option<PathBuf> {
@@ -24,6 +25,74 @@ pub fn load() -> Options {
         .and_then(|path| std::fs::read_to_string(path).ok())
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default()
+}
+
+/// Runs kept for the history pane across sessions.
+pub const HISTORY_LIMIT: usize = 50;
+
+/// `$XDG_DATA_HOME/gcs-speed-tui/runs`, else `~/.local/share/gcs-speed-tui/runs`.
+pub fn runs_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))?;
+    Some(base.join("gcs-speed-tui").join("runs"))
+}
+
+/// The kept runs, oldest first (run ids sort by time); files that do not
+/// read as a report are skipped, not deleted.
+pub fn load_runs() -> Vec<RunReport> {
+    runs_dir().map(|dir| load_runs_from(&dir)).unwrap_or_default()
+}
+
+pub fn load_runs_from(dir: &Path) -> Vec<RunReport> {
+    run_files(dir)
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .filter_map(|text| serde_json::from_str(&text).ok())
+        .collect()
+}
+
+/// Keeps a run as `RUN-ID.json`, the same JSON as export and `run --format
+/// json`, and forgets the oldest beyond `HISTORY_LIMIT` (only files it wrote).
+pub fn save_run(report: &RunReport) -> std::io::Result<()> {
+    match runs_dir() {
+        Some(dir) => save_run_in(&dir, report),
+        None => Ok(()),
+    }
+}
+
+pub fn save_run_in(dir: &Path, report: &RunReport) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join(format!("{}.json", report.run_id)), report.to_json() + "\n")?;
+    let files = run_files(dir);
+    for old in &files[..files.len().saturating_sub(HISTORY_LIMIT)] {
+        std::fs::remove_file(old)?;
+    }
+    Ok(())
+}
+
+/// This tool's run files in `dir`, oldest first: `YYYYMMDD-HHMMSS-XXXX.json`.
+fn run_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_run_file_name))
+        .collect();
+    files.sort();
+    files
+}
+
+fn is_run_file_name(name: &str) -> bool {
+    let Some(id) = name.strip_suffix(".json") else { return false };
+    let bytes = id.as_bytes();
+    bytes.len() == 20
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 15 => *b == b'-',
+            16.. => b.is_ascii_hexdigit(),
+            _ => b.is_ascii_digit(),
+        })
 }
 
 pub fn save(options: &Options) -> std::io::Result<()> {
@@ -58,5 +127,27 @@ mod tests {
         }
         let back: Options = serde_json::from_str(&text).unwrap();
         assert_eq!(back, Options { size: "8MiB".into(), ..Options::default() });
+    }
+}
+
+#[cfg(test)]
+mod history_tests {
+    use super::*;
+
+    #[test]
+    fn only_run_files_count_and_the_oldest_go_beyond_the_limit() {
+        assert!(is_run_file_name("20261130-060000-abcd.json"));
+        for other in ["notes.json", "20261130-060000-abcd.json.bak", "2026113-0060000-abcd.json", "form.json"] {
+            assert!(!is_run_file_name(other), "{other}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mine.txt"), "the user's").unwrap();
+        for i in 0..HISTORY_LIMIT + 3 {
+            std::fs::write(dir.path().join(format!("20260101-{:06}-abcd.json", i)), "{}").unwrap();
+        }
+        let files = run_files(dir.path());
+        assert_eq!(files.len(), HISTORY_LIMIT + 3);
+        assert!(load_runs_from(dir.path()).is_empty(), "files that are not reports are skipped");
+        assert!(dir.path().join("mine.txt").exists());
     }
 }

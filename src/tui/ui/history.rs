@@ -6,7 +6,6 @@ use crate::report::{RunOutcome, RunReport};
 use crate::tui::app::App;
 use crate::tui::history::{differences, key_options, throughput};
 use crate::tui::ui::form::ellipsized;
-use crate::units::format_mib_s;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -26,9 +25,11 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, report)| {
             let mark = if history.marked == Some(i) { "*" } else { " " };
-            let rate = |kind| throughput(report, kind).map(format_mib_s).unwrap_or_else(|| "-".into());
+            let day = report.started_at.get(5..10).unwrap_or("");
+            let unit = report.config.rate_unit;
+            let rate = |kind| throughput(report, kind).map(|r| unit.format(r)).unwrap_or_else(|| "-".into());
             let first = format!(
-                "{mark}#{:<2} {}  {} · {}",
+                "{mark}#{:<2} {day} {}  {} · {}",
                 i + 1,
                 &report.started_at.get(11..19).unwrap_or(""),
                 report.target.short(),
@@ -85,8 +86,8 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
             format!(
                 " {:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
                 kind.name(),
-                format_mib_s(a),
-                format_mib_s(b)
+                other.config.rate_unit.format(a),
+                other.config.rate_unit.format(b)
             ),
             theme.transport(kind),
         ));

@@ -6,7 +6,7 @@ use crate::config::TransportKind;
 use crate::events::Phase;
 use crate::tui::app::App;
 use crate::tui::live::{Lane, Live};
-use crate::units::{format_mib_s, format_seconds, format_size, significant};
+use crate::units::{format_seconds, format_size, significant};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -125,14 +125,14 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     };
     let label = first_that_fits(&labels, gauge.width);
     frame.render_widget(Gauge::default().ratio(ratio).label(label).gauge_style(theme.transport(kind)), gauge);
-    let now = if lane.in_round && !lane.warmup { format_mib_s(lane.current_mib_s) } else { "-".into() };
+    let now = if lane.in_round && !lane.warmup { live.unit.format(lane.current_mib_s) } else { "-".into() };
     let errors = if lane.errors > 0 { format!(" · {} failed", lane.errors) } else { String::new() };
     let recovery = if lane.retries + lane.resumes > 0 {
         format!(" · {} retries, {} resumes", lane.retries, lane.resumes)
     } else {
         String::new()
     };
-    let average = lane.average_mib_s().map(format_mib_s).unwrap_or_else(|| "-".into());
+    let average = lane.average_mib_s().map(|r| live.unit.format(r)).unwrap_or_else(|| "-".into());
     let text = format!("now {now} · avg {average}{errors}{recovery}");
     frame.render_widget(Paragraph::new(super::form::ellipsized(&text, numbers.width as usize)), numbers);
     let latency_text = match lane.latency_percentiles() {
@@ -269,7 +269,7 @@ fn render_chart(frame: &mut Frame, area: Rect, live: &Live, theme: &Theme) {
     };
     let state = if live.finished { "finished" } else { phase };
     // The legend is in the title: always visible, and it covers no data.
-    let mut title = vec![Span::raw(" MiB/s · ")];
+    let mut title = vec![Span::raw(format!(" {} · ", live.unit.name()))];
     for lane in &live.lanes {
         let kind = lane.transport.unwrap_or(TransportKind::Json);
         title.push(Span::styled(chart_style(kind).2, theme.transport(kind)));

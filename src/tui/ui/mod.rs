@@ -57,12 +57,26 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::History => results::render(frame, bottom, app.history.selected_run(), &theme),
         Pane::Run => results::render(frame, bottom, app.report.as_ref(), &theme),
     }
-    let status_text = form::ellipsized(&app.status.clone().unwrap_or_default(), status.width as usize);
-    frame.render_widget(Paragraph::new(Line::from(Span::styled(status_text, theme.status()))), status);
+    if let Some((input, _)) = &app.export_prompt {
+        render_export_prompt(frame, status, input, &theme);
+    } else {
+        let status_text = form::ellipsized(&app.status.clone().unwrap_or_default(), status.width as usize);
+        frame.render_widget(Paragraph::new(Line::from(Span::styled(status_text, theme.status()))), status);
+    }
     frame.render_widget(Paragraph::new(footer_keys(app)).style(theme.dim()), footer);
     if app.help {
         render_help(frame, area, &theme);
     }
+}
+
+fn render_export_prompt(frame: &mut Frame, area: Rect, input: &tui_input::Input, theme: &Theme) {
+    const PROMPT: &str = "export to (.json or .csv; Enter saves, Esc cancels): ";
+    let width = (area.width as usize).saturating_sub(PROMPT.len() + 1);
+    let scroll = input.visual_scroll(width);
+    let shown: String = input.value().chars().skip(scroll).take(width).collect();
+    frame.render_widget(Paragraph::new(Line::from(vec![Span::styled(PROMPT, theme.accent()), Span::raw(shown)])), area);
+    let column = (input.visual_cursor().saturating_sub(scroll)) as u16;
+    frame.set_cursor_position(ratatui::layout::Position::new(area.x + PROMPT.len() as u16 + column, area.y));
 }
 
 fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
@@ -95,8 +109,8 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if app.report.is_some() {
         format!(
             "done ({} run{} this session)",
-            app.history.runs.len(),
-            if app.history.runs.len() == 1 { "" } else { "s" }
+            app.history.this_session().len(),
+            if app.history.this_session().len() == 1 { "" } else { "s" }
         )
     } else {
         "ready".into()
@@ -150,9 +164,9 @@ pub const HELP: &[(&str, &str)] = &[
     ("← / →", "change a choice"),
     ("r or F5", "start a run (again, with the form's values)"),
     ("Esc", "cancel the running run (uploads stop, objects are deleted)"),
-    ("h", "history of this session's runs"),
+    ("h", "history of runs, this session's and the last 50 kept from earlier ones"),
     ("Space (history)", "mark a run; select another to compare"),
-    ("e", "export the run shown (or selected) as JSON"),
+    ("e", "export the run shown (or selected): type a path, .json or .csv"),
     ("?", "this help"),
     ("q", "quit (asks first while a run is going)"),
     ("Ctrl-C", "cancel and clean up a run, then quit; twice: quit at once"),
