@@ -340,7 +340,8 @@ async fn garbage_and_half_closed_connections_do_not_hurt_the_server() {
     let mut garbage = tokio::net::TcpStream::connect(&address).await.unwrap();
     garbage.write_all(b"\x00\x01 NOT HTTP AT ALL\r\n\r\n").await.unwrap();
     let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), garbage.read_to_end(&mut answer)).await;
+    let read = tokio::time::timeout(Duration::from_secs(5), garbage.read_to_end(&mut answer)).await;
+    assert!(matches!(read, Ok(Ok(_))), "the server answers or closes a garbage connection within 5 s: {read:?}");
     assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 400"), "{:?}", String::from_utf8_lossy(&answer));
 
     let mut half = tokio::net::TcpStream::connect(&address).await.unwrap();

@@ -1,13 +1,15 @@
 //! The throughput regression check: one-stream uploads with crc32c, as a
 //! share of raw loopback TCP measured in the same run, round by round (this
-//! machine's speed drifts; a ratio taken minutes apart means little). Here
-//! the medians come out at 0.81-0.88x (JSON) and 0.75-0.86x (gRPC) on a quiet
-//! machine, and 0.49-0.64x with a busy loop holding one of the two cores
-//! (uploads need both cores, raw TCP less). The floors at 0.4x survive that
-//! and catch a regression that halves a ratio (a lost zero-copy path, a cost
-//! per byte); smaller losses are the bench's to show (without the allocator
-//! setting of `src/malloc.rs`, gRPC came out at 0.43-0.76x here). Runs alone
-//! (.config/nextest.toml).
+//! machine's speed drifts; a ratio taken minutes apart means little). Each
+//! run prints its medians and rounds. Measured on the final code of issue 11,
+//! three quiet runs: JSON 0.73-0.84x (median 0.81), gRPC 0.73-0.90x (median
+//! 0.79); three runs beside a shell busy loop: JSON 0.71-0.78x, gRPC
+//! 0.66-0.83x. A reviewer on the same kind of machine saw 0.39-0.46x under
+//! load, below the 0.4x floor this test had, so the floor is 0.3x: it fails
+//! when a ratio drops to under ~40% of the quiet medians (a lost zero-copy
+//! path on both ends, a per-byte cost that doubles CPU), and passes the
+//! slowest loaded runs seen. Losses smaller than that are the bench's
+//! (`cargo bench --bench throughput`) to show. Runs alone (.config/nextest.toml).
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -16,7 +18,7 @@ use gcs_speed_tui::config::TransportKind;
 use support::{Case, MIB, median, raw_tcp, upload};
 
 const ROUNDS: usize = 5;
-const FLOORS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.4), (TransportKind::Grpc, 0.4)];
+const FLOORS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.3), (TransportKind::Grpc, 0.3)];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_stream_uploads_keep_up_with_raw_loopback_tcp() {

@@ -25,6 +25,7 @@ async fn connections_are_counted_and_reused() {
 
     let pooled =
         run_bench(Options { grpc_conn_pool: "3".into(), transports: "grpc".into(), ..options_for(&emulator) }).await;
+    assert!(pooled.succeeded(), "{}", pooled.to_table());
     assert_eq!(pooled.transports[0].connections, 3);
     assert!(
         report.transports.iter().all(|t| t.peers == [emulator_peer(&emulator, t.transport)]),
@@ -62,12 +63,14 @@ async fn phases_show_where_the_round_trips_go() {
     let one_way = latency.as_secs_f64();
     let chunked =
         run_bench(Options { size: "1MiB".into(), chunk_size: "512KiB".into(), ..options_for(&emulator) }).await;
+    assert!(chunked.succeeded(), "{}", chunked.to_table());
     for t in &chunked.transports {
         let (session, finalize) = (t.session_median_s.unwrap(), t.finalize_median_s.unwrap());
         assert!(session >= 2.0 * one_way, "{:?} session {session}", t.transport);
         assert!(finalize >= one_way, "{:?} finalize {finalize}", t.transport);
     }
     let one_shot = run_bench(Options { size: "1MiB".into(), chunk_size: "0".into(), ..options_for(&emulator) }).await;
+    assert!(one_shot.succeeded(), "{}", one_shot.to_table());
     for t in &one_shot.transports {
         assert_eq!(t.session_median_s, Some(0.0), "{:?}: no session for one request", t.transport);
         let finalize = t.finalize_median_s.unwrap();

@@ -27,7 +27,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use store::Store;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 use tokio_util::sync::CancellationToken;
 
 /// Large HTTP/2 frames and windows, so that the emulator's ingest is not what
@@ -126,8 +126,9 @@ impl Emulator {
         for (fault, every) in &options.faults {
             shared.faults.add_rule(fault.clone(), *every);
         }
-        let json_listener = bind(options.host, options.http_port, "--http-port").await?;
-        let grpc_listener = bind(options.host, options.grpc_port, "--grpc-port").await?;
+        let receive_buffer = shared.link.is_shaped().then_some(link::RECEIVE_BUFFER_BYTES);
+        let json_listener = bind(options.host, options.http_port, "--http-port", receive_buffer)?;
+        let grpc_listener = bind(options.host, options.grpc_port, "--grpc-port", receive_buffer)?;
         let json_addr = json_listener.local_addr()?;
         let grpc_addr = grpc_listener.local_addr()?;
         let shutdown = CancellationToken::new();
@@ -189,9 +190,19 @@ impl Emulator {
     }
 }
 
-/// Binds a listener; a port in use or not ours to take is said as such.
-async fn bind(host: IpAddr, port: u16, flag: &str) -> std::io::Result<TcpListener> {
-    TcpListener::bind((host, port)).await.map_err(|error| {
+/// Binds a listener (with a small receive buffer behind a shaped link); a
+/// port in use or not ours to take is said as such.
+fn bind(host: IpAddr, port: u16, flag: &str, receive_buffer: Option<u32>) -> std::io::Result<TcpListener> {
+    let listen = || {
+        let socket = if host.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+        socket.set_reuseaddr(true)?;
+        if let Some(size) = receive_buffer {
+            socket.set_recv_buffer_size(size)?;
+        }
+        socket.bind(SocketAddr::new(host, port))?;
+        socket.listen(1024)
+    };
+    listen().map_err(|error: std::io::Error| {
         let advice = match error.kind() {
             std::io::ErrorKind::AddrInUse => format!("port {port} is already in use"),
             std::io::ErrorKind::PermissionDenied => format!("port {port} needs privileges this user lacks"),
