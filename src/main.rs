@@ -1,7 +1,7 @@
 //! Parse the command line and hand over to the app, the headless run or the
 //! emulator. Errors end here as one sentence and an exit code.
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, Format, RunArgs};
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
@@ -17,8 +17,9 @@ use tokio_util::sync::CancellationToken;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) if !error.use_stderr() => {
             let _ = error.print(); // --help, --version
             return ExitCode::SUCCESS;
@@ -43,8 +44,20 @@ fn main() -> ExitCode {
             init_logging();
             runtime.block_on(emulator(args))
         }
-        None => runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options())),
+        None => runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options(), given_on_command_line(&matches))),
     }
+}
+
+/// The options the user typed (or set through the environment), by name.
+fn given_on_command_line(matches: &clap::ArgMatches) -> Vec<String> {
+    use clap::parser::ValueSource;
+    matches
+        .ids()
+        .filter(|id| {
+            matches!(matches.value_source(id.as_str()), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
+        })
+        .map(|id| id.to_string())
+        .collect()
 }
 
 /// Headless logs go to stderr, filtered by RUST_LOG (quiet by default).

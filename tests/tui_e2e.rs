@@ -114,7 +114,7 @@ fn a_person_runs_compares_and_quits() {
     tmux.keys(&["Down", "Enter", "C-u"]);
     tmux.type_text("3");
     tmux.keys(&["Enter", "r"]);
-    let second = tmux.wait_for("done (2 runs this session)", Duration::from_secs(120));
+    let second = tmux.wait_for("done · 2 runs this session", Duration::from_secs(120));
     assert!(second.lines().any(|l| l.contains("│grpc      3    384 MiB")), "{second}");
 
     tmux.keys(&["h"]);

@@ -234,24 +234,16 @@ impl Form {
     }
 }
 
-/// Flags given on the command line win over the remembered form; a flag left
-/// at its default takes the remembered value.
-pub fn merge(remembered: Options, command_line: &Options) -> Options {
-    let defaults = Options::default();
+/// Flags given on the command line (`given`: their option names) win over
+/// the remembered form, even when a flag's value is its default
+/// (`--iterations 3`); a flag not given takes the remembered value.
+pub fn merge(remembered: Options, command_line: &Options, given: &[String]) -> Options {
     let mut merged = remembered;
-    for field in &FIELDS {
-        let (mut given, mut default) = (command_line.clone(), defaults.clone());
+    for field in FIELDS.iter().filter(|f| given.iter().any(|g| g == f.key)) {
+        let mut from = command_line.clone();
         match field.access {
-            Access::Text(get) | Access::Choice(get, _) => {
-                if get(&mut given) != get(&mut default) {
-                    *get(&mut merged) = get(&mut given).clone();
-                }
-            }
-            Access::Toggle(get) => {
-                if get(&mut given) != get(&mut default) {
-                    *get(&mut merged) = *get(&mut given);
-                }
-            }
+            Access::Text(get) | Access::Choice(get, _) => *get(&mut merged) = get(&mut from).clone(),
+            Access::Toggle(get) => *get(&mut merged) = *get(&mut from),
         }
     }
     merged
@@ -344,7 +336,10 @@ mod tests {
     fn command_line_flags_win_over_remembered_values() {
         let remembered = Options { size: "1GiB".into(), iterations: "9".into(), cleanup: false, ..Options::default() };
         let given = Options { iterations: "2".into(), ..Options::default() };
-        let merged = merge(remembered, &given);
+        let merged = merge(remembered.clone(), &given, &["iterations".into()]);
         assert_eq!((merged.size.as_str(), merged.iterations.as_str(), merged.cleanup), ("1GiB", "2", false));
+        // A flag typed with its default value still wins.
+        let merged = merge(remembered, &Options::default(), &["iterations".into(), "cleanup".into()]);
+        assert_eq!((merged.size.as_str(), merged.iterations.as_str(), merged.cleanup), ("1GiB", "3", true));
     }
 }

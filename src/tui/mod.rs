@@ -26,7 +26,8 @@ use tokio_util::sync::CancellationToken;
 /// About 30 frames a second, and only when something changed.
 const FRAME: Duration = Duration::from_millis(33);
 
-pub async fn start(command_line: Options) -> ExitCode {
+/// `given`: the option names the command line set, which win over the remembered form.
+pub async fn start(command_line: Options, given: Vec<String>) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
     if let Err(error) = command_line.validate(&Environment::from_process()) {
         eprintln!("error: {error}");
@@ -37,7 +38,7 @@ pub async fn start(command_line: Options) -> ExitCode {
         return ExitCode::from(2);
     }
     let log = init_file_logging();
-    let options = form::merge(persist::load(), &command_line);
+    let options = form::merge(persist::load(), &command_line, &given);
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let history = history::History::with_earlier(persist::load_runs());
     let app = App::with_history(options, Environment::from_process(), color, history);

@@ -234,12 +234,12 @@ pub fn distinct_labels(values: &[f64]) -> Vec<String> {
     }
 }
 
-/// How each transport is drawn on the chart: a line for JSON, dots for gRPC,
+/// How each transport is drawn on the chart: a braille line for JSON, a line of dots for gRPC,
 /// so the two can be told apart without colour too.
 fn chart_style(kind: TransportKind) -> (Marker, GraphType, &'static str) {
     match kind {
         TransportKind::Json => (Marker::Braille, GraphType::Line, "⠤ http-json"),
-        TransportKind::Grpc => (Marker::Dot, GraphType::Scatter, "• grpc"),
+        TransportKind::Grpc => (Marker::Dot, GraphType::Line, "• grpc"),
     }
 }
 

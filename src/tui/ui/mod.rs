@@ -19,6 +19,8 @@ pub const MIN_HEIGHT: u16 = 30;
 const FORM_WIDTH: u16 = 42;
 /// The form and the live lanes need this much; the results get the rest.
 const MIN_TOP_HEIGHT: u16 = 11;
+/// With a result to read, the form and lanes may shrink to this.
+const MIN_TOP_HEIGHT_WITH_RESULTS: u16 = 8;
 
 pub fn render(frame: &mut Frame, app: &App) {
     let theme = Theme::new(app.color);
@@ -36,10 +38,11 @@ pub fn render(frame: &mut Frame, app: &App) {
         (_, Some(report)) => results::height(report, area.width),
         (_, None) => 3,
     };
-    let results_height = wanted.min(area.height.saturating_sub(4 + MIN_TOP_HEIGHT));
+    let min_top = if shown.is_some() { MIN_TOP_HEIGHT_WITH_RESULTS } else { MIN_TOP_HEIGHT };
+    let results_height = wanted.min(area.height.saturating_sub(4 + min_top));
     let [header, top, bottom, status, footer] = Layout::vertical([
         Constraint::Length(2),
-        Constraint::Min(MIN_TOP_HEIGHT),
+        Constraint::Min(min_top),
         Constraint::Length(results_height),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -107,28 +110,24 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if app.running {
         format!("running {:.1} s", app.elapsed_s())
     } else if app.report.is_some() {
-        format!(
-            "done ({} run{} this session)",
-            app.history.this_session().len(),
-            if app.history.this_session().len() == 1 { "" } else { "s" }
-        )
+        format!("done · {} this session", crate::report::plural(app.history.this_session().len(), "run"))
     } else {
         "ready".into()
     };
-    let first = Line::from(vec![
+    let mut first = Line::from(vec![
         Span::styled(" gcs-speed-tui ", theme.title()),
         Span::raw("  target: "),
         Span::styled(
             target_label(app),
             theme.target(matches!(app.form.checked.as_ref().map(|c| &c.target), Ok(Target::BuiltIn))),
         ),
-        Span::raw("   "),
-        Span::styled(state, theme.accent()),
     ]);
-    let mut first = first;
+    // The fault before the state: of the two it is the one that must not be cut.
     if let Ok(Some(fault)) = app.form.checked.as_ref().map(|c| c.emulator_fault.as_deref()) {
-        first.spans.push(Span::styled(format!("   FAULT {fault}"), theme.warning()));
+        first.spans.push(Span::styled(format!("  FAULT {fault}"), theme.warning()));
     }
+    first.spans.push(Span::raw("   "));
+    first.spans.push(Span::styled(state, theme.accent()));
     let second = match app.live.as_ref().filter(|l| !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
         None => match app.form.checked.as_ref().map(|c| &c.target) {

@@ -33,23 +33,65 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
     .header(Row::new(shown.iter().map(|&i| TABLE_HEADERS[i])).style(theme.accent()))
     .column_spacing(1);
     frame.render_widget(table, table_area);
-    let mut lines = vec![Line::styled(report.summary_line(), theme.accent())];
-    if shown.len() < TABLE_HEADERS.len() {
-        lines.push(Line::styled("(a wider window shows every column; `run` prints them all)", theme.dim()));
-    }
-    lines.extend(report.footer_lines().into_iter().map(Line::from));
-    // Wrapped, never cut: these sentences are the verdict and its caveats.
+    let text = text_lines(report, area.width);
+    let wanted: usize = text.iter().map(|l| wrapped_line_count(l, text_area.width.max(1) as usize)).sum();
+    let lines: Vec<Line> = text
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => Line::styled(line, theme.accent()),
+            _ if line == NARROW_NOTE => Line::styled(line, theme.dim()),
+            _ => Line::from(line),
+        })
+        .collect();
+    // Wrapped: these sentences are the verdict and its caveats. Should the
+    // window still be too short, the border says how much is below.
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
+    let hidden = wanted.saturating_sub(text_area.height as usize);
+    if hidden > 0 {
+        let note = Line::from(format!(" ↓ {hidden} more lines: enlarge the window, or see `run` "));
+        frame.render_widget(Block::new().title_bottom(note.right_aligned()), area);
+    }
 }
 
 /// Rows the pane needs to show `report` whole at this width: borders, the
 /// table, and every sentence below it wrapped.
 pub fn height(report: &RunReport, width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
-    let text = std::iter::once(report.summary_line()).chain(report.footer_lines());
-    // One spare line a sentence: word wrapping can take one more than the character count.
-    let lines: usize = text.map(|line| line.chars().count().div_ceil(inner).max(1)).sum();
-    (2 + report.transports.len() + 1 + lines + 1) as u16
+    let lines: usize = text_lines(report, width).iter().map(|line| wrapped_line_count(line, inner)).sum();
+    (2 + report.transports.len() + 1 + lines) as u16
+}
+
+/// The sentences under the table, as shown at this width.
+fn text_lines(report: &RunReport, width: u16) -> Vec<String> {
+    let rows = table_rows(report);
+    let mut lines = vec![report.summary_line()];
+    if columns_that_fit(&rows, width.saturating_sub(2)).len() < TABLE_HEADERS.len() {
+        lines.push(NARROW_NOTE.to_string());
+    }
+    lines.extend(report.footer_lines());
+    lines
+}
+
+const NARROW_NOTE: &str = "(a wider window shows every column; `run` prints them all)";
+
+/// Lines `text` takes when wrapped at word boundaries to `width` columns,
+/// as the paragraph below wraps it (a word longer than a line is split).
+pub fn wrapped_line_count(text: &str, width: usize) -> usize {
+    let (mut lines, mut used) = (1, 0);
+    for word in text.split(' ') {
+        let len = word.chars().count();
+        if used > 0 && used + 1 + len > width {
+            lines += 1;
+            used = 0;
+        }
+        used += if used > 0 { 1 + len } else { len };
+        while used > width {
+            lines += 1;
+            used -= width;
+        }
+    }
+    lines
 }
 
 /// Columns in the order a reader needs them when space is short; the table
@@ -74,4 +116,17 @@ pub fn columns_that_fit(rows: &[Vec<String>], width: u16) -> Vec<usize> {
 
 fn column_width(rows: &[Vec<String>], i: usize) -> usize {
     rows.iter().map(|r| r[i].chars().count()).chain([TABLE_HEADERS[i].len()]).max().unwrap_or(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrapped_line_count;
+
+    #[test]
+    fn wrapping_is_counted_at_word_boundaries() {
+        assert_eq!(wrapped_line_count("", 10), 1);
+        assert_eq!(wrapped_line_count("aaaa bbbb", 9), 1);
+        assert_eq!(wrapped_line_count("aaaa bbbbb", 9), 2, "the second word moves down whole");
+        assert_eq!(wrapped_line_count("aaaaaaaaaaaaaaaaaaaa", 8), 3, "a long word is split");
+    }
 }
