@@ -60,10 +60,18 @@ fn given_on_command_line(matches: &clap::ArgMatches) -> Vec<String> {
         .collect()
 }
 
-/// Headless logs go to stderr, filtered by RUST_LOG (quiet by default).
+/// Headless logs go to stderr, filtered by RUST_LOG. Without it only this
+/// tool's own warnings show: a library retrying (gcp_auth trying the metadata
+/// server, say) is not the user's to read unless they ask for it; the error
+/// that ends the run is said in one sentence anyway.
 fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "off,gcs_speed_tui=warn".into());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 fn usage_error(message: impl std::fmt::Display) -> ExitCode {

@@ -449,3 +449,28 @@ fn until_stable_says_why_it_stopped() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("not stable: hit --iterations 3 before the interval narrowed to 0.001 points"), "{stdout}");
 }
+
+/// No credentials anywhere: one sentence and exit 2, with no library log
+/// lines (gcp_auth retrying the metadata server) before it; RUST_LOG still
+/// shows them on request.
+#[test]
+fn missing_credentials_are_one_sentence_without_library_logs() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().to_str().unwrap();
+    let quiet = |extra: &[(&str, &str)]| {
+        let mut command = Command::new(binary());
+        command.args(["run", "--bucket", "my-bucket"]).current_dir(home).env("HOME", home);
+        for name in ["GOOGLE_APPLICATION_CREDENTIALS", "GCP_SERVICE_ACCOUNT_JSON", "GOOGLE_CREDENTIALS"] {
+            command.env_remove(name);
+        }
+        command.env_remove("GCP_SERVICE_ACCOUNT_JSON_B64").env_remove("RUST_LOG").env_remove("CLOUDSDK_CONFIG");
+        command.envs(extra.iter().copied()).output().unwrap()
+    };
+    let output = quiet(&[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("error: no credentials found: pass --credentials KEY.json"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let verbose = quiet(&[("RUST_LOG", "gcp_auth=debug")]);
+    assert!(String::from_utf8_lossy(&verbose.stderr).lines().count() > 1, "RUST_LOG shows the library's logs");
+}
