@@ -20,7 +20,11 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 mod cleanup;
+mod delivered;
 mod schedule;
+mod warmup;
+
+use delivered::Delivered;
 
 pub use cleanup::Ledger;
 pub use schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
@@ -68,29 +72,6 @@ pub struct Runner<'a> {
 /// One finished upload: worker, start and duration in run seconds, what came
 /// of it, and its (retries, resumes, bytes re-sent).
 type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>, (u32, u32, u64));
-
-/// Live progress counts bytes that crossed the link: the payload handed to
-/// the transport, but never more than the peer's kernel has acknowledged on
-/// the transport's sockets since the batch began (bytes handed over sit in
-/// socket buffers first, and would show a rate above the link).
-struct Delivered {
-    port: u16,
-    acks: WireCounter,
-    acked: u64,
-}
-
-impl Delivered {
-    fn start(port: u16) -> Self {
-        let mut acks = WireCounter::acked();
-        acks.sample(&netstat::client_sockets(port));
-        Self { port, acks, acked: 0 }
-    }
-
-    fn bytes(&mut self, handed: u64) -> u64 {
-        self.acked += self.acks.sample(&netstat::client_sockets(self.port));
-        handed.min(self.acked)
-    }
-}
 
 impl<'a> Runner<'a> {
     pub fn new(
@@ -261,37 +242,6 @@ impl<'a> Runner<'a> {
             None => format!("{} complete pairs give no interval yet", ratios.len()),
         };
         Some(format!("not stable: hit {limit} before the interval narrowed to {width} points ({now})"))
-    }
-
-    /// One untimed upload per transport, deleted at once.
-    async fn warm_up(&mut self, payload: &Payload) -> Option<Stop> {
-        for kind in self.config.transports.clone() {
-            let Some(uploader) = self.connected.uploader(kind).cloned() else {
-                continue;
-            };
-            let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
-            let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
-            for (_, _, _, result, _) in results {
-                match result {
-                    Ok((object, _)) => {
-                        if let Err(error) = uploader.delete(&object).await {
-                            self.emit(RunEvent::Note(format!(
-                                "could not delete warmup object {}: {error}",
-                                object.name
-                            )))
-                            .await;
-                            self.ledger.add(&object.name);
-                            self.created.push((kind, object));
-                        }
-                    }
-                    Err(error) => self.emit(RunEvent::Note(format!("{} warmup failed: {error}", kind.name()))).await,
-                }
-            }
-            if stop.is_some() {
-                return stop;
-            }
-        }
-        None
     }
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
