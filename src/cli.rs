@@ -58,7 +58,7 @@ pub struct BenchArgs {
     /// both | http-json | grpc
     #[arg(long, value_name = "WHICH", default_value = "both")]
     pub transports: String,
-    /// Object size: B, KiB, MiB, GiB, KB, MB, GB.
+    /// Object size with a unit: B; KiB, MiB, GiB (or K, M, G: binary); KB, MB, GB (decimal).
     #[arg(long, value_name = "SIZE", default_value = "64MiB")]
     pub size: String,
     /// Timed rounds per transport.
@@ -159,8 +159,9 @@ pub fn help_for(field: &str) -> Option<String> {
 }
 
 /// A clap error as one sentence (clap's own text runs to usage blocks and
-/// tips): what was wrong, and where to look.
-pub fn one_sentence(error: &clap::Error) -> String {
+/// tips): what was wrong, and where to look. `args` is the command line, to
+/// name the flag a stray `false` belonged to.
+pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let rendered = error.render().to_string();
     let first = rendered.lines().next().unwrap_or("").trim().trim_start_matches("error: ");
@@ -169,11 +170,23 @@ pub fn one_sentence(error: &clap::Error) -> String {
         _ => "",
     };
     if error.kind() == ErrorKind::UnknownArgument && parse_go_bool(invalid).is_ok() {
+        let flag = args
+            .windows(2)
+            .find(|pair| pair[1] == invalid && pair[0].starts_with("--"))
+            .map_or("--cleanup", |pair| pair[0].as_str());
         return format!(
-            "unexpected argument '{invalid}': a true/false flag takes its value after '=', like --cleanup={invalid}"
+            "unexpected argument '{invalid}': a true/false flag takes its value after '=', like {flag}={invalid}"
         );
     }
-    format!("{first}; run with --help to see the options")
+    let values: Vec<String> = match error.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(values)) => values.clone(),
+        _ => Vec::new(),
+    };
+    if values.is_empty() {
+        format!("{first}; run with --help to see the options")
+    } else {
+        format!("{first}: use one of {}", values.join(", "))
+    }
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -272,12 +285,15 @@ mod tests {
 
     #[test]
     fn a_spaced_boolean_gets_the_equals_hint_in_one_sentence() {
-        let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup", "false"]).unwrap_err();
-        let sentence = one_sentence(&error);
-        assert!(sentence.contains("--cleanup=false"), "{sentence}");
+        let args: Vec<String> = ["gcs-speed-tui", "run", "--warmup", "0"].map(String::from).to_vec();
+        let error = Cli::try_parse_from(&args).unwrap_err();
+        let sentence = one_sentence(&error, &args);
+        assert!(sentence.ends_with("like --warmup=0"), "{sentence}");
         assert!(!sentence.contains('\n'));
         let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--nope"]).unwrap_err();
-        assert_eq!(one_sentence(&error), "unexpected argument '--nope' found; run with --help to see the options");
+        assert_eq!(one_sentence(&error, &[]), "unexpected argument '--nope' found; run with --help to see the options");
+        let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--format", "yaml"]).unwrap_err();
+        assert!(one_sentence(&error, &[]).ends_with(": use one of table, json, csv"), "{}", one_sentence(&error, &[]));
     }
 
     #[test]

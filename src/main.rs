@@ -24,7 +24,10 @@ fn main() -> ExitCode {
             let _ = error.print(); // --help, --version
             return ExitCode::SUCCESS;
         }
-        Err(error) => return usage_error(gcs_speed_tui::cli::one_sentence(&error)),
+        Err(error) => {
+            let args: Vec<String> = std::env::args().collect();
+            return usage_error(gcs_speed_tui::cli::one_sentence(&error, &args));
+        }
     };
     gcs_speed_tui::malloc::keep_freed_memory();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -178,6 +181,12 @@ async fn emulator(args: EmulatorArgs) -> ExitCode {
             Ok(rule) => rules.push(rule),
             Err(error) => return usage_error(format!("--fault: {error}")),
         }
+    }
+    if args.http_port != 0 && args.http_port == args.grpc_port {
+        return usage_error(format!(
+            "--http-port and --grpc-port are both {}: the JSON API and gRPC need a port each",
+            args.http_port
+        ));
     }
     let settings = emulator_settings(&args);
     let options = EmulatorOptions {

@@ -148,10 +148,12 @@ impl RunReport {
     }
 
     pub fn to_csv(&self) -> String {
-        let mut out = String::from("transport,round,worker,object,bytes,start_s,elapsed_s,ok,error\n");
+        let mut out = String::from(
+            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes\n",
+        );
         for s in &self.samples {
             out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{}\n",
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{}\n",
                 s.transport.name(),
                 s.round + 1,
                 s.worker,
@@ -160,7 +162,10 @@ impl RunReport {
                 s.start_s,
                 s.elapsed_s,
                 s.ok,
-                csv_field(s.error.as_deref().unwrap_or(""))
+                csv_field(s.error.as_deref().unwrap_or("")),
+                s.retries,
+                s.resumes,
+                s.resent_bytes
             ));
         }
         out
@@ -242,7 +247,9 @@ fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<St
         return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
     };
     let resent = if t.wire_resent_bytes > 0 {
-        format!(", {} of it re-sent", format_size(t.wire_resent_bytes))
+        // Not "of it": bytes a retry handed over again may never have left a
+        // stalled connection, so they are said beside the wire figure.
+        format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes))
     } else {
         String::new()
     };
@@ -288,7 +295,9 @@ fn outcome_sentence(outcome: RunOutcome, failed: usize, uploads: usize, timeout:
         RunOutcome::CompletedWithErrors => format!(
             "completed with errors: {failed} of {uploads} uploads failed; the figures cover the uploads and rounds that finished"
         ),
-        RunOutcome::Cancelled => format!("cancelled: the figures cover the rounds that finished before{failures}"),
+        RunOutcome::Cancelled => {
+            format!("cancelled: the figures cover the rounds that finished before the cancel{failures}")
+        }
         RunOutcome::FailedFast => format!("stopped at the first failed upload (--fail-fast){failures}"),
         RunOutcome::TimedOut => format!(
             "hit --timeout {}: the figures cover the rounds that finished{failures}",

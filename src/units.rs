@@ -7,7 +7,8 @@ pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * KIB;
 pub const GIB: u64 = 1024 * MIB;
 
-/// Parses `64MiB`, `1.5GiB`, `100MB`, `512K`, `4096` (bytes).
+/// Parses `64MiB`, `1.5GiB`, `100MB`, `512K`, `4096B`; `0` alone is allowed
+/// (it means "none" for chunk sizes), any other number needs its unit.
 /// Binary units (KiB/MiB/GiB, and the bare K/M/G shorthand) are powers of 1024,
 /// decimal units (KB/MB/GB) powers of 1000, as GCS and gsutil spell them.
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -18,6 +19,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let invalid = || format!("'{text}' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB");
     if number.is_empty() {
         return Err(invalid());
+    }
+    if unit.is_empty() && number.parse::<f64>().is_ok_and(|n| n != 0.0) {
+        return Err(format!("'{text}' has no unit: write {number}B for bytes, or {number}MiB"));
     }
     let multiplier: u64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -266,7 +270,8 @@ mod tests {
         assert_eq!(parse_size("1.5KiB"), Ok(1536));
         assert_eq!(parse_size("100MB"), Ok(100_000_000));
         assert_eq!(parse_size("256K"), Ok(256 * KIB));
-        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4096B"), Ok(4096));
+        assert_eq!(parse_size("64"), Err("'64' has no unit: write 64B for bytes, or 64MiB".into()));
         assert_eq!(parse_size(" 2 MiB "), Ok(2 * MIB));
         assert_eq!(parse_size("0"), Ok(0));
     }

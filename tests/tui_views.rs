@@ -306,10 +306,9 @@ fn export_writes_the_same_json_or_csv_as_run_to_the_path_typed() {
     let (json, csv) = (finished.to_json() + "\n", finished.to_csv());
     app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
     press(&mut app, KeyCode::Char('e'));
-    assert!(
-        screen(&app, 120, 40)
-            .contains("export to (.json or .csv; Enter saves, Esc cancels): gcs-speed-tui-20261130-060000-abcd.json")
-    );
+    assert!(screen(&app, 120, 40).contains(
+        "export to (.json or .csv; type to replace, Enter saves, Esc cancels): gcs-speed-tui-20261130-060000-abcd.json"
+    ));
     let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))));
     let export = |path: &str, contents: &str| gcs_speed_tui::tui::app::Effect::Export {
         path: path.into(),
@@ -318,7 +317,6 @@ fn export_writes_the_same_json_or_csv_as_run_to_the_path_typed() {
     assert_eq!(effects, [export("gcs-speed-tui-20261130-060000-abcd.json", &json)]);
 
     press(&mut app, KeyCode::Char('e'));
-    app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
     for c in "out/run.csv".chars() {
         press(&mut app, KeyCode::Char(c));
     }

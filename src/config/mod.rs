@@ -212,6 +212,16 @@ impl Options {
                 }
             },
         };
+        if let Some(duration) = duration {
+            notes.push(format!(
+                "--duration {}: paired rounds run until that much time has passed; --iterations is not used",
+                units::format_duration(duration)
+            ));
+        } else if until_stable.is_some() {
+            notes.push(format!(
+                "--until-stable stops early, within --iterations {iterations}: raise it (or set --duration) to give the interval room to narrow"
+            ));
+        }
         if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
             return fail(
                 "order",

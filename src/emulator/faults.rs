@@ -67,9 +67,10 @@ impl Fault {
     }
 }
 
-/// Sizes in instructions are written `256K`, `1M`, `512` (binary units).
+/// Sizes in instructions are written `256K`, `1M`, `512` (binary units; a
+/// bare number is bytes, as the testbench spells it).
 fn parse_fault_size(text: &str) -> Option<u64> {
-    crate::units::parse_size(text).ok()
+    text.parse::<u64>().ok().or_else(|| crate::units::parse_size(text).ok())
 }
 
 /// The bytes with the first one flipped, as a bad wire would deliver them.

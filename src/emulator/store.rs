@@ -324,12 +324,17 @@ fn check_generation(bucket: &Bucket, spec: &NewObject) -> Result<(), StoreError>
 pub fn validate_bucket_name(name: &str) -> Result<(), StoreError> {
     if name.parse::<std::net::IpAddr>().is_ok() {
         return Err(StoreError::Invalid(format!(
-            "'{name}' is not a valid bucket name: GCS forbids IP addresses as names; use letters, digits and dashes"
+            "'{name}' is not a valid bucket name: GCS forbids IP addresses as names"
         )));
     }
     let ok_chars = name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
     let ends_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
     let max = if name.contains('.') { 222 } else { 63 };
+    if name.starts_with("goog") {
+        return Err(StoreError::Invalid(format!(
+            "'{name}' is not a valid bucket name: GCS reserves names that start with \"goog\""
+        )));
+    }
     if (3..=max).contains(&name.len())
         && ok_chars
         && ends_ok(name.chars().next())

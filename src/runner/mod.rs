@@ -241,7 +241,9 @@ impl<'a> Runner<'a> {
             Some(now) => format!("the 95% interval is {now:.1} points wide"),
             None => format!("{} complete pairs give no interval yet", ratios.len()),
         };
-        Some(format!("not stable: hit {limit} before the interval narrowed to {width} points ({now})"))
+        Some(format!(
+            "not stable: hit {limit} before the interval narrowed to {width} points ({now}); allow more rounds to get there"
+        ))
     }
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {

@@ -62,8 +62,9 @@ pub struct App {
     pub color: bool,
     /// How the user asked to stop a run on the way out, for the exit status.
     pub interrupted: Option<crate::signals::Interrupt>,
-    /// The path being typed for an export, and the report it is for.
-    pub export_prompt: Option<(tui_input::Input, Box<RunReport>)>,
+    /// The path being typed for an export, the report it is for, and whether
+    /// the suggested name is still untouched (the first key typed replaces it).
+    pub export_prompt: Option<(tui_input::Input, Box<RunReport>, bool)>,
 }
 
 impl App {
@@ -125,8 +126,11 @@ impl App {
         match event {
             RunEvent::Note(note) => self.status = Some(note),
             // The status follows the run, so it never says "connecting" mid-run.
-            RunEvent::Phase(phase) if !self.cancelling => self.status = Some(phase_sentence(phase).into()),
-            RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling => {
+            // A question waiting for its answer stays on the status line.
+            RunEvent::Phase(phase) if !self.cancelling && !self.confirm_quit => {
+                self.status = Some(phase_sentence(phase).into())
+            }
+            RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling && !self.confirm_quit => {
                 // A `--duration` run has no planned count to show.
                 let of = match self.live.as_ref().filter(|l| l.duration_s.is_none()).and_then(|l| l.lanes.first()) {
                     Some(lane) => format!("/{}", lane.rounds_planned),
@@ -143,6 +147,7 @@ impl App {
             }
             RunEvent::Finished(report) => {
                 self.running = false;
+                self.confirm_quit = false; // nothing left to confirm
                 if !self.cancelling {
                     self.status = Some(report.summary_line());
                 }
@@ -302,7 +307,7 @@ impl App {
         match report {
             Some(report) => {
                 let path = format!("gcs-speed-tui-{}.json", report.run_id);
-                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone())));
+                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone()), true));
             }
             None => self.status = Some("nothing to export yet: press r to run".into()),
         }
@@ -318,7 +323,7 @@ impl App {
                 self.status = Some("export cancelled".into());
             }
             KeyCode::Enter => {
-                let Some((input, report)) = self.export_prompt.take() else { return Vec::new() };
+                let Some((input, report, _)) = self.export_prompt.take() else { return Vec::new() };
                 let path = input.value().trim().to_string();
                 if path.is_empty() {
                     self.status = Some("export cancelled: no path given".into());
@@ -329,7 +334,13 @@ impl App {
                 return vec![Effect::Export { path, contents }];
             }
             _ => {
-                if let Some((input, _)) = &mut self.export_prompt {
+                if let Some((input, _, pristine)) = &mut self.export_prompt {
+                    if std::mem::take(pristine)
+                        && matches!(key.code, KeyCode::Char(_))
+                        && !key.modifiers.contains(KeyModifiers::CONTROL)
+                    {
+                        *input = tui_input::Input::default(); // typing a path replaces the suggestion
+                    }
                     input.handle_event(&Event::Key(key));
                 }
             }

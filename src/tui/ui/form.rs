@@ -14,7 +14,8 @@ use ratatui::widgets::{
 };
 
 const LABEL_WIDTH: usize = 18;
-const HELP_HEIGHT: u16 = 2;
+/// The longest `--help` text is three lines at the form's width.
+const HELP_HEIGHT: u16 = 3;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let form = &app.form;

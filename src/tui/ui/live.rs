@@ -55,10 +55,7 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw("."),
         ]),
         Err(error) => Line::styled(
-            format!(
-                "Fix the {} field (marked in red) to run: its sentence is below the form.",
-                error.field.replace('_', " ")
-            ),
+            format!("Fix the {} field (marked) to run: its sentence is below the form.", error.field.replace('_', " ")),
             theme.error(),
         ),
     };
@@ -187,9 +184,13 @@ fn render_histogram(
         frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     }
+    // Milliseconds for sub-second uploads, so labels stay short enough for the bars.
+    let (scale, unit) = if max < 1.0 { (1000.0, "ms") } else { (1.0, "s") };
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
-    let caption_text =
-        first_that_fits(&["uploads per time bucket (s)".into(), "uploads by time (s)".into()], caption.width);
+    let caption_text = first_that_fits(
+        &[format!("uploads per time bucket (upper edge, {unit})"), format!("uploads by time ({unit})")],
+        caption.width,
+    );
     frame.render_widget(Paragraph::new(caption_text).style(theme.dim()), caption);
     let width = ((max - min) / HISTOGRAM_BUCKETS as f64).max(f64::EPSILON);
     let mut counts = [0u64; HISTOGRAM_BUCKETS];
@@ -197,11 +198,21 @@ fn render_histogram(
         let bucket = (((latency - min) / width) as usize).min(HISTOGRAM_BUCKETS - 1);
         counts[bucket] += 1;
     }
-    let edges: Vec<f64> = (1..=HISTOGRAM_BUCKETS).map(|i| min + width * i as f64).collect();
-    let labels = distinct_labels(&edges);
+    let edges: Vec<f64> = (1..=HISTOGRAM_BUCKETS).map(|i| (min + width * i as f64) * scale).collect();
+    let bar_width = ((area.width as usize / HISTOGRAM_BUCKETS).saturating_sub(1)).clamp(1, 8) as u16;
+    let mut labels = distinct_labels(&edges);
+    // A label wider than its bar would be cut into something wrong: then only
+    // the first and the last bar are labelled, and only if they fit.
+    if labels.iter().any(|l| l.chars().count() > bar_width as usize) {
+        let last = labels.len() - 1;
+        for (i, label) in labels.iter_mut().enumerate() {
+            if (i != 0 && i != last) || label.chars().count() > bar_width as usize {
+                label.clear();
+            }
+        }
+    }
     let bars: Vec<Bar> =
         counts.iter().zip(labels).map(|(&count, label)| Bar::default().value(count).label(Line::from(label))).collect();
-    let bar_width = ((area.width as usize / HISTOGRAM_BUCKETS).saturating_sub(1)).clamp(1, 8) as u16;
     let chart = BarChart::default()
         .data(BarGroup::default().bars(&bars))
         .bar_width(bar_width)

@@ -60,7 +60,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::History => results::render(frame, bottom, app.history.selected_run(), &theme),
         Pane::Run => results::render(frame, bottom, app.report.as_ref(), &theme),
     }
-    if let Some((input, _)) = &app.export_prompt {
+    if let Some((input, _, _)) = &app.export_prompt {
         render_export_prompt(frame, status, input, &theme);
     } else {
         let status_text = form::ellipsized(&app.status.clone().unwrap_or_default(), status.width as usize);
@@ -73,7 +73,7 @@ pub fn render(frame: &mut Frame, app: &App) {
 }
 
 fn render_export_prompt(frame: &mut Frame, area: Rect, input: &tui_input::Input, theme: &Theme) {
-    const PROMPT: &str = "export to (.json or .csv; Enter saves, Esc cancels): ";
+    const PROMPT: &str = "export to (.json or .csv; type to replace, Enter saves, Esc cancels): ";
     let width = (area.width as usize).saturating_sub(PROMPT.len() + 1);
     let scroll = input.visual_scroll(width);
     let shown: String = input.value().chars().skip(scroll).take(width).collect();
