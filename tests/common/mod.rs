@@ -70,6 +70,17 @@ pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (R
     (report, drain.await.unwrap())
 }
 
+/// Runs the real binary with these arguments and environment (and without
+/// the emulator variables of the shell that runs the tests).
+pub fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = std::process::Command::new(binary());
+    command.args(args).env_remove("STORAGE_EMULATOR_HOST").env_remove("STORAGE_EMULATOR_HOST_GRPC");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().unwrap()
+}
+
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gcs-speed-tui"))
 }
