@@ -16,7 +16,15 @@ fn summary(report: &gcs_speed_tui::report::RunReport, kind: TransportKind) -> &g
 async fn connections_are_counted_and_reused() {
     let emulator = emulator().await;
     let options =
-        Options { concurrency: "4".into(), iterations: "3".into(), json_http: "1.1".into(), ..options_for(&emulator) };
+        // 16 MiB objects, so the four uploads of a round overlap (1 MiB ones could
+        // finish before the last starts and hand it their connection: 3 seen in CI).
+        Options {
+            size: "16MiB".into(),
+            concurrency: "4".into(),
+            iterations: "3".into(),
+            json_http: "1.1".into(),
+            ..options_for(&emulator)
+        };
     let report = run_bench(options).await;
     assert!(report.succeeded());
     let json = summary(&report, TransportKind::Json).connections;
