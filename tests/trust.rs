@@ -111,6 +111,9 @@ async fn until_stable_stops_once_the_interval_is_narrow_enough() {
     let comparison = any.comparison.as_ref().unwrap();
     assert_eq!(comparison.pairs, 3);
     assert!(comparison.ci_low.is_some());
+    assert!(any.succeeded(), "{}", any.to_table());
+    let why = any.stopped_because.as_deref().unwrap_or("");
+    assert!(why.starts_with("stable after 3 paired rounds: the 95% interval is "), "{why}");
     // No interval is this narrow: every iteration runs.
     let none =
         run_bench(Options { until_stable: "1e-9%".into(), iterations: "5".into(), ..options_for(&emulator) }).await;

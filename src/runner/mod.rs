@@ -212,14 +212,19 @@ impl<'a> Runner<'a> {
                     return Some(why);
                 }
             }
-            if let (Some(width), [a, b]) = (config.until_stable, config.transports.as_slice())
-                && let Some(now) =
-                    crate::compare::interval_width(&crate::compare::paired_log_ratios(&self.rounds, *a, *b))
-                && now <= width
-            {
-                self.stopped_because =
-                    Some(format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", round + 1));
-                return None;
+            if let (Some(width), [a, b]) = (config.until_stable, config.transports.as_slice()) {
+                // Counted from the complete pairs the interval rests on, not rounds
+                // run: a failed round is in neither.
+                let pairs = crate::compare::paired_log_ratios(&self.rounds, *a, *b);
+                if let Some(now) = crate::compare::interval_width(&pairs)
+                    && now <= width
+                {
+                    self.stopped_because = Some(format!(
+                        "stable after {} paired rounds: the 95% interval is {now:.1} points wide",
+                        pairs.len()
+                    ));
+                    return None;
+                }
             }
         }
         self.stopped_because = self.why_the_schedule_ended();
