@@ -198,7 +198,16 @@ mod tests {
     use TransportKind::{Grpc, Json};
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
-        RoundSample { transport, round, elapsed_s, bytes: 1 << 20, ok: true, cpu_s: 0.0, wire_bytes: 0 }
+        RoundSample {
+            transport,
+            round,
+            elapsed_s,
+            bytes: 1 << 20,
+            ok: true,
+            cpu_s: 0.0,
+            wire_bytes: 0,
+            retransmitted_bytes: 0,
+        }
     }
 
     fn summary(transport: TransportKind, rounds: &[RoundSample]) -> TransportSummary {

@@ -14,6 +14,8 @@ pub struct SocketBytes {
     pub sent: u64,
     /// Bytes the peer has acknowledged: what has really crossed the link.
     pub acked: u64,
+    /// Bytes the kernel sent more than once (loss, tail-loss probes): part of `sent`.
+    pub retransmitted: u64,
 }
 
 /// The open TCP sockets of this process whose peer listens on `peer_port`
@@ -47,7 +49,13 @@ fn socket_bytes(fd: i32) -> Option<SocketBytes> {
         }
         let peer = address(fd, libc::getpeername)?;
         let local = address(fd, libc::getsockname)?;
-        Some(SocketBytes { local, peer, sent: info.tcpi_bytes_sent, acked: info.tcpi_bytes_acked })
+        Some(SocketBytes {
+            local,
+            peer,
+            sent: info.tcpi_bytes_sent,
+            acked: info.tcpi_bytes_acked,
+            retransmitted: info.tcpi_bytes_retrans,
+        })
     }
 }
 
@@ -77,19 +85,32 @@ unsafe fn address(fd: i32, name: NameFn) -> Option<SocketAddr> {
     }
 }
 
-/// Follows sockets across samples: bytes sent (or, from `acked()`, bytes
-/// acknowledged) since the last sample, summed over the sockets open at both
-/// ends (a socket new since then counts whole).
+/// Which of a socket's byte counts a `WireCounter` follows.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Counted {
+    #[default]
+    Sent,
+    Acked,
+    Retransmitted,
+}
+
+/// Follows sockets across samples: bytes sent (or acknowledged, or
+/// retransmitted) since the last sample, summed over the sockets open at
+/// both ends (a socket new since then counts whole).
 #[derive(Default)]
 pub struct WireCounter {
     last: BTreeMap<(SocketAddr, SocketAddr), u64>,
-    count_acked: bool,
+    counted: Counted,
 }
 
 impl WireCounter {
+    pub fn new(counted: Counted) -> Self {
+        Self { counted, ..Self::default() }
+    }
+
     /// Counts bytes the peer acknowledged rather than bytes sent.
     pub fn acked() -> Self {
-        Self { count_acked: true, ..Self::default() }
+        Self::new(Counted::Acked)
     }
 
     /// Bytes since the previous call.
@@ -98,7 +119,11 @@ impl WireCounter {
         let mut now = BTreeMap::new();
         for socket in sockets {
             let key = (socket.local, socket.peer);
-            let count = if self.count_acked { socket.acked } else { socket.sent };
+            let count = match self.counted {
+                Counted::Sent => socket.sent,
+                Counted::Acked => socket.acked,
+                Counted::Retransmitted => socket.retransmitted,
+            };
             let before = self.last.get(&key).copied().unwrap_or(0);
             delta += count.saturating_sub(before);
             now.insert(key, count);
@@ -138,12 +163,15 @@ mod tests {
         let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
         let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
         let mut counter = WireCounter::default();
-        let socket = |local, sent, acked| SocketBytes { local, peer: b, sent, acked };
+        let socket = |local, sent, acked| SocketBytes { local, peer: b, sent, acked, retransmitted: sent - acked };
         assert_eq!(counter.sample(&[socket(a, 10, 6)]), 10);
         let c: SocketAddr = "127.0.0.1:3".parse().unwrap();
         assert_eq!(counter.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 9);
         let mut acked = WireCounter::acked();
         assert_eq!(acked.sample(&[socket(a, 10, 6)]), 6);
         assert_eq!(acked.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 3);
+        let mut retransmitted = WireCounter::new(Counted::Retransmitted);
+        assert_eq!(retransmitted.sample(&[socket(a, 10, 6)]), 4);
+        assert_eq!(retransmitted.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 6);
     }
 }

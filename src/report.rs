@@ -246,13 +246,16 @@ fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<St
         };
         return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
     };
-    let resent = if t.wire_resent_bytes > 0 {
+    let mut resent = String::new();
+    if t.wire_retransmitted_bytes > 0 {
+        // Loss on the path (or the kernel's tail-loss probes): part of the wire figure.
+        resent += &format!(" ({} of it TCP retransmissions)", format_size(t.wire_retransmitted_bytes));
+    }
+    if t.wire_resent_bytes > 0 {
         // Not "of it": bytes a retry handed over again may never have left a
         // stalled connection, so they are said beside the wire figure.
-        format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes))
-    } else {
-        String::new()
-    };
+        resent += &format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes));
+    }
     let mut lines = vec![format!(
         "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per upload {}{}",
         plural(t.runs, "complete round"),
@@ -345,6 +348,43 @@ mod tests {
         assert_eq!(super::plural(1, "retry"), "1 retry");
         assert_eq!(super::plural(2, "retry"), "2 retries");
         assert_eq!(super::plural(0, "connection"), "0 connections");
+    }
+
+    #[test]
+    fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
+        use crate::config::TransportKind::Json;
+        use crate::stats::*;
+        let round = RoundSample {
+            transport: Json,
+            round: 0,
+            elapsed_s: 1.0,
+            bytes: 1 << 20,
+            ok: true,
+            cpu_s: 0.01,
+            wire_bytes: 1_200_000,
+            retransmitted_bytes: 120_000,
+        };
+        let object = ObjectSample {
+            transport: Json,
+            round: 0,
+            worker: 0,
+            object: "o".into(),
+            bytes: 1 << 20,
+            start_s: 0.0,
+            elapsed_s: 1.0,
+            ok: true,
+            error: None,
+            phases: crate::transport::Phases::default(),
+            retries: 1,
+            resumes: 0,
+            resent_bytes: 65536,
+        };
+        let t = summarize(Json, 1 << 20, &[round], &[object], Accounting::default());
+        let line = &super::transport_lines(&t, crate::units::RateUnit::MiB)[0];
+        assert!(
+            line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),
+            "{line}"
+        );
     }
 
     #[test]

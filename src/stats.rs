@@ -22,6 +22,9 @@ pub struct RoundSample {
     /// while the round ran, cut-off or failed uploads included.
     pub cpu_s: f64,
     pub wire_bytes: u64,
+    /// Of `wire_bytes`, those TCP sent more than once.
+    #[serde(default)]
+    pub retransmitted_bytes: u64,
 }
 
 /// Rounds are counted from 1 wherever people read them.
@@ -103,6 +106,9 @@ pub struct TransportSummary {
     pub wire_ratio: Option<f64>,
     /// Bytes re-sent by retries and resumes within those rounds (part of wire_bytes).
     pub wire_resent_bytes: u64,
+    /// Bytes TCP retransmitted within those rounds (part of wire_bytes): loss on the path.
+    #[serde(default)]
+    pub wire_retransmitted_bytes: u64,
     /// Server addresses its connections went to.
     pub peers: Vec<String>,
 }
@@ -131,6 +137,7 @@ pub fn summarize(
     let total_bytes: u64 = complete.iter().map(|r| r.bytes).sum();
     let cpu_s: f64 = complete.iter().map(|r| r.cpu_s).sum();
     let wire_bytes: u64 = complete.iter().map(|r| r.wire_bytes).sum();
+    let wire_retransmitted_bytes: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
     let objects: Vec<&ObjectSample> = objects.iter().filter(|o| o.transport == transport).collect();
     let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round);
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
@@ -174,6 +181,7 @@ pub fn summarize(
         wire_bytes,
         wire_ratio: per_byte(wire_bytes as f64),
         wire_resent_bytes: objects.iter().filter(|o| in_complete_round(o)).map(|o| o.resent_bytes).sum(),
+        wire_retransmitted_bytes,
         peers: accounting.peers,
     }
 }
@@ -210,7 +218,16 @@ mod tests {
     use crate::units::MIB;
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
-        RoundSample { transport, round, elapsed_s, bytes: 64 * MIB, ok: true, cpu_s: 0.0, wire_bytes: 0 }
+        RoundSample {
+            transport,
+            round,
+            elapsed_s,
+            bytes: 64 * MIB,
+            ok: true,
+            cpu_s: 0.0,
+            wire_bytes: 0,
+            retransmitted_bytes: 0,
+        }
     }
 
     fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {

@@ -65,6 +65,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
                 ok: uploads.iter().all(|u| u.0),
                 cpu_s: *cpu_s,
                 wire_bytes: *wire_bytes,
+                retransmitted_bytes: *wire_bytes / 16,
             });
         }
     }
@@ -106,6 +107,8 @@ proptest! {
             let wire: u64 = complete.iter().map(|r| r.wire_bytes).sum();
             prop_assert!((t.cpu_s - cpu).abs() < 1e-9);
             prop_assert_eq!(t.wire_bytes, wire);
+            let retransmitted: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
+            prop_assert_eq!(t.wire_retransmitted_bytes, retransmitted);
             match (t.cpu_s_per_gib, t.wire_ratio) {
                 (Some(per_gib), Some(ratio)) => {
                     prop_assert!((per_gib - cpu * (1u64 << 30) as f64 / bytes as f64).abs() < 1e-6);

@@ -178,10 +178,10 @@ async fn cancelling_stops_uploads_and_leaves_no_objects() {
     assert_eq!(report.cleanup.left, Vec::<String>::new());
     // The cut-off upload's bytes and CPU are not divided by the finished ones'
     // bytes (counted in, a cut-off 1 MiB upload would add up to 1.0x). The kernel's tail-loss probes
-    // on this slow loopback link re-send a few segments: up to ~7% seen.
+    // on this slow loopback link re-send a few segments (up to ~7% seen): said apart, so left out here.
     for t in report.transports.iter().filter(|t| t.runs > 0) {
-        let wire = t.wire_ratio.expect("complete rounds are metered");
-        assert!((1.0..1.2).contains(&wire), "{}: wire {wire}x after a cancel", t.transport.name());
+        let wire = framing_ratio(t);
+        assert!((1.0..1.1).contains(&wire), "{}: wire {wire}x after a cancel", t.transport.name());
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(emulator.store().object_count(), 0);

@@ -70,6 +70,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 ok: true,
                 cpu_s,
                 wire_bytes,
+                retransmitted_bytes: 0,
             });
             samples.push(ObjectSample {
                 transport: kind,
@@ -190,6 +191,7 @@ fn running_app() -> App {
             ok: true,
             cpu_s: 0.03,
             wire_bytes: 64 * MIB,
+            retransmitted_bytes: 0,
         }),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {

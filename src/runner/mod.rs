@@ -4,7 +4,7 @@
 
 use crate::config::{BenchConfig, Order, TransportKind};
 use crate::events::{Phase, RunEvent};
-use crate::netstat::{self, WireCounter};
+use crate::netstat::{self, Counted, WireCounter};
 use crate::payload::Payload;
 use crate::report::{RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, RoundSample};
@@ -41,12 +41,24 @@ enum Stop {
 
 /// What is measured around one transport's timed rounds (CPU and wire bytes
 /// go into each round's sample, so only complete rounds are divided).
-#[derive(Default)]
 struct Meter {
     /// Connections opened by the end of the timed rounds (cleanup's deletes not counted).
     connections: u64,
     wire: WireCounter,
+    /// Of the wire bytes, those TCP sent again (loss, tail-loss probes).
+    retransmitted: WireCounter,
     peers: BTreeSet<SocketAddr>,
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Self {
+            connections: 0,
+            wire: WireCounter::default(),
+            retransmitted: WireCounter::new(Counted::Retransmitted),
+            peers: BTreeSet::new(),
+        }
+    }
 }
 
 pub struct Runner<'a> {
@@ -257,7 +269,10 @@ impl<'a> Runner<'a> {
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
         let port = uploader.peer_port();
-        self.meters.entry(kind).or_default().wire.sample(&netstat::client_sockets(port));
+        let sockets = netstat::client_sockets(port);
+        let meter = self.meters.entry(kind).or_default();
+        meter.wire.sample(&sockets);
+        meter.retransmitted.sample(&sockets);
         let cpu_before = crate::cpu::client_seconds();
         let round_start = self.at_s();
         let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
@@ -265,6 +280,7 @@ impl<'a> Runner<'a> {
         let sockets = netstat::client_sockets(port);
         let meter = self.meters.entry(kind).or_default();
         let wire_bytes = meter.wire.sample(&sockets);
+        let retransmitted_bytes = meter.retransmitted.sample(&sockets);
         meter.peers.extend(sockets.iter().map(|s| s.peer));
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
@@ -315,6 +331,7 @@ impl<'a> Runner<'a> {
                 ok: all_ok && stop.is_none(),
                 cpu_s,
                 wire_bytes,
+                retransmitted_bytes,
             };
             self.emit(RunEvent::RoundDone(sample.clone())).await;
             self.rounds.push(sample);

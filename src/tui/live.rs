@@ -225,6 +225,7 @@ mod tests {
             ok: true,
             cpu_s: 0.0,
             wire_bytes: 0,
+            retransmitted_bytes: 0,
         };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[0].chart.len(), 2);
@@ -252,6 +253,7 @@ mod tests {
             ok: true,
             cpu_s: 0.0,
             wire_bytes: 0,
+            retransmitted_bytes: 0,
         };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[1].average_mib_s(), Some(2.0));
