@@ -29,6 +29,20 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Serve the built-in GCS emulator (JSON and gRPC) until Ctrl-C.
     Emulator(EmulatorArgs),
+    /// The same question for etcd: its HTTP gateway against gRPC.
+    Etcd(EtcdArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct EtcdArgs {
+    #[command(subcommand)]
+    pub command: EtcdCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum EtcdCommand {
+    /// Puts, ranges or watches over the HTTP gateway and gRPC; prints a report.
+    Run(Box<crate::etcd::options::EtcdRunArgs>),
 }
 
 #[derive(Args, Debug)]

@@ -40,17 +40,46 @@ pub struct Comparison {
     pub measured: [(TransportKind, Option<f64>); 2],
 }
 
+/// A round that can be paired with the other transport's round of the same
+/// index: GCS upload rounds (MiB/s), etcd rounds (operations/s).
+pub trait PairedRound {
+    fn transport(&self) -> TransportKind;
+    fn index(&self) -> u32;
+    /// Work per second, when the round completed every request.
+    fn rate(&self) -> Option<f64>;
+}
+
+impl PairedRound for RoundSample {
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    fn index(&self) -> u32 {
+        self.round
+    }
+
+    fn rate(&self) -> Option<f64> {
+        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
+    }
+}
+
 /// Compares the first two transports; `None` unless two were run. A winner
 /// is named only from `MIN_PAIRS` or more complete pairs of rounds.
 pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<Comparison> {
     let [a, b] = summaries else { return None };
-    let measured = [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)];
-    let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.round).collect();
+    compare_rates([(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)], rounds)
+}
+
+/// The verdict from each transport's overall rate (work / time over its
+/// complete rounds) and the paired rounds, whatever the unit of work.
+pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2], rounds: &[R]) -> Option<Comparison> {
+    let [(a, a_rate), (b, b_rate)] = measured;
+    let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.index()).collect();
     let pairs_attempted = attempted
         .iter()
-        .filter(|&&i| [a, b].iter().all(|t| rounds.iter().any(|r| r.round == i && r.transport == t.transport)))
+        .filter(|&&i| [a, b].iter().all(|&t| rounds.iter().any(|r| r.index() == i && r.transport() == t)))
         .count();
-    let pairs = paired_log_ratios(rounds, a.transport, b.transport).len();
+    let pairs = paired_log_ratios(rounds, a, b).len();
     let no_verdict = |reason: String| Comparison {
         faster: None,
         slower: None,
@@ -66,7 +95,7 @@ pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option
         no_verdict: Some(reason),
         measured,
     };
-    let (Some(a_rate), Some(b_rate)) = (a.throughput_mib_s, b.throughput_mib_s) else {
+    let (Some(a_rate), Some(b_rate)) = (a_rate, b_rate) else {
         return Some(no_verdict("a transport completed no round".into()));
     };
     if pairs < MIN_PAIRS {
@@ -82,11 +111,11 @@ pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option
     }
     let (fast, slow, fast_rate, slow_rate) =
         if a_rate >= b_rate { (a, b, a_rate, b_rate) } else { (b, a, b_rate, a_rate) };
-    let ratios = paired_log_ratios(rounds, fast.transport, slow.transport);
+    let ratios = paired_log_ratios(rounds, fast, slow);
     let interval = t_interval(&ratios).map(|(low, high)| (percent_of(low), percent_of(high)));
     Some(Comparison {
-        faster: Some(fast.transport),
-        slower: Some(slow.transport),
+        faster: Some(fast),
+        slower: Some(slow),
         percent: Some((fast_rate / slow_rate - 1.0) * 100.0),
         faster_mib_s: Some(fast_rate),
         slower_mib_s: Some(slow_rate),
@@ -105,16 +134,15 @@ fn percent_of(log_ratio: f64) -> f64 {
     (log_ratio.exp() - 1.0) * 100.0
 }
 
-/// ln(throughput of `top` / throughput of `bottom`) for each round index in
-/// which both finished every upload.
-pub fn paired_log_ratios(rounds: &[RoundSample], top: TransportKind, bottom: TransportKind) -> Vec<f64> {
-    let rate = |r: &RoundSample| r.bytes as f64 / r.elapsed_s;
+/// ln(rate of `top` / rate of `bottom`) for each round index in which both
+/// completed every request.
+pub fn paired_log_ratios<R: PairedRound>(rounds: &[R], top: TransportKind, bottom: TransportKind) -> Vec<f64> {
     rounds
         .iter()
-        .filter(|r| r.transport == top && r.ok && r.elapsed_s > 0.0)
+        .filter(|r| r.transport() == top)
         .filter_map(|t| {
-            let b = rounds.iter().find(|r| r.transport == bottom && r.round == t.round && r.ok && r.elapsed_s > 0.0)?;
-            Some((rate(t) / rate(b)).ln())
+            let b = rounds.iter().find(|r| r.transport() == bottom && r.index() == t.index())?;
+            Some((t.rate()? / b.rate()?).ln())
         })
         .collect()
 }

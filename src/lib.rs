@@ -8,6 +8,8 @@ pub mod config;
 pub mod cpu;
 pub mod crc;
 pub mod emulator;
+pub mod engine;
+pub mod etcd;
 pub mod events;
 pub mod malloc;
 pub mod netstat;

@@ -2,7 +2,7 @@
 //! emulator. Errors end here as one sentence and an exit code.
 
 use clap::{CommandFactory, FromArgMatches};
-use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, Format, RunArgs};
+use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, EtcdArgs, EtcdCommand, Format, RunArgs};
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
 use gcs_speed_tui::runner::{Ledger, Runner};
@@ -47,6 +47,10 @@ fn main() -> ExitCode {
             init_logging();
             runtime.block_on(emulator(args))
         }
+        Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
+            init_logging();
+            runtime.block_on(etcd_run(*args))
+        }
         None => runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options(), given_on_command_line(&matches))),
     }
 }
@@ -88,13 +92,9 @@ async fn run(args: RunArgs) -> ExitCode {
         Err(error) => return usage_error(error),
     };
     // Open the output first: a typo in its path should not cost a whole run.
-    let mut output: Box<dyn Write> = match &args.output {
-        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdout()),
-        Some(path) => match std::fs::File::create(path) {
-            Ok(file) => Box::new(file),
-            Err(error) => return usage_error(format!("cannot write {}: {error}", path.display())),
-        },
-        None => Box::new(std::io::stdout()),
+    let mut output = match open_output(&args.output) {
+        Ok(output) => output,
+        Err(message) => return usage_error(message),
     };
     for note in &config.notes {
         eprintln!("note: {note}");
@@ -125,6 +125,56 @@ async fn run(args: RunArgs) -> ExitCode {
         return ExitCode::from(signal.exit_code());
     }
     if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// `etcd run`: bad input and an unreachable or refusing cluster end before
+/// anything is written; a run's failures exit 1 after the report.
+async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
+    use gcs_speed_tui::etcd::runner::EtcdRunner;
+    let config = match args.validate() {
+        Ok(config) => config,
+        Err(error) => return usage_error(error),
+    };
+    for note in &config.notes {
+        eprintln!("note: {note}");
+    }
+    let cancel = CancellationToken::new();
+    let say = Box::new(|line: &str| eprintln!("{line}"));
+    let runner = match EtcdRunner::connect(config, cancel.clone(), say).await {
+        Ok(runner) => runner,
+        Err(error) => return usage_error(error),
+    };
+    let mut output = match open_output(&args.output) {
+        Ok(output) => output,
+        Err(message) => return usage_error(message),
+    };
+    let interrupted = Arc::new(OnceLock::new());
+    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, Arc::new(Ledger::default()), interrupted.clone()));
+    let report = runner.run().await;
+    let text = match args.format {
+        Format::Table => report.to_table(),
+        Format::Json => report.to_json() + "\n",
+        Format::Csv => report.to_csv(),
+    };
+    if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
+        eprintln!("error: cannot write the report: {error}");
+        return ExitCode::FAILURE;
+    }
+    if let Some(signal) = interrupted.get() {
+        return ExitCode::from(signal.exit_code());
+    }
+    if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// The report's destination: a file, or stdout for none or `-`.
+fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, String> {
+    match path {
+        Some(path) if path.as_os_str() != "-" => match std::fs::File::create(path) {
+            Ok(file) => Ok(Box::new(file)),
+            Err(error) => Err(format!("cannot write {}: {error}", path.display())),
+        },
+        _ => Ok(Box::new(std::io::stdout())),
+    }
 }
 
 /// What this emulator does to traffic, said at start so a shaped or faulty

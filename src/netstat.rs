@@ -16,6 +16,8 @@ pub struct SocketBytes {
     pub acked: u64,
     /// Bytes the kernel sent more than once (loss, tail-loss probes): part of `sent`.
     pub retransmitted: u64,
+    /// Bytes received from the peer (answers, for request/response protocols).
+    pub received: u64,
 }
 
 /// The open TCP sockets of this process whose peer listens on `peer_port`
@@ -55,6 +57,7 @@ fn socket_bytes(fd: i32) -> Option<SocketBytes> {
             sent: info.tcpi_bytes_sent,
             acked: info.tcpi_bytes_acked,
             retransmitted: info.tcpi_bytes_retrans,
+            received: info.tcpi_bytes_received,
         })
     }
 }
@@ -92,6 +95,7 @@ pub enum Counted {
     Sent,
     Acked,
     Retransmitted,
+    Received,
 }
 
 /// Follows sockets across samples: bytes sent (or acknowledged, or
@@ -123,6 +127,7 @@ impl WireCounter {
                 Counted::Sent => socket.sent,
                 Counted::Acked => socket.acked,
                 Counted::Retransmitted => socket.retransmitted,
+                Counted::Received => socket.received,
             };
             let before = self.last.get(&key).copied().unwrap_or(0);
             delta += count.saturating_sub(before);
@@ -150,7 +155,10 @@ mod tests {
         let mut received = vec![0u8; 300_000];
         server.read_exact(&mut received).unwrap();
         server.write_all(b"reply that must not count").unwrap();
+        let mut reply = [0u8; 25];
+        client.read_exact(&mut reply).unwrap();
         let sockets = client_sockets(port);
+        assert_eq!(sockets[0].received, 25, "the reply is counted as received");
         assert_eq!(sockets.len(), 1, "the server side has the port as local, not peer");
         assert_eq!(counter.sample(&sockets), 300_000);
         // The SYN counts as one acknowledged byte.
@@ -163,7 +171,8 @@ mod tests {
         let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
         let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
         let mut counter = WireCounter::default();
-        let socket = |local, sent, acked| SocketBytes { local, peer: b, sent, acked, retransmitted: sent - acked };
+        let socket =
+            |local, sent, acked| SocketBytes { local, peer: b, sent, acked, retransmitted: sent - acked, received: 0 };
         assert_eq!(counter.sample(&[socket(a, 10, 6)]), 10);
         let c: SocketAddr = "127.0.0.1:3".parse().unwrap();
         assert_eq!(counter.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 9);

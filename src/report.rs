@@ -174,19 +174,7 @@ impl RunReport {
     pub fn to_table(&self) -> String {
         let mut rows = vec![TABLE_HEADERS.map(String::from).to_vec()];
         rows.extend(table_rows(self));
-        let widths: Vec<usize> =
-            (0..TABLE_HEADERS.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-        let mut out = String::new();
-        for row in &rows {
-            let cells: Vec<String> = row
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
-                .collect();
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-        }
+        let mut out = aligned(&rows);
         out.push('\n');
         out.push_str(&self.summary_line());
         out.push('\n');
@@ -284,7 +272,9 @@ fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<St
 
 /// `1 retry`, `2 retries`, `0 objects`.
 pub fn plural(count: usize, noun: &str) -> String {
-    match (count, noun.strip_suffix('y')) {
+    // retry -> retries, but key -> keys: only a consonant before the y changes it.
+    let consonant_y = noun.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'i', 'o', 'u']));
+    match (count, consonant_y) {
         (1, _) => format!("1 {noun}"),
         (_, Some(stem)) => format!("{count} {stem}ies"),
         _ => format!("{count} {noun}s"),
@@ -337,7 +327,26 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn csv_field(text: &str) -> String {
+/// Rows as text columns: the first left-aligned, the rest right-aligned.
+pub fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> =
+        (0..columns).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
 }
 
@@ -348,6 +357,7 @@ mod tests {
         assert_eq!(super::plural(1, "retry"), "1 retry");
         assert_eq!(super::plural(2, "retry"), "2 retries");
         assert_eq!(super::plural(0, "connection"), "0 connections");
+        assert_eq!(super::plural(3, "key"), "3 keys");
     }
 
     #[test]

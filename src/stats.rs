@@ -32,7 +32,7 @@ pub fn one_based<S: serde::Serializer>(round: &u32, s: S) -> Result<S::Ok, S::Er
     s.serialize_u32(round + 1)
 }
 
-fn from_one_based<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+pub fn from_one_based<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let round = <u32 as serde::Deserialize>::deserialize(d)?;
     round.checked_sub(1).ok_or_else(|| serde::de::Error::custom("rounds count from 1"))
 }

@@ -188,6 +188,12 @@ pub enum RateUnit {
     MB,
     #[serde(rename = "Gbit/s")]
     Gbit,
+    /// Operations per second (etcd): not a throughput unit a user picks.
+    #[serde(rename = "ops/s")]
+    Ops,
+    /// Watch events delivered per second (etcd).
+    #[serde(rename = "events/s")]
+    Events,
 }
 
 impl RateUnit {
@@ -203,7 +209,11 @@ impl RateUnit {
     }
 
     pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
+        match self {
+            RateUnit::Ops => "ops/s",
+            RateUnit::Events => "events/s",
+            unit => Self::NAMES[unit as usize],
+        }
     }
 
     /// A MiB/s figure in this unit.
@@ -212,6 +222,7 @@ impl RateUnit {
             RateUnit::MiB => mib_per_second,
             RateUnit::MB => mib_per_second * MIB as f64 / 1e6,
             RateUnit::Gbit => mib_per_second * MIB as f64 * 8.0 / 1e9,
+            RateUnit::Ops | RateUnit::Events => mib_per_second,
         }
     }
 
@@ -225,6 +236,7 @@ impl RateUnit {
         let value = self.value(mib_per_second);
         match self {
             RateUnit::Gbit => significant(value, 3),
+            RateUnit::Ops | RateUnit::Events => format!("{value:.0}"),
             _ => format!("{value:.2}"),
         }
     }

@@ -121,10 +121,12 @@ fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
 }
 
 mod options;
+pub mod schedule;
 mod seconds_serde;
 mod target_choice;
 
 pub use options::Options;
+use schedule::{Schedule, ScheduleText};
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};
 
@@ -135,7 +137,6 @@ impl Options {
         if object_size == 0 || object_size > MAX_OBJECT_BYTES {
             return fail("size", "--size must be between 1 B and 5 TiB (the largest GCS object)");
         }
-        let iterations = parse_count(&self.iterations, "iterations", 1, 100_000)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
         let mut chunk_size = units::parse_size(&self.chunk_size).map_err(flag_error("chunk_size"))?;
@@ -152,30 +153,11 @@ impl Options {
         if self.warmup && (warmup_size == 0 || warmup_size > MAX_OBJECT_BYTES) {
             return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
         }
-        let timeout = units::parse_duration(&self.timeout).map_err(flag_error("timeout"))?;
-        if timeout.is_zero() {
-            return fail("timeout", "--timeout must be above zero, like 10m");
-        }
-        let transports = match self.transports.trim() {
-            "both" => vec![TransportKind::Json, TransportKind::Grpc],
-            "http-json" | "json" | "http" => vec![TransportKind::Json],
-            "grpc" => vec![TransportKind::Grpc],
-            other => {
-                return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc"));
-            }
-        };
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
             "none" => false,
             other => {
                 return fail("checksum", format!("--checksum '{other}' is not one of crc32c, none"));
-            }
-        };
-        let order = match self.order.trim() {
-            "interleaved" => Order::Interleaved,
-            "sequential" => Order::Sequential,
-            other => {
-                return fail("order", format!("--order '{other}' is not one of interleaved, sequential"));
             }
         };
         let json_http = match self.json_http.trim() {
@@ -190,44 +172,17 @@ impl Options {
         if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
             return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
         }
-        let duration = match self.duration.trim() {
-            "" => None,
-            text => match units::parse_duration(text).map_err(flag_error("duration"))? {
-                d if d.is_zero() => return fail("duration", "--duration must be above zero, like 30s"),
-                d => Some(d),
+        let Schedule { transports, iterations, timeout, order, duration, until_stable } = Schedule::parse(
+            &ScheduleText {
+                transports: &self.transports,
+                iterations: &self.iterations,
+                timeout: &self.timeout,
+                order: &self.order,
+                duration: &self.duration,
+                until_stable: &self.until_stable,
             },
-        };
-        let until_stable = match self.until_stable.trim().trim_end_matches('%') {
-            "" => None,
-            text => match text.parse::<f64>() {
-                Ok(width) if width > 0.0 && width.is_finite() => Some(width),
-                _ => {
-                    return fail(
-                        "until_stable",
-                        format!(
-                            "--until-stable '{}' is not a width: use percentage points, like 5%",
-                            self.until_stable
-                        ),
-                    );
-                }
-            },
-        };
-        if let Some(duration) = duration {
-            notes.push(format!(
-                "--duration {}: paired rounds run until that much time has passed; --iterations is not used",
-                units::format_duration(duration)
-            ));
-        } else if until_stable.is_some() {
-            notes.push(format!(
-                "--until-stable stops early, within --iterations {iterations}: raise it (or set --duration) to give the interval room to narrow"
-            ));
-        }
-        if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
-            return fail(
-                "order",
-                "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
-            );
-        }
+            &mut notes,
+        )?;
         let grpc_window = match self.grpc_window.trim() {
             "" | "auto" => None,
             text => match units::parse_size(text).map_err(flag_error("grpc_window"))? {
@@ -308,7 +263,7 @@ impl Options {
     }
 }
 
-fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
+pub(crate) fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
     let flag = field.replace('_', "-");
     match text.trim().parse::<u64>() {
         Ok(n) if (min as u64..=max as u64).contains(&n) => Ok(n as u32),
@@ -318,6 +273,18 @@ fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u3
 }
 
 impl BenchConfig {
+    /// The schedule flags, as every target has them.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            transports: self.transports.clone(),
+            iterations: self.iterations,
+            timeout: self.timeout,
+            order: self.order,
+            duration: self.duration,
+            until_stable: self.until_stable,
+        }
+    }
+
     /// Bytes one round of one transport uploads.
     pub fn bytes_per_round(&self) -> u64 {
         self.object_size * self.concurrency as u64

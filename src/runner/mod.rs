@@ -2,7 +2,7 @@
 //! transport at a time), timeout, cancellation and cleanup. It emits
 //! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
 
-use crate::config::{BenchConfig, Order, TransportKind};
+use crate::config::{BenchConfig, TransportKind};
 use crate::events::{Phase, RunEvent};
 use crate::netstat::{self, Counted, WireCounter};
 use crate::payload::Payload;
@@ -21,24 +21,18 @@ use tokio_util::sync::CancellationToken;
 
 mod cleanup;
 mod delivered;
-mod schedule;
 mod warmup;
 
 use delivered::Delivered;
 
+use crate::engine::Stop;
+pub use crate::engine::schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
 pub use cleanup::Ledger;
-pub use schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
 
 /// How often progress is sampled and sent: coarse enough to cost nothing.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Why a run stopped before its schedule was done.
-enum Stop {
-    Cancelled,
-    TimedOut,
-    FailFast,
-}
-
 /// What is measured around one transport's timed rounds (CPU and wire bytes
 /// go into each round's sample, so only complete rounds are divided).
 struct Meter {
@@ -145,15 +139,9 @@ impl<'a> Runner<'a> {
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
-            stop = self.measure(&payload).await;
-        }
-        match (&stop, self.config.until_stable) {
-            (Some(Stop::TimedOut), Some(width)) => {
-                self.stopped_because =
-                    Some(format!("not stable: hit --timeout before the interval narrowed to {width} points"))
-            }
-            (Some(_), _) => self.stopped_because = None,
-            (None, _) => {}
+            let plan = self.config.schedule();
+            (stop, self.stopped_because) =
+                crate::engine::measure(&mut Timed { runner: &mut self, payload: &payload }, &plan).await;
         }
         if let Some(why) = &self.stopped_because {
             self.emit(RunEvent::Note(why.clone())).await;
@@ -197,70 +185,6 @@ impl<'a> Runner<'a> {
         .stopped_because(self.stopped_because.take());
         self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
         report
-    }
-
-    /// The timed rounds: a fixed schedule, or paired rounds until `--duration`
-    /// has passed, stopping early once `--until-stable` is met.
-    async fn measure(&mut self, payload: &Payload) -> Option<Stop> {
-        let config = self.config.clone();
-        if config.order == Order::Sequential {
-            for (round, kind) in schedule(&config.transports, config.iterations, config.order) {
-                if let Some(why) = self.measure_round(kind, round, payload).await {
-                    return Some(why);
-                }
-            }
-            return None;
-        }
-        for round in 0.. {
-            let more = match config.duration {
-                Some(duration) => self.clock.elapsed() < duration,
-                None => round < config.iterations,
-            };
-            if !more {
-                break;
-            }
-            for kind in pair_order(&config.transports, round) {
-                if let Some(why) = self.measure_round(kind, round, payload).await {
-                    return Some(why);
-                }
-            }
-            if let (Some(width), [a, b]) = (config.until_stable, config.transports.as_slice()) {
-                // Counted from the complete pairs the interval rests on, not rounds
-                // run: a failed round is in neither.
-                let pairs = crate::compare::paired_log_ratios(&self.rounds, *a, *b);
-                if let Some(now) = crate::compare::interval_width(&pairs)
-                    && now <= width
-                {
-                    self.stopped_because = Some(format!(
-                        "stable after {} paired rounds: the 95% interval is {now:.1} points wide",
-                        pairs.len()
-                    ));
-                    return None;
-                }
-            }
-        }
-        self.stopped_because = self.why_the_schedule_ended();
-        None
-    }
-
-    /// Said when the schedule ran out: what limit ended it, and whether
-    /// `--until-stable` was met (it was not, or the loop would have said so).
-    fn why_the_schedule_ended(&self) -> Option<String> {
-        let limit = match self.config.duration {
-            Some(duration) => format!("--duration {}", crate::units::format_duration(duration)),
-            None => format!("--iterations {}", self.config.iterations),
-        };
-        let (Some(width), [a, b]) = (self.config.until_stable, self.config.transports.as_slice()) else {
-            return self.config.duration.is_some().then(|| format!("ran for {limit}"));
-        };
-        let ratios = crate::compare::paired_log_ratios(&self.rounds, *a, *b);
-        let now = match crate::compare::interval_width(&ratios) {
-            Some(now) => format!("the 95% interval is {now:.1} points wide"),
-            None => format!("{} complete pairs give no interval yet", ratios.len()),
-        };
-        Some(format!(
-            "not stable: hit {limit} before the interval narrowed to {width} points ({now}); allow more rounds to get there"
-        ))
     }
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
@@ -420,5 +344,27 @@ impl<'a> Runner<'a> {
         let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
         let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
         (results, stop)
+    }
+}
+
+/// The GCS runner's rounds, as the engine's schedule measures them.
+struct Timed<'r, 'a> {
+    runner: &'r mut Runner<'a>,
+    payload: &'r Payload,
+}
+
+impl crate::engine::Rounds for Timed<'_, '_> {
+    type Round = RoundSample;
+
+    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
+        self.runner.measure_round(kind, round, self.payload).await
+    }
+
+    fn rounds(&self) -> &[RoundSample] {
+        &self.runner.rounds
+    }
+
+    fn measuring_for(&self) -> std::time::Duration {
+        self.runner.clock.elapsed()
     }
 }

@@ -1,0 +1,9 @@
+//! What every target shares: the schedule of paired rounds (warmup aside:
+//! each target warms its own way), the order of rounds, and why a schedule
+//! ended. A target supplies its transports' rounds through `Rounds`; the
+//! verdict over them is `compare::compare_rates`, the same for all.
+
+pub mod rounds;
+pub mod schedule;
+
+pub use rounds::{Rounds, Stop, measure};

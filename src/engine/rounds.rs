@@ -1,0 +1,96 @@
+//! The timed rounds of any target: a fixed schedule, or paired rounds until
+//! `--duration` has passed, stopping early once `--until-stable` is met.
+
+use super::schedule::{pair_order, schedule};
+use crate::compare::{PairedRound, interval_width, paired_log_ratios};
+use crate::config::schedule::Schedule;
+use crate::config::{Order, TransportKind};
+use std::time::Duration;
+
+/// Why the rounds stopped before their schedule ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Cancelled,
+    TimedOut,
+    FailFast,
+}
+
+/// A target's rounds, measured one at a time.
+pub trait Rounds {
+    type Round: PairedRound;
+
+    /// Measures one timed round of one transport (and records it).
+    fn measure_round(&mut self, kind: TransportKind, round: u32) -> impl Future<Output = Option<Stop>>;
+
+    /// The rounds recorded so far.
+    fn rounds(&self) -> &[Self::Round];
+
+    /// Time since the timed rounds began (for `--duration`).
+    fn measuring_for(&self) -> Duration;
+}
+
+/// Runs the schedule; returns why it stopped early, if it did, and what to
+/// say about how it ended (`--duration`, `--until-stable`).
+pub async fn measure<R: Rounds>(target: &mut R, plan: &Schedule) -> (Option<Stop>, Option<String>) {
+    if plan.order == Order::Sequential {
+        for (round, kind) in schedule(&plan.transports, plan.iterations, plan.order) {
+            if let Some(why) = target.measure_round(kind, round).await {
+                return (Some(why), None);
+            }
+        }
+        return (None, None);
+    }
+    for round in 0.. {
+        let more = match plan.duration {
+            Some(duration) => target.measuring_for() < duration,
+            None => round < plan.iterations,
+        };
+        if !more {
+            break;
+        }
+        for kind in pair_order(&plan.transports, round) {
+            if let Some(why) = target.measure_round(kind, round).await {
+                let because = match (why, plan.until_stable) {
+                    (Stop::TimedOut, Some(width)) => {
+                        Some(format!("not stable: hit --timeout before the interval narrowed to {width} points"))
+                    }
+                    _ => None,
+                };
+                return (Some(why), because);
+            }
+        }
+        if let (Some(width), [a, b]) = (plan.until_stable, plan.transports.as_slice()) {
+            // Counted from the complete pairs the interval rests on, not rounds
+            // run: a failed round is in neither.
+            let pairs = paired_log_ratios(target.rounds(), *a, *b);
+            if let Some(now) = interval_width(&pairs)
+                && now <= width
+            {
+                let said =
+                    format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", pairs.len());
+                return (None, Some(said));
+            }
+        }
+    }
+    (None, why_the_schedule_ended(plan, target.rounds()))
+}
+
+/// Said when the schedule ran out: what limit ended it, and whether
+/// `--until-stable` was met (it was not, or the loop would have said so).
+fn why_the_schedule_ended<R: PairedRound>(plan: &Schedule, rounds: &[R]) -> Option<String> {
+    let limit = match plan.duration {
+        Some(duration) => format!("--duration {}", crate::units::format_duration(duration)),
+        None => format!("--iterations {}", plan.iterations),
+    };
+    let (Some(width), [a, b]) = (plan.until_stable, plan.transports.as_slice()) else {
+        return plan.duration.is_some().then(|| format!("ran for {limit}"));
+    };
+    let ratios = paired_log_ratios(rounds, *a, *b);
+    let now = match interval_width(&ratios) {
+        Some(now) => format!("the 95% interval is {now:.1} points wide"),
+        None => format!("{} complete pairs give no interval yet", ratios.len()),
+    };
+    Some(format!(
+        "not stable: hit {limit} before the interval narrowed to {width} points ({now}); allow more rounds to get there"
+    ))
+}

@@ -1,0 +1,237 @@
+//! etcd over its HTTP/JSON gateway with reqwest, as the study's `http.go`
+//! did: HTTP/1.1 keep-alive, `POST /v3/kv/put`, `/v3/kv/range`,
+//! `/v3/kv/deleterange`, `/v3/watch` (a stream of JSON lines), keys and
+//! values in base64, int64s as strings, and the token from
+//! `/v3/auth/authenticate` in the `Authorization` header.
+
+use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
+use crate::config::TransportKind;
+use crate::transport::{CountConnections, root_cause};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+pub struct GatewayKv {
+    client: reqwest::Client,
+    endpoints: Vec<String>,
+    next: AtomicUsize,
+    token: Option<String>,
+    connections: CountConnections,
+}
+
+impl GatewayKv {
+    /// Builds the client (nothing is opened yet), checks the first endpoint
+    /// is etcd, and signs in when a user is given.
+    pub async fn connect(reach: &Reach) -> Result<Self, EtcdError> {
+        let connections = CountConnections::default();
+        let client = http_client(reach)?.connector_layer(connections.clone()).build().map_err(build_error)?;
+        let mut kv =
+            Self { client, endpoints: reach.endpoints.clone(), next: AtomicUsize::new(0), token: None, connections };
+        for endpoint in &reach.endpoints {
+            kv.check_is_etcd(endpoint).await?;
+        }
+        if let Some((name, password)) = &reach.user {
+            let answer = kv.call("/v3/auth/authenticate", json!({ "name": name, "password": password })).await?;
+            let token = answer["token"].as_str().ok_or_else(|| EtcdError::Protocol("etcd gave no token".into()))?;
+            kv.token = Some(token.to_string());
+        }
+        Ok(kv)
+    }
+
+    /// `GET /version` answers `{"etcdserver": "3.4.23", ...}` on etcd only.
+    async fn check_is_etcd(&self, endpoint: &str) -> Result<(), EtcdError> {
+        let url = format!("{endpoint}/version");
+        let response = self.client.get(&url).send().await.map_err(|e| unreachable(endpoint, &root_cause(&e)))?;
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        if body["etcdserver"].is_string() {
+            Ok(())
+        } else {
+            Err(EtcdError::Connection(format!(
+                "{endpoint} answered, but it is not etcd (no etcd version at /version): check --endpoints"
+            )))
+        }
+    }
+
+    fn endpoint(&self) -> &str {
+        &self.endpoints[self.next.fetch_add(1, Ordering::Relaxed) % self.endpoints.len()]
+    }
+
+    fn post(&self, path: &str, body: &Value) -> reqwest::RequestBuilder {
+        let mut request = self.client.post(format!("{}{path}", self.endpoint())).json(body);
+        if let Some(token) = &self.token {
+            request = request.header("authorization", token);
+        }
+        request
+    }
+
+    async fn call(&self, path: &str, body: Value) -> Result<Value, EtcdError> {
+        let response = self.post(path, &body).send().await.map_err(|e| connection_error(&e))?;
+        let status = response.status();
+        let answer: Value = response.json().await.map_err(|e| EtcdError::Protocol(format!("{path}: {e}")))?;
+        if status.is_success() && answer.get("error").is_none() {
+            Ok(answer)
+        } else {
+            Err(gateway_error(&answer, status))
+        }
+    }
+}
+
+/// The reqwest client both the gateway and `/metrics` use: HTTP/1.1 (the
+/// gateway speaks it; keep-alive on), and the cluster's CA and client
+/// certificate when given.
+pub fn http_client(reach: &Reach) -> Result<reqwest::ClientBuilder, EtcdError> {
+    crate::tls::install_crypto_provider();
+    let mut builder = reqwest::Client::builder()
+        .http1_only()
+        .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(10))
+        .tcp_nodelay(true);
+    if let Some(path) = &reach.cacert {
+        let ca = reqwest::Certificate::from_pem(&super::tls::read(path, "--cacert")?)
+            .map_err(|e| EtcdError::Connection(format!("--cacert {}: not a PEM certificate ({e})", path.display())))?;
+        builder = builder.tls_certs_only([ca]);
+    }
+    if let Some((cert, key)) = &reach.identity {
+        let pem = [super::tls::read(cert, "--cert")?, super::tls::read(key, "--key")?].concat();
+        let identity = reqwest::Identity::from_pem(&pem).map_err(|e| {
+            EtcdError::Connection(format!("--cert/--key: not a PEM certificate and private key ({})", root_cause(&e)))
+        })?;
+        builder = builder.identity(identity);
+    }
+    Ok(builder)
+}
+
+fn build_error(e: reqwest::Error) -> EtcdError {
+    EtcdError::Connection(format!("cannot build the HTTP client: {}", root_cause(&e)))
+}
+
+fn connection_error(e: &reqwest::Error) -> EtcdError {
+    let endpoint = e.url().map(|u| u.origin().ascii_serialization()).unwrap_or_default();
+    unreachable(&endpoint, &root_cause(e))
+}
+
+/// The gateway's errors are `{"error": ..., "code": N, "message": ...}`.
+fn gateway_error(answer: &Value, status: reqwest::StatusCode) -> EtcdError {
+    let message = answer["message"].as_str().or(answer["error"].as_str()).map(str::to_string);
+    EtcdError::Server(explain_server_error(&message.unwrap_or_else(|| format!("HTTP {status}"))))
+}
+
+/// The gateway writes int64s as JSON strings (and leaves zeros out).
+fn int(value: &Value) -> i64 {
+    value.as_str().and_then(|s| s.parse().ok()).or(value.as_i64()).unwrap_or(0)
+}
+
+impl Kv for GatewayKv {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Json
+    }
+
+    fn put(&self, key: Vec<u8>, value: Vec<u8>) -> BoxFuture<'_, Result<i64, EtcdError>> {
+        Box::pin(async move {
+            let body = json!({ "key": BASE64.encode(key), "value": BASE64.encode(value) });
+            Ok(int(&self.call("/v3/kv/put", body).await?["header"]["revision"]))
+        })
+    }
+
+    fn range(&self, key: Vec<u8>) -> BoxFuture<'_, Result<usize, EtcdError>> {
+        Box::pin(async move {
+            let answer = self.call("/v3/kv/range", json!({ "key": BASE64.encode(key) })).await?;
+            Ok(answer["kvs"].as_array().map_or(0, Vec::len))
+        })
+    }
+
+    fn delete_prefix(&self, prefix: Vec<u8>) -> BoxFuture<'_, Result<i64, EtcdError>> {
+        Box::pin(async move {
+            let body = json!({ "key": BASE64.encode(&prefix), "range_end": BASE64.encode(prefix_end(&prefix)) });
+            Ok(int(&self.call("/v3/kv/deleterange", body).await?["deleted"]))
+        })
+    }
+
+    fn watch(
+        &self,
+        prefix: Vec<u8>,
+        start_revision: i64,
+        events: mpsc::UnboundedSender<Delivered>,
+    ) -> BoxFuture<'_, Result<tokio::task::JoinHandle<WatchEnd>, EtcdError>> {
+        Box::pin(async move {
+            let create = json!({ "create_request": {
+                "key": BASE64.encode(&prefix),
+                "range_end": BASE64.encode(prefix_end(&prefix)),
+                "start_revision": start_revision.to_string(),
+            }});
+            let response = self.post("/v3/watch", &create).send().await.map_err(|e| connection_error(&e))?;
+            if !response.status().is_success() {
+                let status = response.status();
+                return Err(gateway_error(&response.json().await.unwrap_or(Value::Null), status));
+            }
+            let mut lines = JsonLines { body: response, buffer: Vec::new() };
+            let created = lines.next().await?;
+            if created["result"]["created"] != Value::Bool(true) {
+                return Err(EtcdError::Protocol(format!("etcd did not confirm the watch: {created}")));
+            }
+            Ok(tokio::spawn(async move {
+                loop {
+                    let answer = tokio::select! {
+                        answer = lines.next() => answer?,
+                        () = events.closed() => return Ok(()),
+                    };
+                    let at = Instant::now();
+                    let result = &answer["result"];
+                    if result["canceled"] == Value::Bool(true) {
+                        return Err(EtcdError::Server(format!(
+                            "etcd cancelled the watch: {}",
+                            result["cancel_reason"]
+                        )));
+                    }
+                    if answer.get("error").is_some() {
+                        return Err(gateway_error(&answer, reqwest::StatusCode::OK));
+                    }
+                    for event in result["events"].as_array().into_iter().flatten() {
+                        let revision = int(&event["kv"]["mod_revision"]);
+                        if events.send(Delivered { revision, at }).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }))
+        })
+    }
+
+    fn protocol(&self) -> String {
+        if self.endpoints[0].starts_with("https://") { "HTTP/1.1 + TLS".into() } else { "HTTP/1.1".into() }
+    }
+
+    fn connections(&self) -> u64 {
+        self.connections.opened.load(Ordering::Relaxed)
+    }
+}
+
+/// A response body read as one JSON value per line.
+struct JsonLines {
+    body: reqwest::Response,
+    buffer: Vec<u8>,
+}
+
+impl JsonLines {
+    async fn next(&mut self) -> Result<Value, EtcdError> {
+        loop {
+            if let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return serde_json::from_slice(&line)
+                    .map_err(|e| EtcdError::Protocol(format!("the watch stream sent a line that is not JSON: {e}")));
+            }
+            match self.body.chunk().await {
+                Ok(Some(chunk)) => self.buffer.extend_from_slice(&chunk),
+                Ok(None) => return Err(EtcdError::Connection("etcd ended the watch stream".into())),
+                Err(e) => return Err(connection_error(&e)),
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! etcd over gRPC with tonic, as etcd's own clients speak it:
+//! `etcdserverpb.KV/Put`, `KV/Range`, `KV/DeleteRange`, `Watch/Watch`, and
+//! `Auth/Authenticate` for a token sent as the `token` metadata.
+
+use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
+use super::proto::*;
+use crate::config::TransportKind;
+use crate::transport::{CountConnections, root_cause};
+use futures::future::BoxFuture;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tonic::client::Grpc;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+use tonic_prost::ProstCodec;
+
+pub struct GrpcKv {
+    channels: Vec<Channel>,
+    next: AtomicUsize,
+    token: Option<String>,
+    tls: bool,
+    connections: CountConnections,
+}
+
+impl GrpcKv {
+    /// Opens `reach.conns` channels, spread over the endpoints, and signs in
+    /// when a user is given.
+    pub async fn connect(reach: &Reach) -> Result<Self, EtcdError> {
+        crate::tls::install_crypto_provider();
+        let connections = CountConnections::default();
+        let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
+        tcp.enforce_http(false); // TLS, when asked for, is layered on top by tonic
+        tcp.set_nodelay(true);
+        let mut channels = Vec::new();
+        for index in 0..reach.conns.max(1) as usize {
+            let url = &reach.endpoints[index % reach.endpoints.len()];
+            let endpoint = endpoint(url, reach).await?;
+            let connector = tower::Layer::layer(&connections, tcp.clone());
+            let channel =
+                endpoint.connect_with_connector(connector).await.map_err(|e| unreachable(url, &root_cause(&e)))?;
+            channels.push(channel);
+        }
+        let tls = reach.endpoints[0].starts_with("https://");
+        let mut kv = Self { channels, next: AtomicUsize::new(0), token: None, tls, connections };
+        if let Some((name, password)) = &reach.user {
+            let request = AuthenticateRequest { name: name.clone(), password: password.clone() };
+            let answer: AuthenticateResponse = kv.unary("/etcdserverpb.Auth/Authenticate", request).await?;
+            kv.token = Some(answer.token);
+        }
+        Ok(kv)
+    }
+
+    fn channel(&self) -> Channel {
+        self.channels[self.next.fetch_add(1, Ordering::Relaxed) % self.channels.len()].clone()
+    }
+
+    fn request<T>(&self, message: T) -> Result<tonic::Request<T>, EtcdError> {
+        let mut request = tonic::Request::new(message);
+        if let Some(token) = &self.token {
+            let value = token.parse().map_err(|_| EtcdError::Protocol("etcd gave a token that is not ASCII".into()))?;
+            request.metadata_mut().insert("token", value);
+        }
+        Ok(request)
+    }
+
+    async fn unary<Q, A>(&self, path: &'static str, message: Q) -> Result<A, EtcdError>
+    where
+        Q: prost::Message + Send + Sync + 'static,
+        A: prost::Message + Default + Send + Sync + 'static,
+    {
+        let mut grpc = Grpc::new(self.channel());
+        grpc.ready()
+            .await
+            .map_err(|e| EtcdError::Connection(format!("the gRPC channel failed: {}", root_cause(&e))))?;
+        let path = http::uri::PathAndQuery::from_static(path);
+        let answer = grpc.unary(self.request(message)?, path, ProstCodec::<Q, A>::default()).await;
+        answer.map(tonic::Response::into_inner).map_err(|status| status_error(&status))
+    }
+}
+
+async fn endpoint(url: &str, reach: &Reach) -> Result<Endpoint, EtcdError> {
+    let mut endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| EtcdError::Connection(format!("'{url}' is not an endpoint URL: {e}")))?
+        .connect_timeout(Duration::from_secs(10))
+        .tcp_nodelay(true);
+    if url.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new();
+        tls = match &reach.cacert {
+            Some(path) => tls.ca_certificate(Certificate::from_pem(super::tls::read(path, "--cacert")?)),
+            None => tls.with_native_roots(),
+        };
+        if let Some((cert, key)) = &reach.identity {
+            tls = tls.identity(Identity::from_pem(super::tls::read(cert, "--cert")?, super::tls::read(key, "--key")?));
+        }
+        endpoint = endpoint.tls_config(tls).map_err(|e| EtcdError::Connection(format!("TLS setup failed: {e}")))?;
+    }
+    Ok(endpoint)
+}
+
+fn status_error(status: &tonic::Status) -> EtcdError {
+    match status.code() {
+        tonic::Code::Unavailable | tonic::Code::Unknown if status.message().contains("transport") => {
+            EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
+        }
+        _ => EtcdError::Server(explain_server_error(status.message())),
+    }
+}
+
+impl Kv for GrpcKv {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Grpc
+    }
+
+    fn put(&self, key: Vec<u8>, value: Vec<u8>) -> BoxFuture<'_, Result<i64, EtcdError>> {
+        Box::pin(async move {
+            let answer: PutResponse = self.unary("/etcdserverpb.KV/Put", PutRequest { key, value }).await?;
+            Ok(answer.header.map_or(0, |h| h.revision))
+        })
+    }
+
+    fn range(&self, key: Vec<u8>) -> BoxFuture<'_, Result<usize, EtcdError>> {
+        Box::pin(async move {
+            let request = RangeRequest { key, ..Default::default() };
+            let answer: RangeResponse = self.unary("/etcdserverpb.KV/Range", request).await?;
+            Ok(answer.kvs.len())
+        })
+    }
+
+    fn delete_prefix(&self, prefix: Vec<u8>) -> BoxFuture<'_, Result<i64, EtcdError>> {
+        Box::pin(async move {
+            let request = DeleteRangeRequest { range_end: prefix_end(&prefix), key: prefix };
+            let answer: DeleteRangeResponse = self.unary("/etcdserverpb.KV/DeleteRange", request).await?;
+            Ok(answer.deleted)
+        })
+    }
+
+    fn watch(
+        &self,
+        prefix: Vec<u8>,
+        start_revision: i64,
+        events: mpsc::UnboundedSender<Delivered>,
+    ) -> BoxFuture<'_, Result<tokio::task::JoinHandle<WatchEnd>, EtcdError>> {
+        Box::pin(async move {
+            let create = WatchCreateRequest { range_end: prefix_end(&prefix), key: prefix, start_revision };
+            let first = WatchRequest { request_union: Some(watch_request::RequestUnion::CreateRequest(create)) };
+            // The request stream stays open (ended, etcd would cancel the watch).
+            let (keep_open, requests) = mpsc::channel::<WatchRequest>(1);
+            let requests = futures::StreamExt::chain(
+                futures::stream::iter([first]),
+                tokio_stream::wrappers::ReceiverStream::new(requests),
+            );
+            let mut grpc = Grpc::new(self.channel());
+            grpc.ready()
+                .await
+                .map_err(|e| EtcdError::Connection(format!("the gRPC channel failed: {}", root_cause(&e))))?;
+            let path = http::uri::PathAndQuery::from_static("/etcdserverpb.Watch/Watch");
+            let codec = ProstCodec::<WatchRequest, WatchResponse>::default();
+            let mut stream =
+                grpc.streaming(self.request(requests)?, path, codec).await.map_err(|s| status_error(&s))?.into_inner();
+            let created = stream.message().await.map_err(|s| status_error(&s))?;
+            if !created.is_some_and(|w| w.created) {
+                return Err(EtcdError::Protocol("etcd did not confirm the watch".into()));
+            }
+            Ok(tokio::spawn(async move {
+                let _keep_open = keep_open;
+                loop {
+                    let answer = tokio::select! {
+                        answer = stream.message() => answer.map_err(|s| status_error(&s))?,
+                        () = events.closed() => return Ok(()),
+                    };
+                    let Some(answer) = answer else {
+                        return Err(EtcdError::Connection("etcd ended the watch stream".into()));
+                    };
+                    if answer.canceled {
+                        return Err(EtcdError::Server(format!("etcd cancelled the watch: {}", answer.cancel_reason)));
+                    }
+                    let at = Instant::now();
+                    for event in answer.events {
+                        let revision = event.kv.map_or(0, |kv| kv.mod_revision);
+                        if events.send(Delivered { revision, at }).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }))
+        })
+    }
+
+    fn protocol(&self) -> String {
+        if self.tls { "HTTP/2 + TLS".into() } else { "HTTP/2".into() }
+    }
+
+    fn connections(&self) -> u64 {
+        self.connections.opened.load(Ordering::Relaxed)
+    }
+}

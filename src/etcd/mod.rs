@@ -1,0 +1,16 @@
+//! etcd as a target: puts, ranges and watches through its HTTP/JSON gateway
+//! and over gRPC, on the shared engine (schedule, verdict, meters).
+
+pub mod client;
+pub mod gateway;
+pub mod grpc;
+pub mod meter;
+pub mod metrics;
+pub mod options;
+pub mod proto;
+pub mod report;
+pub mod rounds;
+pub mod runner;
+mod tls;
+pub mod watch;
+pub mod workload;

@@ -1,0 +1,220 @@
+//! `gcs-speed-tui etcd run`: the study's options (`-c`, `-n`, `-put`,
+//! `-watch`, `-user`), spelled for this tool, and the schedule flags every
+//! target shares.
+
+use super::client::Reach;
+use crate::cli::Format;
+use crate::config::schedule::{Schedule, ScheduleText};
+use crate::config::{ConfigError, parse_count};
+use clap::{ArgAction, Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Each client puts its requests one after another.
+    Put,
+    /// Each client reads keys written before the rounds.
+    Range,
+    /// A watcher on the run's prefix per transport, fed by puts over gRPC.
+    Watch,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct EtcdRunArgs {
+    /// etcd client URLs, comma-separated; requests go round-robin.
+    #[arg(long, value_name = "URL[,URL...]", default_value = "http://127.0.0.1:2379")]
+    pub endpoints: String,
+    /// put | range | watch
+    #[arg(long, value_enum, default_value_t = Mode::Put)]
+    pub mode: Mode,
+    /// Concurrent clients (the study's -c).
+    #[arg(long, value_name = "N", default_value = "10")]
+    pub clients: String,
+    /// Requests per client per round (the study's -n).
+    #[arg(long, value_name = "N", default_value = "8000")]
+    pub requests: String,
+    /// gRPC channels the clients share (HTTP/1.1 opens what it needs, and that is counted).
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub conns: String,
+    /// Bytes of each key after the run's prefix.
+    #[arg(long, value_name = "BYTES", default_value = "8")]
+    pub key_size: String,
+    /// Bytes of each value.
+    #[arg(long, value_name = "BYTES", default_value = "256")]
+    pub value_size: String,
+    /// Distinct keys used (range mode writes them all first).
+    #[arg(long, value_name = "N", default_value = "10000")]
+    pub key_space: String,
+    /// Keys in order 0, 1, 2, ... instead of at random from the key space.
+    #[arg(long)]
+    pub sequential_keys: bool,
+    /// User to authenticate as (with --password), on both transports.
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    #[arg(long, value_name = "PASSWORD", env = "ETCD_PASSWORD", hide_env_values = true)]
+    pub password: Option<String>,
+    /// CA certificate (PEM) that signed the members' certificates, for https endpoints.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Client certificate (PEM) for mutual TLS, with --key.
+    #[arg(long, value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// Client private key (PEM) for mutual TLS, with --cert.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Keys are PREFIX/RUN-ID/...; cleanup deletes exactly PREFIX/RUN-ID/.
+    #[arg(long, value_name = "PREFIX", default_value = "gcs-speed-tui")]
+    pub prefix: String,
+    /// both | http-json | grpc
+    #[arg(long, value_name = "WHICH", default_value = "both")]
+    pub transports: String,
+    /// Timed rounds per transport.
+    #[arg(long, value_name = "N", default_value = "3")]
+    pub iterations: String,
+    /// Keep running paired rounds until this much time has passed (instead of --iterations).
+    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
+    pub duration: String,
+    /// Stop once the 95% interval of the difference is this narrow: 5%.
+    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
+    pub until_stable: String,
+    /// interleaved (alternate transports round by round) | sequential.
+    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
+    pub order: String,
+    /// One untimed round of 100 requests per client and transport first.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = crate::units::parse_bool)]
+    pub warmup: bool,
+    /// Overall time limit for the run: 10m, 30s.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub timeout: String,
+    /// Delete the run's keys when it ends.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = crate::units::parse_bool)]
+    pub cleanup: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A validated etcd run.
+#[derive(Clone, Debug)]
+pub struct EtcdConfig {
+    pub reach: Reach,
+    pub mode: Mode,
+    pub clients: u32,
+    pub requests: u32,
+    pub key_size: usize,
+    pub value_size: usize,
+    pub key_space: u32,
+    pub sequential_keys: bool,
+    pub prefix: String,
+    pub schedule: Schedule,
+    pub warmup: bool,
+    pub cleanup: bool,
+    pub notes: Vec<String>,
+}
+
+/// Requests in the warmup round, per client.
+pub const WARMUP_REQUESTS: u32 = 100;
+/// etcd refuses requests above 1.5 MiB by default.
+const MAX_REQUEST_BYTES: usize = 1536 * 1024;
+
+fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError { field, message: message.into() })
+}
+
+impl EtcdRunArgs {
+    pub fn validate(&self) -> Result<EtcdConfig, ConfigError> {
+        let mut notes = Vec::new();
+        let endpoints: Vec<String> = self
+            .endpoints
+            .split(',')
+            .map(|e| e.trim().trim_end_matches('/').to_string())
+            .filter(|e| !e.is_empty())
+            .collect();
+        if endpoints.is_empty() {
+            return fail("endpoints", "--endpoints is empty: give etcd's client URL, like http://127.0.0.1:2379");
+        }
+        for endpoint in &endpoints {
+            let Some(rest) = endpoint.strip_prefix("http://").or(endpoint.strip_prefix("https://")) else {
+                return fail(
+                    "endpoints",
+                    format!("--endpoints '{endpoint}' needs http:// or https://, like http://127.0.0.1:2379"),
+                );
+            };
+            if rest.is_empty() || rest.contains('/') {
+                return fail("endpoints", format!("--endpoints '{endpoint}' is not HOST:PORT after the scheme"));
+            }
+        }
+        if endpoints.iter().any(|e| e.starts_with("https://")) != endpoints.iter().all(|e| e.starts_with("https://")) {
+            return fail("endpoints", "--endpoints mixes http:// and https://: a cluster speaks one of them");
+        }
+        let tls = endpoints[0].starts_with("https://");
+        let clients = parse_count(&self.clients, "clients", 1, 10_000)?;
+        let requests = parse_count(&self.requests, "requests", 1, 100_000_000)?;
+        let conns = parse_count(&self.conns, "conns", 1, 1024)?;
+        let key_size = parse_count(&self.key_size, "key_size", 1, 4096)? as usize;
+        let value_size = parse_count(&self.value_size, "value_size", 0, MAX_REQUEST_BYTES as u32)? as usize;
+        let key_space = parse_count(&self.key_space, "key_space", 1, 10_000_000)?;
+        if key_size < 8 && (key_space as u64) > 10u64.pow(key_size as u32) {
+            return fail(
+                "key_space",
+                format!("--key-space {key_space} needs longer keys than --key-size {key_size}: raise --key-size"),
+            );
+        }
+        if key_size + value_size > MAX_REQUEST_BYTES - 1024 {
+            return fail("value_size", "--key-size plus --value-size must stay under 1.5 MiB, etcd's request limit");
+        }
+        let user = match (&self.user, &self.password) {
+            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
+            (None, None) => None,
+            (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
+            (None, Some(_)) => return fail("user", "--password needs --user"),
+        };
+        let identity = match (&self.cert, &self.key) {
+            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
+            (None, None) => None,
+            _ => return fail("cert", "--cert and --key go together: give both for mutual TLS"),
+        };
+        if !tls && (self.cacert.is_some() || identity.is_some()) {
+            return fail(
+                "cacert",
+                "--cacert, --cert and --key are for https:// endpoints: use https:// in --endpoints",
+            );
+        }
+        let prefix = self.prefix.trim().trim_matches('/').to_string();
+        if prefix.is_empty() || prefix.len() > 256 {
+            return fail("prefix", "--prefix must be 1 to 256 characters: the run's keys live under it");
+        }
+        let schedule = Schedule::parse(
+            &ScheduleText {
+                transports: &self.transports,
+                iterations: &self.iterations,
+                timeout: &self.timeout,
+                order: &self.order,
+                duration: &self.duration,
+                until_stable: &self.until_stable,
+            },
+            &mut notes,
+        )?;
+        Ok(EtcdConfig {
+            reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
+            mode: self.mode,
+            clients,
+            requests,
+            key_size,
+            value_size,
+            key_space,
+            sequential_keys: self.sequential_keys,
+            prefix,
+            schedule,
+            warmup: self.warmup,
+            cleanup: self.cleanup,
+            notes,
+        })
+    }
+}

@@ -1,0 +1,319 @@
+//! A finished etcd run and its renderings: a table with the verdict, JSON,
+//! and CSV (one row per round).
+
+use super::options::{EtcdConfig, Mode};
+use super::rounds::{EtcdRound, EtcdSummary};
+use crate::compare::{Comparison, compare_rates};
+use crate::config::TransportKind;
+use crate::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+use crate::units::RateUnit;
+
+/// What the run did to the keys it wrote.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct KeysCleanup {
+    /// Exactly this prefix was deleted: the run's own.
+    pub prefix: String,
+    pub deleted: u64,
+    /// `--cleanup=false`: the keys are still there.
+    pub kept: bool,
+    pub error: Option<String>,
+}
+
+/// The run as configured, for reading the report later.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EtcdSettings {
+    pub endpoints: Vec<String>,
+    pub mode: Mode,
+    pub clients: u32,
+    pub requests: u32,
+    pub conns: u32,
+    pub key_size: usize,
+    pub value_size: usize,
+    pub key_space: u32,
+    pub sequential_keys: bool,
+    pub user: Option<String>,
+    pub tls: bool,
+    pub transports: Vec<TransportKind>,
+    pub iterations: u32,
+    pub warmup: bool,
+}
+
+/// The verdict, in operations per second.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Verdict {
+    pub faster: Option<TransportKind>,
+    pub slower: Option<TransportKind>,
+    pub percent: Option<f64>,
+    pub faster_ops_s: Option<f64>,
+    pub slower_ops_s: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub pairs: usize,
+    pub pairs_attempted: usize,
+    pub method: String,
+    pub significant: bool,
+    pub no_verdict: Option<String>,
+    /// The sentence the table prints.
+    pub sentence: String,
+}
+
+impl Verdict {
+    fn new(c: Comparison, unit: RateUnit) -> Self {
+        Verdict {
+            sentence: c.sentence(unit),
+            faster: c.faster,
+            slower: c.slower,
+            percent: c.percent,
+            faster_ops_s: c.faster_mib_s,
+            slower_ops_s: c.slower_mib_s,
+            ci_low: c.ci_low,
+            ci_high: c.ci_high,
+            pairs: c.pairs,
+            pairs_attempted: c.pairs_attempted,
+            method: c.method,
+            significant: c.significant,
+            no_verdict: c.no_verdict,
+        }
+    }
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct EtcdReport {
+    pub tool: Tool,
+    pub environment: Host,
+    pub target: String,
+    pub run_id: String,
+    pub started_at: String,
+    pub outcome: RunOutcome,
+    pub stopped_because: Option<String>,
+    pub config: EtcdSettings,
+    pub transports: Vec<EtcdSummary>,
+    pub comparison: Option<Verdict>,
+    pub cleanup: KeysCleanup,
+    /// Errors and broken watches, said as they happened.
+    pub notes: Vec<String>,
+    pub rounds: Vec<EtcdRound>,
+}
+
+impl EtcdReport {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        run_id: String,
+        started_at: String,
+        config: &EtcdConfig,
+        transports: Vec<EtcdSummary>,
+        rounds: Vec<EtcdRound>,
+        outcome: RunOutcome,
+        cleanup: KeysCleanup,
+        stopped_because: Option<String>,
+    ) -> Self {
+        let unit = if config.mode == Mode::Watch { RateUnit::Events } else { RateUnit::Ops };
+        let comparison = match transports.as_slice() {
+            [a, b] => compare_rates([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &rounds)
+                .map(|c| Verdict::new(c, unit)),
+            _ => None,
+        };
+        let reach = &config.reach;
+        Self {
+            tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
+            environment: Host::here(),
+            target: "etcd".into(),
+            run_id,
+            started_at,
+            outcome,
+            stopped_because,
+            config: EtcdSettings {
+                endpoints: reach.endpoints.clone(),
+                mode: config.mode,
+                clients: config.clients,
+                requests: config.requests,
+                conns: reach.conns,
+                key_size: config.key_size,
+                value_size: config.value_size,
+                key_space: config.key_space,
+                sequential_keys: config.sequential_keys,
+                user: reach.user.as_ref().map(|(name, _)| name.clone()),
+                tls: reach.endpoints[0].starts_with("https://"),
+                transports: config.schedule.transports.clone(),
+                iterations: config.schedule.iterations,
+                warmup: config.warmup,
+            },
+            transports,
+            comparison,
+            cleanup,
+            notes: Vec::new(),
+            rounds,
+        }
+    }
+
+    pub fn with_notes(mut self, notes: Vec<String>) -> Self {
+        self.notes = notes;
+        self
+    }
+
+    /// Every round complete (watch: every event once and in order), and the keys deleted.
+    pub fn succeeded(&self) -> bool {
+        self.outcome == RunOutcome::Completed && self.stopped_because_is_not_a_failure() && self.cleanup.error.is_none()
+    }
+
+    fn stopped_because_is_not_a_failure(&self) -> bool {
+        self.rounds.iter().all(|r| r.ok)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes\n",
+        );
+        for r in &self.rounds {
+            let rate = crate::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
+            let quantile = |q: f64| {
+                (!r.latency.is_empty()).then(|| format!("{:.3}", r.latency.value_at_quantile(q) as f64 / 1000.0))
+            };
+            let fields = [
+                r.transport.name().to_string(),
+                (r.round + 1).to_string(),
+                format!("{:.6}", r.elapsed_s),
+                r.ops.to_string(),
+                r.errors.to_string(),
+                r.ok.to_string(),
+                rate,
+                quantile(0.5).unwrap_or_default(),
+                quantile(0.99).unwrap_or_default(),
+                format!("{:.6}", r.cpu_s),
+                r.server_cpu_s.map(|s| format!("{s:.6}")).unwrap_or_default(),
+                r.wire_sent_bytes.to_string(),
+                r.wire_received_bytes.to_string(),
+            ];
+            let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    pub fn to_table(&self) -> String {
+        let c = &self.config;
+        let watch = c.mode == Mode::Watch;
+        let mut out = format!(
+            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values\n\n",
+            mode_name(c.mode),
+            c.endpoints.join(","),
+            plural(c.clients as usize, "client"),
+            c.requests,
+            c.key_size,
+            c.value_size
+        );
+        let (rate, delay) = if watch { ("Events/s", "delivery") } else { ("Ops/s", "latency") };
+        let header = ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"];
+        let mut rows = vec![header.map(String::from).to_vec()];
+        let ms = |v: Option<f64>| v.map(format_ms).unwrap_or_else(|| "-".into());
+        for t in &self.transports {
+            rows.push(vec![
+                t.transport.name().into(),
+                t.protocol.clone(),
+                t.runs.to_string(),
+                t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
+                ms(t.latency.p50_ms),
+                ms(t.latency.p90_ms),
+                ms(t.latency.p99_ms),
+                ms(t.latency.p999_ms),
+                t.connections.to_string(),
+                t.errors.to_string(),
+            ]);
+        }
+        out += &aligned(&rows);
+        out.push('\n');
+        if let Some(verdict) = &self.comparison {
+            out += &verdict.sentence;
+            out.push('\n');
+        }
+        out += &if watch {
+            format!(
+                "p50-p99.9: {delay} per event from its put's answer, over the complete rounds (0 when the event came first)\n"
+            )
+        } else {
+            format!("p50-p99.9: {delay} per request, over the complete rounds\n")
+        };
+        for t in &self.transports {
+            out += &per_op_line(t, watch);
+            out.push('\n');
+        }
+        if let [a, b] = self.transports.as_slice() {
+            out += &ratios_line(a, b);
+        }
+        for note in self.notes.iter().chain(&self.stopped_because) {
+            out += note;
+            out.push('\n');
+        }
+        if self.outcome != RunOutcome::Completed {
+            out += &format!("outcome: {}\n", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or(""));
+        }
+        out += &match (&self.cleanup.error, self.cleanup.kept) {
+            (Some(error), _) => format!("cleanup failed: {error}; the run's keys are under {}\n", self.cleanup.prefix),
+            (None, true) => format!("cleanup off: the run's keys are kept under {}\n", self.cleanup.prefix),
+            (None, false) => {
+                format!(
+                    "cleanup: deleted {} under {}\n",
+                    plural(self.cleanup.deleted as usize, "key"),
+                    self.cleanup.prefix
+                )
+            }
+        };
+        out
+    }
+}
+
+/// `0.731 ms`, `12.4 ms`: three significant digits down to a microsecond.
+fn format_ms(ms: f64) -> String {
+    match ms {
+        ms if ms >= 100.0 => format!("{ms:.0} ms"),
+        ms if ms >= 10.0 => format!("{ms:.1} ms"),
+        ms if ms >= 1.0 => format!("{ms:.2} ms"),
+        ms => format!("{ms:.3} ms"),
+    }
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Put => "put",
+        Mode::Range => "range",
+        Mode::Watch => "watch (puts over gRPC, watched over each transport)",
+    }
+}
+
+/// `grpc: 196 B sent and 61 B received per op, client CPU 21 µs/op, etcd CPU 84 µs/op`.
+fn per_op_line(t: &EtcdSummary, watch: bool) -> String {
+    let unit = if watch { "event" } else { "op" };
+    let (Some(sent), Some(received), Some(cpu)) = (t.wire_sent_per_op, t.wire_received_per_op, t.client_cpu_us_per_op)
+    else {
+        return format!("{}: no complete round: no wire or CPU figures", t.transport.name());
+    };
+    let server = t.server_cpu_us_per_op.map_or("not read".into(), |s| format!("{s:.0} µs/{unit}"));
+    format!(
+        "{}: {sent:.0} B sent and {received:.0} B received per {unit}, client CPU {cpu:.1} µs/{unit}, etcd CPU {server}",
+        t.transport.name()
+    )
+}
+
+/// How the first transport's costs compare with the second's, per op.
+fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> String {
+    let ratio =
+        |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| format!("{:.2}x", x / y));
+    let wire = |t: &EtcdSummary| t.wire_sent_per_op.zip(t.wire_received_per_op).map(|(s, r)| s + r);
+    let parts: Vec<String> = [
+        ("bytes on the wire", ratio(wire(a), wire(b))),
+        ("client CPU", ratio(a.client_cpu_us_per_op, b.client_cpu_us_per_op)),
+        ("etcd CPU", ratio(a.server_cpu_us_per_op, b.server_cpu_us_per_op)),
+    ]
+    .into_iter()
+    .filter_map(|(what, r)| Some(format!("{what} {}", r?)))
+    .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("per op, {} vs {}: {}\n", a.transport.name(), b.transport.name(), parts.join(", "))
+}

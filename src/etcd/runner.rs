@@ -1,0 +1,298 @@
+//! An etcd run: connect both transports (each checked against the cluster
+//! before any clock starts), seed keys for range, warm up, the engine's
+//! paired rounds, then delete exactly the run's prefix.
+
+use super::client::{EtcdError, Kv};
+use super::gateway::{GatewayKv, http_client};
+use super::grpc::GrpcKv;
+use super::meter::{Owner, WireMeter};
+use super::metrics::ServerCpu;
+use super::options::{EtcdConfig, Mode, WARMUP_REQUESTS};
+use super::report::{EtcdReport, KeysCleanup};
+use super::rounds::{EtcdRound, summarize};
+use super::watch::run_watch_round;
+use super::workload::{Keys, run_batch};
+use crate::config::TransportKind;
+use crate::engine::{Rounds, Stop};
+use crate::report::RunOutcome;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+pub struct EtcdRunner {
+    config: EtcdConfig,
+    run_id: String,
+    kvs: BTreeMap<TransportKind, Arc<dyn Kv>>,
+    /// gRPC, for the watch load, seeding and cleanup (the tool's own traffic).
+    tool: Arc<dyn Kv>,
+    server_cpu: ServerCpu,
+    wire: WireMeter,
+    cancel: CancellationToken,
+    deadline: tokio::time::Instant,
+    measuring_since: Instant,
+    rounds: Vec<EtcdRound>,
+    value: Arc<Vec<u8>>,
+    /// Why a round broke the watch check, first seen.
+    broken: Option<String>,
+    notes: Vec<String>,
+    progress: Box<dyn Fn(&str) + Send>,
+}
+
+impl EtcdRunner {
+    /// Connects and checks each transport against the cluster; an error here
+    /// is the user's to fix (wrong URL, not etcd, auth, TLS) and nothing ran.
+    pub async fn connect(
+        config: EtcdConfig,
+        cancel: CancellationToken,
+        progress: Box<dyn Fn(&str) + Send>,
+    ) -> Result<Self, EtcdError> {
+        let ports = config.reach.endpoints.iter().filter_map(|e| port_of(e)).collect();
+        let mut wire = WireMeter::new(ports);
+        let server_cpu = ServerCpu::new(
+            http_client(&config.reach)?.build().map_err(|e| EtcdError::Connection(e.to_string()))?,
+            config.reach.endpoints.clone(),
+        );
+        let mut kvs: BTreeMap<TransportKind, Arc<dyn Kv>> = BTreeMap::new();
+        for &kind in &config.schedule.transports {
+            let kv: Arc<dyn Kv> = match kind {
+                TransportKind::Json => Arc::new(GatewayKv::connect(&config.reach).await?),
+                TransportKind::Grpc => Arc::new(GrpcKv::connect(&config.reach).await?),
+            };
+            wire.claim(Owner::Transport(kind));
+            kvs.insert(kind, kv);
+        }
+        let tool_reach = super::client::Reach { conns: 1, ..config.reach.clone() };
+        let tool: Arc<dyn Kv> = Arc::new(GrpcKv::connect(&tool_reach).await?);
+        let run_id = crate::engine::schedule::new_run_id();
+        let probe = format!("{}/{run_id}/probe", config.prefix).into_bytes();
+        for kv in kvs.values().chain([&tool]) {
+            // Auth and permissions show here, before any clock starts.
+            kv.range(probe.clone()).await?;
+        }
+        server_cpu.seconds().await?;
+        wire.claim(Owner::Tool);
+        let value = Arc::new((0..config.value_size).map(|i| b'a' + (i % 26) as u8).collect());
+        let deadline = tokio::time::Instant::now() + config.schedule.timeout;
+        Ok(Self {
+            config,
+            run_id,
+            kvs,
+            tool,
+            server_cpu,
+            wire,
+            cancel,
+            deadline,
+            measuring_since: Instant::now(),
+            rounds: Vec::new(),
+            value,
+            broken: None,
+            notes: Vec::new(),
+            progress,
+        })
+    }
+
+    fn run_prefix(&self) -> String {
+        format!("{}/{}/", self.config.prefix, self.run_id)
+    }
+
+    fn keys(&self, below: &str) -> Arc<Keys> {
+        Arc::new(Keys {
+            prefix: format!("{}{below}", self.run_prefix()).into_bytes(),
+            key_size: self.config.key_size,
+            key_space: self.config.key_space,
+            sequential: self.config.sequential_keys,
+        })
+    }
+
+    pub async fn run(mut self) -> EtcdReport {
+        let started_at = crate::emulator::json_wire::rfc3339(std::time::SystemTime::now());
+        let mut stop = self.prepare().await;
+        let mut because = None;
+        if stop.is_none() {
+            self.measuring_since = Instant::now();
+            let plan = self.config.schedule.clone();
+            (stop, because) = crate::engine::measure(&mut self, &plan).await;
+        }
+        let cleanup = self.clean_up().await;
+        let outcome = match stop {
+            None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
+            None => RunOutcome::Completed,
+            Some(Stop::Cancelled) => RunOutcome::Cancelled,
+            Some(Stop::TimedOut) => RunOutcome::TimedOut,
+            Some(Stop::FailFast) => RunOutcome::FailedFast,
+        };
+        let summaries = self
+            .config
+            .schedule
+            .transports
+            .iter()
+            .map(|kind| {
+                let kv = &self.kvs[kind];
+                summarize(*kind, kv.protocol(), kv.connections(), &self.rounds)
+            })
+            .collect();
+        let stopped_because = self.broken.take().or(because);
+        EtcdReport::new(
+            self.run_id,
+            started_at,
+            &self.config,
+            summaries,
+            self.rounds,
+            outcome,
+            cleanup,
+            stopped_because,
+        )
+        .with_notes(self.notes)
+    }
+
+    /// Range mode reads keys that must exist: the whole key space is put first.
+    async fn prepare(&mut self) -> Option<Stop> {
+        if self.config.mode == Mode::Range {
+            (self.progress)(&format!("writing the {} keys of the key space for range", self.config.key_space));
+            let keys = Arc::new(Keys { sequential: true, ..(*self.keys("")).clone() });
+            let clients = self.config.clients.min(self.config.key_space);
+            let per_client = self.config.key_space.div_ceil(clients);
+            let seeding = run_batch(self.tool.clone(), Mode::Put, keys, self.value.clone(), clients, per_client);
+            let batch = match self.bounded(seeding).await {
+                Ok(batch) => batch,
+                Err(stop) => return Some(stop),
+            };
+            if let Some(error) = batch.first_error {
+                self.notes.push(format!("writing the key space failed: {error}"));
+                return Some(Stop::FailFast);
+            }
+        }
+        if self.config.warmup {
+            for kind in self.config.schedule.transports.clone() {
+                (self.progress)(&format!("{} warmup", kind.name()));
+                let stop = self.round(kind, None).await.err();
+                if stop.is_some() {
+                    return stop;
+                }
+            }
+        }
+        None
+    }
+
+    /// Waits for `work` unless the run is cancelled or out of time first.
+    async fn bounded<T>(&self, work: impl Future<Output = T>) -> Result<T, Stop> {
+        tokio::select! {
+            done = work => Ok(done),
+            () = self.cancel.cancelled() => Err(Stop::Cancelled),
+            () = tokio::time::sleep_until(self.deadline) => Err(Stop::TimedOut),
+        }
+    }
+
+    /// One round of `kind` (`None`: the untimed warmup, not recorded).
+    async fn round(&mut self, kind: TransportKind, round: Option<u32>) -> Result<(), Stop> {
+        let kv = self.kvs[&kind].clone();
+        let requests = if round.is_some() { self.config.requests } else { WARMUP_REQUESTS.min(self.config.requests) };
+        let below = match round {
+            Some(round) => format!("{}/{:04}/", kind.name(), round + 1),
+            None => format!("{}/warmup/", kind.name()),
+        };
+        let keys = match self.config.mode {
+            Mode::Watch => self.keys(&below),
+            _ => self.keys(""),
+        };
+        let server_before = self.server_cpu.seconds().await.ok().flatten();
+        self.wire.claim(Owner::Tool);
+        self.wire.sample(kind);
+        let cpu_before = crate::cpu::client_seconds();
+        let started = Instant::now();
+        let clients = self.config.clients;
+        let (ops, errors, first_error, latency, elapsed, broken) = match self.config.mode {
+            Mode::Watch => {
+                let work = run_watch_round(&*kv, self.tool.clone(), keys, self.value.clone(), clients, requests);
+                match self.bounded(work).await? {
+                    Ok(w) => (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken),
+                    Err(error) => (0, 1, Some(error), super::workload::latency_histogram(), started.elapsed(), None),
+                }
+            }
+            mode => {
+                let batch =
+                    self.bounded(run_batch(kv.clone(), mode, keys, self.value.clone(), clients, requests)).await?;
+                (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
+            }
+        };
+        let cpu_s = crate::cpu::client_seconds() - cpu_before;
+        let wire = self.wire.sample(kind);
+        let server_after = self.server_cpu.seconds().await.ok().flatten();
+        let name = match round {
+            Some(round) => format!("{} round {}", kind.name(), round + 1),
+            None => format!("{} warmup", kind.name()),
+        };
+        if let Some(error) = &first_error {
+            let said = format!("{name}: {errors} failed, the first: {error}");
+            (self.progress)(&said);
+            self.notes.push(said);
+        }
+        if let Some(broken) = &broken {
+            let said = format!("{name}: {broken}");
+            (self.progress)(&said);
+            self.broken.get_or_insert(said);
+        }
+        let Some(round) = round else { return Ok(()) };
+        let ok = errors == 0 && broken.is_none() && ops > 0;
+        let elapsed_s = elapsed.as_secs_f64();
+        if ok {
+            let what = match self.config.mode {
+                Mode::Put => "puts",
+                Mode::Range => "ranges",
+                Mode::Watch => "events",
+            };
+            (self.progress)(&format!("{name}: {ops} {what} in {elapsed_s:.2} s, {:.0}/s", ops as f64 / elapsed_s));
+        }
+        self.rounds.push(EtcdRound {
+            transport: kind,
+            round,
+            elapsed_s,
+            ops,
+            errors,
+            ok,
+            cpu_s,
+            server_cpu_s: server_before.zip(server_after).map(|(before, after)| after - before),
+            wire_sent_bytes: wire.sent,
+            wire_received_bytes: wire.received,
+            latency,
+        });
+        Ok(())
+    }
+
+    /// Deletes exactly the run's prefix (or says what is kept).
+    async fn clean_up(&mut self) -> KeysCleanup {
+        let prefix = self.run_prefix();
+        if !self.config.cleanup {
+            return KeysCleanup { prefix, deleted: 0, kept: true, error: None };
+        }
+        let deleting = self.tool.delete_prefix(prefix.clone().into_bytes());
+        match tokio::time::timeout(Duration::from_secs(60), deleting).await {
+            Ok(Ok(deleted)) => KeysCleanup { prefix, deleted: deleted as u64, kept: false, error: None },
+            Ok(Err(error)) => KeysCleanup { prefix, deleted: 0, kept: false, error: Some(error.to_string()) },
+            Err(_) => KeysCleanup { prefix, deleted: 0, kept: false, error: Some("no answer within 60 s".into()) },
+        }
+    }
+}
+
+fn port_of(endpoint: &str) -> Option<u16> {
+    let rest = endpoint.split("://").nth(1)?;
+    let default = if endpoint.starts_with("https://") { 443 } else { 80 };
+    Some(rest.rsplit_once(':').and_then(|(_, port)| port.parse().ok()).unwrap_or(default))
+}
+
+impl Rounds for EtcdRunner {
+    type Round = EtcdRound;
+
+    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
+        self.round(kind, Some(round)).await.err()
+    }
+
+    fn rounds(&self) -> &[EtcdRound] {
+        &self.rounds
+    }
+
+    fn measuring_for(&self) -> Duration {
+        self.measuring_since.elapsed()
+    }
+}

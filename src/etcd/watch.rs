@@ -1,0 +1,153 @@
+//! The watch mode's unit of work: a watcher over one transport on a round's
+//! own prefix while the same put load, always over gRPC, writes there. Each
+//! event's delay runs from its put's acknowledgement to its arrival; every
+//! revision put must arrive once, in order.
+
+use super::client::{Delivered, EtcdError, Kv};
+use super::workload::{Keys, latency_histogram};
+use hdrhistogram::Histogram;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+/// How long a watcher may lag behind the last acknowledged put.
+pub const CATCH_UP: Duration = Duration::from_secs(10);
+
+pub struct WatchRound {
+    /// Events delivered (puts the watcher saw).
+    pub events: u64,
+    pub errors: u64,
+    pub first_error: Option<EtcdError>,
+    /// Put acknowledged -> event received, in microseconds.
+    pub delay: Histogram<u64>,
+    /// From the first put's start to the last event's arrival.
+    pub elapsed: Duration,
+    /// Lost, duplicated or reordered events, as one sentence.
+    pub broken: Option<String>,
+}
+
+/// Watches `keys.prefix` over `watcher` while `load` puts `clients` x `requests` keys there.
+pub async fn run_watch_round(
+    watcher: &dyn Kv,
+    load: Arc<dyn Kv>,
+    keys: Arc<Keys>,
+    value: Arc<Vec<u8>>,
+    clients: u32,
+    requests: u32,
+) -> Result<WatchRound, EtcdError> {
+    let (events, mut arrivals) = mpsc::unbounded_channel();
+    let stream = watcher.watch(keys.prefix.clone(), 0, events).await?;
+    let started = Instant::now();
+    let mut tasks = JoinSet::new();
+    for client in 0..clients {
+        let (load, keys, value) = (load.clone(), keys.clone(), value.clone());
+        tasks.spawn(async move {
+            let mut acks = Vec::with_capacity(requests as usize);
+            for n in 0..requests as u64 {
+                // Each put a key of its own, so every event is one put's.
+                let revision = load.put(keys.key(n * clients as u64 + client as u64), value.to_vec()).await?;
+                acks.push((revision, Instant::now()));
+            }
+            Ok::<_, EtcdError>(acks)
+        });
+    }
+    let mut acked: HashMap<i64, Instant> = HashMap::new();
+    let mut first_error = None;
+    let mut errors = 0;
+    while let Some(done) = tasks.join_next().await {
+        match done.map_err(|e| EtcdError::Protocol(format!("a put client failed: {e}"))).and_then(|r| r) {
+            Ok(acks) => acked.extend(acks),
+            Err(error) => {
+                errors += 1;
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    let mut delivered: Vec<Delivered> = Vec::with_capacity(acked.len());
+    let wait_until = tokio::time::Instant::now() + CATCH_UP;
+    while delivered.len() < acked.len() {
+        match tokio::time::timeout_at(wait_until, arrivals.recv()).await {
+            Ok(Some(event)) => delivered.push(event),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    drop(arrivals); // ends the watcher's task
+    let watch_end = stream.await.unwrap_or(Ok(()));
+    if let Err(error) = watch_end {
+        errors += 1;
+        first_error.get_or_insert(error);
+    }
+    let mut delay = latency_histogram();
+    for event in &delivered {
+        if let Some(ack) = acked.get(&event.revision) {
+            // etcd may send the event before the put's answer reaches us: 0 then.
+            delay.saturating_record(event.at.saturating_duration_since(*ack).as_micros().max(1) as u64);
+        }
+    }
+    let elapsed = delivered.last().map_or(started.elapsed(), |last| last.at - started);
+    let mut put_revisions: Vec<i64> = acked.keys().copied().collect();
+    put_revisions.sort_unstable();
+    let arrived: Vec<i64> = delivered.iter().map(|e| e.revision).collect();
+    Ok(WatchRound {
+        events: delivered.len() as u64,
+        errors,
+        first_error,
+        delay,
+        elapsed,
+        broken: check_delivery(&put_revisions, &arrived),
+    })
+}
+
+/// Every revision put (sorted) arrived exactly once and in order; else one
+/// sentence naming the revisions that did not.
+pub fn check_delivery(put: &[i64], arrived: &[i64]) -> Option<String> {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let duplicated: Vec<i64> = arrived.iter().copied().filter(|r| !seen.insert(*r)).collect();
+    let reordered: Vec<i64> = arrived.windows(2).filter(|w| w[1] < w[0]).map(|w| w[1]).collect();
+    let lost: Vec<i64> = put.iter().copied().filter(|r| !seen.contains(r)).collect();
+    let wanted: std::collections::HashSet<i64> = put.iter().copied().collect();
+    let foreign: Vec<i64> = seen.iter().copied().filter(|r| !wanted.contains(r)).collect();
+    let list = |revisions: &[i64]| {
+        let mut sorted = revisions.to_vec();
+        sorted.sort_unstable();
+        let shown: Vec<String> = sorted.iter().take(5).map(i64::to_string).collect();
+        let more = if sorted.len() > 5 { format!(" and {} more", sorted.len() - 5) } else { String::new() };
+        format!("{}{more}", shown.join(", "))
+    };
+    if !lost.is_empty() {
+        problems.push(format!("{} lost (revision {})", lost.len(), list(&lost)));
+    }
+    if !duplicated.is_empty() {
+        problems.push(format!("{} duplicated (revision {})", duplicated.len(), list(&duplicated)));
+    }
+    if !reordered.is_empty() {
+        problems.push(format!("{} out of order (revision {})", reordered.len(), list(&reordered)));
+    }
+    if !foreign.is_empty() {
+        problems.push(format!("{} not put by this run (revision {})", foreign.len(), list(&foreign)));
+    }
+    (!problems.is_empty()).then(|| format!("watch events {}", problems.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_delivery;
+
+    #[test]
+    fn every_revision_once_and_in_order_passes() {
+        assert_eq!(check_delivery(&[5, 6, 7], &[5, 6, 7]), None);
+    }
+
+    #[test]
+    fn lost_duplicated_reordered_and_foreign_events_are_named() {
+        assert_eq!(check_delivery(&[5, 6, 7], &[5, 7]).unwrap(), "watch events 1 lost (revision 6)");
+        assert_eq!(check_delivery(&[5, 6], &[5, 6, 6]).unwrap(), "watch events 1 duplicated (revision 6)");
+        assert_eq!(check_delivery(&[5, 6], &[6, 5]).unwrap(), "watch events 1 out of order (revision 5)");
+        assert_eq!(check_delivery(&[5], &[5, 9]).unwrap(), "watch events 1 not put by this run (revision 9)");
+        let many: Vec<i64> = (1..=8).collect();
+        assert_eq!(check_delivery(&many, &[]).unwrap(), "watch events 8 lost (revision 1, 2, 3, 4, 5 and 3 more)");
+    }
+}

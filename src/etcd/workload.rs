@@ -1,0 +1,120 @@
+//! The unit of work for put and range: `clients` tasks, each sending its
+//! requests one after another (as the study's clients did), every request's
+//! latency into a histogram.
+
+use super::client::{EtcdError, Kv};
+use super::options::Mode;
+use hdrhistogram::Histogram;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::task::JoinSet;
+
+/// Latencies in microseconds, 1 µs to an hour, 3 significant digits.
+pub fn latency_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+/// Which keys a run's requests use: `PREFIX/RUN-ID/` and a zero-padded
+/// index of `key_size` digits, in order or spread at random over the space.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub prefix: Vec<u8>,
+    pub key_size: usize,
+    pub key_space: u32,
+    pub sequential: bool,
+}
+
+impl Keys {
+    pub fn key(&self, index: u64) -> Vec<u8> {
+        let mut key = self.prefix.clone();
+        key.extend(format!("{:0width$}", index % self.key_space as u64, width = self.key_size).bytes());
+        key
+    }
+
+    /// The `n`th key of client `client`: sequential keys interleave the
+    /// clients (0, 1, 2, ... across them); random keys come from a
+    /// SplitMix64 stream seeded by the client and request.
+    pub fn nth(&self, client: u32, n: u64, clients: u32) -> Vec<u8> {
+        let index = n * clients as u64 + client as u64;
+        if self.sequential { self.key(index) } else { self.key(splitmix64(index)) }
+    }
+}
+
+fn splitmix64(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What one batch of clients did.
+pub struct Batch {
+    pub ops: u64,
+    pub errors: u64,
+    pub first_error: Option<EtcdError>,
+    pub latency: Histogram<u64>,
+}
+
+/// Runs `clients` x `requests` puts or ranges on `kv` and waits for them all.
+pub async fn run_batch(
+    kv: Arc<dyn Kv>,
+    mode: Mode,
+    keys: Arc<Keys>,
+    value: Arc<Vec<u8>>,
+    clients: u32,
+    requests: u32,
+) -> Batch {
+    let mut tasks = JoinSet::new();
+    for client in 0..clients {
+        let (kv, keys, value) = (kv.clone(), keys.clone(), value.clone());
+        tasks.spawn(async move {
+            let mut batch = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
+            for n in 0..requests as u64 {
+                let key = keys.nth(client, n, clients);
+                let started = Instant::now();
+                let result = match mode {
+                    Mode::Range => kv.range(key).await.map(drop),
+                    _ => kv.put(key, value.to_vec()).await.map(drop),
+                };
+                match result {
+                    Ok(()) => {
+                        batch.ops += 1;
+                        batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
+                    }
+                    Err(error) => {
+                        batch.errors += 1;
+                        batch.first_error.get_or_insert(error);
+                        // A refusing server refuses the rest too: stop this client.
+                        break;
+                    }
+                }
+            }
+            batch
+        });
+    }
+    let mut total = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
+    while let Some(done) = tasks.join_next().await {
+        let Ok(batch) = done else { continue };
+        total.ops += batch.ops;
+        total.errors += batch.errors;
+        total.first_error = total.first_error.or(batch.first_error);
+        total.latency.add(&batch.latency).expect("same histogram bounds");
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_the_prefix_and_the_size_asked_for() {
+        let keys = Keys { prefix: b"p/run/".to_vec(), key_size: 8, key_space: 100, sequential: true };
+        assert_eq!(keys.nth(1, 0, 4), b"p/run/00000001");
+        assert_eq!(keys.nth(1, 1, 4), b"p/run/00000005");
+        assert_eq!(keys.key(123), b"p/run/00000023", "wrapped into the key space");
+        let random = Keys { sequential: false, ..keys };
+        let spread: std::collections::BTreeSet<Vec<u8>> = (0..1000).map(|n| random.nth(0, n, 1)).collect();
+        assert!(spread.len() > 90, "random keys cover the space: {}", spread.len());
+    }
+}
