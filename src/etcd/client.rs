@@ -88,9 +88,13 @@ pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 
 /// `etcd at URL: what went wrong`, with the cause etcd or the network gave.
 pub fn unreachable(endpoint: &str, cause: &str) -> EtcdError {
-    EtcdError::Connection(format!(
-        "cannot reach etcd at {endpoint} ({cause}): check --endpoints and that etcd is running there"
-    ))
+    let lowered = cause.to_ascii_lowercase();
+    let hint = if ["certificate", "tls", "handshake", "alert", "unknownissuer"].iter().any(|w| lowered.contains(w)) {
+        "the TLS handshake failed: check --cacert (the CA that signed etcd's certificate) and --cert/--key (a client certificate etcd trusts)"
+    } else {
+        "check --endpoints and that etcd is running there"
+    };
+    EtcdError::Connection(format!("cannot reach etcd at {endpoint} ({cause}): {hint}"))
 }
 
 /// etcd's refusals that a person can fix, said as what to do.

@@ -46,9 +46,12 @@ impl GatewayKv {
     async fn check_is_etcd(&self, endpoint: &str) -> Result<(), EtcdError> {
         let url = format!("{endpoint}/version");
         let response = self.client.get(&url).send().await.map_err(|e| unreachable(endpoint, &root_cause(&e)))?;
-        let body: Value = response.json().await.unwrap_or(Value::Null);
+        let text = response.text().await.unwrap_or_default();
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         if body["etcdserver"].is_string() {
             Ok(())
+        } else if text.contains("HTTPS server") {
+            Err(EtcdError::Connection(format!("{endpoint} speaks TLS: use https:// in --endpoints")))
         } else {
             Err(EtcdError::Connection(format!(
                 "{endpoint} answered, but it is not etcd (no etcd version at /version): check --endpoints"

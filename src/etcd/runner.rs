@@ -202,11 +202,15 @@ impl EtcdRunner {
         let cpu_before = crate::cpu::client_seconds();
         let started = Instant::now();
         let clients = self.config.clients;
-        let (ops, errors, first_error, latency, elapsed, broken) = match self.config.mode {
+        let mut open_watch = None;
+        let (ops, mut errors, mut first_error, latency, elapsed, broken) = match self.config.mode {
             Mode::Watch => {
                 let work = run_watch_round(&*kv, self.tool.clone(), keys, self.value.clone(), clients, requests);
                 match self.bounded(work).await? {
-                    Ok(w) => (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken),
+                    Ok((w, open)) => {
+                        open_watch = Some(open);
+                        (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken)
+                    }
                     Err(error) => (0, 1, Some(error), super::workload::latency_histogram(), started.elapsed(), None),
                 }
             }
@@ -218,6 +222,12 @@ impl EtcdRunner {
         };
         let cpu_s = crate::cpu::client_seconds() - cpu_before;
         let wire = self.wire.sample(kind);
+        if let Some(open) = open_watch
+            && let Some(error) = open.close().await
+        {
+            errors += 1;
+            first_error.get_or_insert(error);
+        }
         let server_after = self.server_cpu.seconds().await.ok().flatten();
         let name = match round {
             Some(round) => format!("{} round {}", kind.name(), round + 1),

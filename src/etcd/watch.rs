@@ -3,7 +3,7 @@
 //! event's delay runs from its put's acknowledgement to its arrival; every
 //! revision put must arrive once, in order.
 
-use super::client::{Delivered, EtcdError, Kv};
+use super::client::{Delivered, EtcdError, Kv, WatchEnd};
 use super::workload::{Keys, latency_histogram};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 pub const CATCH_UP: Duration = Duration::from_secs(10);
 
 pub struct WatchRound {
-    /// Events delivered (puts the watcher saw).
+    /// Events delivered of the round's puts (each counted once).
     pub events: u64,
     pub errors: u64,
     pub first_error: Option<EtcdError>,
@@ -36,7 +36,7 @@ pub async fn run_watch_round(
     value: Arc<Vec<u8>>,
     clients: u32,
     requests: u32,
-) -> Result<WatchRound, EtcdError> {
+) -> Result<(WatchRound, OpenWatch), EtcdError> {
     let (events, mut arrivals) = mpsc::unbounded_channel();
     let stream = watcher.watch(keys.prefix.clone(), 0, events).await?;
     let started = Instant::now();
@@ -67,18 +67,21 @@ pub async fn run_watch_round(
     }
     let mut delivered: Vec<Delivered> = Vec::with_capacity(acked.len());
     let wait_until = tokio::time::Instant::now() + CATCH_UP;
-    while delivered.len() < acked.len() {
+    let mut matched = 0;
+    while matched < acked.len() {
         match tokio::time::timeout_at(wait_until, arrivals.recv()).await {
-            Ok(Some(event)) => delivered.push(event),
+            Ok(Some(event)) => {
+                matched += usize::from(acked.contains_key(&event.revision));
+                delivered.push(event);
+            }
             Ok(None) | Err(_) => break,
         }
     }
-    drop(arrivals); // ends the watcher's task
-    let watch_end = stream.await.unwrap_or(Ok(()));
-    if let Err(error) = watch_end {
-        errors += 1;
-        first_error.get_or_insert(error);
+    // Whatever else already arrived (a duplicate of the last, say) is checked too.
+    while let Ok(event) = arrivals.try_recv() {
+        delivered.push(event);
     }
+    let open = OpenWatch { arrivals, stream };
     let mut delay = latency_histogram();
     for event in &delivered {
         if let Some(ack) = acked.get(&event.revision) {
@@ -90,14 +93,30 @@ pub async fn run_watch_round(
     let mut put_revisions: Vec<i64> = acked.keys().copied().collect();
     put_revisions.sort_unstable();
     let arrived: Vec<i64> = delivered.iter().map(|e| e.revision).collect();
-    Ok(WatchRound {
-        events: delivered.len() as u64,
+    let round = WatchRound {
+        events: matched as u64,
         errors,
         first_error,
         delay,
         elapsed,
         broken: check_delivery(&put_revisions, &arrived),
-    })
+    };
+    Ok((round, open))
+}
+
+/// The watch, still open: an HTTP watch's connection closes with it, and
+/// its bytes must be read off the socket before that.
+pub struct OpenWatch {
+    arrivals: mpsc::UnboundedReceiver<Delivered>,
+    stream: tokio::task::JoinHandle<WatchEnd>,
+}
+
+impl OpenWatch {
+    /// Ends the watch; how the stream had ended if it ended on its own.
+    pub async fn close(self) -> Option<EtcdError> {
+        drop(self.arrivals); // ends the watcher's task
+        self.stream.await.unwrap_or(Ok(())).err()
+    }
 }
 
 /// Every revision put (sorted) arrived exactly once and in order; else one

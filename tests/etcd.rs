@@ -1,0 +1,230 @@
+//! `etcd run` against a real etcd on loopback: every mode on both
+//! transports, auth, TLS, cleanup, the watch check, and bad input.
+
+mod common;
+mod etcd_server;
+use common::run;
+use etcd_server::{Etcd, make_certificates};
+use serde_json::Value;
+
+const SMALL: [&str; 6] = ["--clients", "4", "--requests", "50", "--key-space", "100"];
+
+fn etcd_run(etcd: &Etcd, extra: &[&str]) -> (std::process::Output, Value) {
+    let args = [&["etcd", "run", "--endpoints", &etcd.url, "--format", "json"][..], &SMALL, extra].concat();
+    let output = run(&args, &[]);
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output, report)
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn every_mode_runs_on_both_transports_and_leaves_no_keys() {
+    let etcd = Etcd::start();
+    etcd.ctl_ok(&["put", "someone-elses/key", "theirs"]);
+    for mode in ["put", "range", "watch"] {
+        let (output, report) = etcd_run(&etcd, &["--mode", mode, "--prefix", "bench"]);
+        assert!(output.status.success(), "{mode}: {}", stderr(&output));
+        assert_eq!(report["outcome"], "completed", "{mode}");
+        let transports = report["transports"].as_array().unwrap();
+        assert_eq!(transports.len(), 2);
+        for t in transports {
+            let name = &t["transport"];
+            assert_eq!(t["runs"], 3, "{mode} {name}");
+            assert_eq!(t["ops"], 3 * 4 * 50, "{mode} {name}: every request of every round counted once");
+            assert_eq!(t["errors"], 0);
+            let per_op = |field: &str| t[field].as_f64().unwrap_or_else(|| panic!("{mode} {name} {field}: {t}"));
+            assert!(per_op("ops_per_s") > 0.0 && t["latency"]["p50_ms"].as_f64() > Some(0.0));
+            assert!(per_op("client_cpu_us_per_op") > 0.0 && per_op("server_cpu_us_per_op") > 0.0, "{t}");
+            // Bytes each way per op: a 256 B value goes up on put and comes back on range and watch.
+            let (sent, received) = (per_op("wire_sent_per_op"), per_op("wire_received_per_op"));
+            match mode {
+                "put" => assert!(sent > 256.0 && received < sent, "{name} put: {sent} up, {received} down"),
+                "range" => assert!(received > 256.0 && sent < received, "{name} range: {sent} up, {received} down"),
+                // The watcher sends one request a round, and then listens.
+                _ => assert!(received > 256.0 && sent < 10.0, "{name} watch: {sent} up per event"),
+            }
+        }
+        let grpc = transports.iter().find(|t| t["transport"] == "grpc").unwrap();
+        assert_eq!(grpc["connections"], 1, "{mode}: the clients share one gRPC channel");
+        let http = transports.iter().find(|t| t["transport"] == "http-json").unwrap();
+        if mode != "watch" {
+            assert!(http["connections"].as_u64() >= Some(4), "{mode}: HTTP/1.1 opens one per client: {http}");
+        }
+        let comparison = &report["comparison"];
+        assert_eq!(comparison["pairs"], 3, "{comparison}");
+        assert!(comparison["sentence"].as_str().unwrap().contains("pairs"), "{comparison}");
+        assert!(report["cleanup"]["deleted"].as_u64() > Some(0), "{}", report["cleanup"]);
+        assert_eq!(etcd.count("bench/", None), 0, "{mode}: cleanup deletes the run's keys");
+    }
+    assert_eq!(etcd.ctl_ok(&["get", "someone-elses/key", "--print-value-only"]).trim(), "theirs");
+}
+
+#[test]
+fn the_table_and_csv_say_the_same_run() {
+    let etcd = Etcd::start();
+    let args = [&["etcd", "run", "--endpoints", &etcd.url, "--iterations", "1"][..], &SMALL].concat();
+    let table = run(&args, &[]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(table.status.success(), "{}", stderr(&table));
+    assert!(text.contains("Ops/s") && text.contains("http-json") && text.contains("grpc"), "{text}");
+    assert!(text.contains("no verdict") && text.contains("1 paired round are too few"), "{text}");
+    assert!(text.contains("cleanup: deleted"), "{text}");
+    let csv = run(&[&args[..], &["--format", "csv"]].concat(), &[]);
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("transport,round,elapsed_s,ops,"), "{csv}");
+    assert_eq!(lines.len(), 3, "one row per round: {csv}");
+}
+
+#[test]
+fn kept_keys_are_said_and_left() {
+    let etcd = Etcd::start();
+    let (output, report) = etcd_run(&etcd, &["--cleanup=false", "--prefix", "keep", "--iterations", "1"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(report["cleanup"]["kept"], true);
+    assert!(etcd.count("keep/", None) > 0);
+}
+
+#[test]
+fn both_transports_authenticate_and_refusals_are_one_sentence() {
+    let etcd = Etcd::start();
+    // Given a user where auth is off: said, exit 2, nothing written.
+    let out = etcd.dir.path().join("report.json");
+    let out = out.to_str().unwrap();
+    let (output, _) = etcd_run(&etcd, &["--user", "bench", "--password", "pw", "--output", out]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("authentication off: leave out --user"), "{}", stderr(&output));
+    assert!(!std::path::Path::new(out).exists(), "nothing written");
+
+    etcd.ctl_ok(&["user", "add", "root:rootpw"]);
+    etcd.ctl_ok(&["role", "add", "root"]);
+    etcd.ctl_ok(&["user", "grant-role", "root", "root"]);
+    etcd.ctl_ok(&["user", "add", "bench:benchpw"]);
+    etcd.ctl_ok(&["role", "add", "bench"]);
+    etcd.ctl_ok(&["role", "grant-permission", "bench", "--prefix=true", "readwrite", "authed/"]);
+    etcd.ctl_ok(&["user", "grant-role", "bench", "bench"]);
+    etcd.ctl_ok(&["auth", "enable"]);
+
+    let (output, _) = etcd_run(&etcd, &["--prefix", "authed"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("authentication enabled: give --user and --password"), "{}", stderr(&output));
+    let (output, _) = etcd_run(&etcd, &["--prefix", "authed", "--user", "bench", "--password", "wrong"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("check --user and --password"), "{}", stderr(&output));
+    let (output, _) = etcd_run(&etcd, &["--prefix", "elsewhere", "--user", "bench", "--password", "benchpw"]);
+    assert_eq!(output.status.code(), Some(2), "a prefix the role may not write is refused up front");
+    assert!(stderr(&output).contains("permission denied"), "{}", stderr(&output));
+
+    for mode in ["put", "watch"] {
+        let (output, report) =
+            etcd_run(&etcd, &["--mode", mode, "--prefix", "authed", "--user", "bench", "--password", "benchpw"]);
+        assert!(output.status.success(), "{mode}: {}", stderr(&output));
+        assert_eq!(report["config"]["user"], "bench");
+        assert!(report["transports"].as_array().unwrap().iter().all(|t| t["ops"] == 600), "{report}");
+    }
+    assert_eq!(etcd.count("authed/", Some("root:rootpw")), 0);
+}
+
+#[test]
+fn mutual_tls_with_certificates_made_here() {
+    let certs_dir = tempfile::tempdir().unwrap();
+    let certs = make_certificates(certs_dir.path());
+    let etcd = Etcd::start_with(Some(&certs));
+    let (ca, cert, key) =
+        (certs.ca.to_str().unwrap(), certs.client_cert.to_str().unwrap(), certs.client_key.to_str().unwrap());
+    let (output, report) = etcd_run(&etcd, &["--cacert", ca, "--cert", cert, "--key", key, "--mode", "range"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let protocols: Vec<&str> =
+        report["transports"].as_array().unwrap().iter().map(|t| t["protocol"].as_str().unwrap()).collect();
+    assert_eq!(protocols, ["HTTP/1.1 + TLS", "HTTP/2 + TLS"]);
+    assert_eq!(etcd.count("gcs-speed-tui/", None), 0);
+
+    // No client certificate: the server refuses the handshake.
+    let (output, _) = etcd_run(&etcd, &["--cacert", ca]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).starts_with("error: cannot reach etcd at"), "{}", stderr(&output));
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+    // Not trusting the server's CA (the system roots do not have it).
+    let (output, _) = etcd_run(&etcd, &["--cert", cert, "--key", key]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot reach etcd at"), "{}", stderr(&output));
+    // Plain HTTP to a TLS port.
+    let plain = etcd.url.replace("https://", "http://");
+    let output = run(&["etcd", "run", "--endpoints", &plain, "--requests", "1"], &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+#[test]
+fn a_foreign_event_in_a_watched_prefix_fails_the_run_naming_its_revision() {
+    let etcd = Etcd::start();
+    // Watch the run's keys as they appear; write one of our own beside the first.
+    let mut watch = std::process::Command::new("etcdctl")
+        .env("ETCDCTL_API", "3")
+        .args([&format!("--endpoints={}", etcd.url), "watch", "--prefix", "intruded/"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = etcd.url.clone();
+    let bench = std::thread::spawn(move || {
+        let args = ["etcd", "run", "--endpoints", &url, "--mode", "watch", "--prefix", "intruded", "--warmup=false"];
+        run(
+            &[&args[..], &["--clients", "2", "--requests", "3000", "--iterations", "1", "--format", "json"]].concat(),
+            &[],
+        )
+    });
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(watch.stdout.take().unwrap()));
+    let first_key = lines.find(|line| line.as_ref().is_ok_and(|l| l.starts_with("intruded/"))).unwrap().unwrap();
+    let folder = &first_key[..first_key.rfind('/').unwrap() + 1];
+    etcd.ctl_ok(&["put", &format!("{folder}zz-intruder"), "x"]);
+    let _ = watch.kill();
+    let output = bench.join().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let why = report["stopped_because"].as_str().unwrap_or_default();
+    assert!(why.contains("1 not put by this run (revision "), "{why}");
+    assert_eq!(etcd.count("intruded/", None), 0, "cleanup deletes the prefix, the intruder's key included");
+}
+
+#[test]
+fn bad_input_is_one_sentence_exit_2_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.json");
+    let out = out.to_str().unwrap();
+    // A port nobody listens on, and an HTTP server that is not etcd.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let not_etcd = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let not_etcd_url = format!("http://{}", not_etcd.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in not_etcd.incoming().flatten() {
+            let mut stream = stream;
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ =
+                std::io::Write::write_all(&mut stream, b"HTTP/1.1 404 Not Found\r\ncontent-length: 9\r\n\r\nnot found");
+        }
+    });
+    let closed_url = format!("http://127.0.0.1:{closed}");
+    let cases: [(&[&str], &str); 9] = [
+        (&["--endpoints", &closed_url], "cannot reach etcd at"),
+        (&["--endpoints", &not_etcd_url], "it is not etcd"),
+        (&["--endpoints", "127.0.0.1:2379"], "needs http:// or https://"),
+        (&["--requests", "0"], "--requests must be between 1 and"),
+        (&["--value-size", "5000000"], "--value-size must be between 0 and"),
+        (&["--key-size", "2", "--key-space", "1000"], "raise --key-size"),
+        (&["--user", "u"], "--user needs --password"),
+        (&["--cert", "c.pem"], "--cert and --key go together"),
+        (&["--mode", "scan"], "use one of put, range, watch"),
+    ];
+    for (args, said) in cases {
+        let output = run(&[&["etcd", "run", "--output", out][..], args].concat(), &[]);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {text}");
+        assert!(text.contains(said), "{args:?}: {text}");
+        assert_eq!(text.lines().count(), 1, "{args:?}: one sentence: {text}");
+        assert!(!text.contains("panicked") && !text.contains("Error {"), "{text}");
+        assert!(!std::path::Path::new(out).exists(), "{args:?}: nothing written");
+    }
+}
