@@ -180,6 +180,7 @@ fn a_foreign_event_in_a_watched_prefix_fails_the_run_naming_its_revision() {
     let folder = &first_key[..first_key.rfind('/').unwrap() + 1];
     etcd.ctl_ok(&["put", &format!("{folder}zz-intruder"), "x"]);
     let _ = watch.kill();
+    let _ = watch.wait();
     let output = bench.join().unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
