@@ -26,7 +26,7 @@ fn rss_mib(field: &str) -> f64 {
 async fn emulator_upload(emulator: &Emulator, total: u64, name: &str) -> f64 {
     gcs_speed_tui::tls::install_crypto_provider();
     let client = reqwest::Client::builder().http1_only().build().unwrap();
-    let chunk = gcs_speed_tui::payload::random_bytes(WRITE_BYTES, 2);
+    let chunk = gcs_speed_tui::gcs::payload::random_bytes(WRITE_BYTES, 2);
     let count = total / WRITE_BYTES as u64;
     let body = futures::stream::iter((0..count).map(move |_| Ok::<Bytes, std::io::Error>(chunk.clone())));
     let url = format!("{}/upload/storage/v1/b/bench/o", emulator.json_url());

@@ -259,9 +259,44 @@ pub fn significant(value: f64, digits: i32) -> String {
     format!("{value:.decimals$}")
 }
 
+/// `2026-11-30T05:56:40.123Z`, without a date library.
+pub fn rfc3339(time: std::time::SystemTime) -> String {
+    let since = time.duration_since(std::time::SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let days = since.as_secs() / 86_400;
+    let second_of_day = since.as_secs() % 86_400;
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60,
+        since.subsec_millis()
+    )
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_796_018_200_123);
+        assert_eq!(rfc3339(t), "2026-11-30T05:56:40.123Z");
+        assert_eq!(rfc3339(std::time::SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
 
     #[test]
     fn rates_convert_between_units() {

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use gcs_speed_tui::payload::random_bytes;
+use gcs_speed_tui::gcs::payload::random_bytes;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use pb::bidi_write_object_request::{Data, FirstMessage};
 use pb::bidi_write_object_response::WriteStatus;

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use gcs_speed_tui::emulator::EmulatorOptions;
 use gcs_speed_tui::emulator::faults::Fault;
-use gcs_speed_tui::payload::random_bytes;
+use gcs_speed_tui::gcs::payload::random_bytes;
 use reqwest::StatusCode;
 use serde_json::Value;
 use std::time::{Duration, Instant};

@@ -9,7 +9,7 @@ use common::*;
 use gcs_speed_tui::config::{Options, TransportKind};
 use gcs_speed_tui::emulator::Emulator;
 use gcs_speed_tui::emulator::faults::Fault;
-use gcs_speed_tui::report::RunReport;
+use gcs_speed_tui::gcs::report::RunReport;
 use std::sync::atomic::Ordering;
 
 const BOTH: [TransportKind; 2] = [TransportKind::Json, TransportKind::Grpc];
@@ -142,7 +142,7 @@ async fn fail_fast_stops_at_the_first_failure() {
     emulator.faults().queue(Fault::parse("return-400").unwrap());
     let options = Options { iterations: "5".into(), fail_fast: true, warmup: false, ..options_for(&emulator) };
     let report = run_bench(options).await;
-    assert_eq!(report.outcome, gcs_speed_tui::report::RunOutcome::FailedFast);
+    assert_eq!(report.outcome, gcs_speed_tui::gcs::report::RunOutcome::FailedFast);
     assert_eq!(report.rounds.len(), 1, "stopped after the first round");
     assert_eq!(emulator.store().object_count(), 0);
 }

@@ -3,12 +3,12 @@
 //! figures of the same work, nothing unmeasured is shown as a number, and a
 //! winner is named only from 3 or more complete pairs.
 
-use gcs_speed_tui::compare::MIN_PAIRS;
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
-use gcs_speed_tui::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::stats::{Accounting, ObjectSample, RoundSample, summarize};
-use gcs_speed_tui::target::TargetInfo;
-use gcs_speed_tui::transport::Phases;
+use gcs_speed_tui::engine::compare::MIN_PAIRS;
+use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
+use gcs_speed_tui::gcs::target::TargetInfo;
+use gcs_speed_tui::gcs::transport::Phases;
 use proptest::prelude::*;
 
 const OBJECT: u64 = 1 << 20;

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use gcs_speed_tui::config::{Options, TransportKind};
 use gcs_speed_tui::emulator::EmulatorOptions;
-use gcs_speed_tui::report::RunOutcome;
+use gcs_speed_tui::gcs::report::RunOutcome;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -201,10 +201,10 @@ async fn failed_uploads_are_counted_and_reported() {
 
 #[tokio::test]
 async fn a_missing_bucket_on_gcs_is_an_error_that_says_how_to_create_it() {
-    use gcs_speed_tui::auth::Auth;
     use gcs_speed_tui::config::JsonHttp;
-    use gcs_speed_tui::transport::Uploader;
-    use gcs_speed_tui::transport::json::{JsonSettings, JsonTransport};
+    use gcs_speed_tui::gcs::auth::Auth;
+    use gcs_speed_tui::gcs::transport::Uploader;
+    use gcs_speed_tui::gcs::transport::json::{JsonSettings, JsonTransport};
     let emulator = emulator().await;
     // Real GCS never creates buckets for us: prepare_bucket(create = false), as for the GCS target.
     let json = JsonTransport::new(JsonSettings {

@@ -8,7 +8,10 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::EmulatorOptions;
 use std::time::Duration;
 
-fn summary(report: &gcs_speed_tui::report::RunReport, kind: TransportKind) -> &gcs_speed_tui::stats::TransportSummary {
+fn summary(
+    report: &gcs_speed_tui::gcs::report::RunReport,
+    kind: TransportKind,
+) -> &gcs_speed_tui::gcs::stats::TransportSummary {
     report.transports.iter().find(|t| t.transport == kind).unwrap()
 }
 

@@ -3,11 +3,11 @@
 //! progress, results, a history comparison, help, and a too-small window.
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
-use gcs_speed_tui::events::{Phase, RunEvent};
-use gcs_speed_tui::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::stats::{Accounting, ObjectSample, RoundSample, summarize};
-use gcs_speed_tui::target::TargetInfo;
-use gcs_speed_tui::transport::Phases;
+use gcs_speed_tui::gcs::events::{Phase, RunEvent};
+use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
+use gcs_speed_tui::gcs::target::TargetInfo;
+use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::ui;
 use ratatui::Terminal;

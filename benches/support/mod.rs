@@ -5,8 +5,8 @@
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
-use gcs_speed_tui::runner::Runner;
-use gcs_speed_tui::target;
+use gcs_speed_tui::gcs::runner::Runner;
+use gcs_speed_tui::gcs::target;
 use std::time::Instant;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -37,7 +37,7 @@ pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
             .collect();
         readers.into_iter().for_each(|reader| reader.join().unwrap());
     });
-    let chunk = gcs_speed_tui::payload::random_bytes(WRITE, 9);
+    let chunk = gcs_speed_tui::gcs::payload::random_bytes(WRITE, 9);
     let start = Instant::now();
     let senders: Vec<_> = (0..streams)
         .map(|_| {
@@ -109,9 +109,9 @@ pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measur
     let connected = target::connect(&config).await.unwrap();
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
-    let emulator_before = gcs_speed_tui::cpu::emulator_seconds();
+    let emulator_before = gcs_speed_tui::engine::cpu::emulator_seconds();
     let report = Runner::new(config, &connected, events, CancellationToken::new()).run().await;
-    let emulator_cpu = gcs_speed_tui::cpu::emulator_seconds() - emulator_before;
+    let emulator_cpu = gcs_speed_tui::engine::cpu::emulator_seconds() - emulator_before;
     drain.await.unwrap();
     assert!(report.succeeded(), "{}", report.to_table());
     let summary = &report.transports[0];

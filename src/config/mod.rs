@@ -2,7 +2,7 @@
 //! fill the same `Options` (text as typed) and get the same `BenchConfig` or
 //! the same one-sentence error back.
 
-use crate::emulator::CHUNK_ALIGNMENT;
+use crate::gcs::rules::CHUNK_ALIGNMENT;
 use crate::units::{self, GIB};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -290,12 +290,12 @@ impl BenchConfig {
         self.object_size * self.concurrency as u64
     }
 
-    pub fn retry_policy(&self) -> crate::transport::RetryPolicy {
-        crate::transport::RetryPolicy {
+    pub fn retry_policy(&self) -> crate::gcs::transport::RetryPolicy {
+        crate::gcs::transport::RetryPolicy {
             max_retries: self.max_retries,
             deadline: self.retry_deadline,
             initial: self.retry_initial,
-            ..crate::transport::RetryPolicy::default()
+            ..crate::gcs::transport::RetryPolicy::default()
         }
     }
 }

@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_message_cut_anywhere_splits_into_the_same_fields() {
-        let content = crate::payload::random_bytes(3000, 5);
+        let content = crate::gcs::payload::random_bytes(3000, 5);
         let message = request(content.clone());
         let encoded = message.encode_to_vec(); // prost's order: the data sits between other fields
         for cut in [1, 2, 3, 7, 64, 1000, encoded.len()] {
@@ -195,8 +195,8 @@ mod tests {
 
     #[test]
     fn content_stays_in_the_received_buffers() {
-        let content = crate::payload::random_bytes(1 << 20, 6);
-        let (head, body) = crate::transport::grpc_frame::frame(request(content.clone()));
+        let content = crate::gcs::payload::random_bytes(1 << 20, 6);
+        let (head, body) = crate::gcs::transport::grpc_frame::frame(request(content.clone()));
         let mut rope = Rope::default();
         rope.push(head.slice(5..)); // the 5-byte prefix is the reader's
         rope.push(body);

@@ -94,7 +94,7 @@ fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
 fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
     let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
     serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
-        "location": "US", "storageClass": "STANDARD", "timeCreated": rfc3339(created)})
+        "location": "US", "storageClass": "STANDARD", "timeCreated": crate::units::rfc3339(created)})
 }
 
 fn get_object(
@@ -115,7 +115,7 @@ fn get_object(
             .status(StatusCode::OK)
             .header("content-type", object.content_type.as_str())
             .header("x-goog-generation", object.generation)
-            .header("x-goog-hash", format!("crc32c={}", crate::payload::crc32c_base64(object.crc32c)))
+            .header("x-goog-hash", format!("crc32c={}", crate::gcs::payload::crc32c_base64(object.crc32c)))
             .body(Full::new(data))
             .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")),
         None => error_response(

@@ -2,12 +2,12 @@
 //! x-goog-hash, multipart/related bodies, object resources and error bodies.
 
 use super::store::{StoreError, StoredObject};
+use crate::units::rfc3339;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 use percent_encoding::percent_decode_str;
 use std::collections::HashMap;
-use std::time::SystemTime;
 
 pub type JsonResponse = Response<Full<Bytes>>;
 
@@ -67,7 +67,7 @@ pub fn parse_goog_hash(text: &str) -> (Option<u32>, Option<[u8; 16]>) {
     let mut md5 = None;
     for part in text.split(',') {
         match part.trim().split_once('=') {
-            Some(("crc32c", value)) => crc = crate::payload::crc32c_from_base64(value),
+            Some(("crc32c", value)) => crc = crate::gcs::payload::crc32c_from_base64(value),
             Some(("md5", value)) => {
                 md5 = base64::engine::general_purpose::STANDARD
                     .decode(value.trim())
@@ -136,7 +136,7 @@ pub fn object_resource(object: &StoredObject) -> serde_json::Value {
         "contentType": object.content_type,
         "storageClass": "STANDARD",
         "size": object.size.to_string(),
-        "crc32c": crate::payload::crc32c_base64(object.crc32c),
+        "crc32c": crate::gcs::payload::crc32c_base64(object.crc32c),
         "etag": format!("CN{}", object.generation),
         "timeCreated": created,
         "updated": created,
@@ -184,38 +184,9 @@ pub fn store_error_response(error: &StoreError) -> JsonResponse {
     error_response(status, &error.to_string())
 }
 
-/// `2026-11-30T05:56:40.123Z`, without a date library.
-pub fn rfc3339(time: SystemTime) -> String {
-    let since = time.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
-    let days = since.as_secs() / 86_400;
-    let second_of_day = since.as_secs() % 86_400;
-    let (year, month, day) = civil_from_days(days as i64);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60,
-        since.subsec_millis()
-    )
-}
-
-/// Howard Hinnant's days-to-civil algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn content_ranges_parse_in_all_four_forms() {
@@ -246,13 +217,6 @@ mod tests {
         assert_eq!(metadata["name"], "o");
         assert_eq!(&data[..], b"DATA\r\n");
         assert!(split_multipart("multipart/related", &body).is_err());
-    }
-
-    #[test]
-    fn timestamps_are_rfc3339() {
-        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_796_018_200_123);
-        assert_eq!(rfc3339(t), "2026-11-30T05:56:40.123Z");
-        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
     }
 
     #[test]

@@ -17,8 +17,6 @@ mod server;
 pub mod shaping;
 pub mod store;
 
-pub use json_upload::CHUNK_ALIGNMENT;
-
 use faults::{Fault, FaultPlan};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioExecutor;
@@ -95,7 +93,7 @@ impl Emulator {
         crate::malloc::keep_freed_memory(); // the ingest's buffers are reused, not re-faulted
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
-            .thread_name(crate::cpu::EMULATOR_THREAD_NAME)
+            .thread_name(crate::engine::cpu::EMULATOR_THREAD_NAME)
             .enable_all()
             .build()?;
         let started = runtime.spawn(Self::start_here(options)).await.map_err(std::io::Error::other).and_then(|r| r);

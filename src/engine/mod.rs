@@ -3,6 +3,11 @@
 //! ended. A target supplies its transports' rounds through `Rounds`; the
 //! verdict over them is `compare::compare_rates`, the same for all.
 
+pub mod compare;
+pub mod connections;
+pub mod cpu;
+pub mod netstat;
+pub mod report;
 pub mod rounds;
 pub mod schedule;
 

@@ -2,9 +2,9 @@
 //! `--duration` has passed, stopping early once `--until-stable` is met.
 
 use super::schedule::{pair_order, schedule};
-use crate::compare::{PairedRound, interval_width, paired_log_ratios};
 use crate::config::schedule::Schedule;
 use crate::config::{Order, TransportKind};
+use crate::engine::compare::{PairedRound, interval_width, paired_log_ratios};
 use std::time::Duration;
 
 /// Why the rounds stopped before their schedule ran out.

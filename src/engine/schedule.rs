@@ -41,7 +41,7 @@ pub fn idempotency_token() -> String {
 /// `20261130-061500-3fa2`: sortable, and unique enough between runs.
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now();
-    let stamp = crate::emulator::json_wire::rfc3339(now);
+    let stamp = crate::units::rfc3339(now);
     let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
     format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
 }

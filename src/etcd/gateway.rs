@@ -6,7 +6,7 @@
 
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
 use crate::config::TransportKind;
-use crate::transport::{CountConnections, root_cause};
+use crate::engine::connections::{CountConnections, root_cause};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use futures::future::BoxFuture;

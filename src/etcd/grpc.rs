@@ -5,7 +5,7 @@
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
 use super::proto::*;
 use crate::config::TransportKind;
-use crate::transport::{CountConnections, root_cause};
+use crate::engine::connections::{CountConnections, root_cause};
 use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

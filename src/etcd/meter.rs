@@ -4,7 +4,7 @@
 //! watch load, `/metrics`, setup).
 
 use crate::config::TransportKind;
-use crate::netstat::{self, Counted, SocketBytes, WireCounter};
+use crate::engine::netstat::{self, Counted, SocketBytes, WireCounter};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 

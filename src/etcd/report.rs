@@ -3,9 +3,9 @@
 
 use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
-use crate::compare::{Comparison, compare_rates};
 use crate::config::TransportKind;
-use crate::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+use crate::engine::compare::{Comparison, compare_rates};
+use crate::engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
 use crate::units::RateUnit;
 
 /// What the run did to the keys it wrote.
@@ -169,7 +169,7 @@ impl EtcdReport {
             "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes\n",
         );
         for r in &self.rounds {
-            let rate = crate::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
+            let rate = crate::engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
             let quantile = |q: f64| {
                 (!r.latency.is_empty()).then(|| format!("{:.3}", r.latency.value_at_quantile(q) as f64 / 1000.0))
             };

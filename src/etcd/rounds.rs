@@ -2,14 +2,17 @@
 //! rounds: every ratio divides figures of the same rounds, and what was not
 //! measured is `None` (shown "-", JSON null).
 
-use crate::compare::PairedRound;
 use crate::config::TransportKind;
+use crate::engine::compare::PairedRound;
 use hdrhistogram::Histogram;
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EtcdRound {
     pub transport: TransportKind,
-    #[serde(serialize_with = "crate::stats::one_based", deserialize_with = "crate::stats::from_one_based")]
+    #[serde(
+        serialize_with = "crate::engine::report::one_based",
+        deserialize_with = "crate::engine::report::from_one_based"
+    )]
     pub round: u32,
     pub elapsed_s: f64,
     /// Requests answered (watch: events delivered).

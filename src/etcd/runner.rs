@@ -13,8 +13,8 @@ use super::rounds::{EtcdRound, summarize};
 use super::watch::run_watch_round;
 use super::workload::{Keys, run_batch};
 use crate::config::TransportKind;
+use crate::engine::report::RunOutcome;
 use crate::engine::{Rounds, Stop};
-use crate::report::RunOutcome;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -106,7 +106,7 @@ impl EtcdRunner {
     }
 
     pub async fn run(mut self) -> EtcdReport {
-        let started_at = crate::emulator::json_wire::rfc3339(std::time::SystemTime::now());
+        let started_at = crate::units::rfc3339(std::time::SystemTime::now());
         let mut stop = self.prepare().await;
         let mut because = None;
         if stop.is_none() {
@@ -199,7 +199,7 @@ impl EtcdRunner {
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = crate::cpu::client_seconds();
+        let cpu_before = crate::engine::cpu::client_seconds();
         let started = Instant::now();
         let clients = self.config.clients;
         let mut open_watch = None;
@@ -220,7 +220,7 @@ impl EtcdRunner {
                 (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
             }
         };
-        let cpu_s = crate::cpu::client_seconds() - cpu_before;
+        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
         let wire = self.wire.sample(kind);
         if let Some(open) = open_watch
             && let Some(error) = open.close().await

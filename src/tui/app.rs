@@ -5,8 +5,8 @@ use super::form::{Access, FIELDS, Form};
 use super::history::History;
 use super::live::Live;
 use crate::config::{BenchConfig, Environment, Options};
-use crate::events::RunEvent;
-use crate::report::RunReport;
+use crate::gcs::events::RunEvent;
+use crate::gcs::report::RunReport;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Rows PgUp/PgDn move in the form.
@@ -360,7 +360,7 @@ impl App {
         let kept: usize = runs.iter().map(|r| r.cleanup.kept.len()).sum();
         let mut lines = vec![format!(
             "{}: cleanup deleted {deleted}, left {}{}",
-            crate::report::plural(runs.len(), "run"),
+            crate::gcs::report::plural(runs.len(), "run"),
             left.len(),
             if kept > 0 { format!(", kept {kept} on purpose (--cleanup=false)") } else { String::new() }
         )];
@@ -379,11 +379,11 @@ impl App {
     }
 }
 
-fn phase_sentence(phase: crate::events::Phase) -> &'static str {
+fn phase_sentence(phase: crate::gcs::events::Phase) -> &'static str {
     match phase {
-        crate::events::Phase::Connecting => "connecting",
-        crate::events::Phase::Warmup => "warming up (not timed)",
-        crate::events::Phase::Measuring => "measuring",
-        crate::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
+        crate::gcs::events::Phase::Connecting => "connecting",
+        crate::gcs::events::Phase::Warmup => "warming up (not timed)",
+        crate::gcs::events::Phase::Measuring => "measuring",
+        crate::gcs::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

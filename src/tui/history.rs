@@ -1,7 +1,7 @@
 //! Every run of the session, and the comparison of two of them.
 
 use crate::config::TransportKind;
-use crate::report::RunReport;
+use crate::gcs::report::RunReport;
 use crate::units::{format_size, format_size_exact};
 
 #[derive(Default)]

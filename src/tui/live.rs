@@ -3,7 +3,7 @@
 //! run time, chart points and per-object latencies. Pure: no clock.
 
 use crate::config::{BenchConfig, TransportKind};
-use crate::events::{Phase, RunEvent};
+use crate::gcs::events::{Phase, RunEvent};
 use crate::units::mib_per_second;
 
 /// Throughput is sampled every quarter second of run time.
@@ -192,7 +192,7 @@ impl Live {
 mod tests {
     use super::*;
     use crate::config::{Environment, Options};
-    use crate::stats::RoundSample;
+    use crate::gcs::stats::RoundSample;
 
     fn live() -> Live {
         let config = Options { size: "4MiB".into(), iterations: "2".into(), ..Options::default() }
@@ -264,7 +264,7 @@ mod tests {
     #[test]
     fn retries_and_resumes_add_up_per_lane() {
         let mut live = live();
-        let sample = |retries, resumes, ok| crate::stats::ObjectSample {
+        let sample = |retries, resumes, ok| crate::gcs::stats::ObjectSample {
             transport: TransportKind::Json,
             round: 0,
             worker: 0,

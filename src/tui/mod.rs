@@ -9,9 +9,9 @@ pub mod persist;
 pub mod ui;
 
 use crate::config::{Environment, Options};
-use crate::events::RunEvent;
-use crate::runner::Runner;
-use crate::target;
+use crate::gcs::events::RunEvent;
+use crate::gcs::runner::Runner;
+use crate::gcs::target;
 use app::{App, Effect, Message};
 use futures::StreamExt;
 use ratatui::DefaultTerminal;

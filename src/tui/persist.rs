@@ -3,7 +3,7 @@
 //! are never written.
 
 use crate::config::Options;
-use crate::report::RunReport;
+use crate::gcs::report::RunReport;
 use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/gcs-speed-tui`, else `~/.config/gcs-speed-tui`.

@@ -4,10 +4,10 @@
 
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
-use gcs_speed_tui::events::RunEvent;
-use gcs_speed_tui::report::RunReport;
-use gcs_speed_tui::runner::Runner;
-use gcs_speed_tui::target;
+use gcs_speed_tui::gcs::events::RunEvent;
+use gcs_speed_tui::gcs::report::RunReport;
+use gcs_speed_tui::gcs::runner::Runner;
+use gcs_speed_tui::gcs::target;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
@@ -97,12 +97,12 @@ pub fn venv_bin(name: &str) -> PathBuf {
 }
 
 pub fn crc32c_b64(data: &[u8]) -> String {
-    gcs_speed_tui::payload::crc32c_base64(crc32c::crc32c(data))
+    gcs_speed_tui::gcs::payload::crc32c_base64(crc32c::crc32c(data))
 }
 
 /// Bytes on the wire per payload byte, TCP's retransmissions left out: the
 /// protocol's own overhead, which a busy loopback's dropped segments do not change.
-pub fn framing_ratio(t: &gcs_speed_tui::stats::TransportSummary) -> f64 {
+pub fn framing_ratio(t: &gcs_speed_tui::gcs::stats::TransportSummary) -> f64 {
     let payload = t.wire_bytes as f64 / t.wire_ratio.expect("complete rounds are metered");
     assert!(t.wire_retransmitted_bytes <= t.wire_bytes, "retransmissions are part of the wire bytes");
     (t.wire_bytes - t.wire_retransmitted_bytes) as f64 / payload

@@ -2,7 +2,7 @@
 
 use super::Theme;
 use crate::config::TransportKind;
-use crate::report::{RunOutcome, RunReport};
+use crate::gcs::report::{RunOutcome, RunReport};
 use crate::tui::app::App;
 use crate::tui::history::{differences, key_options, throughput};
 use crate::tui::ui::form::ellipsized;

@@ -3,7 +3,7 @@
 
 use super::Theme;
 use crate::config::TransportKind;
-use crate::events::Phase;
+use crate::gcs::events::Phase;
 use crate::tui::app::App;
 use crate::tui::live::{Lane, Live};
 use crate::units::{format_seconds, format_size, significant};

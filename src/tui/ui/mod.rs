@@ -110,7 +110,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if app.running {
         format!("running {:.1} s", app.elapsed_s())
     } else if app.report.is_some() {
-        format!("done · {} this session", crate::report::plural(app.history.this_session().len(), "run"))
+        format!("done · {} this session", crate::gcs::report::plural(app.history.this_session().len(), "run"))
     } else {
         "ready".into()
     };

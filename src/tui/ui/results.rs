@@ -2,7 +2,7 @@
 //! the verdict, then protocols, errors and cleanup.
 
 use super::Theme;
-use crate::report::{RunReport, TABLE_HEADERS, table_rows};
+use crate::gcs::report::{RunReport, TABLE_HEADERS, table_rows};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;

@@ -174,7 +174,7 @@ mod tests {
         .to_string()
     }
 
-    const TEST_PRIVATE_KEY: &str = include_str!("../tests/data/test-key.pem");
+    const TEST_PRIVATE_KEY: &str = include_str!("../../tests/data/test-key.pem");
 
     fn env() -> CredentialEnv {
         CredentialEnv { working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"), ..Default::default() }

@@ -2,7 +2,6 @@
 //! of rounds, iterations or statistics. Two implementations: the JSON API over
 //! reqwest and the gRPC v2 API over tonic.
 
-mod counting;
 pub mod grpc;
 pub(crate) mod grpc_frame;
 mod grpc_stream;
@@ -11,12 +10,12 @@ mod json_answers;
 mod payload_body;
 pub mod retry;
 
-pub use counting::CountConnections;
+pub use crate::engine::connections::{CountConnections, root_cause};
 pub use retry::RetryPolicy;
 
-use crate::auth::AuthError;
 use crate::config::TransportKind;
-use crate::payload::Payload;
+use crate::gcs::auth::AuthError;
+use crate::gcs::payload::Payload;
 use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -221,17 +220,6 @@ pub fn crc32c_in_background(
     async move { pass.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}"))) }
 }
 
-/// The innermost error of a chain: the one that says what actually failed.
-pub fn root_cause(error: &dyn std::error::Error) -> String {
-    let mut cause = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
-    cause
-}
-
 /// A connection failure in one sentence; a TLS failure says what to check.
 pub fn connection_failure(url: &str, what: &str, cause: &str) -> TransportError {
     const TLS_SIGNS: [&str; 6] = ["certificate", "corrupt message", "handshake", "tls", "TLS", "alert"];
@@ -278,7 +266,7 @@ pub async fn back_off_or_fail(
         return Err(error);
     }
     tracing::info!("retrying after: {error}");
-    tokio::time::sleep(policy.backoff(*retries, crate::runner::random_u64())).await;
+    tokio::time::sleep(policy.backoff(*retries, crate::engine::schedule::random_u64())).await;
     *retries += 1;
     progress.note_retry();
     Ok(())

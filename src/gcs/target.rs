@@ -1,12 +1,12 @@
 //! Turning a configuration's target into connected transports: start the
 //! built-in emulator, find credentials for GCS, connect, check the bucket.
 
-use crate::auth::{Auth, CredentialEnv};
 use crate::config::{BenchConfig, Target, TransportKind};
 use crate::emulator::{Emulator, EmulatorOptions};
-use crate::transport::grpc::{GrpcSettings, GrpcTransport};
-use crate::transport::json::{JsonSettings, JsonTransport};
-use crate::transport::{TransportError, Uploader};
+use crate::gcs::auth::{Auth, CredentialEnv};
+use crate::gcs::transport::grpc::{GrpcSettings, GrpcTransport};
+use crate::gcs::transport::json::{JsonSettings, JsonTransport};
+use crate::gcs::transport::{TransportError, Uploader};
 use std::sync::Arc;
 
 pub const GCS_JSON_URL: &str = "https://storage.googleapis.com";
@@ -81,7 +81,7 @@ impl TargetInfo {
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error("{0}")]
-    Auth(#[from] crate::auth::AuthError),
+    Auth(#[from] crate::gcs::auth::AuthError),
     #[error("{0}")]
     Transport(#[from] TransportError),
     #[error("could not start the built-in emulator: {0}")]

@@ -1,9 +1,9 @@
 //! The untimed warmup: one upload per transport, deleted at once.
 
 use super::{Runner, Stop};
-use crate::events::RunEvent;
-use crate::payload::Payload;
-use crate::transport::object_name;
+use crate::gcs::events::RunEvent;
+use crate::gcs::payload::Payload;
+use crate::gcs::transport::object_name;
 
 impl Runner<'_> {
     /// One untimed upload per transport, deleted at once.

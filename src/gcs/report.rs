@@ -1,23 +1,13 @@
 //! A finished run, and its three renderings: the original tool's table, JSON
 //! (stable field names) and CSV (one row per object).
 
-use crate::compare::{Comparison, compare};
 use crate::config::BenchConfig;
-use crate::stats::{ObjectSample, RoundSample, TransportSummary};
-use crate::target::TargetInfo;
+use crate::engine::compare::Comparison;
+pub use crate::engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+use crate::gcs::stats::compare;
+use crate::gcs::stats::{ObjectSample, RoundSample, TransportSummary};
+use crate::gcs::target::TargetInfo;
 use crate::units::{RateUnit, format_seconds, format_size};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunOutcome {
-    /// The schedule ran to its end and every upload finished.
-    Completed,
-    /// The schedule ran to its end, but some uploads failed (exit 1).
-    CompletedWithErrors,
-    Cancelled,
-    TimedOut,
-    FailedFast,
-}
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cleanup {
@@ -26,35 +16,6 @@ pub struct Cleanup {
     pub left: Vec<String>,
     /// Objects kept on purpose (`--cleanup=false`).
     pub kept: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Tool {
-    pub name: String,
-    pub version: String,
-}
-
-/// Where the run ran, for reading a report later.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Host {
-    pub os: String,
-    pub kernel: String,
-    pub arch: String,
-    pub cpus: usize,
-    pub directpath: String,
-}
-
-impl Host {
-    pub fn here() -> Self {
-        Self {
-            os: std::env::consts::OS.to_string(),
-            kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string(),
-            arch: std::env::consts::ARCH.into(),
-            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            directpath: "not used: DirectPath needs xDS and ALTS, which tonic lacks; gRPC goes to the public endpoint"
-                .into(),
-        }
-    }
 }
 
 /// Serialized as `run --format json` prints it, and read back (the app's
@@ -220,7 +181,7 @@ pub const TABLE_FOOTNOTE: &str =
 
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
-fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
+fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
     let name = t.transport.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
@@ -270,17 +231,6 @@ fn transport_lines(t: &crate::stats::TransportSummary, unit: RateUnit) -> Vec<St
     lines
 }
 
-/// `1 retry`, `2 retries`, `0 objects`.
-pub fn plural(count: usize, noun: &str) -> String {
-    // retry -> retries, but key -> keys: only a consonant before the y changes it.
-    let consonant_y = noun.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'i', 'o', 'u']));
-    match (count, consonant_y) {
-        (1, _) => format!("1 {noun}"),
-        (_, Some(stem)) => format!("{count} {stem}ies"),
-        _ => format!("{count} {noun}s"),
-    }
-}
-
 fn outcome_sentence(outcome: RunOutcome, failed: usize, uploads: usize, timeout: std::time::Duration) -> String {
     let failures = if failed > 0 { format!("; {} of {uploads} uploads failed", failed) } else { String::new() };
     match outcome {
@@ -327,43 +277,12 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Rows as text columns: the first left-aligned, the rest right-aligned.
-pub fn aligned(rows: &[Vec<String>]) -> String {
-    let columns = rows.first().map_or(0, Vec::len);
-    let widths: Vec<usize> =
-        (0..columns).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-pub fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
-    fn plurals_read_right() {
-        assert_eq!(super::plural(1, "retry"), "1 retry");
-        assert_eq!(super::plural(2, "retry"), "2 retries");
-        assert_eq!(super::plural(0, "connection"), "0 connections");
-        assert_eq!(super::plural(3, "key"), "3 keys");
-    }
-
-    #[test]
     fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         use crate::config::TransportKind::Json;
-        use crate::stats::*;
+        use crate::gcs::stats::*;
         let round = RoundSample {
             transport: Json,
             round: 0,
@@ -384,7 +303,7 @@ mod tests {
             elapsed_s: 1.0,
             ok: true,
             error: None,
-            phases: crate::transport::Phases::default(),
+            phases: crate::gcs::transport::Phases::default(),
             retries: 1,
             resumes: 0,
             resent_bytes: 65536,
@@ -395,11 +314,5 @@ mod tests {
             line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),
             "{line}"
         );
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(super::csv_field("plain"), "plain");
-        assert_eq!(super::csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
     }
 }

@@ -3,13 +3,13 @@
 //! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
 
 use crate::config::{BenchConfig, TransportKind};
-use crate::events::{Phase, RunEvent};
-use crate::netstat::{self, Counted, WireCounter};
-use crate::payload::Payload;
-use crate::report::{RunOutcome, RunReport};
-use crate::stats::{self, Accounting, ObjectSample, RoundSample};
-use crate::target::Connected;
-use crate::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
+use crate::engine::netstat::{self, Counted, WireCounter};
+use crate::gcs::events::{Phase, RunEvent};
+use crate::gcs::payload::Payload;
+use crate::gcs::report::{RunOutcome, RunReport};
+use crate::gcs::stats::{self, Accounting, ObjectSample, RoundSample};
+use crate::gcs::target::Connected;
+use crate::gcs::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -120,7 +120,7 @@ impl<'a> Runner<'a> {
     }
 
     pub async fn run(mut self) -> RunReport {
-        let started_at = crate::emulator::json_wire::rfc3339(std::time::SystemTime::now());
+        let started_at = crate::units::rfc3339(std::time::SystemTime::now());
         self.emit(RunEvent::Started {
             run_id: self.run_id.clone(),
             target: self.connected.info.describe(),
@@ -197,10 +197,10 @@ impl<'a> Runner<'a> {
         let meter = self.meters.entry(kind).or_default();
         meter.wire.sample(&sockets);
         meter.retransmitted.sample(&sockets);
-        let cpu_before = crate::cpu::client_seconds();
+        let cpu_before = crate::engine::cpu::client_seconds();
         let round_start = self.at_s();
         let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
-        let cpu_s = crate::cpu::client_seconds() - cpu_before;
+        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
         let sockets = netstat::client_sockets(port);
         let meter = self.meters.entry(kind).or_default();
         let wire_bytes = meter.wire.sample(&sockets);

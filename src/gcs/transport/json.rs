@@ -8,9 +8,9 @@ use super::{
     CountConnections, CreatedObject, MESSAGE_BYTES, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest,
     Uploader, back_off_or_fail, crc32c_in_background, stall_guard, with_retries,
 };
-use crate::auth::Auth;
 use crate::config::{JsonHttp, TransportKind};
-use crate::payload::crc32c_base64;
+use crate::gcs::auth::Auth;
+use crate::gcs::payload::crc32c_base64;
 use futures::future::BoxFuture;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
@@ -176,7 +176,7 @@ impl JsonTransport {
             .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
             .header("content-length", end - offset)
             .header("content-type", CONTENT_TYPE);
-        let combine = |chunk_crc| crate::crc::combine(crc_before, chunk_crc, end - offset);
+        let combine = |chunk_crc| crate::gcs::crc::combine(crc_before, chunk_crc, end - offset);
         // The chunk's crc32c pass runs on another core while the chunk is
         // sent, except for the last chunk: it carries the whole object's
         // crc32c in its headers, so it waits for its pass.
@@ -281,7 +281,7 @@ impl Uploader for JsonTransport {
 
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
         Box::pin(async move {
-            let token = crate::runner::idempotency_token();
+            let token = crate::engine::schedule::idempotency_token();
             if self.settings.chunk_size == 0 || self.settings.chunk_size >= request.payload.size() {
                 self.upload_one_shot(&request, &token).await
             } else {

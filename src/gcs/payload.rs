@@ -73,7 +73,7 @@ impl Payload {
                 bounds.iter().map(|&(a, b)| scope.spawn(move || self.crc32c_one_pass(a, b))).collect();
             threads.into_iter().map(|t| t.join().expect("a crc32c pass does not panic")).collect()
         });
-        crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| crate::crc::combine(crc, *part, b - a))
+        crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| crate::gcs::crc::combine(crc, *part, b - a))
     }
 
     fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {

@@ -2,7 +2,7 @@
 //! with an exact length, recording how far it got for the progress ticker.
 
 use super::Progress;
-use crate::payload::Payload;
+use crate::gcs::payload::Payload;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::convert::Infallible;

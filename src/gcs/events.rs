@@ -3,8 +3,8 @@
 //! per byte, so no front end can slow the measurement down.
 
 use crate::config::TransportKind;
-use crate::report::RunReport;
-use crate::stats::{ObjectSample, RoundSample};
+use crate::gcs::report::RunReport;
+use crate::gcs::stats::{ObjectSample, RoundSample};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Phase {

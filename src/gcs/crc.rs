@@ -65,7 +65,7 @@ mod tests {
 
     #[test]
     fn combining_equals_one_pass_over_both() {
-        let bytes = crate::payload::random_bytes(5000, 11);
+        let bytes = crate::gcs::payload::random_bytes(5000, 11);
         for split in [0, 1, 7, 8, 255, 2048, 4999, 5000] {
             let (a, b) = bytes.split_at(split);
             let joined = combine(crc32c::crc32c(a), crc32c::crc32c(b), b.len() as u64);

@@ -2,7 +2,7 @@
 //! plain lines otherwise (so logs of CI jobs stay readable).
 
 use crate::config::TransportKind;
-use crate::events::{Phase, RunEvent};
+use crate::gcs::events::{Phase, RunEvent};
 use crate::units::{RateUnit, format_seconds, format_size, mib_per_second};
 use std::collections::BTreeMap;
 use std::io::Write;

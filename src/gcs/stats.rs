@@ -2,7 +2,7 @@
 //! between transports. No clocks, no I/O: easy to check by hand.
 
 use crate::config::TransportKind;
-use crate::transport::Phases;
+use crate::gcs::transport::Phases;
 use crate::units::{GIB, mib_per_second};
 
 /// One round of one transport: `concurrency` objects uploaded at once.
@@ -27,15 +27,7 @@ pub struct RoundSample {
     pub retransmitted_bytes: u64,
 }
 
-/// Rounds are counted from 1 wherever people read them.
-pub fn one_based<S: serde::Serializer>(round: &u32, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u32(round + 1)
-}
-
-pub fn from_one_based<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let round = <u32 as serde::Deserialize>::deserialize(d)?;
-    round.checked_sub(1).ok_or_else(|| serde::de::Error::custom("rounds count from 1"))
-}
+use crate::engine::report::{from_one_based, one_based};
 
 /// One object upload.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -184,6 +176,30 @@ pub fn summarize(
         wire_retransmitted_bytes,
         peers: accounting.peers,
     }
+}
+
+impl crate::engine::compare::PairedRound for RoundSample {
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    fn index(&self) -> u32 {
+        self.round
+    }
+
+    fn rate(&self) -> Option<f64> {
+        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
+    }
+}
+
+/// Compares the first two transports; `None` unless two were run. A winner
+/// is named only from `MIN_PAIRS` or more complete pairs of rounds.
+pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<crate::engine::compare::Comparison> {
+    let [a, b] = summaries else { return None };
+    crate::engine::compare::compare_rates(
+        [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)],
+        rounds,
+    )
 }
 
 /// MiB/s, or `None` when nothing was timed.

@@ -9,8 +9,8 @@ use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
     back_off_or_fail, crc32c_in_background, root_cause, stall_guard, with_retries,
 };
-use crate::auth::Auth;
 use crate::config::TransportKind;
+use crate::gcs::auth::Auth;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;

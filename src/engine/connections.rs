@@ -1,5 +1,6 @@
 //! Counts connections as a connector opens them: a tower layer over
-//! reqwest's connector, and a wrapper around tonic's.
+//! reqwest's connector, and a wrapper around tonic's; and the error a failed
+//! connection is said by.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,4 +42,15 @@ where
         self.opened.fetch_add(1, Ordering::Relaxed);
         self.inner.call(request)
     }
+}
+
+/// The innermost error of a chain: the one that says what actually failed.
+pub fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
+    }
+    cause
 }

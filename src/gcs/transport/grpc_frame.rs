@@ -67,7 +67,7 @@ mod tests {
 
     #[test]
     fn frames_decode_to_the_same_message() {
-        let content = crate::payload::random_bytes(2 << 20, 3);
+        let content = crate::gcs::payload::random_bytes(2 << 20, 3);
         let messages = [
             pb::BidiWriteObjectRequest {
                 first_message: Some(FirstMessage::UploadId("abc".into())),
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn the_content_is_not_copied() {
-        let content = crate::payload::random_bytes(1 << 20, 4);
+        let content = crate::gcs::payload::random_bytes(1 << 20, 4);
         let message = pb::BidiWriteObjectRequest {
             data: Some(Data::ChecksummedData(pb::ChecksummedData { content: content.clone(), crc32c: None })),
             ..Default::default()

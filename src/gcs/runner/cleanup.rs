@@ -3,8 +3,8 @@
 //! are deleted, by name and generation.
 
 use super::Runner;
-use crate::events::{Phase, RunEvent};
-use crate::report::Cleanup;
+use crate::gcs::events::{Phase, RunEvent};
+use crate::gcs::report::Cleanup;
 use futures::StreamExt;
 use std::collections::BTreeSet;
 use std::time::Duration;

@@ -9,7 +9,6 @@
 //! as percent.
 
 use crate::config::TransportKind;
-use crate::stats::{RoundSample, TransportSummary};
 use crate::units::RateUnit;
 
 pub const METHOD: &str = "95% t interval on per-pair log throughput ratios";
@@ -47,27 +46,6 @@ pub trait PairedRound {
     fn index(&self) -> u32;
     /// Work per second, when the round completed every request.
     fn rate(&self) -> Option<f64>;
-}
-
-impl PairedRound for RoundSample {
-    fn transport(&self) -> TransportKind {
-        self.transport
-    }
-
-    fn index(&self) -> u32 {
-        self.round
-    }
-
-    fn rate(&self) -> Option<f64> {
-        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
-    }
-}
-
-/// Compares the first two transports; `None` unless two were run. A winner
-/// is named only from `MIN_PAIRS` or more complete pairs of rounds.
-pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<Comparison> {
-    let [a, b] = summaries else { return None };
-    compare_rates([(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)], rounds)
 }
 
 /// The verdict from each transport's overall rate (work / time over its
@@ -223,6 +201,7 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gcs::stats::{RoundSample, TransportSummary, compare};
     use TransportKind::{Grpc, Json};
 
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
@@ -239,7 +218,7 @@ mod tests {
     }
 
     fn summary(transport: TransportKind, rounds: &[RoundSample]) -> TransportSummary {
-        crate::stats::summarize(transport, 1 << 20, rounds, &[], Default::default())
+        crate::gcs::stats::summarize(transport, 1 << 20, rounds, &[], Default::default())
     }
 
     fn compared(json: &[f64], grpc: &[f64]) -> Comparison {

@@ -1,6 +1,6 @@
 //! How far a batch of uploads has really got, for the live view.
 
-use crate::netstat::{self, WireCounter};
+use crate::engine::netstat::{self, WireCounter};
 
 /// Live progress counts bytes that crossed the link: the payload handed to
 /// the transport, but never more than the peer's kernel has acknowledged on
