@@ -7,6 +7,7 @@ pub mod emulator;
 pub mod engine;
 pub mod etcd;
 pub mod gcs;
+pub mod launch;
 pub mod malloc;
 pub mod signals;
 pub mod tls;

@@ -5,8 +5,8 @@ use clap::{CommandFactory, FromArgMatches};
 use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, EtcdArgs, EtcdCommand, Format, RunArgs};
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
+use gcs_speed_tui::gcs::progress;
 use gcs_speed_tui::gcs::runner::{Ledger, Runner};
-use gcs_speed_tui::gcs::{progress, target};
 use gcs_speed_tui::signals::{self, Interrupt};
 use gcs_speed_tui::units;
 use std::io::{IsTerminal, Write};
@@ -100,7 +100,7 @@ async fn run(args: RunArgs) -> ExitCode {
     for note in &config.notes {
         eprintln!("note: {note}");
     }
-    let connected = match target::connect(&config).await {
+    let connected = match gcs_speed_tui::launch::connect(&config).await {
         Ok(connected) => connected,
         Err(error) => return usage_error(error),
     };

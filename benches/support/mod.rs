@@ -6,7 +6,6 @@
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
 use gcs_speed_tui::gcs::runner::Runner;
-use gcs_speed_tui::gcs::target;
 use std::time::Instant;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -106,7 +105,7 @@ pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measur
         ..Options::default()
     };
     let config = options.validate(&Environment::default()).unwrap();
-    let connected = target::connect(&config).await.unwrap();
+    let connected = gcs_speed_tui::launch::connect(&config).await.unwrap();
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let emulator_before = gcs_speed_tui::engine::cpu::emulator_seconds();

@@ -1,8 +1,8 @@
-//! Turning a configuration's target into connected transports: start the
-//! built-in emulator, find credentials for GCS, connect, check the bucket.
+//! Turning a configuration's target into connected transports: find
+//! credentials for GCS, connect, check the bucket. The built-in emulator is
+//! started by the front ends (`crate::launch`), never from here.
 
 use crate::config::{BenchConfig, Target, TransportKind};
-use crate::emulator::{Emulator, EmulatorOptions};
 use crate::gcs::auth::{Auth, CredentialEnv};
 use crate::gcs::transport::grpc::{GrpcSettings, GrpcTransport};
 use crate::gcs::transport::json::{JsonSettings, JsonTransport};
@@ -88,12 +88,12 @@ pub enum SetupError {
     Emulator(std::io::Error),
 }
 
-/// Transports ready to upload, and the emulator they talk to if it is ours.
+/// Transports ready to upload, and the server they talk to if it is ours.
 pub struct Connected {
     pub info: TargetInfo,
     pub uploaders: Vec<Arc<dyn Uploader>>,
-    /// Kept alive for the run; dropped (shut down) with it.
-    pub emulator: Option<Emulator>,
+    /// The built-in emulator, kept alive for the run; dropped (shut down) with it.
+    pub server: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Connected {
@@ -102,21 +102,21 @@ impl Connected {
     }
 }
 
-pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
-    let (emulator, json_url, grpc_url, auth) = match &config.target {
+/// Connects to the configured target; `built_in` is the JSON and gRPC URLs
+/// of the built-in emulator when the front end started one.
+pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -> Result<Connected, SetupError> {
+    let (json_url, grpc_url, auth) = match &config.target {
         Target::BuiltIn => {
-            let options = EmulatorOptions { faults: config.emulator_faults.clone(), ..EmulatorOptions::default() };
-            let emulator = Emulator::start(options).await.map_err(SetupError::Emulator)?;
-            let json = emulator.json_url();
-            let grpc = format!("http://{}", emulator.grpc_addr());
-            (Some(emulator), Some(json), Some(grpc), Auth::none())
+            let (json, grpc) =
+                built_in.ok_or_else(|| SetupError::Emulator(std::io::Error::other("it was not started")))?;
+            (Some(json), Some(grpc), Auth::none())
         }
-        Target::Endpoint { json_url, grpc_url } => (None, json_url.clone(), grpc_url.clone(), Auth::none()),
+        Target::Endpoint { json_url, grpc_url } => (json_url.clone(), grpc_url.clone(), Auth::none()),
         Target::Gcs => {
             let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
             // Fail now, with the source named, rather than on the first upload.
             auth.bearer().await?;
-            (None, Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string()), auth)
+            (Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string()), auth)
         }
     };
     let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
@@ -166,5 +166,5 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
         credentials: auth.source().to_string(),
         emulator_fault: config.emulator_fault.clone(),
     };
-    Ok(Connected { info, uploaders, emulator })
+    Ok(Connected { info, uploaders, server: None })
 }

@@ -11,7 +11,6 @@ pub mod ui;
 use crate::config::{Environment, Options};
 use crate::gcs::events::RunEvent;
 use crate::gcs::runner::Runner;
-use crate::gcs::target;
 use app::{App, Effect, Message};
 use futures::StreamExt;
 use ratatui::DefaultTerminal;
@@ -170,7 +169,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
 }
 
 async fn run(config: crate::config::BenchConfig, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) {
-    match target::connect(&config).await {
+    match crate::launch::connect(&config).await {
         Ok(connected) => {
             Runner::new(config, &connected, events, cancel).run().await;
         }

@@ -7,7 +7,6 @@ use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
 use gcs_speed_tui::gcs::events::RunEvent;
 use gcs_speed_tui::gcs::report::RunReport;
 use gcs_speed_tui::gcs::runner::Runner;
-use gcs_speed_tui::gcs::target;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
@@ -57,7 +56,7 @@ pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunR
 /// Runs to the end and keeps every event the runner sent.
 pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (RunReport, Vec<RunEvent>) {
     let config = options.validate(&Environment::default()).expect("valid options");
-    let connected = target::connect(&config).await.expect("connects");
+    let connected = gcs_speed_tui::launch::connect(&config).await.expect("connects");
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move {
         let mut seen = Vec::new();
