@@ -31,7 +31,13 @@ fn main() -> ExitCode {
         }
     };
     gcs_speed_tui::malloc::keep_freed_memory();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) = &cli.command {
+        // Small requests cost more in thread hand-offs than in work: fewer
+        // threads leave etcd (on loopback) its share of the cores.
+        builder.worker_threads(args.client_threads());
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");

@@ -92,6 +92,10 @@ pub struct EtcdRunArgs {
     #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
           default_missing_value = "true", action = ArgAction::Set, value_parser = crate::units::parse_bool)]
     pub cleanup: bool,
+    /// Threads the client runs on (default: half the CPUs, at least one, so
+    /// that etcd on the same machine keeps the other half).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub client_threads: Option<u16>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -113,6 +117,7 @@ pub struct EtcdConfig {
     pub sequential_keys: bool,
     pub prefix: String,
     pub schedule: Schedule,
+    pub client_threads: usize,
     pub warmup: bool,
     pub cleanup: bool,
     pub notes: Vec<String>,
@@ -128,6 +133,11 @@ fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigE
 }
 
 impl EtcdRunArgs {
+    pub fn client_threads(&self) -> usize {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.client_threads.map_or((cpus / 2).max(1), usize::from)
+    }
+
     pub fn validate(&self) -> Result<EtcdConfig, ConfigError> {
         let mut notes = Vec::new();
         let endpoints: Vec<String> = self
@@ -212,6 +222,7 @@ impl EtcdRunArgs {
             sequential_keys: self.sequential_keys,
             prefix,
             schedule,
+            client_threads: self.client_threads(),
             warmup: self.warmup,
             cleanup: self.cleanup,
             notes,

@@ -36,6 +36,7 @@ pub struct EtcdSettings {
     pub transports: Vec<TransportKind>,
     pub iterations: u32,
     pub warmup: bool,
+    pub client_threads: usize,
 }
 
 /// The verdict, in operations per second.
@@ -137,6 +138,7 @@ impl EtcdReport {
                 transports: config.schedule.transports.clone(),
                 iterations: config.schedule.iterations,
                 warmup: config.warmup,
+                client_threads: config.client_threads,
             },
             transports,
             comparison,
@@ -199,13 +201,14 @@ impl EtcdReport {
         let c = &self.config;
         let watch = c.mode == Mode::Watch;
         let mut out = format!(
-            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values\n\n",
+            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values, client on {}\n\n",
             mode_name(c.mode),
             c.endpoints.join(","),
             plural(c.clients as usize, "client"),
             c.requests,
             c.key_size,
-            c.value_size
+            c.value_size,
+            plural(c.client_threads, "thread")
         );
         let (rate, delay) = if watch { ("Events/s", "delivery") } else { ("Ops/s", "latency") };
         let header = ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"];

@@ -34,6 +34,15 @@ impl Etcd {
 
     /// With certificates: https only, and client certificates required.
     pub fn start_with(tls: Option<&Certificates>) -> Etcd {
+        Self::launch(tls, false)
+    }
+
+    /// As a real deployment runs it: every write fsynced (for benchmarks).
+    pub fn start_durable() -> Etcd {
+        Self::launch(None, true)
+    }
+
+    fn launch(tls: Option<&Certificates>, fsync: bool) -> Etcd {
         let dir = tempfile::tempdir().unwrap();
         let (client, peer) = (free_port(), free_port());
         let scheme = if tls.is_some() { "https" } else { "http" };
@@ -45,10 +54,12 @@ impl Etcd {
             .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
             .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
             .args(["--initial-cluster", &format!("default={peer_url}")])
-            // Tests only: a real benchmark keeps fsync (see README).
-            .arg("--unsafe-no-fsync")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.path().join("etcd.log")).unwrap());
+        if !fsync {
+            // Tests only: a real benchmark keeps fsync (see README).
+            command.arg("--unsafe-no-fsync");
+        }
         let mut ctl_flags = vec![format!("--endpoints={url}")];
         if let Some(tls) = tls {
             command
