@@ -162,12 +162,20 @@ pub struct BenchArgs {
     pub rate_unit: String,
 }
 
-/// The `--help` text of a benchmark option, by its field name (`chunk_size`),
-/// so the app's form explains each field in the same words as the CLI.
-pub fn help_for(field: &str) -> Option<String> {
+/// The `--help` text of a benchmark option, by its field name (`chunk_size`)
+/// in `run` (or `etcd run`), so the app's form explains each field in the
+/// same words as the CLI.
+pub fn help_for(field: &str, etcd: bool) -> Option<String> {
     use clap::CommandFactory;
+    if field == "target" {
+        return Some(
+            "What to benchmark: gcs (uploads, JSON API against gRPC) or etcd (puts, ranges, watches: HTTP gateway against gRPC)"
+                .into(),
+        );
+    }
     let command = Cli::command();
-    let run = command.find_subcommand("run")?;
+    let run =
+        if etcd { command.find_subcommand("etcd")?.find_subcommand("run")? } else { command.find_subcommand("run")? };
     let arg = run.get_arguments().find(|a| a.get_id() == field)?;
     arg.get_help().map(|help| help.to_string())
 }
@@ -240,6 +248,8 @@ impl BenchArgs {
             fail_fast: self.fail_fast,
             emulator_fault: self.emulator_fault.clone(),
             rate_unit: self.rate_unit.clone(),
+            target: "gcs".into(),
+            etcd: Default::default(),
         }
     }
 }
@@ -312,12 +322,14 @@ mod tests {
 
     #[test]
     fn every_form_field_has_the_flags_help() {
-        for field in &crate::tui::form::FIELDS {
-            let help = help_for(field.key).unwrap_or_else(|| panic!("no --help text for {}", field.key));
-            assert!(help.len() > 10, "{}: {help}", field.key);
+        for (fields, etcd) in [(&crate::tui::form::FIELDS[..], false), (&crate::tui::form::ETCD_FIELDS[..], true)] {
+            for field in fields {
+                let help = help_for(field.key, etcd).unwrap_or_else(|| panic!("no --help text for {}", field.key));
+                assert!(help.len() > 10, "{}: {help}", field.key);
+            }
         }
         assert_eq!(
-            help_for("chunk_size").unwrap(),
+            help_for("chunk_size", false).unwrap(),
             "Resumable chunk size, rounded up to 256 KiB; 0 = one request per object"
         );
     }

@@ -208,6 +208,11 @@ impl RateUnit {
         }
     }
 
+    /// MiB/s, MB/s or Gbit/s (kept in MiB/s), not a count of requests.
+    pub fn is_throughput(self) -> bool {
+        !matches!(self, RateUnit::Ops | RateUnit::Events)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             RateUnit::Ops => "ops/s",

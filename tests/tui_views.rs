@@ -9,6 +9,7 @@ use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize
 use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
+use gcs_speed_tui::tui::finished::Finished;
 use gcs_speed_tui::tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -118,8 +119,8 @@ fn form_valid() {
 #[test]
 fn form_invalid_shows_the_cli_sentence_and_refuses_to_run() {
     let mut app = app();
-    for _ in 0..2 {
-        press(&mut app, KeyCode::Down);
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Down); // to Object size, below Target and Bucket
     }
     press(&mut app, KeyCode::Enter);
     app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
@@ -281,7 +282,7 @@ fn history_compares_two_runs() {
     press(&mut app, KeyCode::Char(' '));
     press(&mut app, KeyCode::Down);
     let (base, other) = app.history.pair().unwrap();
-    assert_eq!((base.run_id.as_str(), other.run_id.as_str()), ("20261130-060000-aaaa", "20261130-061000-bbbb"));
+    assert_eq!((base.run_id(), other.run_id()), ("20261130-060000-aaaa", "20261130-061000-bbbb"));
     insta::assert_snapshot!(three_sizes(&app));
 }
 
@@ -351,19 +352,23 @@ fn runs_are_kept_across_sessions_bounded() {
     use gcs_speed_tui::tui::persist::{HISTORY_LIMIT, load_runs_from, save_run_in};
     let dir = tempfile::tempdir().unwrap();
     let first = report("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]);
+    let first = Finished::Gcs(Box::new(first));
     save_run_in(dir.path(), &first).unwrap();
     let text = std::fs::read_to_string(dir.path().join("20261130-060000-aaaa.json")).unwrap();
     assert_eq!(text, first.to_json() + "\n", "the same JSON as export");
     let loaded = load_runs_from(dir.path());
     let mut expected = first.clone();
-    expected.config.notes.clear(); // said at the start of a run, not kept in reports
+    if let Finished::Gcs(report) = &mut expected {
+        report.config.notes.clear(); // said at the start of a run, not kept in reports
+    }
     assert_eq!(loaded, [expected], "read back whole");
     for i in 1..=HISTORY_LIMIT {
-        save_run_in(dir.path(), &report(&format!("20261130-06{:04}-bbbb", i), [1.0; 3], [1.0; 3])).unwrap();
+        let kept = Finished::Gcs(Box::new(report(&format!("20261130-06{:04}-bbbb", i), [1.0; 3], [1.0; 3])));
+        save_run_in(dir.path(), &kept).unwrap();
     }
     let loaded = load_runs_from(dir.path());
     assert_eq!(loaded.len(), HISTORY_LIMIT);
-    assert_ne!(loaded[0].run_id, first.run_id, "the oldest went first");
+    assert_ne!(loaded[0].run_id(), first.run_id(), "the oldest went first");
 
     let mut app = App::with_history(
         Options::default(),

@@ -125,7 +125,7 @@ pub mod schedule;
 mod seconds_serde;
 mod target_choice;
 
-pub use options::Options;
+pub use options::{EtcdOptions, Options};
 use schedule::{Schedule, ScheduleText};
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};

@@ -45,6 +45,55 @@ pub struct Options {
     pub emulator_fault: String,
     /// The unit throughput is shown in: MiB/s, MB/s or Gbit/s.
     pub rate_unit: String,
+    /// What the app benchmarks: `gcs` (uploads) or `etcd`.
+    pub target: String,
+    /// The etcd target's own options (the schedule's are the fields above).
+    pub etcd: EtcdOptions,
+}
+
+/// `etcd run`'s own options as typed in the app's form.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct EtcdOptions {
+    pub endpoints: String,
+    pub mode: String,
+    pub clients: String,
+    pub requests: String,
+    pub conns: String,
+    pub key_size: String,
+    pub value_size: String,
+    pub key_space: String,
+    pub sequential_keys: bool,
+    pub user: String,
+    /// Never remembered.
+    #[serde(skip)]
+    pub password: String,
+    pub cacert: String,
+    pub cert: String,
+    pub key: String,
+    pub prefix: String,
+}
+
+impl Default for EtcdOptions {
+    fn default() -> Self {
+        Self {
+            endpoints: "http://127.0.0.1:2379".into(),
+            mode: "put".into(),
+            clients: "10".into(),
+            requests: "8000".into(),
+            conns: "1".into(),
+            key_size: "8".into(),
+            value_size: "256".into(),
+            key_space: "10000".into(),
+            sequential_keys: false,
+            user: String::new(),
+            password: String::new(),
+            cacert: String::new(),
+            cert: String::new(),
+            key: String::new(),
+            prefix: "gcs-speed-tui".into(),
+        }
+    }
 }
 
 impl Default for Options {
@@ -80,6 +129,8 @@ impl Default for Options {
             fail_fast: false,
             emulator_fault: String::new(),
             rate_unit: "MiB/s".into(),
+            target: "gcs".into(),
+            etcd: EtcdOptions::default(),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 /// How to reach the cluster, the same for both transports.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reach {
     /// `http://127.0.0.1:2379` or `https://...`; requests go round-robin.
     pub endpoints: Vec<String>,

@@ -52,6 +52,7 @@ pub struct EtcdRunArgs {
     /// User to authenticate as (with --password), on both transports.
     #[arg(long, value_name = "NAME")]
     pub user: Option<String>,
+    /// The user's password (or set ETCD_PASSWORD, kept out of shell history).
     #[arg(long, value_name = "PASSWORD", env = "ETCD_PASSWORD", hide_env_values = true)]
     pub password: Option<String>,
     /// CA certificate (PEM) that signed the members' certificates, for https endpoints.
@@ -105,7 +106,7 @@ pub struct EtcdRunArgs {
 }
 
 /// A validated etcd run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EtcdConfig {
     pub reach: Reach,
     pub mode: Mode,
@@ -133,6 +134,41 @@ fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigE
 }
 
 impl EtcdRunArgs {
+    /// The app's form as `etcd run` flags: the schedule's fields are shared
+    /// with the GCS target's, the rest are etcd's own.
+    pub fn from_form(o: &crate::config::Options) -> Self {
+        let e = &o.etcd;
+        let given = |text: &str| Some(text.trim().to_string()).filter(|t| !t.is_empty());
+        Self {
+            endpoints: e.endpoints.clone(),
+            mode: <Mode as ValueEnum>::from_str(&e.mode, true).unwrap_or(Mode::Put),
+            clients: e.clients.clone(),
+            requests: e.requests.clone(),
+            conns: e.conns.clone(),
+            key_size: e.key_size.clone(),
+            value_size: e.value_size.clone(),
+            key_space: e.key_space.clone(),
+            sequential_keys: e.sequential_keys,
+            user: given(&e.user),
+            password: given(&e.password),
+            cacert: given(&e.cacert).map(PathBuf::from),
+            cert: given(&e.cert).map(PathBuf::from),
+            key: given(&e.key).map(PathBuf::from),
+            prefix: e.prefix.clone(),
+            transports: o.transports.clone(),
+            iterations: o.iterations.clone(),
+            duration: o.duration.clone(),
+            until_stable: o.until_stable.clone(),
+            order: o.order.clone(),
+            warmup: o.warmup,
+            timeout: o.timeout.clone(),
+            cleanup: o.cleanup,
+            client_threads: None,
+            format: Format::Table,
+            output: None,
+        }
+    }
+
     pub fn client_threads(&self) -> usize {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.client_threads.map_or((cpus / 2).max(1), usize::from)

@@ -78,7 +78,7 @@ impl Verdict {
     }
 }
 
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EtcdReport {
     pub tool: Tool,
     pub environment: Host,
@@ -197,11 +197,11 @@ impl EtcdReport {
         out
     }
 
-    pub fn to_table(&self) -> String {
+    /// The line above the table: what ran, where.
+    pub fn heading(&self) -> String {
         let c = &self.config;
-        let watch = c.mode == Mode::Watch;
-        let mut out = format!(
-            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values, client on {}\n\n",
+        format!(
+            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values, client on {}",
             mode_name(c.mode),
             c.endpoints.join(","),
             plural(c.clients as usize, "client"),
@@ -209,63 +209,88 @@ impl EtcdReport {
             c.key_size,
             c.value_size,
             plural(c.client_threads, "thread")
-        );
-        let (rate, delay) = if watch { ("Events/s", "delivery") } else { ("Ops/s", "latency") };
-        let header = ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"];
-        let mut rows = vec![header.map(String::from).to_vec()];
+        )
+    }
+
+    /// The table's header, shared by the text table and the app.
+    pub fn table_headers(&self) -> [&'static str; 10] {
+        let rate = if self.config.mode == Mode::Watch { "Events/s" } else { "Ops/s" };
+        ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"]
+    }
+
+    /// The table's cells, shared by the text table and the app.
+    pub fn table_rows(&self) -> Vec<Vec<String>> {
         let ms = |v: Option<f64>| v.map(format_ms).unwrap_or_else(|| "-".into());
-        for t in &self.transports {
-            rows.push(vec![
-                t.transport.name().into(),
-                t.protocol.clone(),
-                t.runs.to_string(),
-                t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
-                ms(t.latency.p50_ms),
-                ms(t.latency.p90_ms),
-                ms(t.latency.p99_ms),
-                ms(t.latency.p999_ms),
-                t.connections.to_string(),
-                t.errors.to_string(),
-            ]);
+        self.transports
+            .iter()
+            .map(|t| {
+                vec![
+                    t.transport.name().into(),
+                    t.protocol.clone(),
+                    t.runs.to_string(),
+                    t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
+                    ms(t.latency.p50_ms),
+                    ms(t.latency.p90_ms),
+                    ms(t.latency.p99_ms),
+                    ms(t.latency.p999_ms),
+                    t.connections.to_string(),
+                    t.errors.to_string(),
+                ]
+            })
+            .collect()
+    }
+
+    /// The verdict, or why there is none.
+    pub fn summary_line(&self) -> String {
+        match &self.comparison {
+            Some(verdict) => verdict.sentence.clone(),
+            None => format!("etcd {}: one transport, no comparison", mode_name(self.config.mode)),
         }
-        out += &aligned(&rows);
-        out.push('\n');
-        if let Some(verdict) = &self.comparison {
-            out += &verdict.sentence;
-            out.push('\n');
-        }
-        out += &if watch {
-            format!(
-                "p50-p99.9: {delay} per event from its put's answer, over the complete rounds (0 when the event came first)\n"
-            )
+    }
+
+    /// What the latencies mean, bytes and CPU per op, notes, outcome, cleanup.
+    pub fn footer_lines(&self) -> Vec<String> {
+        let watch = self.config.mode == Mode::Watch;
+        let mut lines = vec![if watch {
+            "p50-p99.9: delivery per event from its put's answer, over the complete rounds (0 when the event came first)"
+                .to_string()
         } else {
-            format!("p50-p99.9: {delay} per request, over the complete rounds\n")
-        };
-        for t in &self.transports {
-            out += &per_op_line(t, watch);
-            out.push('\n');
-        }
+            "p50-p99.9: latency per request, over the complete rounds".to_string()
+        }];
+        lines.extend(self.transports.iter().map(|t| per_op_line(t, watch)));
         if let [a, b] = self.transports.as_slice() {
-            out += &ratios_line(a, b);
+            lines.extend(ratios_line(a, b));
         }
-        for note in self.notes.iter().chain(&self.stopped_because) {
-            out += note;
-            out.push('\n');
-        }
+        lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
         if self.outcome != RunOutcome::Completed {
-            out += &format!("outcome: {}\n", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or(""));
+            lines.push(format!("outcome: {}", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or("")));
         }
-        out += &match (&self.cleanup.error, self.cleanup.kept) {
-            (Some(error), _) => format!("cleanup failed: {error}; the run's keys are under {}\n", self.cleanup.prefix),
-            (None, true) => format!("cleanup off: the run's keys are kept under {}\n", self.cleanup.prefix),
+        lines.push(match (&self.cleanup.error, self.cleanup.kept) {
+            (Some(error), _) => format!("cleanup failed: {error}; the run's keys are under {}", self.cleanup.prefix),
+            (None, true) => format!("cleanup off: the run's keys are kept under {}", self.cleanup.prefix),
             (None, false) => {
                 format!(
-                    "cleanup: deleted {} under {}\n",
+                    "cleanup: deleted {} under {}",
                     plural(self.cleanup.deleted as usize, "key"),
                     self.cleanup.prefix
                 )
             }
-        };
+        });
+        lines
+    }
+
+    pub fn to_table(&self) -> String {
+        let mut rows = vec![self.table_headers().map(String::from).to_vec()];
+        rows.extend(self.table_rows());
+        let mut out = format!("{}\n\n{}\n", self.heading(), aligned(&rows));
+        if self.comparison.is_some() {
+            out += &self.summary_line();
+            out.push('\n');
+        }
+        for line in self.footer_lines() {
+            out += &line;
+            out.push('\n');
+        }
         out
     }
 }
@@ -303,7 +328,7 @@ fn per_op_line(t: &EtcdSummary, watch: bool) -> String {
 }
 
 /// How the first transport's costs compare with the second's, per op.
-fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> String {
+fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> Option<String> {
     let ratio =
         |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| format!("{:.2}x", x / y));
     let wire = |t: &EtcdSummary| t.wire_sent_per_op.zip(t.wire_received_per_op).map(|(s, r)| s + r);
@@ -315,8 +340,6 @@ fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> String {
     .into_iter()
     .filter_map(|(what, r)| Some(format!("{what} {}", r?)))
     .collect();
-    if parts.is_empty() {
-        return String::new();
-    }
-    format!("per op, {} vs {}: {}\n", a.transport.name(), b.transport.name(), parts.join(", "))
+    (!parts.is_empty())
+        .then(|| format!("per op, {} vs {}: {}", a.transport.name(), b.transport.name(), parts.join(", ")))
 }

@@ -6,7 +6,7 @@ use crate::config::TransportKind;
 use crate::engine::compare::PairedRound;
 use hdrhistogram::Histogram;
 
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EtcdRound {
     pub transport: TransportKind,
     #[serde(

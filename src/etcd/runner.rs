@@ -11,14 +11,20 @@ use super::options::{EtcdConfig, Mode, WARMUP_REQUESTS};
 use super::report::{EtcdReport, KeysCleanup};
 use super::rounds::{EtcdRound, summarize};
 use super::watch::run_watch_round;
-use super::workload::{Keys, run_batch};
+use super::workload::{Keys, Work, run_batch};
 use crate::config::TransportKind;
 use crate::engine::report::RunOutcome;
 use crate::engine::{Rounds, Stop};
+use crate::gcs::events::{Phase, RunEvent};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+/// How often a round's progress is sent to the live view.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 pub struct EtcdRunner {
     config: EtcdConfig,
@@ -36,7 +42,10 @@ pub struct EtcdRunner {
     /// Why a round broke the watch check, first seen.
     broken: Option<String>,
     notes: Vec<String>,
-    progress: Box<dyn Fn(&str) + Send>,
+    progress: Box<dyn Fn(&str) + Send + Sync>,
+    /// The live feed for the app (GCS's event type: `bytes` are requests here).
+    events: Option<mpsc::Sender<RunEvent>>,
+    clock: Instant,
 }
 
 impl EtcdRunner {
@@ -45,7 +54,7 @@ impl EtcdRunner {
     pub async fn connect(
         config: EtcdConfig,
         cancel: CancellationToken,
-        progress: Box<dyn Fn(&str) + Send>,
+        progress: Box<dyn Fn(&str) + Send + Sync>,
     ) -> Result<Self, EtcdError> {
         let ports = config.reach.endpoints.iter().filter_map(|e| port_of(e)).collect();
         let mut wire = WireMeter::new(ports);
@@ -89,7 +98,36 @@ impl EtcdRunner {
             broken: None,
             notes: Vec::new(),
             progress,
+            events: None,
+            clock: Instant::now(),
         })
+    }
+
+    /// Sends progress, rounds and latencies to a front end as they happen.
+    pub fn with_events(mut self, events: mpsc::Sender<RunEvent>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    async fn emit(&self, event: RunEvent) {
+        if let Some(events) = &self.events {
+            // A front end that went away must not stop the run.
+            let _ = events.send(event).await;
+        }
+    }
+
+    fn at_s(&self) -> f64 {
+        self.clock.elapsed().as_secs_f64()
+    }
+
+    /// Said to the headless run's stderr and the app's status line.
+    async fn say(&self, line: String) {
+        (self.progress)(&line);
+        self.emit(RunEvent::Note(line)).await;
+    }
+
+    fn work(&self, keys: Arc<Keys>, clients: u32, requests: u32) -> Work {
+        Work { keys, value: self.value.clone(), clients, requests, done: Arc::new(AtomicU64::new(0)) }
     }
 
     fn run_prefix(&self) -> String {
@@ -107,14 +145,29 @@ impl EtcdRunner {
 
     pub async fn run(mut self) -> EtcdReport {
         let started_at = crate::units::rfc3339(std::time::SystemTime::now());
+        self.clock = Instant::now();
+        let schedule = &self.config.schedule;
+        let started = RunEvent::Started {
+            run_id: self.run_id.clone(),
+            target: format!("etcd at {} · keys under {}", self.config.reach.endpoints.join(","), self.run_prefix()),
+            rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
+        };
+        self.emit(started).await;
         let mut stop = self.prepare().await;
         let mut because = None;
         if stop.is_none() {
+            self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.measuring_since = Instant::now();
             let plan = self.config.schedule.clone();
             (stop, because) = crate::engine::measure(&mut self, &plan).await;
         }
+        if let Some(why) = &because {
+            self.emit(RunEvent::Note(why.clone())).await;
+        }
+        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let cleanup = self.clean_up().await;
+        let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
+        self.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
         let outcome = match stop {
             None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
             None => RunOutcome::Completed,
@@ -149,12 +202,11 @@ impl EtcdRunner {
     /// Range mode reads keys that must exist: the whole key space is put first.
     async fn prepare(&mut self) -> Option<Stop> {
         if self.config.mode == Mode::Range {
-            (self.progress)(&format!("writing the {} keys of the key space for range", self.config.key_space));
+            self.say(format!("writing the {} keys of the key space for range", self.config.key_space)).await;
             let keys = Arc::new(Keys { sequential: true, ..(*self.keys("")).clone() });
             let clients = self.config.clients.min(self.config.key_space);
-            let per_client = self.config.key_space.div_ceil(clients);
-            let seeding = run_batch(self.tool.clone(), Mode::Put, keys, self.value.clone(), clients, per_client);
-            let batch = match self.bounded(seeding).await {
+            let work = self.work(keys, clients, self.config.key_space.div_ceil(clients));
+            let batch = match self.bounded(run_batch(self.tool.clone(), Mode::Put, &work), None).await {
                 Ok(batch) => batch,
                 Err(stop) => return Some(stop),
             };
@@ -164,6 +216,7 @@ impl EtcdRunner {
             }
         }
         if self.config.warmup {
+            self.emit(RunEvent::Phase(Phase::Warmup)).await;
             for kind in self.config.schedule.transports.clone() {
                 (self.progress)(&format!("{} warmup", kind.name()));
                 let stop = self.round(kind, None).await.err();
@@ -175,12 +228,28 @@ impl EtcdRunner {
         None
     }
 
-    /// Waits for `work` unless the run is cancelled or out of time first.
-    async fn bounded<T>(&self, work: impl Future<Output = T>) -> Result<T, Stop> {
-        tokio::select! {
-            done = work => Ok(done),
-            () = self.cancel.cancelled() => Err(Stop::Cancelled),
-            () = tokio::time::sleep_until(self.deadline) => Err(Stop::TimedOut),
+    /// Waits for `work` unless the run is cancelled or out of time first;
+    /// meanwhile says how much of a round's work is done, every 100 ms.
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = T>,
+        round: Option<(TransportKind, Option<u32>, &Work)>,
+    ) -> Result<T, Stop> {
+        let mut tick = tokio::time::interval(PROGRESS_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                done = &mut work => return Ok(done),
+                () = self.cancel.cancelled() => return Err(Stop::Cancelled),
+                () = tokio::time::sleep_until(self.deadline) => return Err(Stop::TimedOut),
+                _ = tick.tick(), if round.is_some() && self.events.is_some() => {
+                    let Some((transport, round, work)) = round else { continue };
+                    let total = work.clients as u64 * work.requests as u64;
+                    let bytes = work.done.load(std::sync::atomic::Ordering::Relaxed);
+                    self.emit(RunEvent::Progress { transport, round, bytes, bytes_total: total, at_s: self.at_s() }).await;
+                }
+            }
         }
     }
 
@@ -196,17 +265,18 @@ impl EtcdRunner {
             Mode::Watch => self.keys(&below),
             _ => self.keys(""),
         };
+        let work = self.work(keys, self.config.clients, requests);
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
         let cpu_before = crate::engine::cpu::client_seconds();
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
         let started = Instant::now();
-        let clients = self.config.clients;
         let mut open_watch = None;
         let (ops, mut errors, mut first_error, latency, elapsed, broken) = match self.config.mode {
             Mode::Watch => {
-                let work = run_watch_round(&*kv, self.tool.clone(), keys, self.value.clone(), clients, requests);
-                match self.bounded(work).await? {
+                let watching = run_watch_round(&*kv, self.tool.clone(), &work);
+                match self.bounded(watching, Some((kind, round, &work))).await? {
                     Ok((w, open)) => {
                         open_watch = Some(open);
                         (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken)
@@ -215,8 +285,7 @@ impl EtcdRunner {
                 }
             }
             mode => {
-                let batch =
-                    self.bounded(run_batch(kv.clone(), mode, keys, self.value.clone(), clients, requests)).await?;
+                let batch = self.bounded(run_batch(kv.clone(), mode, &work), Some((kind, round, &work))).await?;
                 (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
             }
         };
@@ -235,12 +304,12 @@ impl EtcdRunner {
         };
         if let Some(error) = &first_error {
             let said = format!("{name}: {errors} failed, the first: {error}");
-            (self.progress)(&said);
+            self.say(said.clone()).await;
             self.notes.push(said);
         }
         if let Some(broken) = &broken {
             let said = format!("{name}: {broken}");
-            (self.progress)(&said);
+            self.say(said.clone()).await;
             self.broken.get_or_insert(said);
         }
         let Some(round) = round else { return Ok(()) };
@@ -253,6 +322,21 @@ impl EtcdRunner {
                 Mode::Watch => "events",
             };
             (self.progress)(&format!("{name}: {ops} {what} in {elapsed_s:.2} s, {:.0}/s", ops as f64 / elapsed_s));
+        }
+        let sample = crate::gcs::stats::RoundSample {
+            transport: kind,
+            round,
+            elapsed_s,
+            bytes: ops,
+            ok,
+            cpu_s,
+            wire_bytes: wire.sent + wire.received,
+            retransmitted_bytes: 0,
+        };
+        self.emit(RunEvent::RoundDone(sample)).await;
+        let seconds = (1..=200).map(|i| latency.value_at_quantile(i as f64 / 200.0) as f64 / 1e6).collect();
+        if !latency.is_empty() {
+            self.emit(RunEvent::Latencies { transport: kind, seconds }).await;
         }
         self.rounds.push(EtcdRound {
             transport: kind,

@@ -4,7 +4,7 @@
 //! revision put must arrive once, in order.
 
 use super::client::{Delivered, EtcdError, Kv, WatchEnd};
-use super::workload::{Keys, latency_histogram};
+use super::workload::{Work, latency_histogram};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,11 +32,9 @@ pub struct WatchRound {
 pub async fn run_watch_round(
     watcher: &dyn Kv,
     load: Arc<dyn Kv>,
-    keys: Arc<Keys>,
-    value: Arc<Vec<u8>>,
-    clients: u32,
-    requests: u32,
+    work: &Work,
 ) -> Result<(WatchRound, OpenWatch), EtcdError> {
+    let (keys, value, clients, requests) = (work.keys.clone(), work.value.clone(), work.clients, work.requests);
     let (events, mut arrivals) = mpsc::unbounded_channel();
     let stream = watcher.watch(keys.prefix.clone(), 0, events).await?;
     let started = Instant::now();
@@ -71,7 +69,9 @@ pub async fn run_watch_round(
     while matched < acked.len() {
         match tokio::time::timeout_at(wait_until, arrivals.recv()).await {
             Ok(Some(event)) => {
-                matched += usize::from(acked.contains_key(&event.revision));
+                let theirs = acked.contains_key(&event.revision);
+                matched += usize::from(theirs);
+                work.done.fetch_add(u64::from(theirs), std::sync::atomic::Ordering::Relaxed);
                 delivered.push(event);
             }
             Ok(None) | Err(_) => break,

@@ -6,6 +6,7 @@ use super::client::{EtcdError, Kv};
 use super::options::Mode;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use tokio::task::JoinSet;
 
@@ -47,6 +48,17 @@ fn splitmix64(seed: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// One round's work: `clients` x `requests` on these keys, with this value;
+/// `done` counts what has been answered, for the live view.
+#[derive(Clone)]
+pub struct Work {
+    pub keys: Arc<Keys>,
+    pub value: Arc<Vec<u8>>,
+    pub clients: u32,
+    pub requests: u32,
+    pub done: Arc<AtomicU64>,
+}
+
 /// What one batch of clients did.
 pub struct Batch {
     pub ops: u64,
@@ -56,17 +68,11 @@ pub struct Batch {
 }
 
 /// Runs `clients` x `requests` puts or ranges on `kv` and waits for them all.
-pub async fn run_batch(
-    kv: Arc<dyn Kv>,
-    mode: Mode,
-    keys: Arc<Keys>,
-    value: Arc<Vec<u8>>,
-    clients: u32,
-    requests: u32,
-) -> Batch {
+pub async fn run_batch(kv: Arc<dyn Kv>, mode: Mode, work: &Work) -> Batch {
+    let (clients, requests) = (work.clients, work.requests);
     let mut tasks = JoinSet::new();
     for client in 0..clients {
-        let (kv, keys, value) = (kv.clone(), keys.clone(), value.clone());
+        let (kv, keys, value, done) = (kv.clone(), work.keys.clone(), work.value.clone(), work.done.clone());
         tasks.spawn(async move {
             let mut batch = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
             for n in 0..requests as u64 {
@@ -79,6 +85,7 @@ pub async fn run_batch(
                 match result {
                     Ok(()) => {
                         batch.ops += 1;
+                        done.fetch_add(1, Ordering::Relaxed);
                         batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
                     }
                     Err(error) => {

@@ -32,6 +32,8 @@ pub enum RunEvent {
     },
     /// Bytes the server has acknowledged (or, where a transport cannot tell,
     /// bytes the kernel has sent on its sockets) so far in the current round.
+    /// The etcd target sends the same events with requests answered in place
+    /// of bytes (and `RoundDone` with its requests as `bytes`).
     Progress {
         transport: TransportKind,
         round: Option<u32>,
@@ -41,6 +43,13 @@ pub enum RunEvent {
     },
     ObjectDone(ObjectSample),
     RoundDone(RoundSample),
+    /// A round's request latencies, as a sample of its histogram (one value
+    /// per 0.5% quantile), for targets whose work is too many requests to
+    /// send one event each.
+    Latencies {
+        transport: TransportKind,
+        seconds: Vec<f64>,
+    },
     /// Something worth a status line (an upload error, a note).
     Note(String),
     CleanupDone {

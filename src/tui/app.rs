@@ -1,12 +1,12 @@
 //! The app's state and its one update function (Elm style). `update` never
 //! does I/O: it returns the effects for the event loop to carry out.
 
-use super::form::{Access, FIELDS, Form};
+use super::finished::Finished;
+use super::form::{Access, Checked, Form};
 use super::history::History;
 use super::live::Live;
 use crate::config::{BenchConfig, Environment, Options};
 use crate::gcs::events::RunEvent;
-use crate::gcs::report::RunReport;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Rows PgUp/PgDn move in the form.
@@ -27,15 +27,18 @@ pub enum Message {
     Status(String),
     /// SIGTERM or SIGHUP: as Ctrl-C, cancel and clean up, then leave.
     Interrupt(crate::signals::Interrupt),
+    /// An etcd run ended (its report), or could not start (why).
+    EtcdFinished(Result<Box<crate::etcd::report::EtcdReport>, String>),
 }
 
 #[derive(Debug, PartialEq)]
 pub enum Effect {
     StartRun(Box<BenchConfig>),
+    StartEtcdRun(Box<crate::etcd::options::EtcdConfig>),
     CancelRun,
     SaveForm(Box<Options>),
     /// Keep a finished run for later sessions' history.
-    SaveRun(Box<RunReport>),
+    SaveRun(Box<Finished>),
     Export {
         path: String,
         contents: String,
@@ -47,7 +50,7 @@ pub struct App {
     pub pane: Pane,
     pub help: bool,
     pub live: Option<Live>,
-    pub report: Option<RunReport>,
+    pub report: Option<Finished>,
     pub history: History,
     pub status: Option<String>,
     /// A run is going (or cleaning up after a cancel).
@@ -64,7 +67,7 @@ pub struct App {
     pub interrupted: Option<crate::signals::Interrupt>,
     /// The path being typed for an export, the report it is for, and whether
     /// the suggested name is still untouched (the first key typed replaces it).
-    pub export_prompt: Option<(tui_input::Input, Box<RunReport>, bool)>,
+    pub export_prompt: Option<(tui_input::Input, Box<Finished>, bool)>,
 }
 
 impl App {
@@ -109,6 +112,8 @@ impl App {
                 Vec::new()
             }
             Message::Run(event) => self.on_run_event(event),
+            Message::EtcdFinished(Ok(report)) => self.finished(Finished::Etcd(report)),
+            Message::EtcdFinished(Err(why)) => self.on_run_event(RunEvent::SetupFailed(why)),
             Message::Interrupt(signal) => {
                 self.interrupted.get_or_insert(signal);
                 self.ctrl_c()
@@ -145,23 +150,36 @@ impl App {
             RunEvent::CleanupDone { deleted, left } if self.cancelling => {
                 self.status = Some(format!("cancelled: deleted {deleted}, left {}", left.len()));
             }
-            RunEvent::Finished(report) => {
-                self.running = false;
-                self.confirm_quit = false; // nothing left to confirm
-                if !self.cancelling {
-                    self.status = Some(report.summary_line());
-                }
-                self.cancelling = false;
-                self.history.push((*report).clone());
-                self.report = Some((*report).clone());
-                effects.push(Effect::SaveRun(report));
-            }
+            RunEvent::Finished(report) => effects.extend(self.finished(Finished::Gcs(report))),
             _ => {}
         }
         if !self.running && self.quit_after_run {
             self.quit = true;
         }
         effects
+    }
+
+    /// A run of either target ended: its table, the history, and kept for later.
+    fn finished(&mut self, report: Finished) -> Vec<Effect> {
+        if let (Some(live), Finished::Etcd(_)) = (&mut self.live, &report) {
+            live.finished = true; // the GCS runner says so with its Finished event
+            for lane in &mut live.lanes {
+                lane.in_round = false;
+                lane.warmup = false;
+            }
+        }
+        self.running = false;
+        self.confirm_quit = false; // nothing left to confirm
+        if !self.cancelling {
+            self.status = Some(report.summary_line());
+        }
+        self.cancelling = false;
+        self.history.push(report.clone());
+        self.report = Some(report.clone());
+        if self.quit_after_run {
+            self.quit = true;
+        }
+        vec![Effect::SaveRun(Box::new(report))]
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -247,22 +265,26 @@ impl App {
             self.status = Some("a run is going: Esc cancels it".into());
             return Vec::new();
         }
-        let config = match self.form.checked.clone() {
-            Ok(config) => config,
+        let checked = match self.form.checked.clone() {
+            Ok(checked) => checked,
             Err(error) => {
-                if let Some(index) = FIELDS.iter().position(|f| f.key == error.field) {
+                if let Some(index) = self.form.fields().iter().position(|f| f.key == error.field) {
                     self.form.select_field(index);
                 }
                 self.status = Some(format!("cannot run: {}", error.message));
                 return Vec::new();
             }
         };
-        self.live = Some(Live::new(&config));
+        let (live, notes, start) = match checked {
+            Checked::Gcs(config) => (Live::new(&config), config.notes.clone(), Effect::StartRun(config)),
+            Checked::Etcd(config) => (Live::for_etcd(&config), config.notes.clone(), Effect::StartEtcdRun(config)),
+        };
+        self.live = Some(live);
         self.running = true;
         self.pane = Pane::Run;
         self.run_started_s = self.now_s;
-        self.status = config.notes.first().cloned().or_else(|| Some("connecting".into()));
-        vec![Effect::SaveForm(Box::new(self.form.options.clone())), Effect::StartRun(Box::new(config))]
+        self.status = notes.first().cloned().or_else(|| Some("connecting".into()));
+        vec![Effect::SaveForm(Box::new(self.form.options.clone())), start]
     }
 
     fn cancel(&mut self) -> Vec<Effect> {
@@ -306,7 +328,7 @@ impl App {
         };
         match report {
             Some(report) => {
-                let path = format!("gcs-speed-tui-{}.json", report.run_id);
+                let path = format!("gcs-speed-tui-{}.json", report.run_id());
                 self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone()), true));
             }
             None => self.status = Some("nothing to export yet: press r to run".into()),
@@ -355,9 +377,10 @@ impl App {
         if runs.is_empty() {
             return Vec::new();
         }
-        let deleted: usize = runs.iter().map(|r| r.cleanup.deleted).sum();
-        let left: Vec<&String> = runs.iter().flat_map(|r| r.cleanup.left.iter()).collect();
-        let kept: usize = runs.iter().map(|r| r.cleanup.kept.len()).sum();
+        let cleanups: Vec<(usize, Vec<String>, usize)> = runs.iter().map(Finished::cleanup).collect();
+        let deleted: usize = cleanups.iter().map(|c| c.0).sum();
+        let left: Vec<&String> = cleanups.iter().flat_map(|c| c.1.iter()).collect();
+        let kept: usize = cleanups.iter().map(|c| c.2).sum();
         let mut lines = vec![format!(
             "{}: cleanup deleted {deleted}, left {}{}",
             crate::gcs::report::plural(runs.len(), "run"),
@@ -375,7 +398,7 @@ impl App {
 
     /// The field being edited is a text field (for the cursor).
     pub fn editing_index(&self) -> Option<usize> {
-        self.form.selected().filter(|&i| self.editing() && matches!(FIELDS[i].access, Access::Text(_)))
+        self.form.selected().filter(|&i| self.editing() && matches!(self.form.fields()[i].access, Access::Text(_)))
     }
 }
 

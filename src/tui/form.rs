@@ -1,7 +1,9 @@
-//! The option form: every `run` option as a field over one `Options` value,
-//! validated by the same code as the CLI flags, so both say the same thing.
+//! The option form: every `run` option (or, with the etcd target, every
+//! `etcd run` option) as a field over one `Options` value, validated by the
+//! same code as the CLI flags, so both say the same thing.
 
 use crate::config::{BenchConfig, ConfigError, Environment, Options};
+use crate::etcd::options::{EtcdConfig, EtcdRunArgs};
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
@@ -22,45 +24,49 @@ pub struct FieldSpec {
 }
 
 macro_rules! text {
-    ($key:literal, $label:literal, $field:ident) => {
-        FieldSpec { key: $key, label: $label, access: Access::Text(|o| &mut o.$field) }
+    ($key:literal, $label:literal, $($field:ident).+) => {
+        FieldSpec { key: $key, label: $label, access: Access::Text(|o| &mut o.$($field).+) }
     };
 }
 
 macro_rules! toggle {
-    ($key:literal, $label:literal, $field:ident) => {
-        FieldSpec { key: $key, label: $label, access: Access::Toggle(|o| &mut o.$field) }
+    ($key:literal, $label:literal, $($field:ident).+) => {
+        FieldSpec { key: $key, label: $label, access: Access::Toggle(|o| &mut o.$($field).+) }
     };
 }
 
 macro_rules! choice {
-    ($key:literal, $label:literal, $field:ident, $values:expr) => {
-        FieldSpec { key: $key, label: $label, access: Access::Choice(|o| &mut o.$field, $values) }
+    ($key:literal, $label:literal, $values:expr, $($field:ident).+) => {
+        FieldSpec { key: $key, label: $label, access: Access::Choice(|o| &mut o.$($field).+, $values) }
     };
 }
 
+/// The first field of either form: what to benchmark.
+pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
+
 /// The first fields are the ones everyone sets; the rest sit in a group that
 /// opens on demand, so the form fits a small window.
-pub const ESSENTIALS: usize = 9;
+pub const ESSENTIALS: usize = 10;
 
-pub const FIELDS: [FieldSpec; 30] = [
+pub const FIELDS: [FieldSpec; 31] = [
+    choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", bucket),
-    choice!("transports", "Transports", transports, &["both", "http-json", "grpc"]),
+    choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
     text!("size", "Object size", size),
     text!("iterations", "Iterations", iterations),
     text!("duration", "Duration", duration),
     text!("until_stable", "Until stable (CI)", until_stable),
     text!("concurrency", "Concurrency", concurrency),
     text!("chunk_size", "Chunk size", chunk_size),
-    choice!("checksum", "Checksum", checksum, &["crc32c", "none"]),
+    choice!("checksum", "Checksum", &["crc32c", "none"], checksum),
     toggle!("warmup", "Warmup", warmup),
     text!("warmup_size", "Warmup size", warmup_size),
     toggle!("cleanup", "Cleanup", cleanup),
-    choice!("order", "Order", order, &["interleaved", "sequential"]),
+    choice!("order", "Order", &["interleaved", "sequential"], order),
     text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool),
     text!("grpc_window", "gRPC window", grpc_window),
     toggle!("disable_grpc_autochecksum", "gRPC no checksum", disable_grpc_autochecksum),
-    choice!("json_http", "JSON HTTP", json_http, &["auto", "1.1", "2"]),
+    choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], json_http),
     text!("timeout", "Timeout", timeout),
     text!("request_timeout", "Request timeout", request_timeout),
     text!("max_retries", "Max retries", max_retries),
@@ -73,8 +79,46 @@ pub const FIELDS: [FieldSpec; 30] = [
     text!("prefix", "Prefix", prefix),
     toggle!("emulator", "Built-in emulator", emulator),
     text!("emulator_fault", "Emulator fault", emulator_fault),
-    choice!("rate_unit", "Throughput unit", rate_unit, &crate::units::RateUnit::NAMES),
+    choice!("rate_unit", "Throughput unit", &crate::units::RateUnit::NAMES, rate_unit),
 ];
+
+/// The etcd target's fields: `etcd run`'s options, the schedule's shared
+/// with the GCS form.
+pub const ETCD_ESSENTIALS: usize = 9;
+
+pub const ETCD_FIELDS: [FieldSpec; 24] = [
+    choice!("target", "Target", &TARGETS, target),
+    text!("endpoints", "Endpoints", etcd.endpoints),
+    choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
+    choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
+    text!("clients", "Clients", etcd.clients),
+    text!("requests", "Requests/client", etcd.requests),
+    text!("iterations", "Iterations", iterations),
+    text!("duration", "Duration", duration),
+    text!("until_stable", "Until stable (CI)", until_stable),
+    text!("value_size", "Value size (B)", etcd.value_size),
+    text!("key_size", "Key size (B)", etcd.key_size),
+    text!("key_space", "Key space", etcd.key_space),
+    toggle!("sequential_keys", "Sequential keys", etcd.sequential_keys),
+    text!("conns", "gRPC channels", etcd.conns),
+    toggle!("warmup", "Warmup", warmup),
+    toggle!("cleanup", "Cleanup", cleanup),
+    choice!("order", "Order", &["interleaved", "sequential"], order),
+    text!("timeout", "Timeout", timeout),
+    text!("user", "User", etcd.user),
+    text!("password", "Password", etcd.password),
+    text!("cacert", "CA certificate", etcd.cacert),
+    text!("cert", "Client cert", etcd.cert),
+    text!("key", "Client key", etcd.key),
+    text!("prefix", "Key prefix", etcd.prefix),
+];
+
+/// A valid form: the run it describes, for the target chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Checked {
+    Gcs(Box<BenchConfig>),
+    Etcd(Box<EtcdConfig>),
+}
 
 /// One line of the form as shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,23 +136,53 @@ pub struct Form {
     /// The text being edited, while a text field is open.
     pub editing: Option<Input>,
     /// The options' validation, after every change.
-    pub checked: Result<BenchConfig, ConfigError>,
+    pub checked: Result<Checked, ConfigError>,
     env: Environment,
+}
+
+fn check(options: &Options, env: &Environment) -> Result<Checked, ConfigError> {
+    if options.target == "etcd" {
+        EtcdRunArgs::from_form(options).validate().map(|c| Checked::Etcd(Box::new(c)))
+    } else {
+        options.validate(env).map(|c| Checked::Gcs(Box::new(c)))
+    }
 }
 
 impl Form {
     pub fn new(options: Options, env: Environment) -> Self {
-        let checked = options.validate(&env);
+        let checked = check(&options, &env);
         Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
+    }
+
+    /// The GCS run the form describes, when it is valid and GCS is the target.
+    pub fn gcs(&self) -> Option<&BenchConfig> {
+        match &self.checked {
+            Ok(Checked::Gcs(config)) => Some(config),
+            _ => None,
+        }
+    }
+
+    pub fn etcd(&self) -> bool {
+        self.options.target == "etcd"
+    }
+
+    /// The fields of the target chosen.
+    pub fn fields(&self) -> &'static [FieldSpec] {
+        if self.etcd() { &ETCD_FIELDS } else { &FIELDS }
+    }
+
+    pub fn essentials(&self) -> usize {
+        if self.etcd() { ETCD_ESSENTIALS } else { ESSENTIALS }
     }
 
     /// The lines shown: the essential fields, the advanced group's header,
     /// and its fields when it is open.
     pub fn rows(&self) -> Vec<Row> {
-        let mut rows: Vec<Row> = (0..ESSENTIALS).map(Row::Field).collect();
+        let essentials = self.essentials();
+        let mut rows: Vec<Row> = (0..essentials).map(Row::Field).collect();
         rows.push(Row::Advanced);
         if self.advanced_open {
-            rows.extend((ESSENTIALS..FIELDS.len()).map(Row::Field));
+            rows.extend((essentials..self.fields().len()).map(Row::Field));
         }
         rows
     }
@@ -123,7 +197,7 @@ impl Form {
 
     /// Puts the cursor on a field, opening its group if need be.
     pub fn select_field(&mut self, index: usize) {
-        if index >= ESSENTIALS {
+        if index >= self.essentials() {
             self.advanced_open = true;
         }
         self.cursor = self.rows().iter().position(|r| *r == Row::Field(index)).unwrap_or(0);
@@ -131,7 +205,7 @@ impl Form {
 
     pub fn toggle_advanced(&mut self) {
         self.advanced_open = !self.advanced_open;
-        self.cursor = ESSENTIALS; // stay on the header
+        self.cursor = self.essentials(); // stay on the header
     }
 
     /// Moves to the first or last row.
@@ -142,7 +216,10 @@ impl Form {
     /// The text a field shows (toggles as on/off).
     pub fn value(&self, index: usize) -> String {
         let mut options = self.options.clone();
-        match FIELDS[index].access {
+        let field = &self.fields()[index];
+        match field.access {
+            // Typed, but never shown.
+            Access::Text(get) if field.key == "password" => "•".repeat(get(&mut options).chars().count()),
             Access::Text(get) | Access::Choice(get, _) => get(&mut options).clone(),
             Access::Toggle(get) => if *get(&mut options) { "on" } else { "off" }.into(),
         }
@@ -150,13 +227,13 @@ impl Form {
 
     pub fn error_for(&self, index: usize) -> Option<&str> {
         match &self.checked {
-            Err(error) if error.field == FIELDS[index].key => Some(&error.message),
+            Err(error) if error.field == self.fields()[index].key => Some(&error.message),
             _ => None,
         }
     }
 
     fn changed(&mut self) {
-        self.checked = self.options.validate(&self.env);
+        self.checked = check(&self.options, &self.env);
     }
 
     /// One step wraps around; a page stops at either end.
@@ -175,7 +252,7 @@ impl Form {
         let Some(selected) = self.selected() else {
             return self.toggle_advanced();
         };
-        match FIELDS[selected].access {
+        match self.fields()[selected].access {
             Access::Text(get) => {
                 let value = get(&mut self.options).clone();
                 self.editing = Some(Input::new(value));
@@ -189,7 +266,7 @@ impl Form {
         let Some(selected) = self.selected() else {
             return self.toggle_advanced();
         };
-        if let Access::Toggle(get) = FIELDS[selected].access {
+        if let Access::Toggle(get) = self.fields()[selected].access {
             let value = get(&mut self.options);
             *value = !*value;
             self.changed();
@@ -204,10 +281,15 @@ impl Form {
             }
             return;
         };
-        if let Access::Choice(get, choices) = FIELDS[selected].access {
+        if let Access::Choice(get, choices) = self.fields()[selected].access {
             let value = get(&mut self.options);
             let current = choices.iter().position(|c| c == value).unwrap_or(0) as isize;
             *value = choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
+            if self.fields()[selected].key == "target" {
+                // The other target's fields: the cursor stays on this one.
+                self.advanced_open = false;
+                self.cursor = 0;
+            }
             self.changed();
         }
     }
@@ -222,7 +304,7 @@ impl Form {
     /// Enter while editing: keep the new text.
     pub fn accept(&mut self) {
         let Some(selected) = self.selected() else { return };
-        if let (Some(input), Access::Text(get)) = (self.editing.take(), FIELDS[selected].access) {
+        if let (Some(input), Access::Text(get)) = (self.editing.take(), self.fields()[selected].access) {
             *get(&mut self.options) = input.value().trim().to_string();
             self.changed();
         }
@@ -264,7 +346,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 30);
+        assert_eq!(FIELDS.len(), 31);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
@@ -306,10 +388,36 @@ mod tests {
         assert_eq!(form.options.transports, "http-json");
         form.step_choice(-2);
         assert_eq!(form.options.transports, "grpc");
-        form.move_by(-1);
+        form.move_by(-2);
         assert_eq!(form.selected(), Some(0));
         form.move_by(-1);
         assert_eq!(form.selected(), Some(FIELDS.len() - 1), "wraps around");
+    }
+
+    #[test]
+    fn the_target_choice_brings_the_other_targets_fields() {
+        let mut form = Form::new(Options::default(), Environment::default());
+        assert!(matches!(form.checked, Ok(Checked::Gcs(_))));
+        form.select_field(0);
+        form.step_choice(1);
+        assert_eq!(form.options.target, "etcd");
+        assert_eq!((form.fields().len(), form.rows().len()), (ETCD_FIELDS.len(), ETCD_ESSENTIALS + 1));
+        let Ok(Checked::Etcd(config)) = &form.checked else { panic!("{:?}", form.checked) };
+        assert_eq!(config.reach.endpoints, ["http://127.0.0.1:2379"]);
+        form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "requests").unwrap());
+        form.activate();
+        form.edit(&Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+        form.edit(&key(KeyCode::Char('0')));
+        form.accept();
+        let error = form.checked.as_ref().unwrap_err();
+        assert_eq!((error.field, error.message.as_str()), ("requests", "--requests must be between 1 and 100000000"));
+        assert!(form.error_for(5).is_some(), "the field is marked");
+        // The schedule is shared: iterations typed for one target are the other's too.
+        form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "iterations").unwrap());
+        assert_eq!(form.value(form.selected().unwrap()), "3");
+        let password = ETCD_FIELDS.iter().position(|f| f.key == "password").unwrap();
+        form.options.etcd.password = "secret".into();
+        assert_eq!(form.value(password), "••••••", "a password is never shown");
     }
 
     #[test]

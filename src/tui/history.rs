@@ -1,13 +1,13 @@
 //! Every run of the session, and the comparison of two of them.
 
+use super::finished::Finished;
 use crate::config::TransportKind;
-use crate::gcs::report::RunReport;
 use crate::units::{format_size, format_size_exact};
 
 #[derive(Default)]
 pub struct History {
     /// Runs of earlier sessions first (read from disk), then this session's.
-    pub runs: Vec<RunReport>,
+    pub runs: Vec<Finished>,
     /// How many of `runs` came from earlier sessions.
     pub earlier: usize,
     pub selected: usize,
@@ -17,17 +17,17 @@ pub struct History {
 
 impl History {
     /// Starts from the runs kept by earlier sessions.
-    pub fn with_earlier(runs: Vec<RunReport>) -> Self {
+    pub fn with_earlier(runs: Vec<Finished>) -> Self {
         let earlier = runs.len();
         Self { selected: earlier.saturating_sub(1), runs, earlier, marked: None }
     }
 
     /// Runs of this session only.
-    pub fn this_session(&self) -> &[RunReport] {
+    pub fn this_session(&self) -> &[Finished] {
         &self.runs[self.earlier..]
     }
 
-    pub fn push(&mut self, report: RunReport) {
+    pub fn push(&mut self, report: Finished) {
         self.runs.push(report);
         self.selected = self.runs.len() - 1;
     }
@@ -43,19 +43,31 @@ impl History {
         self.marked = if self.marked == Some(self.selected) { None } else { Some(self.selected) };
     }
 
-    pub fn selected_run(&self) -> Option<&RunReport> {
+    pub fn selected_run(&self) -> Option<&Finished> {
         self.runs.get(self.selected)
     }
 
     /// (base, other) when two different runs are chosen.
-    pub fn pair(&self) -> Option<(&RunReport, &RunReport)> {
+    pub fn pair(&self) -> Option<(&Finished, &Finished)> {
         let base = self.marked?;
         (base != self.selected).then(|| (&self.runs[base], &self.runs[self.selected]))
     }
 }
 
-/// The options that tell runs apart: `64MiB x3 c1 chunk 16 MiB crc32c`.
-pub fn key_options(report: &RunReport) -> String {
+/// The options that tell runs apart: `64MiB x3 c1 chunk 16 MiB crc32c`,
+/// `put x3 10 clients x 8000, 256 B values`.
+pub fn key_options(finished: &Finished) -> String {
+    let report = match finished {
+        Finished::Gcs(report) => report,
+        Finished::Etcd(report) => {
+            let c = &report.config;
+            let mode = serde_json::to_value(c.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+            return format!(
+                "{mode} x{} {} clients x {}, {} B values",
+                c.iterations, c.clients, c.requests, c.value_size
+            );
+        }
+    };
     let c = &report.config;
     let chunk =
         if c.chunk_size == 0 { "one request".to_string() } else { format!("chunk {}", format_size(c.chunk_size)) };
@@ -68,12 +80,16 @@ pub fn key_options(report: &RunReport) -> String {
     format!("{} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
 }
 
-pub fn throughput(report: &RunReport, kind: TransportKind) -> Option<f64> {
-    report.transports.iter().find(|t| t.transport == kind).and_then(|t| t.throughput_mib_s)
+pub fn throughput(report: &Finished, kind: TransportKind) -> Option<f64> {
+    report.rate(kind)
 }
 
-/// Per transport: (base MiB/s, other MiB/s, change in percent).
-pub fn differences(base: &RunReport, other: &RunReport) -> Vec<(TransportKind, f64, f64, f64)> {
+/// Per transport: (base rate, other rate, change in percent); none between
+/// runs of different units (MiB/s against ops/s).
+pub fn differences(base: &Finished, other: &Finished) -> Vec<(TransportKind, f64, f64, f64)> {
+    if base.unit().is_throughput() != other.unit().is_throughput() {
+        return Vec::new();
+    }
     [TransportKind::Json, TransportKind::Grpc]
         .into_iter()
         .filter_map(|kind| {

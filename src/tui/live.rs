@@ -4,7 +4,42 @@
 
 use crate::config::{BenchConfig, TransportKind};
 use crate::gcs::events::{Phase, RunEvent};
-use crate::units::mib_per_second;
+use crate::units::{MIB, format_size};
+
+/// What a run's unit of work is: the events' `bytes` count bytes uploaded
+/// (GCS, shown in MiB/s) or requests answered (etcd, shown in ops/s).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Work {
+    #[default]
+    Uploads,
+    Requests,
+}
+
+impl Work {
+    /// Units of work per unit of rate: MiB, or one request.
+    fn scale(self) -> f64 {
+        match self {
+            Work::Uploads => MIB as f64,
+            Work::Requests => 1.0,
+        }
+    }
+
+    /// `2.50 GiB` or `12000 ops`.
+    pub fn amount(self, units: u64) -> String {
+        match self {
+            Work::Uploads => format_size(units),
+            Work::Requests => format!("{units} ops"),
+        }
+    }
+
+    /// What one timed piece of work is called: `upload`, `request`.
+    pub fn one(self) -> &'static str {
+        match self {
+            Work::Uploads => "upload",
+            Work::Requests => "request",
+        }
+    }
+}
 
 /// Throughput is sampled every quarter second of run time.
 pub const SAMPLE_SECONDS: f64 = 0.25;
@@ -37,12 +72,17 @@ pub struct Lane {
     pub retries: u32,
     pub resumes: u32,
     window: Option<(f64, u64)>,
+    pub work: Work,
 }
 
 impl Lane {
+    fn rate(&self, units: u64, seconds: f64) -> f64 {
+        if seconds <= 0.0 { 0.0 } else { units as f64 / self.work.scale() / seconds }
+    }
+
     /// Over the complete rounds so far; `None` before the first.
     pub fn average_mib_s(&self) -> Option<f64> {
-        (self.timed_seconds > 0.0).then(|| mib_per_second(self.timed_bytes, self.timed_seconds))
+        (self.timed_seconds > 0.0).then(|| self.rate(self.timed_bytes, self.timed_seconds))
     }
 
     /// p50, p90 and p99 of the finished uploads' times (nearest rank).
@@ -66,7 +106,7 @@ impl Lane {
         };
         let span = at_s - since;
         if span >= SAMPLE_SECONDS || (flush && span > 0.0 && now > then) {
-            let rate = mib_per_second(now.saturating_sub(then), span);
+            let rate = self.rate(now.saturating_sub(then), span);
             self.current_mib_s = rate;
             self.sparkline.push(rate.round() as u64);
             if self.sparkline.len() > SPARKLINE_SAMPLES {
@@ -92,8 +132,9 @@ pub struct Live {
     pub at_s: f64,
     /// Set when the run goes on for a time rather than a number of rounds.
     pub duration_s: Option<f64>,
-    /// How rates are shown (they are kept in MiB/s).
+    /// How rates are shown (they are kept in MiB/s, or ops/s).
     pub unit: crate::units::RateUnit,
+    pub work: Work,
 }
 
 impl Live {
@@ -111,6 +152,35 @@ impl Live {
             .collect();
         let duration_s = config.duration.map(|d| d.as_secs_f64());
         Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, ..Self::default() }
+    }
+
+    /// An etcd run: requests instead of bytes, ops/s (events/s for watch).
+    pub fn for_etcd(config: &crate::etcd::options::EtcdConfig) -> Self {
+        let schedule = &config.schedule;
+        let per_round = config.clients as u64 * config.requests as u64;
+        let lanes = schedule
+            .transports
+            .iter()
+            .map(|&kind| Lane {
+                transport: Some(kind),
+                rounds_planned: schedule.iterations,
+                bytes_planned: per_round * schedule.iterations as u64,
+                work: Work::Requests,
+                ..Lane::default()
+            })
+            .collect();
+        let unit = match config.mode {
+            crate::etcd::options::Mode::Watch => crate::units::RateUnit::Events,
+            _ => crate::units::RateUnit::Ops,
+        };
+        Self {
+            phase: Some(Phase::Connecting),
+            lanes,
+            duration_s: schedule.duration.map(|d| d.as_secs_f64()),
+            unit,
+            work: Work::Requests,
+            ..Self::default()
+        }
     }
 
     fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {
@@ -169,6 +239,11 @@ impl Live {
                         lane.timed_bytes += round.bytes;
                         lane.timed_seconds += round.elapsed_s;
                     }
+                }
+            }
+            RunEvent::Latencies { transport, seconds } => {
+                if let Some(lane) = self.lane(*transport) {
+                    lane.latencies.extend(seconds);
                 }
             }
             RunEvent::Note(note) => self.notes.push(note.clone()),

@@ -2,6 +2,7 @@
 //! table, re-runs and history. Same runner and statistics as `run`.
 
 pub mod app;
+pub mod finished;
 pub mod form;
 pub mod history;
 pub mod live;
@@ -89,6 +90,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
     let mut interrupts = crate::signals::interrupts();
     let mut keys = EventStream::new();
     let (run_tx, mut run_rx) = mpsc::channel::<RunEvent>(1024);
+    let (etcd_tx, mut etcd_rx) = mpsc::channel(1);
     let mut cancel = CancellationToken::new();
     let mut frame = tokio::time::interval(FRAME);
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -114,6 +116,14 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 }
                 dirty = true;
             }
+            Some(done) = etcd_rx.recv() => {
+                // Whatever progress came before the end is shown first.
+                while let Ok(event) = run_rx.try_recv() {
+                    effects.extend(app.update(Message::Run(event)));
+                }
+                effects.extend(app.update(Message::EtcdFinished(done)));
+                dirty = true;
+            }
             Some(signal) = interrupts.recv() => {
                 effects = app.update(Message::Interrupt(signal));
                 dirty = true;
@@ -137,6 +147,10 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 Effect::StartRun(config) => {
                     cancel = CancellationToken::new();
                     tokio::spawn(run(*config, run_tx.clone(), cancel.clone()));
+                }
+                Effect::StartEtcdRun(config) => {
+                    cancel = CancellationToken::new();
+                    tokio::spawn(run_etcd(*config, run_tx.clone(), etcd_tx.clone(), cancel.clone()));
                 }
                 Effect::CancelRun => cancel.cancel(),
                 Effect::SaveForm(options) => {
@@ -177,4 +191,20 @@ async fn run(config: crate::config::BenchConfig, events: mpsc::Sender<RunEvent>,
             let _ = events.send(RunEvent::SetupFailed(error.to_string())).await;
         }
     }
+}
+
+async fn run_etcd(
+    config: crate::etcd::options::EtcdConfig,
+    events: mpsc::Sender<RunEvent>,
+    done: mpsc::Sender<Result<Box<crate::etcd::report::EtcdReport>, String>>,
+    cancel: CancellationToken,
+) {
+    use crate::etcd::runner::EtcdRunner;
+    // The app's status line gets the notes as events; nothing goes to the terminal.
+    let quiet = Box::new(|_: &str| {});
+    let result = match EtcdRunner::connect(config, cancel, quiet).await {
+        Ok(runner) => Ok(Box::new(runner.with_events(events).run().await)),
+        Err(error) => Err(error.to_string()),
+    };
+    let _ = done.send(result).await;
 }

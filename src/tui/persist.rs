@@ -3,7 +3,7 @@
 //! are never written.
 
 use crate::config::Options;
-use crate::gcs::report::RunReport;
+use crate::tui::finished::Finished;
 use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/gcs-speed-tui`, else `~/.config/gcs-speed-tui`.
@@ -41,11 +41,11 @@ pub fn runs_dir() -> Option<PathBuf> {
 
 /// The kept runs, oldest first (run ids sort by time); files that do not
 /// read as a report are skipped, not deleted.
-pub fn load_runs() -> Vec<RunReport> {
+pub fn load_runs() -> Vec<Finished> {
     runs_dir().map(|dir| load_runs_from(&dir)).unwrap_or_default()
 }
 
-pub fn load_runs_from(dir: &Path) -> Vec<RunReport> {
+pub fn load_runs_from(dir: &Path) -> Vec<Finished> {
     run_files(dir)
         .iter()
         .filter_map(|path| std::fs::read_to_string(path).ok())
@@ -55,16 +55,16 @@ pub fn load_runs_from(dir: &Path) -> Vec<RunReport> {
 
 /// Keeps a run as `RUN-ID.json`, the same JSON as export and `run --format
 /// json`, and forgets the oldest beyond `HISTORY_LIMIT` (only files it wrote).
-pub fn save_run(report: &RunReport) -> std::io::Result<()> {
+pub fn save_run(report: &Finished) -> std::io::Result<()> {
     match runs_dir() {
         Some(dir) => save_run_in(&dir, report),
         None => Ok(()),
     }
 }
 
-pub fn save_run_in(dir: &Path, report: &RunReport) -> std::io::Result<()> {
+pub fn save_run_in(dir: &Path, report: &Finished) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(format!("{}.json", report.run_id)), report.to_json() + "\n")?;
+    std::fs::write(dir.join(format!("{}.json", report.run_id())), report.to_json() + "\n")?;
     let files = run_files(dir);
     for old in &files[..files.len().saturating_sub(HISTORY_LIMIT)] {
         std::fs::remove_file(old)?;

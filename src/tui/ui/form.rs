@@ -5,7 +5,7 @@
 
 use super::Theme;
 use crate::tui::app::App;
-use crate::tui::form::{ESSENTIALS, FIELDS, Row};
+use crate::tui::form::Row;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
@@ -50,8 +50,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 
     let help = match form.selected() {
-        Some(index) => crate::cli::help_for(FIELDS[index].key).unwrap_or_default(),
-        None => format!("{} more options: Enter or → opens, ← closes", FIELDS.len() - ESSENTIALS),
+        Some(index) => crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default(),
+        None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
     };
     frame.render_widget(Paragraph::new(help).style(theme.dim()).wrap(Wrap { trim: true }), help_area);
     if let Some(error) = error {
@@ -69,7 +69,7 @@ fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Th
     let mut line = match row {
         Row::Advanced => {
             let marker = if form.advanced_open { "▾" } else { "▸" };
-            let count = FIELDS.len() - ESSENTIALS;
+            let count = form.fields().len() - form.essentials();
             Line::from(Span::styled(format!("{marker} advanced ({count} options)"), theme.accent()))
         }
         Row::Field(index) => {
@@ -81,7 +81,7 @@ fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Th
                 _ => ellipsized(&form.value(index), value_width),
             };
             let value_style = if form.error_for(index).is_some() { theme.error() } else { Default::default() };
-            let label = format!("{:<LABEL_WIDTH$}", FIELDS[index].label);
+            let label = format!("{:<LABEL_WIDTH$}", form.fields()[index].label);
             Line::from(vec![Span::styled(label, theme.dim()), Span::raw(" "), Span::styled(value, value_style)])
         }
     };

@@ -2,8 +2,9 @@
 
 use super::Theme;
 use crate::config::TransportKind;
-use crate::gcs::report::{RunOutcome, RunReport};
+use crate::engine::report::RunOutcome;
 use crate::tui::app::App;
+use crate::tui::finished::Finished;
 use crate::tui::history::{differences, key_options, throughput};
 use crate::tui::ui::form::ellipsized;
 use ratatui::Frame;
@@ -25,14 +26,14 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, report)| {
             let mark = if history.marked == Some(i) { "*" } else { " " };
-            let day = report.started_at.get(5..10).unwrap_or("");
-            let unit = report.config.rate_unit;
+            let day = report.started_at().get(5..10).unwrap_or("");
+            let unit = report.unit();
             let rate = |kind| throughput(report, kind).map(|r| unit.format(r)).unwrap_or_else(|| "-".into());
             let first = format!(
                 "{mark}#{:<2} {day} {}  {} · {}",
                 i + 1,
-                &report.started_at.get(11..19).unwrap_or(""),
-                report.target.short(),
+                &report.started_at().get(11..19).unwrap_or(""),
+                report.short_target(),
                 key_options(report)
             );
             let second = format!(
@@ -49,8 +50,8 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// Says when a run did not run its course, so its figures are read as partial.
-fn outcome_mark(report: &RunReport) -> &'static str {
-    match report.outcome {
+fn outcome_mark(report: &Finished) -> &'static str {
+    match report.outcome() {
         RunOutcome::Completed => "",
         RunOutcome::CompletedWithErrors => " · with failed uploads",
         RunOutcome::Cancelled => " · CANCELLED",
@@ -65,12 +66,12 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     };
     let base_n = app.history.marked.unwrap_or(0) + 1;
     let other_n = app.history.selected + 1;
-    let describe = |n: usize, report: &RunReport| {
-        format!(" #{n}: {} · {}{}", report.target.short(), key_options(report), outcome_mark(report))
+    let describe = |n: usize, report: &Finished| {
+        format!(" #{n}: {} · {}{}", report.short_target(), key_options(report), outcome_mark(report))
     };
     let mut lines =
         vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
-    if !base.target.same_place(&other.target) {
+    if !base.same_place(other) {
         lines.push(Line::styled(
             " these runs went to different targets: the change below is the targets', not only the options'",
             theme.warning(),
@@ -86,8 +87,8 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
             format!(
                 " {:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
                 kind.name(),
-                other.config.rate_unit.format(a),
-                other.config.rate_unit.format(b)
+                other.unit().format(a),
+                other.unit().format(b)
             ),
             theme.transport(kind),
         ));

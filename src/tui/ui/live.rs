@@ -5,6 +5,7 @@ use super::Theme;
 use crate::config::TransportKind;
 use crate::gcs::events::Phase;
 use crate::tui::app::App;
+use crate::tui::live::Work;
 use crate::tui::live::{Lane, Live};
 use crate::units::{format_seconds, format_size, significant};
 use ratatui::Frame;
@@ -46,11 +47,12 @@ const LANES_HEIGHT: u16 = 12;
 const MIN_CHART_HEIGHT: u16 = 7;
 
 fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let etcd = app.form.etcd();
     let first = match &app.form.checked {
         Ok(_) => Line::from(vec![
             Span::raw("Press "),
             Span::styled("r", theme.accent()),
-            Span::raw(" to upload to the "),
+            Span::raw(if etcd { " to run against " } else { " to upload to the " }),
             Span::raw(super::target_label(app)),
             Span::raw("."),
         ]),
@@ -59,15 +61,18 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.error(),
         ),
     };
-    let text = vec![
-        first,
-        Line::from(""),
-        Line::from(
+    let (what, hint) = if etcd {
+        (
+            "Both transports send the same puts, ranges or watches in turn (HTTP gateway, then gRPC); this pane shows their ops/s live, and the table below compares them when the run ends.",
+            "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
+        )
+    } else {
+        (
             "Both transports upload the same payload in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
-        ),
-        Line::from(""),
-        Line::from("Set the Bucket field (or --bucket) for real GCS; ? lists the keys."),
-    ];
+            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
+        )
+    };
+    let text = vec![first, Line::from(""), Line::from(what), Line::from(""), Line::from(hint)];
     let block = Block::bordered().title(" live ").padding(ratatui::widgets::Padding::horizontal(1));
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), area);
 }
@@ -78,7 +83,7 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     if lane.warmup {
         title.push(Span::styled("warmup (not counted) ", theme.warning()));
     } else if lane.in_round {
-        title.push(Span::styled("uploading ", theme.accent()));
+        title.push(Span::styled(if live.work == Work::Uploads { "uploading " } else { "running " }, theme.accent()));
     }
     let block = Block::bordered().title(Line::from(title));
     let inner = block.inner(area);
@@ -99,7 +104,7 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
             vec![
                 format!(
                     "{} · {} rounds · {:.0}/{duration:.0} s",
-                    format_size(done),
+                    live.work.amount(done),
                     lane.rounds_done,
                     live.at_s.min(duration)
                 ),
@@ -108,16 +113,22 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         ),
         None => (
             if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) },
-            vec![
-                format!(
-                    "{} / {} · {}/{} objects",
-                    format_size(done),
-                    format_size(lane.bytes_planned),
-                    lane.objects_done,
-                    lane.objects_planned
-                ),
-                format!("{} / {}", format_size(done), format_size(lane.bytes_planned)),
-            ],
+            match live.work {
+                Work::Uploads => vec![
+                    format!(
+                        "{} / {} · {}/{} objects",
+                        format_size(done),
+                        format_size(lane.bytes_planned),
+                        lane.objects_done,
+                        lane.objects_planned
+                    ),
+                    format!("{} / {}", format_size(done), format_size(lane.bytes_planned)),
+                ],
+                Work::Requests => vec![
+                    format!("{done} / {} ops · round {}/{}", lane.bytes_planned, lane.rounds_done, lane.rounds_planned),
+                    format!("{done} / {} ops", lane.bytes_planned),
+                ],
+            },
         ),
     };
     let label = first_that_fits(&labels, gauge.width);
@@ -136,7 +147,8 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         Some((p50, p90, p99)) => first_that_fits(
             &[
                 format!(
-                    "upload p50 {} · p90 {} · p99 {}",
+                    "{} p50 {} · p90 {} · p99 {}",
+                    live.work.one(),
                     format_seconds(p50),
                     format_seconds(p90),
                     format_seconds(p99)
@@ -145,13 +157,16 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
             ],
             latency.width,
         ),
-        None => first_that_fits(&["upload times: none finished yet".into(), "no upload done".into()], latency.width),
+        None => first_that_fits(
+            &[format!("{} times: none finished yet", live.work.one()), format!("no {} done", live.work.one())],
+            latency.width,
+        ),
     };
     frame.render_widget(Paragraph::new(latency_text), latency);
     let visible = spark.width as usize;
     let samples = &lane.sparkline[lane.sparkline.len().saturating_sub(visible)..];
     frame.render_widget(Sparkline::default().data(samples).style(theme.transport(kind)), spark);
-    render_histogram(frame, histogram, lane, range, theme, kind);
+    render_histogram(frame, histogram, lane, (range, live.work), theme, kind);
 }
 
 /// The shared span of all objects' times, so both histograms use the same buckets.
@@ -172,15 +187,16 @@ fn render_histogram(
     frame: &mut Frame,
     area: Rect,
     lane: &Lane,
-    (min, max): (f64, f64),
+    ((min, max), work): ((f64, f64), Work),
     theme: &Theme,
     kind: TransportKind,
 ) {
+    let one = work.one();
     if area.height < 3 {
         return; // too short to read: the percentiles above say it in numbers
     }
     if lane.latencies.is_empty() {
-        let text = first_that_fits(&["upload times (s) appear here".into(), "times appear here".into()], area.width);
+        let text = first_that_fits(&[format!("{one} times (s) appear here"), "times appear here".into()], area.width);
         frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     }
@@ -188,7 +204,7 @@ fn render_histogram(
     let (scale, unit) = if max < 1.0 { (1000.0, "ms") } else { (1.0, "s") };
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
-        &[format!("uploads per time bucket (upper edge, {unit})"), format!("uploads by time ({unit})")],
+        &[format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")],
         caption.width,
     );
     frame.render_widget(Paragraph::new(caption_text).style(theme.dim()), caption);

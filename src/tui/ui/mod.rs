@@ -8,6 +8,7 @@ mod theme;
 
 use super::app::{App, Pane};
 use crate::config::Target;
+use crate::tui::form::Checked;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -93,13 +94,14 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
 /// What the target is, plainly: nobody should mistake loopback for GCS.
 pub fn target_label(app: &App) -> String {
     match &app.form.checked {
-        Ok(config) => match &config.target {
+        Ok(Checked::Gcs(config)) => match &config.target {
             Target::BuiltIn => "built-in emulator (loopback, not GCS)".into(),
             Target::Endpoint { json_url, grpc_url } => {
                 format!("endpoint {}", json_url.as_deref().or(grpc_url.as_deref()).unwrap_or(""))
             }
             Target::Gcs => format!("gs://{} on GCS", config.bucket),
         },
+        Ok(Checked::Etcd(config)) => format!("etcd at {}", config.reach.endpoints.join(",")),
         Err(_) => "not set: a form field is invalid".into(),
     }
 }
@@ -119,22 +121,26 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::raw("  target: "),
         Span::styled(
             target_label(app),
-            theme.target(matches!(app.form.checked.as_ref().map(|c| &c.target), Ok(Target::BuiltIn))),
+            theme.target(matches!(app.form.gcs().map(|c| &c.target), Some(Target::BuiltIn))),
         ),
     ]);
     // The fault before the state: of the two it is the one that must not be cut.
-    if let Ok(Some(fault)) = app.form.checked.as_ref().map(|c| c.emulator_fault.as_deref()) {
+    if let Some(fault) = app.form.gcs().and_then(|c| c.emulator_fault.as_deref()) {
         first.spans.push(Span::styled(format!("  FAULT {fault}"), theme.warning()));
     }
     first.spans.push(Span::raw("   "));
     first.spans.push(Span::styled(state, theme.accent()));
     let second = match app.live.as_ref().filter(|l| !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
-        None => match app.form.checked.as_ref().map(|c| &c.target) {
-            Ok(Target::Gcs) => {
+        None => match &app.form.checked {
+            Ok(Checked::Gcs(config)) if config.target == Target::Gcs => {
                 " credentials: looked up when the run starts (--credentials, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)"
                     .into()
             }
+            Ok(Checked::Etcd(config)) => match &config.reach.user {
+                Some((user, _)) => format!(" user: {user} (both transports sign in)"),
+                None => " user: none (for a cluster with auth on, set User and Password)".into(),
+            },
             _ => " credentials: none needed".into(),
         },
     };

@@ -2,13 +2,13 @@
 //! the verdict, then protocols, errors and cleanup.
 
 use super::Theme;
-use crate::gcs::report::{RunReport, TABLE_HEADERS, table_rows};
+use crate::tui::finished::Finished;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
-pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: &Theme) {
+pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, theme: &Theme) {
     let Some(report) = report else {
         let block = Block::bordered().title(" results ");
         frame.render_widget(
@@ -17,20 +17,21 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
         );
         return;
     };
-    let block = Block::bordered().title(format!(" results · run {} ", report.run_id));
+    let block = Block::bordered().title(format!(" results · run {} ", report.run_id()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let rows = table_rows(report);
+    let (headers, rows, kinds) = report.table();
     let [table_area, text_area] =
         Layout::vertical([Constraint::Length(rows.len() as u16 + 1), Constraint::Min(1)]).areas(inner);
-    let shown = columns_that_fit(&rows, table_area.width);
+    let shown = columns_that_fit(&headers, &rows, report.column_priority(), table_area.width);
     let pick = |cells: &[String]| shown.iter().map(|&i| cells[i].clone()).collect::<Vec<_>>();
-    let widths: Vec<Constraint> = shown.iter().map(|&i| Constraint::Length(column_width(&rows, i) as u16)).collect();
+    let widths: Vec<Constraint> =
+        shown.iter().map(|&i| Constraint::Length(column_width(&headers, &rows, i) as u16)).collect();
     let table = Table::new(
-        rows.iter().zip(&report.transports).map(|(cells, t)| Row::new(pick(cells)).style(theme.transport(t.transport))),
+        rows.iter().zip(&kinds).map(|(cells, kind)| Row::new(pick(cells)).style(theme.transport(*kind))),
         widths,
     )
-    .header(Row::new(shown.iter().map(|&i| TABLE_HEADERS[i])).style(theme.accent()))
+    .header(Row::new(shown.iter().map(|&i| headers[i])).style(theme.accent()))
     .column_spacing(1);
     frame.render_widget(table, table_area);
     let text = text_lines(report, area.width);
@@ -56,17 +57,17 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&RunReport>, theme: 
 
 /// Rows the pane needs to show `report` whole at this width: borders, the
 /// table, and every sentence below it wrapped.
-pub fn height(report: &RunReport, width: u16) -> u16 {
+pub fn height(report: &Finished, width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
     let lines: usize = text_lines(report, width).iter().map(|line| wrapped_line_count(line, inner)).sum();
-    (2 + report.transports.len() + 1 + lines) as u16
+    (2 + report.table().1.len() + 1 + lines) as u16
 }
 
 /// The sentences under the table, as shown at this width.
-fn text_lines(report: &RunReport, width: u16) -> Vec<String> {
-    let rows = table_rows(report);
+fn text_lines(report: &Finished, width: u16) -> Vec<String> {
+    let (headers, rows, _) = report.table();
     let mut lines = vec![report.summary_line()];
-    if columns_that_fit(&rows, width.saturating_sub(2)).len() < TABLE_HEADERS.len() {
+    if columns_that_fit(&headers, &rows, report.column_priority(), width.saturating_sub(2)).len() < headers.len() {
         lines.push(NARROW_NOTE.to_string());
     }
     lines.extend(report.footer_lines());
@@ -94,17 +95,14 @@ pub fn wrapped_line_count(text: &str, width: usize) -> usize {
     lines
 }
 
-/// Columns in the order a reader needs them when space is short; the table
-/// keeps its usual order for whichever fit.
-const COLUMN_PRIORITY: [usize; 12] = [0, 10, 4, 7, 9, 1, 11, 5, 8, 3, 6, 2];
-
-/// Indices of the columns that fit in `width`, in table order: whole cells
-/// or no column at all, never a cut one.
-pub fn columns_that_fit(rows: &[Vec<String>], width: u16) -> Vec<usize> {
+/// Indices of the columns that fit in `width`, taken in `priority` order
+/// (what a reader needs first when space is short) and shown in table
+/// order: whole cells or no column at all, never a cut one.
+pub fn columns_that_fit(headers: &[&str], rows: &[Vec<String>], priority: &[usize], width: u16) -> Vec<usize> {
     let mut used = 0usize;
     let mut shown = Vec::new();
-    for &i in &COLUMN_PRIORITY {
-        let needed = column_width(rows, i) + usize::from(!shown.is_empty());
+    for &i in priority {
+        let needed = column_width(headers, rows, i) + usize::from(!shown.is_empty());
         if used + needed <= width as usize {
             used += needed;
             shown.push(i);
@@ -114,8 +112,8 @@ pub fn columns_that_fit(rows: &[Vec<String>], width: u16) -> Vec<usize> {
     shown
 }
 
-fn column_width(rows: &[Vec<String>], i: usize) -> usize {
-    rows.iter().map(|r| r[i].chars().count()).chain([TABLE_HEADERS[i].len()]).max().unwrap_or(4)
+fn column_width(headers: &[&str], rows: &[Vec<String>], i: usize) -> usize {
+    rows.iter().map(|r| r[i].chars().count()).chain([headers[i].chars().count()]).max().unwrap_or(4)
 }
 
 #[cfg(test)]
