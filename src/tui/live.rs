@@ -32,6 +32,14 @@ impl Work {
         }
     }
 
+    /// A latency, as short as it reads well: `8.51 s`, `2.03 ms`.
+    pub fn latency(self, seconds: f64) -> String {
+        match self {
+            Work::Uploads => crate::units::format_seconds(seconds),
+            Work::Requests => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
+        }
+    }
+
     /// What one timed piece of work is called: `upload`, `request`.
     pub fn one(self) -> &'static str {
         match self {
@@ -193,7 +201,16 @@ impl Live {
                 self.run_id = run_id.clone();
                 self.target = target.clone();
             }
-            RunEvent::Phase(phase) => self.phase = Some(*phase),
+            RunEvent::Phase(phase) => {
+                self.phase = Some(*phase);
+                if *phase == Phase::Measuring {
+                    // Every transport's warmup is over, whichever goes first now.
+                    for lane in &mut self.lanes {
+                        lane.warmup = false;
+                        lane.in_round = false;
+                    }
+                }
+            }
             RunEvent::RoundStarted { transport, round, at_s } => {
                 self.at_s = *at_s;
                 if let Some(lane) = self.lane(*transport) {

@@ -7,7 +7,7 @@ use crate::gcs::events::Phase;
 use crate::tui::app::App;
 use crate::tui::live::Work;
 use crate::tui::live::{Lane, Live};
-use crate::units::{format_seconds, format_size, significant};
+use crate::units::{format_size, significant};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -124,10 +124,13 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
                     ),
                     format!("{} / {}", format_size(done), format_size(lane.bytes_planned)),
                 ],
-                Work::Requests => vec![
-                    format!("{done} / {} ops · round {}/{}", lane.bytes_planned, lane.rounds_done, lane.rounds_planned),
-                    format!("{done} / {} ops", lane.bytes_planned),
-                ],
+                Work::Requests => {
+                    let round = (lane.rounds_done + u32::from(lane.in_round && !lane.warmup)).min(lane.rounds_planned);
+                    vec![
+                        format!("{done} / {} ops · round {round}/{}", lane.bytes_planned, lane.rounds_planned),
+                        format!("{done} / {} ops", lane.bytes_planned),
+                    ]
+                }
             },
         ),
     };
@@ -149,11 +152,11 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
                 format!(
                     "{} p50 {} · p90 {} · p99 {}",
                     live.work.one(),
-                    format_seconds(p50),
-                    format_seconds(p90),
-                    format_seconds(p99)
+                    live.work.latency(p50),
+                    live.work.latency(p90),
+                    live.work.latency(p99)
                 ),
-                format!("p50 {} · p99 {}", format_seconds(p50), format_seconds(p99)),
+                format!("p50 {} · p99 {}", live.work.latency(p50), live.work.latency(p99)),
             ],
             latency.width,
         ),
@@ -204,7 +207,15 @@ fn render_histogram(
     let (scale, unit) = if max < 1.0 { (1000.0, "ms") } else { (1.0, "s") };
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
-        &[format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")],
+        &match work {
+            Work::Uploads => {
+                [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
+            }
+            // The etcd lanes get a sample of each round's histogram, not every request.
+            Work::Requests => {
+                [format!("share of requests by time, 0.5% a count ({unit})"), format!("requests by time ({unit})")]
+            }
+        },
         caption.width,
     );
     frame.render_widget(Paragraph::new(caption_text).style(theme.dim()), caption);
