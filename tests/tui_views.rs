@@ -10,37 +10,15 @@ use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::finished::Finished;
-use gcs_speed_tui::tui::ui;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+mod views;
+use views::{SIZES, press, screen, three_sizes};
 
 const MIB: u64 = 1 << 20;
 
 fn app() -> App {
     App::new(Options { size: "64MiB".into(), ..Options::default() }, Environment::default(), false)
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    app.update(Message::Terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))));
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| ui::render(frame, app)).unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect::<String>().trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The advertised minimum, a common size, and a large one.
-const SIZES: [(u16, u16); 3] = [(100, 30), (120, 40), (200, 60)];
-
-/// The same state at every size in `SIZES`, one after the other.
-fn three_sizes(app: &App) -> String {
-    SIZES.iter().map(|&(w, h)| format!("--- {w}x{h}\n{}", screen(app, w, h))).collect::<Vec<_>>().join("\n")
 }
 
 fn target() -> TargetInfo {
