@@ -124,14 +124,20 @@ async fn run(args: RunArgs) -> ExitCode {
         Format::Json => report.to_json() + "\n",
         Format::Csv => report.to_csv(),
     };
+    write_report(&mut output, &text, interrupted.get(), report.succeeded())
+}
+
+/// Writes the report; the exit code says how the run ended (an interrupt's,
+/// 1 for failures, 0 when all went well).
+fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&Interrupt>, succeeded: bool) -> ExitCode {
     if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
         eprintln!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
     }
-    if let Some(signal) = interrupted.get() {
+    if let Some(signal) = interrupted {
         return ExitCode::from(signal.exit_code());
     }
-    if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if succeeded { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// `etcd run`: bad input and an unreachable or refusing cluster end before
@@ -163,14 +169,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Format::Json => report.to_json() + "\n",
         Format::Csv => report.to_csv(),
     };
-    if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
-        eprintln!("error: cannot write the report: {error}");
-        return ExitCode::FAILURE;
-    }
-    if let Some(signal) = interrupted.get() {
-        return ExitCode::from(signal.exit_code());
-    }
-    if report.succeeded() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    write_report(&mut output, &text, interrupted.get(), report.succeeded())
 }
 
 /// The report's destination: a file, or stdout for none or `-`.
