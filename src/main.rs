@@ -6,7 +6,7 @@ use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, EtcdArgs, EtcdCommand, Form
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
 use gcs_speed_tui::gcs::progress;
-use gcs_speed_tui::gcs::runner::{Ledger, Runner};
+use gcs_speed_tui::gcs::runner::Runner;
 use gcs_speed_tui::signals::{self, Interrupt};
 use gcs_speed_tui::units;
 use std::io::{IsTerminal, Write};
@@ -116,7 +116,13 @@ async fn run(args: RunArgs) -> ExitCode {
     let cancel = CancellationToken::new();
     let runner = Runner::new(config, &connected, events, cancel.clone());
     let interrupted = Arc::new(OnceLock::new());
-    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, runner.ledger(), interrupted.clone()));
+    let ledger = runner.ledger();
+    let remains = Remains {
+        stopping: "stopping uploads and deleting what this run created",
+        noun: "object(s)",
+        names: Box::new(move || ledger.names()),
+    };
+    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = runner.run().await;
     let _ = printer.await;
     let text = match args.format {
@@ -162,7 +168,13 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Err(message) => return usage_error(message),
     };
     let interrupted = Arc::new(OnceLock::new());
-    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, Arc::new(Ledger::default()), interrupted.clone()));
+    let prefix = runner.run_prefix();
+    let remains = Remains {
+        stopping: "stopping requests and deleting this run's keys",
+        noun: "key prefix(es)",
+        names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
+    };
+    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = runner.run().await;
     let text = match args.format {
         Format::Table => report.to_table(),
@@ -198,19 +210,27 @@ fn emulator_settings(args: &EmulatorArgs) -> String {
 
 /// First Ctrl-C (or SIGTERM, SIGHUP): stop uploads and clean up, then report.
 /// A second: leave at once, naming what may be left.
+/// How a target's run is cancelled, in words: what stops, what a second
+/// Ctrl-C may leave ("object(s)"), and its names as they stand then.
+struct Remains {
+    stopping: &'static str,
+    noun: &'static str,
+    names: Box<dyn Fn() -> Vec<String> + Send>,
+}
+
 async fn cancel_on_interrupt(
     mut interrupts: tokio::sync::mpsc::UnboundedReceiver<Interrupt>,
     cancel: CancellationToken,
-    ledger: Arc<Ledger>,
+    remains: Remains,
     received: Arc<OnceLock<Interrupt>>,
 ) {
     let Some(first) = interrupts.recv().await else { return };
     let _ = received.set(first);
-    eprintln!("cancelling: stopping uploads and deleting what this run created (Ctrl-C again to leave at once)");
+    eprintln!("cancelling: {} (Ctrl-C again to leave at once)", remains.stopping);
     cancel.cancel();
     if let Some(second) = interrupts.recv().await {
-        let left = ledger.names();
-        eprintln!("left at once: {} object(s) of this run may remain", left.len());
+        let left = (remains.names)();
+        eprintln!("left at once: {} {} of this run may remain", left.len(), remains.noun);
         for name in left {
             eprintln!("  {name}");
         }

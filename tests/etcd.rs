@@ -229,3 +229,60 @@ fn bad_input_is_one_sentence_exit_2_and_nothing_written() {
         assert!(!std::path::Path::new(out).exists(), "{args:?}: nothing written");
     }
 }
+
+#[test]
+fn a_timeout_or_a_cancel_reports_only_what_finished_and_deletes_the_keys() {
+    let etcd = Etcd::start();
+    let base = ["etcd", "run", "--endpoints", &etcd.url, "--clients", "4", "--format", "json", "--warmup=false"];
+    // 4 x 200000 puts a round cannot finish in 2 s: nothing complete to divide.
+    let output = run(&[&base[..], &["--requests", "200000", "--timeout", "2s", "--prefix", "cut"]].concat(), &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["outcome"], "timed_out");
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t["runs"], 0, "{t}");
+        for field in ["ops_per_s", "client_cpu_us_per_op", "server_cpu_us_per_op", "wire_sent_per_op"] {
+            assert!(t[field].is_null(), "{field} measured nothing: {t}");
+        }
+    }
+    assert!(report["comparison"]["faster"].is_null() && report["comparison"]["no_verdict"].is_string());
+    assert!(report["cleanup"]["deleted"].as_u64() > Some(0), "the cut round's keys were written, then deleted");
+    assert_eq!(etcd.count("cut/", None), 0);
+
+    // Ctrl-C once the first round is done: that round counts, the cut one does not.
+    let child = std::process::Command::new(common::binary())
+        .args(
+            [&base[..], &["--requests", "400", "--iterations", "1000", "--prefix", "cancelled", "--sequential-keys"]]
+                .concat(),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while etcd.count("cancelled/", None) < 1600 && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cancelling: stopping requests and deleting this run's keys"),
+        "{}",
+        stderr(&output)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["outcome"], "cancelled");
+    let rounds = report["rounds"].as_array().unwrap();
+    assert!(rounds.iter().any(|r| r["ok"] == true), "rounds finished before the cancel: {rounds:?}");
+    for t in report["transports"].as_array().unwrap() {
+        let complete: Vec<&Value> =
+            rounds.iter().filter(|r| r["transport"] == t["transport"] && r["ok"] == true).collect();
+        let ops: u64 = complete.iter().map(|r| r["ops"].as_u64().unwrap()).sum();
+        assert_eq!(t["ops"].as_u64(), Some(ops), "ops of the complete rounds only: {t}");
+        assert_eq!(ops % 1600, 0, "whole rounds of 4 x 400: {ops}");
+    }
+    assert_eq!(etcd.count("cancelled/", None), 0, "the cancel deleted the run's keys");
+}

@@ -18,13 +18,15 @@ use crate::engine::{Rounds, Stop};
 use crate::gcs::events::{Phase, RunEvent};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// How often a round's progress is sent to the live view.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+/// How long requests in flight at a cancel or timeout may take to be answered.
+const DRAIN: Duration = Duration::from_secs(10);
 
 pub struct EtcdRunner {
     config: EtcdConfig,
@@ -127,10 +129,12 @@ impl EtcdRunner {
     }
 
     fn work(&self, keys: Arc<Keys>, clients: u32, requests: u32) -> Work {
-        Work { keys, value: self.value.clone(), clients, requests, done: Arc::new(AtomicU64::new(0)) }
+        let (done, stop) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
+        Work { keys, value: self.value.clone(), clients, requests, done, stop }
     }
 
-    fn run_prefix(&self) -> String {
+    /// `PREFIX/RUN-ID/`: every key of the run is under it, and only those.
+    pub fn run_prefix(&self) -> String {
         format!("{}/{}/", self.config.prefix, self.run_id)
     }
 
@@ -206,7 +210,7 @@ impl EtcdRunner {
             let keys = Arc::new(Keys { sequential: true, ..(*self.keys("")).clone() });
             let clients = self.config.clients.min(self.config.key_space);
             let work = self.work(keys, clients, self.config.key_space.div_ceil(clients));
-            let batch = match self.bounded(run_batch(self.tool.clone(), Mode::Put, &work), None).await {
+            let batch = match self.bounded(run_batch(self.tool.clone(), Mode::Put, &work), &work, None).await {
                 Ok(batch) => batch,
                 Err(stop) => return Some(stop),
             };
@@ -228,29 +232,36 @@ impl EtcdRunner {
         None
     }
 
-    /// Waits for `work` unless the run is cancelled or out of time first;
-    /// meanwhile says how much of a round's work is done, every 100 ms.
+    /// Waits for `running` (the future doing `work`) unless the run is
+    /// cancelled or out of time first; then the clients stop between
+    /// requests, and those in flight are answered (within `DRAIN`) before
+    /// anything else, so no put lands after the cleanup. Meanwhile, with a
+    /// round to show, says how much of it is done every 100 ms.
     async fn bounded<T>(
         &self,
-        work: impl Future<Output = T>,
-        round: Option<(TransportKind, Option<u32>, &Work)>,
+        running: impl Future<Output = T>,
+        work: &Work,
+        round: Option<(TransportKind, Option<u32>)>,
     ) -> Result<T, Stop> {
         let mut tick = tokio::time::interval(PROGRESS_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        tokio::pin!(work);
-        loop {
+        tokio::pin!(running);
+        let stop = loop {
             tokio::select! {
-                done = &mut work => return Ok(done),
-                () = self.cancel.cancelled() => return Err(Stop::Cancelled),
-                () = tokio::time::sleep_until(self.deadline) => return Err(Stop::TimedOut),
+                done = &mut running => return Ok(done),
+                () = self.cancel.cancelled() => break Stop::Cancelled,
+                () = tokio::time::sleep_until(self.deadline) => break Stop::TimedOut,
                 _ = tick.tick(), if round.is_some() && self.events.is_some() => {
-                    let Some((transport, round, work)) = round else { continue };
+                    let Some((transport, round)) = round else { continue };
                     let total = work.clients as u64 * work.requests as u64;
-                    let bytes = work.done.load(std::sync::atomic::Ordering::Relaxed);
+                    let bytes = work.done.load(Ordering::Relaxed);
                     self.emit(RunEvent::Progress { transport, round, bytes, bytes_total: total, at_s: self.at_s() }).await;
                 }
             }
-        }
+        };
+        work.stop.store(true, Ordering::Relaxed);
+        let _ = tokio::time::timeout(DRAIN, running).await;
+        Err(stop)
     }
 
     /// One round of `kind` (`None`: the untimed warmup, not recorded).
@@ -276,7 +287,7 @@ impl EtcdRunner {
         let (ops, mut errors, mut first_error, latency, elapsed, broken) = match self.config.mode {
             Mode::Watch => {
                 let watching = run_watch_round(&*kv, self.tool.clone(), &work);
-                match self.bounded(watching, Some((kind, round, &work))).await? {
+                match self.bounded(watching, &work, Some((kind, round))).await? {
                     Ok((w, open)) => {
                         open_watch = Some(open);
                         (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken)
@@ -285,7 +296,7 @@ impl EtcdRunner {
                 }
             }
             mode => {
-                let batch = self.bounded(run_batch(kv.clone(), mode, &work), Some((kind, round, &work))).await?;
+                let batch = self.bounded(run_batch(kv.clone(), mode, &work), &work, Some((kind, round))).await?;
                 (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
             }
         };

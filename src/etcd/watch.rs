@@ -40,10 +40,13 @@ pub async fn run_watch_round(
     let started = Instant::now();
     let mut tasks = JoinSet::new();
     for client in 0..clients {
-        let (load, keys, value) = (load.clone(), keys.clone(), value.clone());
+        let (load, keys, value, work) = (load.clone(), keys.clone(), value.clone(), work.clone());
         tasks.spawn(async move {
             let mut acks = Vec::with_capacity(requests as usize);
             for n in 0..requests as u64 {
+                if work.stopped() {
+                    break;
+                }
                 // Each put a key of its own, so every event is one put's.
                 let revision = load.put(keys.key(n * clients as u64 + client as u64), value.to_vec()).await?;
                 acks.push((revision, Instant::now()));

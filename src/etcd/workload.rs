@@ -6,7 +6,7 @@ use super::client::{EtcdError, Kv};
 use super::options::Mode;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 use tokio::task::JoinSet;
 
@@ -49,7 +49,9 @@ fn splitmix64(seed: u64) -> u64 {
 }
 
 /// One round's work: `clients` x `requests` on these keys, with this value;
-/// `done` counts what has been answered, for the live view.
+/// `done` counts what has been answered, for the live view; `stop` ends it
+/// between requests (a request dropped in flight could still reach etcd
+/// after the cleanup, and leave a key behind).
 #[derive(Clone)]
 pub struct Work {
     pub keys: Arc<Keys>,
@@ -57,6 +59,13 @@ pub struct Work {
     pub clients: u32,
     pub requests: u32,
     pub done: Arc<AtomicU64>,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Work {
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
 }
 
 /// What one batch of clients did.
@@ -73,9 +82,13 @@ pub async fn run_batch(kv: Arc<dyn Kv>, mode: Mode, work: &Work) -> Batch {
     let mut tasks = JoinSet::new();
     for client in 0..clients {
         let (kv, keys, value, done) = (kv.clone(), work.keys.clone(), work.value.clone(), work.done.clone());
+        let work = work.clone();
         tasks.spawn(async move {
             let mut batch = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
             for n in 0..requests as u64 {
+                if work.stopped() {
+                    break;
+                }
                 let key = keys.nth(client, n, clients);
                 let started = Instant::now();
                 let result = match mode {

@@ -292,7 +292,12 @@ impl App {
             return Vec::new();
         }
         self.cancelling = true;
-        self.status = Some("cancelling: stopping uploads and deleting what this run created".into());
+        let etcd = self.live.as_ref().is_some_and(|l| l.work == super::live::Work::Requests);
+        self.status = Some(if etcd {
+            "cancelling: stopping requests and deleting this run's keys".into()
+        } else {
+            "cancelling: stopping uploads and deleting what this run created".into()
+        });
         vec![Effect::CancelRun]
     }
 

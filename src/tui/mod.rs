@@ -48,7 +48,7 @@ pub async fn start(command_line: Options, given: Vec<String>) -> ExitCode {
     match result {
         Ok(app) => {
             if app.running {
-                eprintln!("left during a run: objects of that run may remain");
+                eprintln!("left during a run: what that run created (objects, or etcd keys) may remain");
             }
             for line in app.farewell() {
                 eprintln!("{line}");
