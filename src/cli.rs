@@ -191,6 +191,13 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
         Some(ContextValue::String(arg)) => arg.as_str(),
         _ => "",
     };
+    if matches!(error.kind(), ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        let command: Vec<&str> = args.iter().skip(1).map(String::as_str).take_while(|a| !a.starts_with('-')).collect();
+        let command = command.join(" ");
+        return format!(
+            "`{command}` needs what to do: `gcs-speed-tui {command} run ...` (see `gcs-speed-tui {command} --help`)"
+        );
+    }
     if error.kind() == ErrorKind::UnknownArgument && parse_go_bool(invalid).is_ok() {
         let flag = args
             .windows(2)
@@ -331,6 +338,16 @@ mod tests {
         assert_eq!(
             help_for("chunk_size", false).unwrap(),
             "Resumable chunk size, rounded up to 256 KiB; 0 = one request per object"
+        );
+    }
+
+    #[test]
+    fn etcd_without_run_says_what_to_type() {
+        let args: Vec<String> = ["gcs-speed-tui", "etcd"].map(String::from).to_vec();
+        let error = Cli::try_parse_from(&args).unwrap_err();
+        assert_eq!(
+            one_sentence(&error, &args),
+            "`etcd` needs what to do: `gcs-speed-tui etcd run ...` (see `gcs-speed-tui etcd --help`)"
         );
     }
 

@@ -57,25 +57,34 @@ pub async fn run_watch_round(
     let mut acked: HashMap<i64, Instant> = HashMap::new();
     let mut first_error = None;
     let mut errors = 0;
-    while let Some(done) = tasks.join_next().await {
-        match done.map_err(|e| EtcdError::Protocol(format!("a put client failed: {e}"))).and_then(|r| r) {
-            Ok(acks) => acked.extend(acks),
-            Err(error) => {
-                errors += 1;
-                first_error.get_or_insert(error);
-            }
+    let mut delivered: Vec<Delivered> = Vec::with_capacity((clients * requests) as usize);
+    let arrived = |event: Delivered, delivered: &mut Vec<Delivered>| {
+        work.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed); // for the live view
+        delivered.push(event);
+    };
+    // Events are taken as they come while the puts go on, so the live view moves.
+    loop {
+        tokio::select! {
+            joined = tasks.join_next() => match joined {
+                Some(done) => match done.map_err(|e| EtcdError::Protocol(format!("a put client failed: {e}"))).and_then(|r| r) {
+                    Ok(acks) => acked.extend(acks),
+                    Err(error) => {
+                        errors += 1;
+                        first_error.get_or_insert(error);
+                    }
+                },
+                None => break,
+            },
+            Some(event) = arrivals.recv() => arrived(event, &mut delivered),
         }
     }
-    let mut delivered: Vec<Delivered> = Vec::with_capacity(acked.len());
     let wait_until = tokio::time::Instant::now() + CATCH_UP;
-    let mut matched = 0;
+    let mut matched = delivered.iter().filter(|e| acked.contains_key(&e.revision)).count();
     while matched < acked.len() {
         match tokio::time::timeout_at(wait_until, arrivals.recv()).await {
             Ok(Some(event)) => {
-                let theirs = acked.contains_key(&event.revision);
-                matched += usize::from(theirs);
-                work.done.fetch_add(u64::from(theirs), std::sync::atomic::Ordering::Relaxed);
-                delivered.push(event);
+                matched += usize::from(acked.contains_key(&event.revision));
+                arrived(event, &mut delivered);
             }
             Ok(None) | Err(_) => break,
         }

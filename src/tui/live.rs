@@ -36,6 +36,7 @@ impl Work {
     pub fn latency(self, seconds: f64) -> String {
         match self {
             Work::Uploads => crate::units::format_seconds(seconds),
+            Work::Requests if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
             Work::Requests => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
         }
     }
