@@ -292,7 +292,7 @@ impl App {
             return Vec::new();
         }
         self.cancelling = true;
-        let etcd = self.live.as_ref().is_some_and(|l| l.work == super::live::Work::Requests);
+        let etcd = self.live.as_ref().is_some_and(|l| l.work != super::live::Work::Uploads);
         self.status = Some(if etcd {
             "cancelling: stopping requests and deleting this run's keys".into()
         } else {

@@ -13,6 +13,8 @@ pub enum Work {
     #[default]
     Uploads,
     Requests,
+    /// Watch events delivered (etcd's watch mode).
+    Events,
 }
 
 impl Work {
@@ -20,7 +22,7 @@ impl Work {
     fn scale(self) -> f64 {
         match self {
             Work::Uploads => MIB as f64,
-            Work::Requests => 1.0,
+            Work::Requests | Work::Events => 1.0,
         }
     }
 
@@ -28,7 +30,7 @@ impl Work {
     pub fn amount(self, units: u64) -> String {
         match self {
             Work::Uploads => format_size(units),
-            Work::Requests => format!("{units} ops"),
+            Work::Requests | Work::Events => format!("{units} {}", self.counted()),
         }
     }
 
@@ -36,8 +38,8 @@ impl Work {
     pub fn latency(self, seconds: f64) -> String {
         match self {
             Work::Uploads => crate::units::format_seconds(seconds),
-            Work::Requests if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
-            Work::Requests => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
+            _ if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
+            _ => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
         }
     }
 
@@ -46,6 +48,16 @@ impl Work {
         match self {
             Work::Uploads => "upload",
             Work::Requests => "request",
+            Work::Events => "event",
+        }
+    }
+
+    /// What the progress counts: `ops`, `events`.
+    pub fn counted(self) -> &'static str {
+        match self {
+            Work::Uploads => "bytes",
+            Work::Requests => "ops",
+            Work::Events => "events",
         }
     }
 }
@@ -166,6 +178,8 @@ impl Live {
     /// An etcd run: requests instead of bytes, ops/s (events/s for watch).
     pub fn for_etcd(config: &crate::etcd::options::EtcdConfig) -> Self {
         let schedule = &config.schedule;
+        let watch = config.mode == crate::etcd::options::Mode::Watch;
+        let work = if watch { Work::Events } else { Work::Requests };
         let per_round = config.clients as u64 * config.requests as u64;
         let lanes = schedule
             .transports
@@ -174,20 +188,17 @@ impl Live {
                 transport: Some(kind),
                 rounds_planned: schedule.iterations,
                 bytes_planned: per_round * schedule.iterations as u64,
-                work: Work::Requests,
+                work,
                 ..Lane::default()
             })
             .collect();
-        let unit = match config.mode {
-            crate::etcd::options::Mode::Watch => crate::units::RateUnit::Events,
-            _ => crate::units::RateUnit::Ops,
-        };
+        let unit = if watch { crate::units::RateUnit::Events } else { crate::units::RateUnit::Ops };
         Self {
             phase: Some(Phase::Connecting),
             lanes,
             duration_s: schedule.duration.map(|d| d.as_secs_f64()),
             unit,
-            work: Work::Requests,
+            work,
             ..Self::default()
         }
     }

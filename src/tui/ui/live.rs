@@ -124,11 +124,12 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
                     ),
                     format!("{} / {}", format_size(done), format_size(lane.bytes_planned)),
                 ],
-                Work::Requests => {
+                Work::Requests | Work::Events => {
                     let round = (lane.rounds_done + u32::from(lane.in_round && !lane.warmup)).min(lane.rounds_planned);
+                    let counted = live.work.counted();
                     vec![
-                        format!("{done} / {} ops · round {round}/{}", lane.bytes_planned, lane.rounds_planned),
-                        format!("{done} / {} ops", lane.bytes_planned),
+                        format!("{done} / {} {counted} · round {round}/{}", lane.bytes_planned, lane.rounds_planned),
+                        format!("{done} / {} {counted}", lane.bytes_planned),
                     ]
                 }
             },
@@ -212,8 +213,8 @@ fn render_histogram(
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // The etcd lanes get a sample of each round's histogram, not every request.
-            Work::Requests => {
-                [format!("share of requests by time, 0.5% a count ({unit})"), format!("requests by time ({unit})")]
+            Work::Requests | Work::Events => {
+                [format!("share of {one}s by time, 0.5% a count ({unit})"), format!("{one}s by time ({unit})")]
             }
         },
         caption.width,
