@@ -79,7 +79,9 @@ pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2]
     if pairs < MIN_PAIRS {
         let plural = if pairs == 1 { "" } else { "s" };
         let reason = if pairs == pairs_attempted {
-            format!("{pairs} paired round{plural} are too few for a confidence interval: use 3 or more iterations")
+            format!(
+                "{pairs} paired round{plural} are too few for a confidence interval: use 3 or more iterations (or a longer --duration)"
+            )
         } else {
             format!(
                 "only {pairs} of {pairs_attempted} paired rounds completed on both transports (the others failed or were cut off), and {MIN_PAIRS} are needed"
@@ -266,7 +268,7 @@ mod tests {
         assert_eq!((c.pairs, c.faster, c.percent, c.ci_low, c.significant), (2, None, None, None, false));
         assert_eq!(
             c.sentence(RateUnit::MiB),
-            "no verdict (http-json 0.50 MiB/s, grpc 1.00 MiB/s): 2 paired rounds are too few for a confidence interval: use 3 or more iterations"
+            "no verdict (http-json 0.50 MiB/s, grpc 1.00 MiB/s): 2 paired rounds are too few for a confidence interval: use 3 or more iterations (or a longer --duration)"
         );
     }
 

@@ -28,7 +28,7 @@ impl GatewayKv {
     /// is etcd, and signs in when a user is given.
     pub async fn connect(reach: &Reach) -> Result<Self, EtcdError> {
         let connections = CountConnections::default();
-        let client = http_client(reach)?.connector_layer(connections.clone()).build().map_err(build_error)?;
+        let client = http_client(reach)?.connector_layer(connections.clone()).build().map_err(|e| build_error(&e))?;
         let mut kv =
             Self { client, endpoints: reach.endpoints.clone(), next: AtomicUsize::new(0), token: None, connections };
         for endpoint in &reach.endpoints {
@@ -74,7 +74,15 @@ impl GatewayKv {
     async fn call(&self, path: &str, body: Value) -> Result<Value, EtcdError> {
         let response = self.post(path, &body).send().await.map_err(|e| connection_error(&e))?;
         let status = response.status();
-        let answer: Value = response.json().await.map_err(|e| EtcdError::Protocol(format!("{path}: {e}")))?;
+        let url = response.url().origin().ascii_serialization();
+        let text = response.text().await.map_err(|e| connection_error(&e))?;
+        let answer: Value = serde_json::from_str(&text).map_err(|_| {
+            let said: String = text.trim().chars().take(160).collect();
+            EtcdError::Protocol(format!(
+                "{url}{path} answered HTTP {} with something that is not the gateway's JSON (\"{said}\"): check that --endpoints is etcd's client URL (usually port 2379; 2380 is the peer port)",
+                status.as_u16()
+            ))
+        })?;
         if status.is_success() && answer.get("error").is_none() {
             Ok(answer)
         } else {
@@ -108,8 +116,13 @@ pub fn http_client(reach: &Reach) -> Result<reqwest::ClientBuilder, EtcdError> {
     Ok(builder)
 }
 
-fn build_error(e: reqwest::Error) -> EtcdError {
-    EtcdError::Connection(format!("cannot build the HTTP client: {}", root_cause(&e)))
+/// The client could not be built: with a client certificate, that is a
+/// key that does not belong to it (or is not a key at all).
+pub fn build_error(e: &reqwest::Error) -> EtcdError {
+    EtcdError::Connection(format!(
+        "cannot set up the HTTP client ({}): check that --key is the private key of --cert",
+        root_cause(e)
+    ))
 }
 
 fn connection_error(e: &reqwest::Error) -> EtcdError {

@@ -43,7 +43,8 @@ pub struct EtcdRunArgs {
     /// Bytes of each value.
     #[arg(long, value_name = "BYTES", default_value = "256")]
     pub value_size: String,
-    /// Distinct keys used (range mode writes them all first).
+    /// Keys are drawn from this many (range mode writes them all first); every
+    /// round draws the same ones, so rounds do the same work. Watch puts a key per event.
     #[arg(long, value_name = "N", default_value = "10000")]
     pub key_space: String,
     /// Keys in order 0, 1, 2, ... instead of at random from the key space.
@@ -129,6 +130,15 @@ pub const WARMUP_REQUESTS: u32 = 100;
 /// etcd refuses requests above 1.5 MiB by default.
 const MAX_REQUEST_BYTES: usize = 1536 * 1024;
 
+/// A size in bytes, said as etcd counts it (a plain number of bytes).
+fn parse_bytes(text: &str, field: &'static str, min: usize, max: usize) -> Result<usize, ConfigError> {
+    let flag = field.replace('_', "-");
+    match text.trim().parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => fail(field, format!("--{flag} takes a number of bytes from {min} to {max}, like 256 (not '{text}')")),
+    }
+}
+
 fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
     Err(ConfigError { field, message: message.into() })
 }
@@ -193,7 +203,12 @@ impl EtcdRunArgs {
                 );
             };
             if rest.is_empty() || rest.contains('/') {
-                return fail("endpoints", format!("--endpoints '{endpoint}' is not HOST:PORT after the scheme"));
+                return fail(
+                    "endpoints",
+                    format!(
+                        "--endpoints '{endpoint}' has a path or no host: give the client URL alone, like http://127.0.0.1:2379"
+                    ),
+                );
             }
         }
         if endpoints.iter().any(|e| e.starts_with("https://")) != endpoints.iter().all(|e| e.starts_with("https://")) {
@@ -203,8 +218,8 @@ impl EtcdRunArgs {
         let clients = parse_count(&self.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&self.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&self.conns, "conns", 1, 1024)?;
-        let key_size = parse_count(&self.key_size, "key_size", 1, 4096)? as usize;
-        let value_size = parse_count(&self.value_size, "value_size", 0, MAX_REQUEST_BYTES as u32)? as usize;
+        let key_size = parse_bytes(&self.key_size, "key_size", 1, 4096)?;
+        let value_size = parse_bytes(&self.value_size, "value_size", 0, MAX_REQUEST_BYTES)?;
         let key_space = parse_count(&self.key_space, "key_space", 1, 10_000_000)?;
         if key_size < 8 && (key_space as u64) > 10u64.pow(key_size as u32) {
             return fail(
@@ -219,7 +234,7 @@ impl EtcdRunArgs {
             (Some(user), Some(password)) => Some((user.clone(), password.clone())),
             (None, None) => None,
             (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
-            (None, Some(_)) => return fail("user", "--password needs --user"),
+            (None, Some(_)) => return fail("user", "--password (or ETCD_PASSWORD) needs --user"),
         };
         let identity = match (&self.cert, &self.key) {
             (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
@@ -234,7 +249,10 @@ impl EtcdRunArgs {
         }
         let prefix = self.prefix.trim().trim_matches('/').to_string();
         if prefix.is_empty() || prefix.len() > 256 {
-            return fail("prefix", "--prefix must be 1 to 256 characters: the run's keys live under it");
+            return fail(
+                "prefix",
+                "--prefix needs a name besides slashes, up to 256 characters, like gcs-speed-tui: the run's keys live under it",
+            );
         }
         let schedule = Schedule::parse(
             &ScheduleText {

@@ -117,7 +117,7 @@ impl EtcdReport {
         let reach = &config.reach;
         Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
-            environment: Host::here(),
+            environment: Host { directpath: "not applicable: etcd".into(), ..Host::here() },
             target: "etcd".into(),
             run_id,
             started_at,

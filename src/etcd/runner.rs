@@ -60,10 +60,8 @@ impl EtcdRunner {
     ) -> Result<Self, EtcdError> {
         let ports = config.reach.endpoints.iter().filter_map(|e| port_of(e)).collect();
         let mut wire = WireMeter::new(ports);
-        let server_cpu = ServerCpu::new(
-            http_client(&config.reach)?.build().map_err(|e| EtcdError::Connection(e.to_string()))?,
-            config.reach.endpoints.clone(),
-        );
+        let scraper = http_client(&config.reach)?.build().map_err(|e| super::gateway::build_error(&e))?;
+        let server_cpu = ServerCpu::new(scraper, config.reach.endpoints.clone());
         let mut kvs: BTreeMap<TransportKind, Arc<dyn Kv>> = BTreeMap::new();
         for &kind in &config.schedule.transports {
             let kv: Arc<dyn Kv> = match kind {
@@ -78,8 +76,11 @@ impl EtcdRunner {
         let run_id = crate::engine::schedule::new_run_id();
         let probe = format!("{}/{run_id}/probe", config.prefix).into_bytes();
         for kv in kvs.values().chain([&tool]) {
-            // Auth and permissions show here, before any clock starts.
+            // Auth and permissions (every mode writes and deletes its keys) show
+            // here, before any clock starts; the probe key is the run's own.
+            kv.put(probe.clone(), Vec::new()).await?;
             kv.range(probe.clone()).await?;
+            kv.delete_prefix(probe.clone()).await?;
         }
         server_cpu.seconds().await?;
         wire.claim(Owner::Tool);
@@ -359,7 +360,8 @@ impl EtcdRunner {
             errors,
             ok,
             cpu_s,
-            server_cpu_s: server_before.zip(server_after).map(|(before, after)| after - before),
+            // The counter has 10 ms steps: microseconds are more than enough.
+            server_cpu_s: server_before.zip(server_after).map(|(before, after)| ((after - before) * 1e6).round() / 1e6),
             wire_sent_bytes: wire.sent,
             wire_received_bytes: wire.received,
             latency,
