@@ -102,7 +102,16 @@ fn etcd_run_in_progress() {
             wire_bytes: 80_000_000,
             retransmitted_bytes: 0,
         }),
-        RunEvent::Latencies { transport: TransportKind::Json, seconds: (1..=200).map(|i| i as f64 * 2e-5).collect() },
+        RunEvent::Latencies {
+            transport: TransportKind::Json,
+            histogram: Box::new({
+                let mut h = latency_histogram();
+                for micros in 1..=200 {
+                    h.record_n(micros * 20, 400).unwrap();
+                }
+                h
+            }),
+        },
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 17.0 },
         RunEvent::Progress {
             transport: TransportKind::Grpc,
@@ -117,6 +126,8 @@ fn etcd_run_in_progress() {
     }
     let lane = &app.live.as_ref().unwrap().lanes[0];
     assert_eq!(lane.average_mib_s(), Some(5000.0), "80000 ops in 16 s: ops/s, not MiB/s");
+    let (p50, _, p99) = lane.latency_percentiles().unwrap();
+    assert_eq!((p50, p99), (2.0e-3, 3.961e-3), "the merged histogram's, as the report computes them");
     insta::assert_snapshot!(three_sizes(&app));
 }
 

@@ -346,11 +346,9 @@ impl EtcdRunner {
             retransmitted_bytes: 0,
         };
         self.emit(RunEvent::RoundDone(sample)).await;
-        // 0.25%, 0.75%, ... 99.75%: each stands for 0.5% of the requests; the
-        // slowest one alone does not stretch the live histogram's range.
-        let seconds = (0..200).map(|i| latency.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
-        if !latency.is_empty() {
-            self.emit(RunEvent::Latencies { transport: kind, seconds }).await;
+        if ok {
+            // The complete rounds' latencies, as the report merges them.
+            self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(latency.clone()) }).await;
         }
         self.rounds.push(EtcdRound {
             transport: kind,

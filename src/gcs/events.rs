@@ -43,12 +43,11 @@ pub enum RunEvent {
     },
     ObjectDone(ObjectSample),
     RoundDone(RoundSample),
-    /// A round's request latencies, as a sample of its histogram (one value
-    /// per 0.5% quantile), for targets whose work is too many requests to
-    /// send one event each.
+    /// A complete round's request latencies (µs), for targets whose work is
+    /// too many requests to send one event each.
     Latencies {
         transport: TransportKind,
-        seconds: Vec<f64>,
+        histogram: Box<hdrhistogram::Histogram<u64>>,
     },
     /// Something worth a status line (an upload error, a note).
     Note(String),

@@ -94,6 +94,8 @@ pub struct Lane {
     pub resumes: u32,
     window: Option<(f64, u64)>,
     pub work: Work,
+    /// Request latencies of the complete rounds (µs), for targets that send them whole.
+    latency_histogram: Option<hdrhistogram::Histogram<u64>>,
 }
 
 impl Lane {
@@ -106,8 +108,22 @@ impl Lane {
         (self.timed_seconds > 0.0).then(|| self.rate(self.timed_bytes, self.timed_seconds))
     }
 
-    /// p50, p90 and p99 of the finished uploads' times (nearest rank).
+    /// Merges a round's request latencies (µs); what is drawn is one value
+    /// per 0.5% of them (0.25%, 0.75%, ... 99.75%: the slowest alone does not
+    /// stretch the histogram's range).
+    fn add_latencies(&mut self, round: &hdrhistogram::Histogram<u64>) {
+        let merged = self.latency_histogram.get_or_insert_with(crate::etcd::workload::latency_histogram);
+        merged.add(round).expect("same histogram bounds");
+        self.latencies = (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
+    }
+
+    /// p50, p90 and p99 of the finished uploads' times (nearest rank), or of
+    /// the merged request latencies, exactly as the report computes them.
     pub fn latency_percentiles(&self) -> Option<(f64, f64, f64)> {
+        if let Some(h) = &self.latency_histogram {
+            let at = |q: f64| h.value_at_quantile(q) as f64 / 1e6;
+            return Some((at(0.50), at(0.90), at(0.99)));
+        }
         let mut sorted = self.latencies.clone();
         sorted.sort_by(f64::total_cmp);
         let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
@@ -270,9 +286,9 @@ impl Live {
                     }
                 }
             }
-            RunEvent::Latencies { transport, seconds } => {
+            RunEvent::Latencies { transport, histogram } => {
                 if let Some(lane) = self.lane(*transport) {
-                    lane.latencies.extend(seconds);
+                    lane.add_latencies(histogram);
                 }
             }
             RunEvent::Note(note) => self.notes.push(note.clone()),

@@ -214,7 +214,7 @@ fn render_histogram(
             }
             // The etcd lanes get a sample of each round's histogram, not every request.
             Work::Requests | Work::Events => {
-                [format!("share of {one}s by time, 0.5% a count ({unit})"), format!("{one}s by time ({unit})")]
+                [format!("share of {one}s by time, 0.5% a count ({unit})"), format!("{one} shares by time ({unit})")]
             }
         },
         caption.width,
