@@ -31,13 +31,7 @@ fn main() -> ExitCode {
         }
     };
     gcs_speed_tui::malloc::keep_freed_memory();
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if let Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) = &cli.command {
-        // Small requests cost more in thread hand-offs than in work: fewer
-        // threads leave etcd (on loopback) its share of the cores.
-        builder.worker_threads(args.client_threads());
-    }
-    let runtime = match builder.enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
@@ -149,7 +143,7 @@ fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&In
 /// `etcd run`: bad input and an unreachable or refusing cluster end before
 /// anything is written; a run's failures exit 1 after the report.
 async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
-    use gcs_speed_tui::etcd::runner::EtcdRunner;
+    use gcs_speed_tui::etcd::runner::{ClientRuntime, EtcdRunner};
     let config = match args.validate() {
         Ok(config) => config,
         Err(error) => return usage_error(error),
@@ -159,7 +153,14 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     }
     let cancel = CancellationToken::new();
     let say = Box::new(|line: &str| eprintln!("{line}"));
-    let runner = match EtcdRunner::connect(config, cancel.clone(), say).await {
+    // Small requests cost more in thread hand-offs than in work: the client
+    // gets threads of its own (half the CPUs, leaving etcd on loopback the
+    // rest), whose CPU alone is the client's.
+    let client = match ClientRuntime::new(args.client_threads()) {
+        Ok(client) => client,
+        Err(error) => return usage_error(error),
+    };
+    let runner = match client.run(EtcdRunner::connect(config, cancel.clone(), say)).await {
         Ok(runner) => runner,
         Err(error) => return usage_error(error),
     };
@@ -175,7 +176,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
     };
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    let report = runner.run().await;
+    let report = client.run(runner.run()).await;
     let text = match args.format {
         Format::Table => report.to_table(),
         Format::Json => report.to_json() + "\n",

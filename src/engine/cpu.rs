@@ -17,12 +17,17 @@ pub fn process_seconds() -> f64 {
 
 /// CPU seconds of the emulator's threads, from /proc (ns precision).
 pub fn emulator_seconds() -> f64 {
+    threads_seconds(EMULATOR_THREAD_NAME)
+}
+
+/// CPU seconds (user + system, ns precision, from /proc) of this process's
+/// threads of this name, so far: a runtime of its own is measured apart from
+/// the front end beside it.
+pub fn threads_seconds(name: &str) -> f64 {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0.0 };
     tasks
         .flatten()
-        .filter(|task| {
-            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|name| name.trim() == EMULATOR_THREAD_NAME)
-        })
+        .filter(|task| std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name))
         .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
         .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
         .map(|nanos| nanos as f64 / 1e9)

@@ -23,6 +23,45 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+/// The threads an etcd run's client runs on, and whose CPU is its client
+/// CPU: the app's drawing (or the CLI's printing) is on other threads.
+pub const CLIENT_THREAD_NAME: &str = "etcd-client";
+
+/// A runtime of its own for an etcd run's client, on threads named
+/// `CLIENT_THREAD_NAME`: connect and run there, await from anywhere.
+pub struct ClientRuntime(Option<tokio::runtime::Runtime>);
+
+impl ClientRuntime {
+    pub fn new(threads: usize) -> Result<Self, EtcdError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads.max(1))
+            .thread_name(CLIENT_THREAD_NAME)
+            .enable_all()
+            .build()
+            .map_err(|e| EtcdError::Connection(format!("cannot start the client's threads: {e}")))?;
+        Ok(Self(Some(runtime)))
+    }
+
+    /// Runs `work` on the client's threads.
+    pub async fn run<F>(&self, work: F) -> F::Output
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let runtime = self.0.as_ref().expect("the runtime lives until drop");
+        runtime.spawn(work).await.expect("the client's work does not panic")
+    }
+}
+
+impl Drop for ClientRuntime {
+    fn drop(&mut self) {
+        // Dropped from async code too (the app's event loop): never block there.
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
 /// How often a round's progress is sent to the live view.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 /// How long requests in flight at a cancel or timeout may take to be answered.
@@ -281,7 +320,7 @@ impl EtcdRunner {
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = crate::engine::cpu::client_seconds();
+        let cpu_before = crate::engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
         self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
         let started = Instant::now();
         let mut open_watch = None;
@@ -301,7 +340,7 @@ impl EtcdRunner {
                 (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
             }
         };
-        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
+        let cpu_s = crate::engine::cpu::threads_seconds(CLIENT_THREAD_NAME) - cpu_before;
         let wire = self.wire.sample(kind);
         if let Some(open) = open_watch
             && let Some(error) = open.close().await

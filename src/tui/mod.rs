@@ -199,11 +199,15 @@ async fn run_etcd(
     done: mpsc::Sender<Result<Box<crate::etcd::report::EtcdReport>, String>>,
     cancel: CancellationToken,
 ) {
-    use crate::etcd::runner::EtcdRunner;
+    use crate::etcd::runner::{ClientRuntime, EtcdRunner};
     // The app's status line gets the notes as events; nothing goes to the terminal.
     let quiet = Box::new(|_: &str| {});
-    let result = match EtcdRunner::connect(config, cancel, quiet).await {
-        Ok(runner) => Ok(Box::new(runner.with_events(events).run().await)),
+    // Threads of its own: the app's drawing is not counted as the client's CPU.
+    let result = match ClientRuntime::new(config.client_threads) {
+        Ok(client) => match client.run(EtcdRunner::connect(config, cancel, quiet)).await {
+            Ok(runner) => Ok(Box::new(client.run(runner.with_events(events).run()).await)),
+            Err(error) => Err(error.to_string()),
+        },
         Err(error) => Err(error.to_string()),
     };
     let _ = done.send(result).await;
