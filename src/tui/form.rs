@@ -220,6 +220,8 @@ impl Form {
         match field.access {
             // Typed, but never shown.
             Access::Text(get) if field.key == "password" => "•".repeat(get(&mut options).chars().count()),
+            // The port is what tells endpoints apart: the scheme goes when space is short.
+            Access::Text(get) if field.key == "endpoints" => short_endpoints(get(&mut options)),
             Access::Text(get) | Access::Choice(get, _) => get(&mut options).clone(),
             Access::Toggle(get) => if *get(&mut options) { "on" } else { "off" }.into(),
         }
@@ -314,6 +316,20 @@ impl Form {
     pub fn revert(&mut self) {
         self.editing = None;
     }
+}
+
+/// `127.0.0.1:2379` for `http://127.0.0.1:2379`, `tls 10.0.0.5:2379` for
+/// https: a host and port fit the form where a whole URL is cut before its port.
+fn short_endpoints(endpoints: &str) -> String {
+    endpoints
+        .split(',')
+        .map(|e| match e.trim().split_once("://") {
+            Some(("https", rest)) => format!("tls {rest}"),
+            Some((_, rest)) => rest.to_string(),
+            None => e.trim().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Flags given on the command line (`given`: their option names) win over

@@ -57,13 +57,16 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::raw("."),
         ]),
         Err(error) => Line::styled(
-            format!("Fix the {} field (marked) to run: its sentence is below the form.", error.field.replace('_', " ")),
+            format!(
+                "Fix the {} field (marked) to run: its sentence is below the form.",
+                app.form.fields().iter().find(|f| f.key == error.field).map_or(error.field, |f| f.label)
+            ),
             theme.error(),
         ),
     };
     let (what, hint) = if etcd {
         (
-            "Both transports send the same puts, ranges or watches in turn (HTTP gateway, then gRPC); this pane shows their ops/s live, and the table below compares them when the run ends.",
+            "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.",
             "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
         )
     } else {

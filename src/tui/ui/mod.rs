@@ -168,7 +168,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Space", "flip a toggle"),
     ("← / →", "change a choice"),
     ("r or F5", "start a run (again, with the form's values)"),
-    ("Esc", "cancel the running run (uploads stop, objects are deleted)"),
+    ("Esc", "cancel the running run (it stops; what it created is deleted)"),
     ("h", "history of runs, this session's and the last 50 kept from earlier ones"),
     ("Space (history)", "mark a run; select another to compare"),
     ("e", "export the run shown (or selected): type a path, .json or .csv"),
