@@ -2,6 +2,7 @@
 //! table, re-runs and history. Same runner and statistics as `run`.
 
 pub mod app;
+pub mod fields;
 pub mod finished;
 pub mod form;
 pub mod history;
