@@ -42,7 +42,12 @@ impl WireMeter {
 
     /// Gives every socket not seen before to `owner`.
     pub fn claim(&mut self, owner: Owner) {
-        for socket in self.sockets() {
+        let sockets = self.sockets();
+        self.claim_these(&sockets, owner);
+    }
+
+    fn claim_these(&mut self, sockets: &[SocketBytes], owner: Owner) {
+        for socket in sockets {
             self.owners.entry(socket.local).or_insert(owner);
         }
     }
@@ -51,9 +56,11 @@ impl WireMeter {
     /// for it first (call at a round's start, after claiming for the tool,
     /// and at its end).
     pub fn sample(&mut self, kind: TransportKind) -> Wire {
-        self.claim(Owner::Transport(kind));
+        // One reading of the sockets serves both the claim and the count.
+        let sockets = self.sockets();
+        self.claim_these(&sockets, Owner::Transport(kind));
         let owned: Vec<SocketBytes> =
-            self.sockets().into_iter().filter(|s| self.owners.get(&s.local) == Some(&Owner::Transport(kind))).collect();
+            sockets.into_iter().filter(|s| self.owners.get(&s.local) == Some(&Owner::Transport(kind))).collect();
         let (sent, received) = self
             .counters
             .entry(kind)

@@ -213,7 +213,8 @@ impl EtcdRunner {
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
         self.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
         let outcome = match stop {
-            None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
+            // A broken watch fails the run, in the warmup (not a round) too.
+            None if self.broken.is_some() || self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
             None => RunOutcome::Completed,
             Some(Stop::Cancelled) => RunOutcome::Cancelled,
             Some(Stop::TimedOut) => RunOutcome::TimedOut,
