@@ -3,6 +3,7 @@
 //! `Auth/Authenticate` for a token sent as the `token` metadata.
 
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
+use super::coalesce::Coalescing;
 use super::proto::*;
 use crate::config::TransportKind;
 use crate::engine::connections::{CountConnections, root_cause};
@@ -35,7 +36,8 @@ impl GrpcKv {
         for index in 0..reach.conns.max(1) as usize {
             let url = &reach.endpoints[index % reach.endpoints.len()];
             let endpoint = endpoint(url, reach).await?;
-            let connector = tower::Layer::layer(&connections, tcp.clone());
+            let counted = tower::Layer::layer(&connections, tcp.clone());
+            let connector = tower::ServiceExt::map_response(counted, Coalescing::new);
             let channel =
                 endpoint.connect_with_connector(connector).await.map_err(|e| unreachable(url, &root_cause(&e)))?;
             channels.push(channel);
