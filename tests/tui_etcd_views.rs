@@ -4,14 +4,14 @@
 
 mod views;
 use gcs_speed_tui::config::{Options, TransportKind};
+use gcs_speed_tui::engine::events::{Phase, RoundDone, RunEvent};
 use gcs_speed_tui::engine::report::RunOutcome;
 use gcs_speed_tui::etcd::options::EtcdRunArgs;
 use gcs_speed_tui::etcd::report::{EtcdReport, KeysCleanup};
 use gcs_speed_tui::etcd::rounds::{EtcdRound, summarize};
 use gcs_speed_tui::etcd::workload::latency_histogram;
-use gcs_speed_tui::gcs::events::{Phase, RunEvent};
-use gcs_speed_tui::gcs::stats::RoundSample;
 use gcs_speed_tui::tui::app::{App, Message};
+use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 use views::{press, three_sizes};
 
@@ -85,22 +85,13 @@ fn etcd_run_in_progress() {
         },
         RunEvent::Phase(Phase::Measuring),
         RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 1.0 },
-        RunEvent::Progress {
-            transport: TransportKind::Json,
-            round: Some(0),
-            bytes: 9000,
-            bytes_total: 80_000,
-            at_s: 3.0,
-        },
-        RunEvent::RoundDone(RoundSample {
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), done: 9000, total: 80_000, at_s: 3.0 },
+        RunEvent::RoundDone(RoundDone {
             transport: TransportKind::Json,
             round: 0,
+            done: 80_000,
             elapsed_s: 16.0,
-            bytes: 80_000,
             ok: true,
-            cpu_s: 4.0,
-            wire_bytes: 80_000_000,
-            retransmitted_bytes: 0,
         }),
         RunEvent::Latencies {
             transport: TransportKind::Json,
@@ -113,13 +104,7 @@ fn etcd_run_in_progress() {
             }),
         },
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 17.0 },
-        RunEvent::Progress {
-            transport: TransportKind::Grpc,
-            round: Some(0),
-            bytes: 35_000,
-            bytes_total: 80_000,
-            at_s: 22.0,
-        },
+        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), done: 35_000, total: 80_000, at_s: 22.0 },
     ];
     for event in events {
         app.update(Message::Run(event));
@@ -135,12 +120,12 @@ fn etcd_run_in_progress() {
 fn etcd_results_history_and_comparison() {
     let mut app = app();
     press(&mut app, KeyCode::Char('r'));
-    app.update(Message::EtcdFinished(Ok(Box::new(report("20261201-060000-aaaa", 4500.0)))));
+    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report("20261201-060000-aaaa", 4500.0))))));
     assert!(!app.running);
     let results = three_sizes(&app);
     assert!(results.contains("grpc was 55.6% faster than http-json (7000 vs 4500 ops/s"), "{results}");
     press(&mut app, KeyCode::Char('r'));
-    app.update(Message::EtcdFinished(Ok(Box::new(report("20261201-061000-bbbb", 5000.0)))));
+    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report("20261201-061000-bbbb", 5000.0))))));
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Char(' '));

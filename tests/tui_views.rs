@@ -3,7 +3,7 @@
 //! progress, results, a history comparison, help, and a too-small window.
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
-use gcs_speed_tui::gcs::events::{Phase, RunEvent};
+use gcs_speed_tui::engine::events::{ItemDone, Phase, RoundDone, RunEvent};
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
 use gcs_speed_tui::gcs::target::TargetInfo;
@@ -129,25 +129,25 @@ fn running_app() -> App {
         RunEvent::Progress {
             transport: TransportKind::Json,
             round: Some(0),
-            bytes: 16 * MIB,
-            bytes_total: 64 * MIB,
+            done: 16 * MIB,
+            total: 64 * MIB,
             at_s: 2.0,
         },
         RunEvent::Progress {
             transport: TransportKind::Json,
             round: Some(0),
-            bytes: 40 * MIB,
-            bytes_total: 64 * MIB,
+            done: 40 * MIB,
+            total: 64 * MIB,
             at_s: 5.0,
         },
         RunEvent::Progress {
             transport: TransportKind::Json,
             round: Some(0),
-            bytes: 64 * MIB,
-            bytes_total: 64 * MIB,
+            done: 64 * MIB,
+            total: 64 * MIB,
             at_s: 8.0,
         },
-        RunEvent::ObjectDone(ObjectSample {
+        RunEvent::ItemDone(ItemDone::from(&ObjectSample {
             transport: TransportKind::Json,
             round: 0,
             worker: 0,
@@ -161,8 +161,8 @@ fn running_app() -> App {
             retries: 0,
             resumes: 0,
             resent_bytes: 0,
-        }),
-        RunEvent::RoundDone(RoundSample {
+        })),
+        RunEvent::RoundDone(RoundDone::from(&RoundSample {
             transport: TransportKind::Json,
             round: 0,
             elapsed_s: 8.0,
@@ -171,20 +171,20 @@ fn running_app() -> App {
             cpu_s: 0.03,
             wire_bytes: 64 * MIB,
             retransmitted_bytes: 0,
-        }),
+        })),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {
             transport: TransportKind::Grpc,
             round: Some(0),
-            bytes: 20 * MIB,
-            bytes_total: 64 * MIB,
+            done: 20 * MIB,
+            total: 64 * MIB,
             at_s: 10.0,
         },
         RunEvent::Progress {
             transport: TransportKind::Grpc,
             round: Some(0),
-            bytes: 32 * MIB,
-            bytes_total: 64 * MIB,
+            done: 32 * MIB,
+            total: 64 * MIB,
             at_s: 12.0,
         },
     ];
@@ -220,14 +220,20 @@ fn replay(app: &mut App, report: RunReport) {
         app.update(Message::Run(RunEvent::RoundStarted { transport, round: Some(round.round), at_s }));
         at_s += round.elapsed_s;
         let (bytes, bytes_total) = (round.bytes, report.config.bytes_per_round());
-        app.update(Message::Run(RunEvent::Progress { transport, round: Some(round.round), bytes, bytes_total, at_s }));
+        app.update(Message::Run(RunEvent::Progress {
+            transport,
+            round: Some(round.round),
+            done: bytes,
+            total: bytes_total,
+            at_s,
+        }));
         for sample in report.samples.iter().filter(|s| s.transport == transport && s.round == round.round) {
-            app.update(Message::Run(RunEvent::ObjectDone(sample.clone())));
+            app.update(Message::Run(RunEvent::ItemDone(sample.into())));
         }
-        app.update(Message::Run(RunEvent::RoundDone(round.clone())));
+        app.update(Message::Run(RunEvent::RoundDone(round.into())));
     }
     app.update(Message::Tick(at_s + 1.0));
-    app.update(Message::Run(RunEvent::Finished(Box::new(report))));
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
 }
 
 #[test]
@@ -253,7 +259,7 @@ fn history_compares_two_runs() {
         ("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]),
         ("20261130-061000-bbbb", [4.0, 4.0, 4.0], [7.7, 7.7, 7.7]),
     ] {
-        app.update(Message::Run(RunEvent::Finished(Box::new(report(id, json, grpc)))));
+        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report(id, json, grpc))))));
     }
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);
@@ -285,7 +291,7 @@ fn export_writes_the_same_json_or_csv_as_run_to_the_path_typed() {
     let mut app = app();
     let finished = report("20261130-060000-abcd", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]);
     let (json, csv) = (finished.to_json() + "\n", finished.to_csv());
-    app.update(Message::Run(RunEvent::Finished(Box::new(finished))));
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(finished)))));
     press(&mut app, KeyCode::Char('e'));
     assert!(screen(&app, 120, 40).contains(
         "export to (.json or .csv; type to replace, Enter saves, Esc cancels): gcs-speed-tui-20261130-060000-abcd.json"
@@ -319,7 +325,7 @@ fn quitting_during_a_run_asks_and_ctrl_c_cancels_first() {
     let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))));
     assert_eq!(effects, [gcs_speed_tui::tui::app::Effect::CancelRun]);
     assert!(!app.quit, "waits for the cleanup");
-    app.update(Message::Run(RunEvent::Finished(Box::new(report("x", [1.0; 3], [1.0; 3])))));
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("x", [1.0; 3], [1.0; 3]))))));
     assert!(app.quit);
 }
 
@@ -357,6 +363,6 @@ fn runs_are_kept_across_sessions_bounded() {
     press(&mut app, KeyCode::Char('h'));
     let text = screen(&app, 120, 40);
     assert!(text.contains("#1  11-30 06:00:00  emulator"), "earlier runs are listed with their day: {text}");
-    app.update(Message::Run(RunEvent::Finished(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3])))));
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3]))))));
     assert_eq!(app.history.this_session().len(), 1);
 }

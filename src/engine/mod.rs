@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod connections;
 pub mod cpu;
+pub mod events;
 pub mod netstat;
 pub mod report;
 pub mod rounds;

@@ -13,9 +13,9 @@ use super::rounds::{EtcdRound, summarize};
 use super::watch::run_watch_round;
 use super::workload::{Keys, Work, run_batch};
 use crate::config::TransportKind;
+use crate::engine::events::{Phase, RoundDone, RunEvent};
 use crate::engine::report::RunOutcome;
 use crate::engine::{Rounds, Stop};
-use crate::gcs::events::{Phase, RunEvent};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -311,8 +311,8 @@ impl EtcdRunner {
                 _ = tick.tick(), if round.is_some() && self.events.is_some() => {
                     let Some((transport, round)) = round else { continue };
                     let total = work.clients as u64 * work.requests as u64;
-                    let bytes = work.done.load(Ordering::Relaxed);
-                    self.emit(RunEvent::Progress { transport, round, bytes, bytes_total: total, at_s: self.at_s() }).await;
+                    let done = work.done.load(Ordering::Relaxed);
+                    self.emit(RunEvent::Progress { transport, round, done, total, at_s: self.at_s() }).await;
                 }
             }
         };
@@ -391,17 +391,7 @@ impl EtcdRunner {
             };
             (self.progress)(&format!("{name}: {ops} {what} in {elapsed_s:.2} s, {:.0}/s", ops as f64 / elapsed_s));
         }
-        let sample = crate::gcs::stats::RoundSample {
-            transport: kind,
-            round,
-            elapsed_s,
-            bytes: ops,
-            ok,
-            cpu_s,
-            wire_bytes: wire.sent + wire.received,
-            retransmitted_bytes: 0,
-        };
-        self.emit(RunEvent::RoundDone(sample)).await;
+        self.emit(RunEvent::RoundDone(RoundDone { transport: kind, round, done: ops, elapsed_s, ok })).await;
         if ok {
             // The complete rounds' latencies, as the report merges them.
             self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(latency.clone()) }).await;

@@ -4,7 +4,6 @@
 
 pub mod auth;
 pub mod crc;
-pub mod events;
 pub mod payload;
 pub mod progress;
 pub mod report;

@@ -2,7 +2,7 @@
 //! plain lines otherwise (so logs of CI jobs stay readable).
 
 use crate::config::TransportKind;
-use crate::gcs::events::{Phase, RunEvent};
+use crate::engine::events::{Phase, RunEvent};
 use crate::units::{RateUnit, format_seconds, format_size, mib_per_second};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -31,6 +31,11 @@ pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurr
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
+    // The run is over (its runner dropped the sender): the bars go before
+    // the report is printed.
+    if terminal {
+        clear(&mut std::io::stderr().lock(), printer.drawn);
+    }
 }
 
 struct Printer {
@@ -57,8 +62,8 @@ impl Printer {
             RunEvent::RoundStarted { transport, round: Some(_), .. } => {
                 self.lanes.entry(transport).or_default().round_fraction = 0.0;
             }
-            RunEvent::Progress { transport, round: Some(_), bytes, bytes_total, .. } if self.terminal => {
-                self.lanes.entry(transport).or_default().round_fraction = bytes as f64 / bytes_total.max(1) as f64;
+            RunEvent::Progress { transport, round: Some(_), done, total, .. } if self.terminal => {
+                self.lanes.entry(transport).or_default().round_fraction = done as f64 / total.max(1) as f64;
                 self.redraw(None);
             }
             RunEvent::RoundDone(round) => {
@@ -73,11 +78,11 @@ impl Printer {
                 );
                 let finished = self.finished.remove(&round.transport).unwrap_or(0);
                 let line = if round.ok {
-                    let rate = mib_per_second(round.bytes, round.elapsed_s);
+                    let rate = mib_per_second(round.done, round.elapsed_s);
                     lane.last_mib_s = Some(rate);
                     format!(
                         "{name}: {} in {} ({})",
-                        format_size(round.bytes),
+                        format_size(round.done),
                         format_seconds(round.elapsed_s),
                         self.unit.format(rate)
                     )
@@ -87,17 +92,12 @@ impl Printer {
                 };
                 self.say(&line);
             }
-            RunEvent::ObjectDone(sample) if sample.ok => {
+            RunEvent::ItemDone(sample) if sample.ok => {
                 *self.finished.entry(sample.transport).or_default() += 1;
             }
             RunEvent::Note(note) => self.say(&note),
             RunEvent::CleanupDone { deleted, left } => {
                 self.say(&format!("cleanup: deleted {deleted}, left {}", left.len()))
-            }
-            RunEvent::Finished(_) if self.terminal => {
-                let mut out = std::io::stderr().lock();
-                clear(&mut out, self.drawn);
-                self.drawn = 0;
             }
             _ => {}
         }

@@ -29,6 +29,18 @@ pub struct RoundSample {
 
 use crate::engine::report::{from_one_based, one_based};
 
+impl From<&RoundSample> for crate::engine::events::RoundDone {
+    fn from(r: &RoundSample) -> Self {
+        Self { transport: r.transport, round: r.round, done: r.bytes, elapsed_s: r.elapsed_s, ok: r.ok }
+    }
+}
+
+impl From<&ObjectSample> for crate::engine::events::ItemDone {
+    fn from(o: &ObjectSample) -> Self {
+        Self { transport: o.transport, ok: o.ok, elapsed_s: o.elapsed_s, retries: o.retries, resumes: o.resumes }
+    }
+}
+
 /// One object upload.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectSample {

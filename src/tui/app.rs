@@ -6,7 +6,7 @@ use super::form::{Access, Checked, Form};
 use super::history::History;
 use super::live::Live;
 use crate::config::{BenchConfig, Environment, Options};
-use crate::gcs::events::RunEvent;
+use crate::engine::events::RunEvent;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Rows PgUp/PgDn move in the form.
@@ -28,7 +28,8 @@ pub enum Message {
     /// SIGTERM or SIGHUP: as Ctrl-C, cancel and clean up, then leave.
     Interrupt(crate::signals::Interrupt),
     /// An etcd run ended (its report), or could not start (why).
-    EtcdFinished(Result<Box<crate::etcd::report::EtcdReport>, String>),
+    /// The run's report, or why it never started.
+    RunFinished(Result<Finished, String>),
 }
 
 #[derive(Debug, PartialEq)]
@@ -112,8 +113,8 @@ impl App {
                 Vec::new()
             }
             Message::Run(event) => self.on_run_event(event),
-            Message::EtcdFinished(Ok(report)) => self.finished(Finished::Etcd(report)),
-            Message::EtcdFinished(Err(why)) => self.on_run_event(RunEvent::SetupFailed(why)),
+            Message::RunFinished(Ok(report)) => self.finished(report),
+            Message::RunFinished(Err(why)) => self.on_run_event(RunEvent::SetupFailed(why)),
             Message::Interrupt(signal) => {
                 self.interrupted.get_or_insert(signal);
                 self.ctrl_c()
@@ -127,7 +128,6 @@ impl App {
         if let Some(live) = &mut self.live {
             live.apply(&event);
         }
-        let mut effects = Vec::new();
         match event {
             RunEvent::Note(note) => self.status = Some(note),
             // The status follows the run, so it never says "connecting" mid-run.
@@ -150,23 +150,18 @@ impl App {
             RunEvent::CleanupDone { deleted, left } if self.cancelling => {
                 self.status = Some(format!("cancelled: deleted {deleted}, left {}", left.len()));
             }
-            RunEvent::Finished(report) => effects.extend(self.finished(Finished::Gcs(report))),
             _ => {}
         }
         if !self.running && self.quit_after_run {
             self.quit = true;
         }
-        effects
+        Vec::new()
     }
 
     /// A run of either target ended: its table, the history, and kept for later.
     fn finished(&mut self, report: Finished) -> Vec<Effect> {
-        if let (Some(live), Finished::Etcd(_)) = (&mut self.live, &report) {
-            live.finished = true; // the GCS runner says so with its Finished event
-            for lane in &mut live.lanes {
-                lane.in_round = false;
-                lane.warmup = false;
-            }
+        if let Some(live) = &mut self.live {
+            live.finish();
         }
         self.running = false;
         self.confirm_quit = false; // nothing left to confirm
@@ -407,11 +402,11 @@ impl App {
     }
 }
 
-fn phase_sentence(phase: crate::gcs::events::Phase) -> &'static str {
+fn phase_sentence(phase: crate::engine::events::Phase) -> &'static str {
     match phase {
-        crate::gcs::events::Phase::Connecting => "connecting",
-        crate::gcs::events::Phase::Warmup => "warming up (not timed)",
-        crate::gcs::events::Phase::Measuring => "measuring",
-        crate::gcs::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
+        crate::engine::events::Phase::Connecting => "connecting",
+        crate::engine::events::Phase::Warmup => "warming up (not timed)",
+        crate::engine::events::Phase::Measuring => "measuring",
+        crate::engine::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

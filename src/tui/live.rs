@@ -3,7 +3,7 @@
 //! run time, chart points and per-object latencies. Pure: no clock.
 
 use crate::config::{BenchConfig, TransportKind};
-use crate::gcs::events::{Phase, RunEvent};
+use crate::engine::events::{Phase, RunEvent};
 use crate::units::{MIB, format_size};
 
 /// What a run's unit of work is: the events' `bytes` count bytes uploaded
@@ -248,7 +248,7 @@ impl Live {
                     lane.window = Some((*at_s, lane.absolute_bytes()));
                 }
             }
-            RunEvent::Progress { transport, round, bytes, at_s, .. } => {
+            RunEvent::Progress { transport, round, done, at_s, .. } => {
                 self.at_s = *at_s;
                 let Some(lane) = self.lane(*transport) else {
                     return;
@@ -256,10 +256,10 @@ impl Live {
                 if round.is_none() {
                     return; // warmup bytes are not counted
                 }
-                lane.round_bytes = *bytes;
+                lane.round_bytes = *done;
                 lane.sample(*at_s, false);
             }
-            RunEvent::ObjectDone(sample) => {
+            RunEvent::ItemDone(sample) => {
                 if let Some(lane) = self.lane(sample.transport) {
                     lane.objects_done += 1;
                     lane.retries += sample.retries;
@@ -278,10 +278,10 @@ impl Live {
                     lane.sample(at_s, true);
                     lane.rounds_done += 1;
                     lane.in_round = false;
-                    lane.bytes_done += round.bytes;
+                    lane.bytes_done += round.done;
                     lane.round_bytes = 0;
                     if round.ok {
-                        lane.timed_bytes += round.bytes;
+                        lane.timed_bytes += round.done;
                         lane.timed_seconds += round.elapsed_s;
                     }
                 }
@@ -297,13 +297,15 @@ impl Live {
                 self.setup_failed = Some(message.clone());
                 self.finished = true;
             }
-            RunEvent::Finished(_) => {
-                self.finished = true;
-                for lane in &mut self.lanes {
-                    lane.in_round = false;
-                    lane.warmup = false;
-                }
-            }
+        }
+    }
+
+    /// The run is over: its report came back.
+    pub fn finish(&mut self) {
+        self.finished = true;
+        for lane in &mut self.lanes {
+            lane.in_round = false;
+            lane.warmup = false;
         }
     }
 }
@@ -312,7 +314,7 @@ impl Live {
 mod tests {
     use super::*;
     use crate::config::{Environment, Options};
-    use crate::gcs::stats::RoundSample;
+    use crate::engine::events::{ItemDone, RoundDone};
 
     fn live() -> Live {
         let config = Options { size: "4MiB".into(), iterations: "2".into(), ..Options::default() }
@@ -322,7 +324,7 @@ mod tests {
     }
 
     fn progress(bytes: u64, at_s: f64) -> RunEvent {
-        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), bytes, bytes_total: 4 << 20, at_s }
+        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), done: bytes, total: 4 << 20, at_s }
     }
 
     #[test]
@@ -337,16 +339,7 @@ mod tests {
         assert_eq!(live.lanes[0].current_mib_s, 4.0);
         // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
         live.apply(&progress(3 << 20, 1.6));
-        let round = RoundSample {
-            transport: TransportKind::Json,
-            round: 0,
-            elapsed_s: 0.6,
-            bytes: 3 << 20,
-            ok: true,
-            cpu_s: 0.0,
-            wire_bytes: 0,
-            retransmitted_bytes: 0,
-        };
+        let round = RoundDone { transport: TransportKind::Json, round: 0, done: 3 << 20, elapsed_s: 0.6, ok: true };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[0].chart.len(), 2);
         assert!((live.lanes[0].chart[1].1 - 10.0).abs() < 1e-9, "1 MiB in 0.1 s");
@@ -360,21 +353,12 @@ mod tests {
         live.apply(&RunEvent::Progress {
             transport: TransportKind::Grpc,
             round: None,
-            bytes: 999,
-            bytes_total: 999,
+            done: 999,
+            total: 999,
             at_s: 0.3,
         });
         assert_eq!(live.lanes[1].bytes_done + live.lanes[1].round_bytes, 0);
-        let round = RoundSample {
-            transport: TransportKind::Grpc,
-            round: 0,
-            elapsed_s: 2.0,
-            bytes: 4 << 20,
-            ok: true,
-            cpu_s: 0.0,
-            wire_bytes: 0,
-            retransmitted_bytes: 0,
-        };
+        let round = RoundDone { transport: TransportKind::Grpc, round: 0, done: 4 << 20, elapsed_s: 2.0, ok: true };
         live.apply(&RunEvent::RoundDone(round));
         assert_eq!(live.lanes[1].average_mib_s(), Some(2.0));
         assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));
@@ -384,23 +368,10 @@ mod tests {
     #[test]
     fn retries_and_resumes_add_up_per_lane() {
         let mut live = live();
-        let sample = |retries, resumes, ok| crate::gcs::stats::ObjectSample {
-            transport: TransportKind::Json,
-            round: 0,
-            worker: 0,
-            object: "o".into(),
-            bytes: 1,
-            start_s: 0.0,
-            elapsed_s: 1.0,
-            ok,
-            error: None,
-            phases: Default::default(),
-            retries,
-            resumes,
-            resent_bytes: 0,
-        };
-        live.apply(&RunEvent::ObjectDone(sample(2, 1, true)));
-        live.apply(&RunEvent::ObjectDone(sample(3, 0, false)));
+        let item =
+            |retries, resumes, ok| ItemDone { transport: TransportKind::Json, ok, elapsed_s: 1.0, retries, resumes };
+        live.apply(&RunEvent::ItemDone(item(2, 1, true)));
+        live.apply(&RunEvent::ItemDone(item(3, 0, false)));
         let lane = &live.lanes[0];
         assert_eq!((lane.retries, lane.resumes, lane.errors, lane.objects_done), (5, 1, 1, 2));
         assert_eq!(lane.latencies, [1.0], "failed uploads are not timed");

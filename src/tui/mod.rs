@@ -11,9 +11,10 @@ pub mod persist;
 pub mod ui;
 
 use crate::config::{Environment, Options};
-use crate::gcs::events::RunEvent;
+use crate::engine::events::RunEvent;
 use crate::gcs::runner::Runner;
 use app::{App, Effect, Message};
+use finished::Finished;
 use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::EventStream;
@@ -91,7 +92,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
     let mut interrupts = crate::signals::interrupts();
     let mut keys = EventStream::new();
     let (run_tx, mut run_rx) = mpsc::channel::<RunEvent>(1024);
-    let (etcd_tx, mut etcd_rx) = mpsc::channel(1);
+    let (done_tx, mut done_rx) = mpsc::channel(1);
     let mut cancel = CancellationToken::new();
     let mut frame = tokio::time::interval(FRAME);
     frame.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -117,12 +118,12 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 }
                 dirty = true;
             }
-            Some(done) = etcd_rx.recv() => {
+            Some(done) = done_rx.recv() => {
                 // Whatever progress came before the end is shown first.
                 while let Ok(event) = run_rx.try_recv() {
                     effects.extend(app.update(Message::Run(event)));
                 }
-                effects.extend(app.update(Message::EtcdFinished(done)));
+                effects.extend(app.update(Message::RunFinished(done)));
                 dirty = true;
             }
             Some(signal) = interrupts.recv() => {
@@ -147,11 +148,11 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
             match effect {
                 Effect::StartRun(config) => {
                     cancel = CancellationToken::new();
-                    tokio::spawn(run(*config, run_tx.clone(), cancel.clone()));
+                    tokio::spawn(run(*config, run_tx.clone(), done_tx.clone(), cancel.clone()));
                 }
                 Effect::StartEtcdRun(config) => {
                     cancel = CancellationToken::new();
-                    tokio::spawn(run_etcd(*config, run_tx.clone(), etcd_tx.clone(), cancel.clone()));
+                    tokio::spawn(run_etcd(*config, run_tx.clone(), done_tx.clone(), cancel.clone()));
                 }
                 Effect::CancelRun => cancel.cancel(),
                 Effect::SaveForm(options) => {
@@ -183,21 +184,26 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
     Ok(app)
 }
 
-async fn run(config: crate::config::BenchConfig, events: mpsc::Sender<RunEvent>, cancel: CancellationToken) {
-    match crate::launch::connect(&config).await {
-        Ok(connected) => {
-            Runner::new(config, &connected, events, cancel).run().await;
-        }
-        Err(error) => {
-            let _ = events.send(RunEvent::SetupFailed(error.to_string())).await;
-        }
-    }
+/// Where a run's report goes: the app applies every event sent before it.
+type Done = mpsc::Sender<Result<Finished, String>>;
+
+async fn run(
+    config: crate::config::BenchConfig,
+    events: mpsc::Sender<RunEvent>,
+    done: Done,
+    cancel: CancellationToken,
+) {
+    let result = match crate::launch::connect(&config).await {
+        Ok(connected) => Ok(Finished::Gcs(Box::new(Runner::new(config, &connected, events, cancel).run().await))),
+        Err(error) => Err(error.to_string()),
+    };
+    let _ = done.send(result).await;
 }
 
 async fn run_etcd(
     config: crate::etcd::options::EtcdConfig,
     events: mpsc::Sender<RunEvent>,
-    done: mpsc::Sender<Result<Box<crate::etcd::report::EtcdReport>, String>>,
+    done: Done,
     cancel: CancellationToken,
 ) {
     use crate::etcd::runner::{ClientRuntime, EtcdRunner};
@@ -206,7 +212,7 @@ async fn run_etcd(
     // Threads of its own: the app's drawing is not counted as the client's CPU.
     let result = match ClientRuntime::new(config.client_threads) {
         Ok(client) => match client.run(EtcdRunner::connect(config, cancel, quiet)).await {
-            Ok(runner) => Ok(Box::new(client.run(runner.with_events(events).run()).await)),
+            Ok(runner) => Ok(Finished::Etcd(Box::new(client.run(runner.with_events(events).run()).await))),
             Err(error) => Err(error.to_string()),
         },
         Err(error) => Err(error.to_string()),

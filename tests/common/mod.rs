@@ -4,7 +4,7 @@
 
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
-use gcs_speed_tui::gcs::events::RunEvent;
+use gcs_speed_tui::engine::events::RunEvent;
 use gcs_speed_tui::gcs::report::RunReport;
 use gcs_speed_tui::gcs::runner::Runner;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! are deleted, by name and generation.
 
 use super::Runner;
-use crate::gcs::events::{Phase, RunEvent};
+use crate::engine::events::{Phase, RunEvent};
 use crate::gcs::report::Cleanup;
 use futures::StreamExt;
 use std::collections::BTreeSet;

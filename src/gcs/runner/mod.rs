@@ -3,8 +3,8 @@
 //! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
 
 use crate::config::{BenchConfig, TransportKind};
+use crate::engine::events::{Phase, RunEvent};
 use crate::engine::netstat::{self, Counted, WireCounter};
-use crate::gcs::events::{Phase, RunEvent};
 use crate::gcs::payload::Payload;
 use crate::gcs::report::{RunOutcome, RunReport};
 use crate::gcs::stats::{self, Accounting, ObjectSample, RoundSample};
@@ -171,7 +171,7 @@ impl<'a> Runner<'a> {
                 stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting)
             })
             .collect();
-        let report = RunReport::new(
+        RunReport::new(
             self.run_id.clone(),
             started_at,
             self.connected.info.clone(),
@@ -182,9 +182,7 @@ impl<'a> Runner<'a> {
             outcome,
             cleanup,
         )
-        .stopped_because(self.stopped_because.take());
-        self.emit(RunEvent::Finished(Box::new(report.clone()))).await;
-        report
+        .stopped_because(self.stopped_because.take())
     }
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
@@ -243,7 +241,7 @@ impl<'a> Runner<'a> {
                 resumes,
                 resent_bytes,
             };
-            self.emit(RunEvent::ObjectDone(sample.clone())).await;
+            self.emit(RunEvent::ItemDone((&sample).into())).await;
             self.objects.push(sample);
         }
         if stop.is_none() || bytes > 0 {
@@ -257,7 +255,7 @@ impl<'a> Runner<'a> {
                 wire_bytes,
                 retransmitted_bytes,
             };
-            self.emit(RunEvent::RoundDone(sample.clone())).await;
+            self.emit(RunEvent::RoundDone((&sample).into())).await;
             self.rounds.push(sample);
         }
         if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
@@ -321,7 +319,7 @@ impl<'a> Runner<'a> {
                     let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
                     let at_s = self.at_s();
                     // Progress may be dropped when a front end lags; results never are.
-                    let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
+                    let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
                 }
             }
         };
@@ -342,7 +340,8 @@ impl<'a> Runner<'a> {
         }
         let at_s = self.at_s();
         let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
-        let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, bytes, bytes_total, at_s });
+        let _ =
+            self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
         (results, stop)
     }
 }

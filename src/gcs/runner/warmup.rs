@@ -1,7 +1,7 @@
 //! The untimed warmup: one upload per transport, deleted at once.
 
 use super::{Runner, Stop};
-use crate::gcs::events::RunEvent;
+use crate::engine::events::RunEvent;
 use crate::gcs::payload::Payload;
 use crate::gcs::transport::object_name;
 

@@ -3,7 +3,7 @@
 
 use super::Theme;
 use crate::config::TransportKind;
-use crate::gcs::events::Phase;
+use crate::engine::events::Phase;
 use crate::tui::app::App;
 use crate::tui::live::Work;
 use crate::tui::live::{Lane, Live};
