@@ -108,6 +108,14 @@ pub struct BenchArgs {
     /// Service account key file (else the usual environment, then ADC).
     #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
+    /// upload | download: what each round does (download: objects uploaded
+    /// once, untimed, then read by every round).
+    #[arg(long, value_name = "KIND", default_value = "upload")]
+    pub workload: String,
+    /// With --workload download: bytes per read, at a random aligned offset
+    /// (0 = whole objects).
+    #[arg(long, value_name = "SIZE", default_value = "0")]
+    pub range_size: String,
     /// crc32c | none: checksums on both transports.
     #[arg(long, value_name = "KIND", default_value = "crc32c")]
     pub checksum: String,
@@ -235,6 +243,8 @@ impl BenchArgs {
             warmup: self.warmup,
             warmup_size: self.warmup_size.clone(),
             checksum: self.checksum.clone(),
+            workload: self.workload.clone(),
+            range_size: self.range_size.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),
             timeout: self.timeout.clone(),

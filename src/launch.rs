@@ -9,7 +9,10 @@ use crate::gcs::target::{Connected, SetupError};
 pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     let emulator = match config.target {
         Target::BuiltIn => {
-            let options = EmulatorOptions { faults: config.emulator_faults.clone(), ..EmulatorOptions::default() };
+            // Reads need the bytes back; uploads alone keep memory flat without them.
+            let retain = config.workload == crate::config::Workload::Download;
+            let options =
+                EmulatorOptions { faults: config.emulator_faults.clone(), retain, ..EmulatorOptions::default() };
             Some(Emulator::start(options).await.map_err(SetupError::Emulator)?)
         }
         _ => None,

@@ -54,6 +54,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
                     retries: 0,
                     resumes: 0,
                     resent_bytes: 0,
+                    first_byte_s: None,
                 });
             }
             let finished = uploads.iter().filter(|u| u.0).count() as u64;

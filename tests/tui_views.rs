@@ -65,6 +65,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 retries: 0,
                 resumes: 0,
                 resent_bytes: 0,
+                first_byte_s: None,
             });
         }
     }
@@ -161,6 +162,7 @@ fn running_app() -> App {
             retries: 0,
             resumes: 0,
             resent_bytes: 0,
+            first_byte_s: None,
         })),
         RunEvent::RoundDone(RoundDone::from(&RoundSample {
             transport: TransportKind::Json,

@@ -37,6 +37,26 @@ pub enum Order {
     Sequential,
 }
 
+/// What a GCS run's rounds do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// Each round uploads `concurrency` new objects.
+    #[default]
+    Upload,
+    /// Objects are uploaded once, untimed; each round reads them.
+    Download,
+}
+
+impl Workload {
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Upload => "upload",
+            Workload::Download => "download",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JsonHttp {
     #[serde(rename = "auto")]
@@ -53,6 +73,11 @@ pub enum JsonHttp {
 pub struct BenchConfig {
     #[serde(skip)]
     pub target: Target,
+    #[serde(default)]
+    pub workload: Workload,
+    /// Bytes per read at a random aligned offset; 0 = whole objects.
+    #[serde(default)]
+    pub range_size: u64,
     pub bucket: String,
     pub transports: Vec<TransportKind>,
     pub object_size: u64,
@@ -153,6 +178,21 @@ impl Options {
         if self.warmup && (warmup_size == 0 || warmup_size > MAX_OBJECT_BYTES) {
             return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
         }
+        let workload = match self.workload.trim() {
+            "upload" | "" => Workload::Upload,
+            "download" => Workload::Download,
+            other => return fail("workload", format!("--workload '{other}' is not one of upload, download")),
+        };
+        let range_size = units::parse_size(&self.range_size).map_err(flag_error("range_size"))?;
+        if range_size > 0 && workload != Workload::Download {
+            return fail("range_size", "--range-size is for reads: add --workload download, or leave it at 0");
+        }
+        if range_size > object_size {
+            return fail(
+                "range_size",
+                format!("--range-size {} is larger than the objects (--size {})", self.range_size, self.size),
+            );
+        }
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
             "none" => false,
@@ -239,6 +279,8 @@ impl Options {
             cleanup: self.cleanup,
             warmup: self.warmup,
             warmup_size,
+            workload,
+            range_size,
             json_checksum: checksum,
             grpc_checksum: checksum && !self.disable_grpc_autochecksum,
             grpc_conn_pool,

@@ -15,6 +15,10 @@ pub struct Options {
     pub warmup_size: String,
     pub checksum: String,
     pub disable_grpc_autochecksum: bool,
+    /// upload | download.
+    pub workload: String,
+    /// Bytes per ranged read; "0" reads whole objects.
+    pub range_size: String,
     pub grpc_conn_pool: String,
     pub timeout: String,
     #[serde(skip)]
@@ -109,6 +113,8 @@ impl Default for Options {
             warmup: true,
             warmup_size: "1MiB".into(),
             checksum: "crc32c".into(),
+            workload: "upload".into(),
+            range_size: "0".into(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),
             timeout: "10m".into(),

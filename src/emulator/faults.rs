@@ -105,17 +105,17 @@ pub fn parse_rule(text: &str) -> Result<(Fault, u64), String> {
     Ok((Fault::parse(instruction)?, every))
 }
 
-/// Where upload requests get their faults from.
+/// Where data requests (uploads and reads) get their faults from.
 #[derive(Default)]
 pub struct FaultPlan {
     queued: Mutex<VecDeque<Fault>>,
     rules: Mutex<Vec<Rule>>,
-    /// Faults handed to upload requests so far.
+    /// Faults handed to data requests so far.
     pub injected: AtomicU64,
 }
 
 impl FaultPlan {
-    /// The next upload request (of either API) gets this fault.
+    /// The next data request (of either API) gets this fault.
     pub fn queue(&self, fault: Fault) {
         self.queued.lock().unwrap().push_back(fault);
     }
@@ -124,9 +124,9 @@ impl FaultPlan {
         self.rules.lock().unwrap().push(Rule { fault, every, seen: AtomicU64::new(0) });
     }
 
-    /// The fault for one upload request: its own instruction header first,
-    /// then the queue, then the standing rules.
-    pub fn for_upload_request(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
+    /// The fault for one request that carries data (an upload's or a read's):
+    /// its own instruction header first, then the queue, then the standing rules.
+    pub fn for_data_request(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
         let fault = self.next_fault(header)?;
         if fault.is_some() {
             self.injected.fetch_add(1, Ordering::Relaxed);
@@ -187,7 +187,7 @@ mod tests {
         plan.add_rule(fault, every);
         plan.queue(Fault::parse("return-500").unwrap());
         let hits: Vec<Option<u16>> = (0..7)
-            .map(|_| match plan.for_upload_request(None).unwrap() {
+            .map(|_| match plan.for_data_request(None).unwrap() {
                 Some(Fault { action: FaultAction::Return(code), .. }) => Some(code),
                 _ => None,
             })
@@ -200,9 +200,9 @@ mod tests {
     fn a_header_wins_over_the_plan() {
         let plan = FaultPlan::default();
         plan.queue(Fault::parse("return-500").unwrap());
-        let fault = plan.for_upload_request(Some("return-503")).unwrap().unwrap();
+        let fault = plan.for_data_request(Some("return-503")).unwrap().unwrap();
         assert_eq!(fault.action, FaultAction::Return(503));
-        assert!(plan.for_upload_request(Some("bogus")).is_err());
+        assert!(plan.for_data_request(Some("bogus")).is_err());
     }
 }
 

@@ -38,7 +38,7 @@ pub async fn handle(
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => {
             let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
-            let mut trigger = match shared.faults.for_upload_request(header) {
+            let mut trigger = match shared.faults.for_data_request(header) {
                 Ok(fault) => Trigger::new(fault),
                 Err(message) => return Ok(Status::invalid_argument(message).into_http()),
             };
@@ -58,6 +58,7 @@ pub async fn handle(
             tokio::spawn(write_call(shared, kill, trigger, req.into_body(), replies, bidi));
             response
         }
+        "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await,
         "StartResumableWrite" => {
             let service = service_fn(move |r: Request<pb::StartResumableWriteRequest>| {
                 let shared = shared.clone();

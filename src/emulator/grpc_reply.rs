@@ -9,6 +9,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Status};
 
 /// Sends a call's answers; dropped without `end`, the stream just stops.
+#[derive(Clone)]
 pub struct Replies {
     tx: mpsc::Sender<Result<Frame<Bytes>, Infallible>>,
 }
@@ -31,6 +32,22 @@ impl Replies {
         frame.put_u32(len as u32);
         message.encode(&mut frame).expect("the buffer has room for the message");
         self.tx.send(Ok(Frame::data(frame.freeze()))).await.is_ok()
+    }
+
+    /// Sends one message framed by the caller, as the buffers it is made of
+    /// (a large content slice is sent as it is); false when the client has gone.
+    pub async fn send_parts(&self, parts: [Bytes; 3]) -> bool {
+        for part in parts {
+            if !part.is_empty() && self.tx.send(Ok(Frame::data(part))).await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Waits until the connection has taken the messages sent so far.
+    pub async fn drained(&self) {
+        super::reads::drained(&self.tx).await;
     }
 
     /// Ends the call with `status` (OK when `None`).

@@ -5,6 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::Shared;
+use super::json_read::{self, Body, whole};
 use super::json_upload;
 use super::json_wire::*;
 use super::server::ConnectionKill;
@@ -22,18 +23,18 @@ pub async fn handle(
     shared: Arc<Shared>,
     kill: ConnectionKill,
     req: Request<Incoming>,
-) -> Result<JsonResponse, Infallible> {
+) -> Result<Response<Body>, Infallible> {
     Ok(route(&shared, &kill, req).await)
 }
 
-async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> JsonResponse {
+async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> Response<Body> {
     let method = req.method().clone();
     // Split before decoding: an object name's own slashes arrive as %2F.
     let segments: Vec<String> = req.uri().path().trim_start_matches('/').split('/').map(decode).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = query_map(req.uri().query());
     let store = &shared.store;
-    match (&method, segments.as_slice()) {
+    let answer = match (&method, segments.as_slice()) {
         (&Method::POST, ["storage", "v1", "b"]) => match read_json(req).await {
             Ok(body) => create_bucket(shared, &body),
             Err(response) => response,
@@ -56,17 +57,22 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
                 Err(error) => store_error_response(&error),
             }
         }
-        (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
-            get_object(shared, bucket, &name.join("/"), &query)
-        }
         // Clients read media from /download/... as well.
-        (&Method::GET, ["download", "storage", "v1", "b", bucket, "o", name @ ..]) => {
-            get_object(shared, bucket, &name.join("/"), &query)
+        (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..])
+        | (&Method::GET, ["download", "storage", "v1", "b", bucket, "o", name @ ..]) => {
+            let object = match shared.store.get(bucket, &name.join("/")) {
+                Ok(object) => object,
+                Err(error) => return whole(store_error_response(&error)),
+            };
+            if query.get("alt").map(String::as_str) == Some("media") {
+                return json_read::media(shared, kill, object, &query, req.headers()).await;
+            }
+            json_response(StatusCode::OK, &object_resource(&object))
         }
         (&Method::DELETE, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
             let if_generation_match = match optional_i64(&query, "ifGenerationMatch") {
                 Ok(value) => value,
-                Err(response) => return response,
+                Err(response) => return whole(response),
             };
             match store.delete(bucket, &name.join("/"), if_generation_match) {
                 Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
@@ -78,7 +84,8 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             json_upload::route(shared, kill, method, bucket, query, req).await
         }
         _ => error_response(StatusCode::NOT_FOUND, &format!("no route for {method} {}", req.uri().path())),
-    }
+    };
+    whole(answer)
 }
 
 fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
@@ -95,34 +102,6 @@ fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
     let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
     serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
         "location": "US", "storageClass": "STANDARD", "timeCreated": crate::units::rfc3339(created)})
-}
-
-fn get_object(
-    shared: &Shared,
-    bucket: &str,
-    name: &str,
-    query: &std::collections::HashMap<String, String>,
-) -> JsonResponse {
-    let object = match shared.store.get(bucket, name) {
-        Ok(object) => object,
-        Err(error) => return store_error_response(&error),
-    };
-    if query.get("alt").map(String::as_str) != Some("media") {
-        return json_response(StatusCode::OK, &object_resource(&object));
-    }
-    match object.data {
-        Some(data) => Response::builder()
-            .status(StatusCode::OK)
-            .header("content-type", object.content_type.as_str())
-            .header("x-goog-generation", object.generation)
-            .header("x-goog-hash", format!("crc32c={}", crate::gcs::payload::crc32c_base64(object.crc32c)))
-            .body(Full::new(data))
-            .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")),
-        None => error_response(
-            StatusCode::NOT_IMPLEMENTED,
-            "this emulator does not keep object bytes: start it with --retain to read them back",
-        ),
-    }
 }
 
 pub fn optional_i64(query: &std::collections::HashMap<String, String>, key: &str) -> Result<Option<i64>, JsonResponse> {

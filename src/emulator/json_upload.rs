@@ -41,7 +41,7 @@ pub async fn route(
     let upload_id = query.get("upload_id").cloned();
     let is_data_request = matches!((&method, upload_type), (&Method::POST, "media" | "multipart") | (&Method::PUT, _));
     let mut trigger = if is_data_request {
-        match shared.faults.for_upload_request(header) {
+        match shared.faults.for_data_request(header) {
             Ok(fault) => Trigger::new(fault),
             Err(message) => return error_response(StatusCode::BAD_REQUEST, &message),
         }

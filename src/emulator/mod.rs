@@ -5,13 +5,16 @@
 pub mod faults;
 mod grpc_api;
 mod grpc_read;
+mod grpc_read_object;
 mod grpc_reply;
 mod grpc_write;
 mod ingest;
 mod json_api;
+mod json_read;
 mod json_upload;
 pub mod json_wire;
 mod link;
+mod reads;
 mod rope;
 mod server;
 pub mod shaping;

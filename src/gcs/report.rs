@@ -1,7 +1,7 @@
 //! A finished run, and its three renderings: the original tool's table, JSON
 //! (stable field names) and CSV (one row per object).
 
-use crate::config::BenchConfig;
+use crate::config::{BenchConfig, Workload};
 use crate::engine::compare::Comparison;
 pub use crate::engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
 use crate::gcs::stats::compare;
@@ -57,7 +57,7 @@ impl RunReport {
         let failed = samples.iter().filter(|s| !s.ok).count();
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
-        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.timeout);
+        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.name(), config.timeout);
         Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host::here(),
@@ -148,9 +148,17 @@ impl RunReport {
 
     /// Protocols, outcome and cleanup, said after the table.
     pub fn footer_lines(&self) -> Vec<String> {
-        let mut lines = vec![TABLE_FOOTNOTE.to_string()];
+        let workload = self.config.workload;
+        let footnote = match workload {
+            Workload::Upload => TABLE_FOOTNOTE.to_string(),
+            Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
+        };
+        let mut lines = vec![footnote];
+        if workload == Workload::Download {
+            lines.push(self.reads_line());
+        }
         for t in &self.transports {
-            lines.extend(transport_lines(t, self.config.rate_unit));
+            lines.extend(transport_lines(t, self.config.rate_unit, workload));
         }
         if let Some(why) = &self.stopped_because {
             lines.push(why.clone());
@@ -175,23 +183,39 @@ impl RunReport {
     }
 }
 
+impl RunReport {
+    /// What the download rounds read, in one line.
+    fn reads_line(&self) -> String {
+        let what = match self.config.range_size {
+            0 => "whole objects".to_string(),
+            size => format!("{} at a random aligned offset of each", format_size(size)),
+        };
+        format!(
+            "download: {} prepared objects of {} (uploaded untimed, deleted at the end), each round reads {what}",
+            self.config.concurrency,
+            format_size(self.config.object_size)
+        )
+    }
+}
+
 /// What the table's two kinds of time mean.
 pub const TABLE_FOOTNOTE: &str =
     "Min-Max: time per complete round · p50-p99: per upload, retries and back-off included";
 
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
-fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
+fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, workload: Workload) -> Vec<String> {
     let name = t.transport.name();
+    let noun = workload.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
         protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
     };
     let (Some(wire), Some(cpu), Some(per_object)) = (t.wire_ratio, t.cpu_s_per_gib, t.per_object_mib_s) else {
         let finished = if t.objects == 0 {
-            "no completed uploads".to_string()
+            format!("no completed {noun}s")
         } else {
-            format!("{} finished, but no complete round", plural(t.objects, "upload"))
+            format!("{} finished, but no complete round", plural(t.objects, noun))
         };
         return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
     };
@@ -206,7 +230,7 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> V
         resent += &format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes));
     }
     let mut lines = vec![format!(
-        "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per upload {}{}",
+        "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per {noun} {}{}",
         plural(t.runs, "complete round"),
         unit.format(per_object),
         t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
@@ -222,6 +246,17 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> V
         String::new()
     };
     let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    if workload == Workload::Download {
+        let recovery = recovery.replace(" re-sent", " re-read");
+        lines.push(format!(
+            "  first byte p50 {} · p90 {} · p99 {} · transfer (median) {}{recovery}",
+            seconds(t.first_byte_p50_s),
+            seconds(t.first_byte_p90_s),
+            seconds(t.first_byte_p99_s),
+            seconds(t.transfer_median_s)
+        ));
+        return lines;
+    }
     lines.push(format!(
         "  phases (median): session {} · transfer {} · finalize {}{recovery}",
         seconds(t.session_median_s),
@@ -231,17 +266,24 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> V
     lines
 }
 
-fn outcome_sentence(outcome: RunOutcome, failed: usize, uploads: usize, timeout: std::time::Duration) -> String {
-    let failures = if failed > 0 { format!("; {} of {uploads} uploads failed", failed) } else { String::new() };
+/// The outcome in one sentence; `noun` is the workload's item ("upload").
+fn outcome_sentence(
+    outcome: RunOutcome,
+    failed: usize,
+    items: usize,
+    noun: &str,
+    timeout: std::time::Duration,
+) -> String {
+    let failures = if failed > 0 { format!("; {failed} of {items} {noun}s failed") } else { String::new() };
     match outcome {
-        RunOutcome::Completed => format!("completed: all {} finished", plural(uploads, "upload")),
+        RunOutcome::Completed => format!("completed: all {} finished", plural(items, noun)),
         RunOutcome::CompletedWithErrors => format!(
-            "completed with errors: {failed} of {uploads} uploads failed; the figures cover the uploads and rounds that finished"
+            "completed with errors: {failed} of {items} {noun}s failed; the figures cover the {noun}s and rounds that finished"
         ),
         RunOutcome::Cancelled => {
             format!("cancelled: the figures cover the rounds that finished before the cancel{failures}")
         }
-        RunOutcome::FailedFast => format!("stopped at the first failed upload (--fail-fast){failures}"),
+        RunOutcome::FailedFast => format!("stopped at the first failed {noun} (--fail-fast){failures}"),
         RunOutcome::TimedOut => format!(
             "hit --timeout {}: the figures cover the rounds that finished{failures}",
             crate::units::format_duration(timeout)
@@ -307,9 +349,10 @@ mod tests {
             retries: 1,
             resumes: 0,
             resent_bytes: 65536,
+            first_byte_s: None,
         };
         let t = summarize(Json, 1 << 20, &[round], &[object], Accounting::default());
-        let line = &super::transport_lines(&t, crate::units::RateUnit::MiB)[0];
+        let line = &super::transport_lines(&t, crate::units::RateUnit::MiB, crate::config::Workload::Upload)[0];
         assert!(
             line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),
             "{line}"

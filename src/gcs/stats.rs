@@ -62,6 +62,10 @@ pub struct ObjectSample {
     pub retries: u32,
     pub resumes: u32,
     pub resent_bytes: u64,
+    /// Reads: from the request to the first byte of the body (the rest is
+    /// `transfer_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_s: Option<f64>,
 }
 
 /// One transport's figures. A figure that nothing measured (no round or no
@@ -94,6 +98,13 @@ pub struct TransportSummary {
     pub session_median_s: Option<f64>,
     pub transfer_median_s: Option<f64>,
     pub finalize_median_s: Option<f64>,
+    /// Reads: time to the first byte over the finished reads (None for uploads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p50_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p90_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p99_s: Option<f64>,
     pub errors: usize,
     pub retries: u64,
     pub resumes: u64,
@@ -154,6 +165,8 @@ pub fn summarize(
         values.sort_by(f64::total_cmp);
         median(&values)
     };
+    let first_bytes: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
+    let first_byte = |q| if first_bytes.is_empty() { None } else { percentiles(&first_bytes)(q) };
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     TransportSummary {
@@ -174,6 +187,9 @@ pub fn summarize(
         session_median_s: phase_median(|p| p.session_s),
         transfer_median_s: phase_median(|p| p.transfer_s),
         finalize_median_s: phase_median(|p| p.finalize_s),
+        first_byte_p50_s: first_byte(0.50),
+        first_byte_p90_s: first_byte(0.90),
+        first_byte_p99_s: first_byte(0.99),
         errors: objects.iter().filter(|o| !o.ok).count(),
         retries: objects.iter().map(|o| o.retries as u64).sum(),
         resumes: objects.iter().map(|o| o.resumes as u64).sum(),
@@ -273,6 +289,7 @@ mod tests {
             retries: if ok { 0 } else { 2 },
             resumes: 0,
             resent_bytes: 0,
+            first_byte_s: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! transport at a time), timeout, cancellation and cleanup. It emits
 //! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
 
-use crate::config::{BenchConfig, TransportKind};
+use crate::config::{BenchConfig, TransportKind, Workload};
 use crate::engine::events::{Phase, RunEvent};
 use crate::engine::netstat::{self, Counted, WireCounter};
 use crate::gcs::payload::Payload;
@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 mod cleanup;
 mod delivered;
+mod reads;
 mod warmup;
 
 use delivered::Delivered;
@@ -72,6 +73,10 @@ pub struct Runner<'a> {
     cut_off: Vec<(TransportKind, String, Option<String>)>,
     /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
     stopped_because: Option<String>,
+    /// The download workload's objects, by reader.
+    read_set: Vec<(u32, CreatedObject)>,
+    /// Seeds the ranges of ranged reads (reported with the run).
+    read_seed: u64,
 }
 
 /// One finished upload: worker, start and duration in run seconds, and what came of it.
@@ -102,6 +107,8 @@ impl<'a> Runner<'a> {
             meters: BTreeMap::new(),
             cut_off: Vec::new(),
             stopped_because: None,
+            read_set: Vec::new(),
+            read_seed: random_u64(),
         }
     }
 
@@ -135,6 +142,9 @@ impl<'a> Runner<'a> {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
             let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
             stop = self.warm_up(&warmup).await;
+        }
+        if stop.is_none() && self.config.workload == Workload::Download {
+            stop = self.prepare_reads(&payload).await;
         }
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
@@ -240,6 +250,7 @@ impl<'a> Runner<'a> {
                 retries,
                 resumes,
                 resent_bytes,
+                first_byte_s: None,
             };
             self.emit(RunEvent::ItemDone((&sample).into())).await;
             self.objects.push(sample);
@@ -298,9 +309,41 @@ impl<'a> Runner<'a> {
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
+        let delivered = Some(Delivered::start(uploader.peer_port()));
+        let (results, stop) = self.collect(kind, round, tasks, &counters, bytes_total, payload.size(), delivered).await;
+        if stop.is_some() {
+            for (worker, name) in all_names.into_iter().enumerate() {
+                if !results.iter().any(|r| r.0 == worker as u32) {
+                    self.ledger.add(&name);
+                    self.cut_off.push((kind, name, counters[worker].session()));
+                }
+            }
+        }
+        (results, stop)
+    }
+
+    /// Waits for a batch's tasks, sending progress from their counters each
+    /// tick (capped by what the peer acknowledged, for uploads), until all
+    /// are done, the run is cancelled or its time is up (the tasks still
+    /// running are then aborted); returns what finished, with each one's
+    /// (retries, resumes, bytes moved more than once).
+    #[allow(clippy::too_many_arguments)]
+    async fn collect<T: Send + 'static>(
+        &mut self,
+        kind: TransportKind,
+        round: Option<u32>,
+        mut tasks: JoinSet<(u32, f64, f64, T)>,
+        counters: &[Arc<Progress>],
+        bytes_total: u64,
+        item_size: u64,
+        mut delivered: Option<Delivered>,
+    ) -> (Vec<(u32, f64, f64, T, (u32, u32, u64))>, Option<Stop>) {
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
-        let mut delivered = Delivered::start(uploader.peer_port());
+        let mut progress = move || {
+            let handed = counters.iter().map(|c| c.bytes()).sum();
+            delivered.as_mut().map_or(handed, |d| d.bytes(handed))
+        };
         let mut results = Vec::new();
         let stop = loop {
             tokio::select! {
@@ -310,13 +353,13 @@ impl<'a> Runner<'a> {
                 joined = tasks.join_next() => match joined {
                     None => break None,
                     Some(Ok((worker, start, elapsed, result))) => {
-                        let recovery = counters[worker as usize].recovery(payload.size());
+                        let recovery = counters[worker as usize].recovery(item_size);
                         results.push((worker, start, elapsed, result, recovery));
                     }
-                    Some(Err(error)) => self.emit(RunEvent::Note(format!("an upload task failed: {error}"))).await,
+                    Some(Err(error)) => self.emit(RunEvent::Note(format!("a request task failed: {error}"))).await,
                 },
                 _ = ticker.tick() => {
-                    let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
+                    let bytes = progress();
                     let at_s = self.at_s();
                     // Progress may be dropped when a front end lags; results never are.
                     let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
@@ -327,19 +370,13 @@ impl<'a> Runner<'a> {
             tasks.abort_all();
             while let Some(joined) = tasks.join_next().await {
                 if let Ok((worker, start, elapsed, result)) = joined {
-                    let recovery = counters[worker as usize].recovery(payload.size());
+                    let recovery = counters[worker as usize].recovery(item_size);
                     results.push((worker, start, elapsed, result, recovery));
-                }
-            }
-            for (worker, name) in all_names.into_iter().enumerate() {
-                if !results.iter().any(|r| r.0 == worker as u32) {
-                    self.ledger.add(&name);
-                    self.cut_off.push((kind, name, counters[worker].session()));
                 }
             }
         }
         let at_s = self.at_s();
-        let bytes = delivered.bytes(counters.iter().map(|c| c.bytes()).sum());
+        let bytes = progress();
         let _ =
             self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
         (results, stop)
@@ -356,7 +393,10 @@ impl crate::engine::Rounds for Timed<'_, '_> {
     type Round = RoundSample;
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
-        self.runner.measure_round(kind, round, self.payload).await
+        match self.runner.config.workload {
+            Workload::Upload => self.runner.measure_round(kind, round, self.payload).await,
+            Workload::Download => self.runner.measure_read_round(kind, round, self.runner.read_seed).await,
+        }
     }
 
     fn rounds(&self) -> &[RoundSample] {

@@ -99,7 +99,11 @@ impl GrpcTransport {
         self.next.fetch_add(1, Ordering::Relaxed) % self.clients.len()
     }
 
-    fn client(&self) -> StorageClient<Channel> {
+    pub(super) fn settings(&self) -> &GrpcSettings {
+        &self.settings
+    }
+
+    pub(super) fn client(&self) -> StorageClient<Channel> {
         self.clients[self.pick()].clone()
     }
 
@@ -150,13 +154,13 @@ impl GrpcTransport {
         format!("bucket={}", self.bucket_resource().replace('/', "%2F"))
     }
 
-    fn bucket_resource(&self) -> String {
+    pub(super) fn bucket_resource(&self) -> String {
         format!("{BUCKET_PREFIX}{}", self.settings.bucket)
     }
 
     /// Auth and routing metadata: the write RPCs have no routing annotation,
     /// so GCS needs x-goog-request-params from the client.
-    async fn with_metadata<T>(&self, message: T) -> Result<Request<T>, TransportError> {
+    pub(super) async fn with_metadata<T>(&self, message: T) -> Result<Request<T>, TransportError> {
         let mut request = Request::new(message);
         let metadata = request.metadata_mut();
         if let Some(bearer) = self.settings.auth.bearer().await? {
@@ -328,6 +332,13 @@ impl GrpcTransport {
 impl Uploader for GrpcTransport {
     fn kind(&self) -> TransportKind {
         TransportKind::Grpc
+    }
+
+    fn download(
+        &self,
+        request: super::download::DownloadRequest,
+    ) -> BoxFuture<'_, Result<super::download::DownloadOutcome, TransportError>> {
+        Box::pin(self.download_object(request))
     }
 
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {

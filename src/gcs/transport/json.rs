@@ -62,7 +62,21 @@ impl JsonTransport {
         Ok(Self { client, settings, seen_version: Mutex::new(None), connections })
     }
 
-    async fn request(&self, method: Method, url: &str) -> Result<RequestBuilder, TransportError> {
+    /// An object's resource URL (reads add `alt=media`).
+    pub(super) fn object_url(&self, name: &str) -> String {
+        format!(
+            "{}/storage/v1/b/{}/o/{}",
+            self.settings.base_url,
+            self.settings.bucket,
+            utf8_percent_encode(name, SEGMENT)
+        )
+    }
+
+    pub(super) fn settings(&self) -> &JsonSettings {
+        &self.settings
+    }
+
+    pub(super) async fn request(&self, method: Method, url: &str) -> Result<RequestBuilder, TransportError> {
         let mut builder = self.client.request(method, url);
         if let Some(bearer) = self.settings.auth.bearer().await? {
             builder = builder.header("authorization", bearer);
@@ -70,7 +84,7 @@ impl JsonTransport {
         Ok(builder)
     }
 
-    async fn send(&self, builder: RequestBuilder, what: &str) -> Result<Response, TransportError> {
+    pub(super) async fn send(&self, builder: RequestBuilder, what: &str) -> Result<Response, TransportError> {
         let response = builder.send().await.map_err(|e| connection_error(&self.settings.base_url, what, &e))?;
         *self.seen_version.lock().unwrap() = Some(response.version());
         Ok(response)
@@ -123,12 +137,7 @@ impl JsonTransport {
     }
 
     async fn get_object(&self, name: &str) -> Result<Option<UploadOutcome>, TransportError> {
-        let url = format!(
-            "{}/storage/v1/b/{}/o/{}",
-            self.settings.base_url,
-            self.settings.bucket,
-            utf8_percent_encode(name, SEGMENT)
-        );
+        let url = self.object_url(name);
         let response = self.send(self.request(Method::GET, &url).await?, "look up an object").await?;
         match response.status() {
             StatusCode::NOT_FOUND => Ok(None),
@@ -279,6 +288,13 @@ impl Uploader for JsonTransport {
         TransportKind::Json
     }
 
+    fn download(
+        &self,
+        request: super::download::DownloadRequest,
+    ) -> BoxFuture<'_, Result<super::download::DownloadOutcome, TransportError>> {
+        Box::pin(self.download_object(request))
+    }
+
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {
         Box::pin(async move {
             let token = crate::engine::schedule::idempotency_token();
@@ -292,12 +308,7 @@ impl Uploader for JsonTransport {
 
     fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
-            let url = format!(
-                "{}/storage/v1/b/{}/o/{}",
-                self.settings.base_url,
-                self.settings.bucket,
-                utf8_percent_encode(&object.name, SEGMENT)
-            );
+            let url = self.object_url(&object.name);
             let request = self
                 .request(Method::DELETE, &url)
                 .await?

@@ -2,11 +2,14 @@
 //! of rounds, iterations or statistics. Two implementations: the JSON API over
 //! reqwest and the gRPC v2 API over tonic.
 
+pub mod download;
 pub mod grpc;
+mod grpc_download;
 pub(crate) mod grpc_frame;
 mod grpc_stream;
 pub mod json;
 mod json_answers;
+mod json_download;
 mod payload_body;
 pub mod retry;
 
@@ -183,6 +186,12 @@ pub trait Uploader: Send + Sync {
     /// Uploads one whole object; created with `ifGenerationMatch=0`, so a
     /// name that exists already is refused rather than overwritten.
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
+
+    /// Reads an object (or a range of it), resuming after failures mid-read.
+    fn download(
+        &self,
+        request: download::DownloadRequest,
+    ) -> BoxFuture<'_, Result<download::DownloadOutcome, TransportError>>;
 
     /// Deletes an object this run created, only if its generation is unchanged.
     fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>>;

@@ -1,0 +1,183 @@
+//! The download workload: the objects to read are uploaded once before the
+//! rounds (untimed, over the first transport) and deleted with the rest at
+//! cleanup; each round then reads every one of them at once over one
+//! transport, whole or a seeded random range of each.
+
+use super::{Meter, Runner, Stop};
+use crate::config::TransportKind;
+use crate::engine::events::RunEvent;
+use crate::engine::netstat::{self, Counted, WireCounter};
+use crate::gcs::payload::Payload;
+use crate::gcs::stats::{ObjectSample, RoundSample};
+use crate::gcs::transport::download::{ByteRange, DownloadOutcome, DownloadRequest};
+use crate::gcs::transport::{CreatedObject, Phases, Progress, object_name};
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+impl Meter {
+    /// Reads count the bytes that came in.
+    fn for_reads() -> Self {
+        Self { wire: WireCounter::new(Counted::Received), ..Self::default() }
+    }
+}
+
+/// Where a read of `size` bytes starts in an object of `object_size`: a
+/// multiple of `size` (as the C++ client's benchmarks align them), drawn
+/// from `seed`.
+pub fn range_at(seed: u64, object_size: u64, size: u64) -> ByteRange {
+    let slots = (object_size / size.max(1)).max(1);
+    // splitmix64: a seed per read, the same for the same seed.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    ByteRange { offset: (z % slots) * size, len: size.min(object_size) }
+}
+
+impl Runner<'_> {
+    /// Uploads the objects the rounds read, one per concurrent reader.
+    pub(super) async fn prepare_reads(&mut self, payload: &Payload) -> Option<Stop> {
+        let kind = *self.config.transports.first()?;
+        let uploader = self.connected.uploader(kind)?.clone();
+        let names: Vec<String> = (0..self.config.concurrency)
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "read-set", worker))
+            .collect();
+        self.emit(RunEvent::Note(format!("uploading {} objects to read (not timed)", names.len()))).await;
+        let (results, stop) = self.upload_batch(&uploader, None, names, payload).await;
+        let mut failed = None;
+        for (worker, _, _, result, _) in results {
+            match result {
+                Ok((object, _)) => {
+                    self.ledger.add(&object.name);
+                    self.created.push((kind, object.clone()));
+                    self.read_set.push((worker, object));
+                }
+                Err(error) => failed = Some(error),
+            }
+        }
+        self.read_set.sort_by_key(|(worker, _)| *worker);
+        if let Some(error) = failed {
+            self.emit(RunEvent::Note(format!("could not upload the objects to read: {error}"))).await;
+            return Some(stop.unwrap_or(Stop::FailFast));
+        }
+        stop
+    }
+
+    pub(super) async fn measure_read_round(&mut self, kind: TransportKind, round: u32, seed: u64) -> Option<Stop> {
+        let reader = self.connected.uploader(kind)?.clone();
+        let port = reader.peer_port();
+        let meter = self.meters.entry(kind).or_insert_with(Meter::for_reads);
+        meter.wire.sample(&netstat::client_sockets(port));
+        let cpu_before = crate::engine::cpu::client_seconds();
+        let round_start = self.at_s();
+        self.emit(RunEvent::RoundStarted { transport: kind, round: Some(round), at_s: round_start }).await;
+        let objects: Vec<CreatedObject> = self.read_set.iter().map(|(_, o)| o.clone()).collect();
+        let size = self.config.object_size;
+        let range_size = self.config.range_size;
+        let counters: Vec<Arc<Progress>> = objects.iter().map(|_| Arc::new(Progress::default())).collect();
+        let mut tasks = JoinSet::new();
+        for (worker, object) in objects.iter().enumerate() {
+            let range =
+                (range_size > 0).then(|| range_at(seed ^ (u64::from(round) << 32) ^ worker as u64, size, range_size));
+            let request = DownloadRequest {
+                object: object.clone(),
+                range,
+                check_crc32c: self.checksum(kind),
+                progress: counters[worker].clone(),
+            };
+            let (reader, clock, bucket) = (reader.clone(), self.clock, self.config.bucket.clone());
+            tasks.spawn(async move {
+                let start = clock.elapsed().as_secs_f64();
+                let result = reader.download(request).await.map_err(|e| e.explained(&bucket));
+                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
+            });
+        }
+        let per_read = if range_size > 0 { range_size.min(size) } else { size };
+        let bytes_total = per_read * objects.len() as u64;
+        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, per_read, None).await;
+        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
+        let sockets = netstat::client_sockets(port);
+        let meter = self.meters.entry(kind).or_insert_with(Meter::for_reads);
+        let wire_bytes = meter.wire.sample(&sockets);
+        meter.peers.extend(sockets.iter().map(|s| s.peer));
+        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
+        let mut bytes = 0;
+        let mut all_ok = results.len() == objects.len();
+        for (worker, start, elapsed, result, (retries, resumes, reread_bytes)) in results {
+            let (ok, error, outcome) = match result {
+                Ok(outcome) if outcome.bytes == per_read => (true, None, outcome),
+                Ok(outcome) => (false, Some(format!("read {} bytes of {per_read}", outcome.bytes)), outcome),
+                Err(error) => (false, Some(error), DownloadOutcome { bytes: 0, first_byte_s: 0.0, transfer_s: 0.0 }),
+            };
+            if let Some(error) = &error {
+                all_ok = false;
+                let line = format!("{} round {} download {worker} failed: {error}", kind.name(), round + 1);
+                self.emit(RunEvent::Note(line)).await;
+            } else {
+                bytes += outcome.bytes;
+            }
+            let sample = ObjectSample {
+                transport: kind,
+                round,
+                worker,
+                object: objects[worker as usize].name.clone(),
+                bytes: per_read,
+                start_s: start,
+                elapsed_s: elapsed,
+                ok,
+                error,
+                phases: Phases { session_s: 0.0, transfer_s: outcome.transfer_s, finalize_s: 0.0 },
+                retries,
+                resumes,
+                resent_bytes: reread_bytes,
+                first_byte_s: ok.then_some(outcome.first_byte_s),
+            };
+            self.emit(RunEvent::ItemDone((&sample).into())).await;
+            self.objects.push(sample);
+        }
+        if stop.is_none() || bytes > 0 {
+            let sample = RoundSample {
+                transport: kind,
+                round,
+                elapsed_s: round_end - round_start,
+                bytes,
+                ok: all_ok && stop.is_none(),
+                cpu_s,
+                wire_bytes,
+                retransmitted_bytes: 0,
+            };
+            self.emit(RunEvent::RoundDone((&sample).into())).await;
+            self.rounds.push(sample);
+        }
+        if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
+            return Some(Stop::FailFast);
+        }
+        stop
+    }
+
+    fn checksum(&self, kind: TransportKind) -> bool {
+        match kind {
+            TransportKind::Json => self.config.json_checksum,
+            TransportKind::Grpc => self.config.grpc_checksum,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_aligned_inside_the_object_and_follow_the_seed() {
+        for seed in 0..200 {
+            let range = range_at(seed, 10 << 20, 1 << 20);
+            assert_eq!(range.offset % (1 << 20), 0);
+            assert!(range.offset + range.len <= 10 << 20);
+            assert_eq!(range, range_at(seed, 10 << 20, 1 << 20), "the same seed, the same range");
+        }
+        let offsets: std::collections::BTreeSet<u64> =
+            (0..200).map(|s| range_at(s, 10 << 20, 1 << 20).offset).collect();
+        assert_eq!(offsets.len(), 10, "every slot is drawn");
+        assert_eq!(range_at(7, 100, 100), ByteRange { offset: 0, len: 100 }, "a range as large as the object");
+    }
+}

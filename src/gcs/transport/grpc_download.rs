@@ -1,0 +1,63 @@
+//! gRPC reads: `ReadObject` (server streaming) at `read_offset` with
+//! `read_limit`, pinned to the object's generation, each message's crc32c
+//! checked when checksums are on (a mismatch is an error, never retried).
+//! A resume is a new ReadObject at the first byte not yet received.
+
+use super::download::{DownloadOutcome, DownloadRequest, OpenRead, read_resuming};
+use super::grpc::{GrpcTransport, status_error};
+use super::{TransportError, stall_guard};
+use futures::StreamExt;
+use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
+
+impl GrpcTransport {
+    pub(super) async fn download_object(&self, request: DownloadRequest) -> Result<DownloadOutcome, TransportError> {
+        let check = self.settings().checksum;
+        let open = |offset: u64, len: Option<u64>| {
+            let object = request.object.clone();
+            async move {
+                let read = pb::ReadObjectRequest {
+                    bucket: self.bucket_resource(),
+                    object: object.name.clone(),
+                    generation: object.generation,
+                    read_offset: offset as i64,
+                    read_limit: len.unwrap_or(0) as i64,
+                    ..Default::default()
+                };
+                let mut stream = self
+                    .client()
+                    .read_object(self.with_metadata(read).await?)
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
+                // The first message says what the whole object's crc32c is.
+                let first = stream.message().await.map_err(status_error)?;
+                let object_crc32c = first.as_ref().and_then(|m| m.object_checksums.as_ref()).and_then(|c| c.crc32c);
+                let mut at = offset;
+                let rest = futures::stream::unfold(stream, |mut stream| async move {
+                    let next = stream.message().await.map_err(status_error).transpose()?;
+                    Some((next, stream))
+                });
+                let pieces = futures::stream::iter(first.map(Ok))
+                    .chain(rest)
+                    .map(move |message| {
+                        let data = message?.checksummed_data.unwrap_or_default();
+                        if check
+                            && let Some(expected) = data.crc32c
+                            && crc32c::crc32c(&data.content) != expected
+                        {
+                            return Err(TransportError::Protocol(format!(
+                                "checksum mismatch in the ReadObject message at offset {at} of {}",
+                                object.name
+                            )));
+                        }
+                        at += data.content.len() as u64;
+                        Ok(data.content)
+                    })
+                    .boxed();
+                Ok(OpenRead { pieces, object_crc32c })
+            }
+        };
+        let reading = read_resuming(&self.settings().retry, &request, open);
+        stall_guard(&request.progress, self.settings().request_timeout, reading).await
+    }
+}
