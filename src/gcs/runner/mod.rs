@@ -79,7 +79,22 @@ pub struct Runner<'a> {
     read_seed: u64,
 }
 
-/// One finished upload: worker, start and duration in run seconds, and what came of it.
+/// A round being measured.
+struct RoundMeter {
+    kind: TransportKind,
+    port: u16,
+    cpu_before: f64,
+    start_s: f64,
+}
+
+/// What a round's meter measured around its batch.
+struct Metered {
+    start_s: f64,
+    cpu_s: f64,
+    wire_bytes: u64,
+    retransmitted_bytes: u64,
+}
+
 /// One finished upload: worker, start and duration in run seconds, what came
 /// of it, and its (retries, resumes, bytes re-sent).
 type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>, (u32, u32, u64));
@@ -200,21 +215,11 @@ impl<'a> Runner<'a> {
         let names: Vec<String> = (0..self.config.concurrency)
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
-        let port = uploader.peer_port();
-        let sockets = netstat::client_sockets(port);
-        let meter = self.meters.entry(kind).or_default();
-        meter.wire.sample(&sockets);
-        meter.retransmitted.sample(&sockets);
-        let cpu_before = crate::engine::cpu::client_seconds();
-        let round_start = self.at_s();
+        self.meters.entry(kind).or_default();
+        let meter = self.start_meter(kind, uploader.peer_port());
         let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
-        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
-        let sockets = netstat::client_sockets(port);
-        let meter = self.meters.entry(kind).or_default();
-        let wire_bytes = meter.wire.sample(&sockets);
-        let retransmitted_bytes = meter.retransmitted.sample(&sockets);
-        meter.peers.extend(sockets.iter().map(|s| s.peer));
-        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
+        let metered = self.stop_meter(meter);
+        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(metered.start_s, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
         for (worker, start, elapsed, result, (retries, resumes, resent_bytes)) in results {
@@ -252,20 +257,60 @@ impl<'a> Runner<'a> {
                 resent_bytes,
                 first_byte_s: None,
             };
-            self.emit(RunEvent::ItemDone((&sample).into())).await;
-            self.objects.push(sample);
+            self.record_item(sample).await;
         }
-        if stop.is_none() || bytes > 0 {
-            let sample = RoundSample {
-                transport: kind,
-                round,
-                elapsed_s: round_end - round_start,
-                bytes,
-                ok: all_ok && stop.is_none(),
-                cpu_s,
-                wire_bytes,
-                retransmitted_bytes,
-            };
+        self.record_round(kind, round, metered, round_end, bytes, all_ok, stop).await
+    }
+
+    /// Starts measuring a round: client CPU, and the bytes on the sockets
+    /// to `port` (the transport's meter says which way they count).
+    fn start_meter(&mut self, kind: TransportKind, port: u16) -> RoundMeter {
+        let sockets = netstat::client_sockets(port);
+        let meter = self.meters.entry(kind).or_default();
+        meter.wire.sample(&sockets);
+        meter.retransmitted.sample(&sockets);
+        RoundMeter { kind, port, cpu_before: crate::engine::cpu::client_seconds(), start_s: self.at_s() }
+    }
+
+    fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
+        let cpu_s = crate::engine::cpu::client_seconds() - meter.cpu_before;
+        let sockets = netstat::client_sockets(meter.port);
+        let totals = self.meters.entry(meter.kind).or_default();
+        let wire_bytes = totals.wire.sample(&sockets);
+        let retransmitted_bytes = totals.retransmitted.sample(&sockets);
+        totals.peers.extend(sockets.iter().map(|s| s.peer));
+        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes }
+    }
+
+    async fn record_item(&mut self, sample: ObjectSample) {
+        self.emit(RunEvent::ItemDone((&sample).into())).await;
+        self.objects.push(sample);
+    }
+
+    /// Keeps a round (one cut off before any byte is not a round), and says
+    /// whether the run stops here.
+    #[allow(clippy::too_many_arguments)]
+    async fn record_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        metered: Metered,
+        end_s: f64,
+        bytes: u64,
+        all_ok: bool,
+        stop: Option<Stop>,
+    ) -> Option<Stop> {
+        let sample = RoundSample {
+            transport: kind,
+            round,
+            elapsed_s: end_s - metered.start_s,
+            bytes,
+            ok: all_ok && stop.is_none(),
+            cpu_s: metered.cpu_s,
+            wire_bytes: metered.wire_bytes,
+            retransmitted_bytes: metered.retransmitted_bytes,
+        };
+        if stop.is_none() || sample.bytes > 0 {
             self.emit(RunEvent::RoundDone((&sample).into())).await;
             self.rounds.push(sample);
         }

@@ -6,9 +6,9 @@
 use super::{Meter, Runner, Stop};
 use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
-use crate::engine::netstat::{self, Counted, WireCounter};
+use crate::engine::netstat::{Counted, WireCounter};
 use crate::gcs::payload::Payload;
-use crate::gcs::stats::{ObjectSample, RoundSample};
+use crate::gcs::stats::ObjectSample;
 use crate::gcs::transport::download::{ByteRange, DownloadOutcome, DownloadRequest};
 use crate::gcs::transport::{CreatedObject, Phases, Progress, object_name};
 use std::sync::Arc;
@@ -65,11 +65,9 @@ impl Runner<'_> {
 
     pub(super) async fn measure_read_round(&mut self, kind: TransportKind, round: u32, seed: u64) -> Option<Stop> {
         let reader = self.connected.uploader(kind)?.clone();
-        let port = reader.peer_port();
-        let meter = self.meters.entry(kind).or_insert_with(Meter::for_reads);
-        meter.wire.sample(&netstat::client_sockets(port));
-        let cpu_before = crate::engine::cpu::client_seconds();
-        let round_start = self.at_s();
+        self.meters.entry(kind).or_insert_with(Meter::for_reads);
+        let meter = self.start_meter(kind, reader.peer_port());
+        let round_start = meter.start_s;
         self.emit(RunEvent::RoundStarted { transport: kind, round: Some(round), at_s: round_start }).await;
         let objects: Vec<CreatedObject> = self.read_set.iter().map(|(_, o)| o.clone()).collect();
         let size = self.config.object_size;
@@ -95,11 +93,10 @@ impl Runner<'_> {
         let per_read = if range_size > 0 { range_size.min(size) } else { size };
         let bytes_total = per_read * objects.len() as u64;
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, per_read, None).await;
-        let cpu_s = crate::engine::cpu::client_seconds() - cpu_before;
-        let sockets = netstat::client_sockets(port);
-        let meter = self.meters.entry(kind).or_insert_with(Meter::for_reads);
-        let wire_bytes = meter.wire.sample(&sockets);
-        meter.peers.extend(sockets.iter().map(|s| s.peer));
+        let mut metered = self.stop_meter(meter);
+        // The bytes TCP sent again on a read are the server's: this side
+        // cannot count them, and its own (requests, ACKs) are not the data.
+        metered.retransmitted_bytes = 0;
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == objects.len();
@@ -132,27 +129,9 @@ impl Runner<'_> {
                 resent_bytes: reread_bytes,
                 first_byte_s: ok.then_some(outcome.first_byte_s),
             };
-            self.emit(RunEvent::ItemDone((&sample).into())).await;
-            self.objects.push(sample);
+            self.record_item(sample).await;
         }
-        if stop.is_none() || bytes > 0 {
-            let sample = RoundSample {
-                transport: kind,
-                round,
-                elapsed_s: round_end - round_start,
-                bytes,
-                ok: all_ok && stop.is_none(),
-                cpu_s,
-                wire_bytes,
-                retransmitted_bytes: 0,
-            };
-            self.emit(RunEvent::RoundDone((&sample).into())).await;
-            self.rounds.push(sample);
-        }
-        if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
-            return Some(Stop::FailFast);
-        }
-        stop
+        self.record_round(kind, round, metered, round_end, bytes, all_ok, stop).await
     }
 
     fn checksum(&self, kind: TransportKind) -> bool {
