@@ -31,7 +31,7 @@ fn python(script: &str, args: &[&str], env: &[(&str, String)]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn google_cloud_storage_json_client_uploads_to_the_emulator() {
+async fn google_cloud_storage_json_client_uploads_to_and_reads_from_the_emulator() {
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let json = emulator.json_url();
     let stdout =
@@ -45,11 +45,11 @@ async fn google_cloud_storage_json_client_uploads_to_the_emulator() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn google_cloud_storage_grpc_client_uploads_to_the_emulator() {
-    let emulator = emulator().await;
+async fn google_cloud_storage_grpc_client_uploads_to_and_reads_from_the_emulator() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let address = emulator.grpc_addr().to_string();
     let stdout = tokio::task::spawn_blocking(move || python("grpc_client.py", &[&address, BUCKET], &[])).await.unwrap();
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 2, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 4, "two writes, two reads: {stdout}");
     for name in ["interop/grpc-oneshot.bin", "interop/grpc-resumable.bin"] {
         assert_eq!(emulator.store().get(BUCKET, name).unwrap().size, 5 * MIB + 777);
     }
@@ -116,5 +116,25 @@ async fn our_json_transport_against_gcp_storage_emulator() {
         assert_eq!(report.transports[0].objects, 2);
         assert_eq!(report.cleanup.deleted, 2);
         assert_eq!(report.transports[0].protocol, "HTTP/1.0", "this peer speaks HTTP/1.0");
+    }
+    // Reads from a server nobody here wrote: whole (its x-goog-hash checked) and ranged.
+    for range_size in ["0", "256KiB"] {
+        let options = Options {
+            bucket: "peer-bucket".into(),
+            endpoint: format!("http://127.0.0.1:{}", peer.port),
+            transports: "http-json".into(),
+            workload: "download".into(),
+            range_size: range_size.into(),
+            size: "1MiB".into(),
+            iterations: "2".into(),
+            warmup: false,
+            ..Options::default()
+        };
+        let report = run_bench(options).await;
+        assert!(report.succeeded(), "range size {range_size}:\n{}", report.to_table());
+        assert_eq!((report.transports[0].runs, report.transports[0].errors), (2, 0));
+        let per_read = if range_size == "0" { MIB } else { 256 * 1024 };
+        assert!(report.rounds.iter().all(|r| r.bytes == per_read), "{:?}", report.rounds);
+        assert_eq!(report.cleanup.deleted, 1, "the one prepared object");
     }
 }

@@ -328,8 +328,16 @@ impl BenchConfig {
     }
 
     /// Bytes one round of one transport uploads.
+    /// Bytes one upload or read moves: the object, or a ranged read's range.
+    pub fn bytes_per_item(&self) -> u64 {
+        match self.workload {
+            Workload::Download if self.range_size > 0 => self.range_size.min(self.object_size),
+            _ => self.object_size,
+        }
+    }
+
     pub fn bytes_per_round(&self) -> u64 {
-        self.object_size * self.concurrency as u64
+        self.bytes_per_item() * self.concurrency as u64
     }
 
     pub fn retry_policy(&self) -> crate::gcs::transport::RetryPolicy {

@@ -33,6 +33,9 @@ pub struct RunReport {
     pub stopped_because: Option<String>,
     pub target: TargetInfo,
     pub config: BenchConfig,
+    /// What the rounds did (`config.workload`, said at the top for readers).
+    #[serde(default)]
+    pub workload: Workload,
     pub transports: Vec<TransportSummary>,
     pub comparison: Option<Comparison>,
     pub cleanup: Cleanup,
@@ -67,6 +70,7 @@ impl RunReport {
             outcome_detail,
             stopped_because: None,
             target,
+            workload: config.workload,
             config,
             transports,
             comparison,
@@ -110,11 +114,13 @@ impl RunReport {
 
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes\n",
+            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s\n",
         );
+        let operation = self.config.workload.name();
         for s in &self.samples {
+            let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
             out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{}\n",
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{operation},{first_byte}\n",
                 s.transport.name(),
                 s.round + 1,
                 s.worker,

@@ -68,11 +68,31 @@ pub struct ObjectSample {
     pub first_byte_s: Option<f64>,
 }
 
+/// What a row of figures measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    #[default]
+    Upload,
+    Download,
+}
+
+impl From<crate::config::Workload> for Operation {
+    fn from(workload: crate::config::Workload) -> Self {
+        match workload {
+            crate::config::Workload::Upload => Operation::Upload,
+            crate::config::Workload::Download => Operation::Download,
+        }
+    }
+}
+
 /// One transport's figures. A figure that nothing measured (no round or no
 /// upload finished) is `None`: shown as "-" and serialized as null, never 0.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransportSummary {
     pub transport: TransportKind,
+    #[serde(default)]
+    pub operation: Operation,
     /// Rounds in which every object finished; only these are timed.
     pub runs: usize,
     /// Objects that finished.
@@ -171,6 +191,7 @@ pub fn summarize(
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     TransportSummary {
         transport,
+        operation: Operation::Upload,
         runs: times.len(),
         objects: object_times.len(),
         bytes_per_run,

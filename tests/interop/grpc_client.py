@@ -4,7 +4,8 @@ over an insecure channel to the emulator's gRPC address.
 Writes one object with BidiWriteObject in 2 MiB messages, each with its crc32c
 and the whole object's crc32c on the finishing message; then a resumable write
 (StartResumableWrite + upload_id stream with flush/state_lookup); checks both
-with GetObject.
+with GetObject; then reads each back with ReadObject, whole and at a
+read_offset/read_limit, checking every message's crc32c and the object's.
 """
 import os
 import sys
@@ -66,3 +67,24 @@ spec = v2.WriteObjectSpec(resource=v2.Object(bucket=bucket, name="interop/grpc-r
 upload_id = client.start_resumable_write(v2.StartResumableWriteRequest(write_object_spec=spec)).upload_id
 responses = client.bidi_write_object(requests(data, {"upload_id": upload_id}, flush_at={2 * MESSAGE}))
 verify("interop/grpc-resumable.bin", data, finished(responses))
+
+
+def read(name: str, offset: int = 0, limit: int = 0) -> bytes:
+    request = v2.ReadObjectRequest(bucket=bucket, object_=name, read_offset=offset, read_limit=limit)
+    content, object_crc = b"", None
+    for response in client.read_object(request):
+        piece = response.checksummed_data
+        assert piece.crc32c == crc(piece.content), f"{name}: a message's crc32c does not match its content"
+        if "object_checksums" in response:
+            object_crc = response.object_checksums.crc32c
+        content += piece.content
+    assert object_crc is not None, f"{name}: no object_checksums in the first message"
+    return content, object_crc
+
+
+for name in ["interop/grpc-oneshot.bin", "interop/grpc-resumable.bin"]:
+    whole, object_crc = read(name)
+    assert whole == data and object_crc == crc(data), f"{name}: read back {len(whole)} bytes that differ"
+    part, _ = read(name, offset=MESSAGE + 5, limit=MESSAGE + 100)
+    assert part == data[MESSAGE + 5 : 2 * MESSAGE + 105], f"{name}: the ranged read differs ({len(part)} bytes)"
+    print(f"ok read {name}: whole ({len(whole)} bytes) and {len(part)} bytes at offset {MESSAGE + 5}")

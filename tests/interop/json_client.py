@@ -1,8 +1,9 @@
 """google-cloud-storage's JSON client against the emulator in STORAGE_EMULATOR_HOST.
 
 Uploads one object in chunked resumable mode and one in a single request, both
-with crc32c, then reads both back and checks size and checksum. Prints one line
-per check; exits non-zero on the first failure.
+with crc32c, then reads both back whole (the library checking crc32c against
+x-goog-hash) and a range of each (Range: bytes=A-B), and checks size and bytes.
+Prints one line per check; exits non-zero on the first failure.
 """
 import base64
 import io
@@ -28,9 +29,12 @@ def check(name: str, data: bytes, **upload) -> None:
     blob.reload()
     assert blob.size == len(data), (name, blob.size, len(data))
     assert blob.crc32c == crc32c_b64(data), (name, blob.crc32c)
-    back = bucket.blob(name).download_as_bytes()
+    back = bucket.blob(name).download_as_bytes(checksum="crc32c")
     assert back == data, f"{name}: read back {len(back)} bytes that differ"
-    print(f"ok {name} {len(data)} bytes crc32c={blob.crc32c}")
+    start, end = len(data) // 3, len(data) // 3 + 65535
+    ranged = bucket.blob(name).download_as_bytes(start=start, end=end)
+    assert ranged == data[start : end + 1], f"{name}: the range {start}-{end} differs ({len(ranged)} bytes)"
+    print(f"ok {name} {len(data)} bytes crc32c={blob.crc32c}, read back whole and bytes {start}-{end}")
 
 
 data = os.urandom(3 * 1024 * 1024 + 12345)

@@ -193,7 +193,9 @@ impl<'a> Runner<'a> {
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
-                stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting)
+                let summary =
+                    stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting);
+                stats::TransportSummary { operation: self.config.workload.into(), ..summary }
             })
             .collect();
         RunReport::new(

@@ -90,7 +90,7 @@ impl Runner<'_> {
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
-        let per_read = if range_size > 0 { range_size.min(size) } else { size };
+        let per_read = self.config.bytes_per_item();
         let bytes_total = per_read * objects.len() as u64;
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, per_read, None).await;
         let mut metered = self.stop_meter(meter);
