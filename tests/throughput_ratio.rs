@@ -15,7 +15,7 @@
 mod support;
 
 use gcs_speed_tui::config::TransportKind;
-use support::{Case, MIB, median, raw_tcp, upload};
+use support::{Case, MIB, measure, median, raw_tcp};
 
 const ROUNDS: usize = 5;
 const FLOORS: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.3), (TransportKind::Grpc, 0.3)];
@@ -25,13 +25,21 @@ async fn one_stream_uploads_keep_up_with_raw_loopback_tcp() {
     let emulator = support::emulator().await;
     let size = 256 * MIB;
     raw_tcp(1, size).await; // warm
-    let cases = FLOORS.map(|(transport, _)| Case { transport, streams: 1, size, chunked: false, checksum: true });
+    let cases = FLOORS.map(|(transport, _)| Case {
+        transport,
+        streams: 1,
+        size,
+        chunked: false,
+        checksum: true,
+        download: false,
+        window: None,
+    });
     let mut ratios = vec![Vec::new(); cases.len()];
     let mut cpu = vec![Vec::new(); cases.len()];
     for _ in 0..ROUNDS {
         let raw = raw_tcp(1, size).await;
         for (i, case) in cases.iter().enumerate() {
-            let measured = upload(&emulator, case, 1).await;
+            let measured = measure(&emulator, case, 1).await;
             ratios[i].push(measured.mib_s / raw);
             cpu[i].push(measured.client_cpu_s_per_gib + measured.emulator_cpu_s_per_gib);
         }

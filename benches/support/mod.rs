@@ -62,23 +62,35 @@ pub async fn emulator() -> Emulator {
     Emulator::start(EmulatorOptions { buckets: vec!["bench".into()], ..EmulatorOptions::default() }).await.unwrap()
 }
 
+/// An emulator that keeps what it is sent, for reads.
+pub async fn retaining_emulator() -> Emulator {
+    let options = EmulatorOptions { buckets: vec!["bench".into()], retain: true, ..EmulatorOptions::default() };
+    Emulator::start(options).await.unwrap()
+}
+
 pub struct Case {
     pub transport: TransportKind,
     pub streams: u32,
     pub size: u64,
     pub chunked: bool,
     pub checksum: bool,
+    /// Reads of objects uploaded before the timed rounds.
+    pub download: bool,
+    /// gRPC's receive window; `None`: adaptive, the default.
+    pub window: Option<u32>,
 }
 
 impl Case {
     pub fn label(&self) -> String {
         format!(
-            "{:<9} {} x {:>4} MiB, {:<13} {}",
+            "{:<9} {} {} x {:>4} MiB, {:<13} {}{}",
             self.transport.name(),
+            if self.download { "read " } else { "write" },
             self.streams,
             self.size / MIB,
             if self.chunked { "16 MiB chunks" } else { "one request" },
-            if self.checksum { "crc32c" } else { "no crc" }
+            if self.checksum { "crc32c" } else { "no crc" },
+            self.window.map(|w| format!(", {} MiB window", w >> 20)).unwrap_or_default()
         )
     }
 }
@@ -90,8 +102,23 @@ pub struct Measured {
     pub emulator_cpu_s_per_gib: f64,
 }
 
-/// One case, `iterations` rounds, as the app's report gives it.
-pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measured {
+/// One case, `iterations` rounds, as the app's report gives it. A read
+/// case runs twice, with one round and with `iterations` more, and the
+/// emulator's CPU is the difference: its CPU for the untimed upload of the
+/// objects to read cancels out.
+pub async fn measure(emulator: &Emulator, case: &Case, iterations: u32) -> Measured {
+    if !case.download {
+        let (measured, _) = run_case(emulator, case, iterations).await;
+        return measured;
+    }
+    let (_, base_cpu) = run_case(emulator, case, 1).await;
+    let (measured, cpu) = run_case(emulator, case, 1 + iterations).await;
+    let read_gib = (case.size * case.streams as u64 * iterations as u64) as f64 / (1u64 << 30) as f64;
+    Measured { emulator_cpu_s_per_gib: (cpu - base_cpu) / read_gib, ..measured }
+}
+
+/// Runs a case; its figures, and the emulator's CPU seconds over the whole run.
+async fn run_case(emulator: &Emulator, case: &Case, iterations: u32) -> (Measured, f64) {
     let options = Options {
         bucket: "bench".into(),
         endpoint: emulator.json_url(),
@@ -102,6 +129,9 @@ pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measur
         iterations: iterations.to_string(),
         chunk_size: if case.chunked { "16MiB".into() } else { "0".into() },
         checksum: if case.checksum { "crc32c".into() } else { "none".into() },
+        workload: if case.download { "download".into() } else { "upload".into() },
+        grpc_window: case.window.map_or("auto".into(), |w| format!("{w}B")),
+        warmup: !case.download,
         ..Options::default()
     };
     let config = options.validate(&Environment::default()).unwrap();
@@ -114,12 +144,13 @@ pub async fn upload(emulator: &Emulator, case: &Case, iterations: u32) -> Measur
     drain.await.unwrap();
     assert!(report.succeeded(), "{}", report.to_table());
     let summary = &report.transports[0];
-    let uploaded_gib = (summary.bytes_per_run * summary.runs as u64) as f64 / (1u64 << 30) as f64;
-    Measured {
+    let moved_gib = (summary.bytes_per_run * summary.runs as u64) as f64 / (1u64 << 30) as f64;
+    let measured = Measured {
         mib_s: summary.throughput_mib_s.expect("a run that succeeded was timed"),
         client_cpu_s_per_gib: summary.cpu_s_per_gib.expect("a run that succeeded was metered"),
-        emulator_cpu_s_per_gib: emulator_cpu / uploaded_gib,
-    }
+        emulator_cpu_s_per_gib: emulator_cpu / moved_gib,
+    };
+    (measured, emulator_cpu)
 }
 
 pub fn median(values: &[f64]) -> f64 {

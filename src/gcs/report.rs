@@ -196,8 +196,13 @@ impl RunReport {
             0 => "whole objects".to_string(),
             size => format!("{} at a random aligned offset of each", format_size(size)),
         };
+        // What gRPC is sent is paced by the window we grant: it matters for reads.
+        let window = match self.config.grpc_window {
+            Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
+            None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
+        };
         format!(
-            "download: {} prepared objects of {} (uploaded untimed, deleted at the end), each round reads {what}",
+            "download: {} prepared objects of {} (uploaded untimed, deleted at the end), each round reads {what}; gRPC receive window {window}",
             self.config.concurrency,
             format_size(self.config.object_size)
         )

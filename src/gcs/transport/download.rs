@@ -36,10 +36,17 @@ pub struct DownloadOutcome {
     pub transfer_s: f64,
 }
 
+/// A piece of a body, with its crc32c when the transport computed it
+/// already (gRPC checks each message's), so that it is not computed twice.
+pub struct Piece {
+    pub bytes: Bytes,
+    pub crc32c: Option<u32>,
+}
+
 /// One read as opened: its body's pieces, and what the server says of the
 /// whole object (its crc32c, when it sends one).
 pub struct OpenRead<'a> {
-    pub pieces: BoxStream<'a, Result<Bytes, TransportError>>,
+    pub pieces: BoxStream<'a, Result<Piece, TransportError>>,
     pub object_crc32c: Option<u32>,
 }
 
@@ -73,12 +80,15 @@ where
             let mut read = open(start + received, remaining).await?;
             server_crc = server_crc.or(read.object_crc32c);
             while let Some(piece) = read.pieces.next().await {
-                let piece = piece?;
+                let Piece { bytes, crc32c: known } = piece?;
                 first_byte.get_or_insert_with(Instant::now);
                 if request.check_crc32c {
-                    crc = crc32c::crc32c_append(crc, &piece);
+                    crc = match known {
+                        Some(piece_crc) => crc32c::crc32c_combine(crc, piece_crc, bytes.len()),
+                        None => crc32c::crc32c_append(crc, &bytes),
+                    };
                 }
-                received += piece.len() as u64;
+                received += bytes.len() as u64;
                 progress.advance_to(received);
             }
             Ok::<_, TransportError>(())

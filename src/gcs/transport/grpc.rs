@@ -26,6 +26,10 @@ use tonic::{Code, Request, Status, Streaming};
 /// Room above a 2 MiB message for framing; GCS's own limit is higher.
 const MAX_MESSAGE_BYTES: usize = 64 << 20;
 const BUCKET_PREFIX: &str = "projects/_/buckets/";
+/// The largest DATA frame the server may send us (SETTINGS_MAX_FRAME_SIZE):
+/// a read is 2 MiB messages, which at the protocol's default of 16 KiB
+/// frames cost 128 frames each, and each frame costs both ends.
+const MAX_RECEIVED_FRAME_BYTES: u32 = 1 << 20;
 
 pub struct GrpcSettings {
     /// `https://storage.googleapis.com` or `http://127.0.0.1:PORT`.
@@ -61,7 +65,8 @@ impl GrpcTransport {
             .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
             .map_err(|e| TransportError::Connection(e.to_string()))?
             .connect_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true);
+            .tcp_nodelay(true)
+            .max_frame_size(MAX_RECEIVED_FRAME_BYTES);
         endpoint = match settings.window {
             Some(window) => {
                 endpoint.initial_stream_window_size(window).initial_connection_window_size(window.saturating_mul(2))

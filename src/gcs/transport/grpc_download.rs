@@ -3,7 +3,7 @@
 //! checked when checksums are on (a mismatch is an error, never retried).
 //! A resume is a new ReadObject at the first byte not yet received.
 
-use super::download::{DownloadOutcome, DownloadRequest, OpenRead, read_resuming};
+use super::download::{DownloadOutcome, DownloadRequest, OpenRead, Piece, read_resuming};
 use super::grpc::{GrpcTransport, status_error};
 use super::{TransportError, stall_guard};
 use futures::StreamExt;
@@ -41,9 +41,10 @@ impl GrpcTransport {
                     .chain(rest)
                     .map(move |message| {
                         let data = message?.checksummed_data.unwrap_or_default();
-                        if check
-                            && let Some(expected) = data.crc32c
-                            && crc32c::crc32c(&data.content) != expected
+                        // Computed once: checked here, and combined into the whole object's.
+                        let crc = check.then(|| crc32c::crc32c(&data.content));
+                        if let (Some(got), Some(expected)) = (crc, data.crc32c)
+                            && got != expected
                         {
                             return Err(TransportError::Protocol(format!(
                                 "checksum mismatch in the ReadObject message at offset {at} of {}",
@@ -51,7 +52,7 @@ impl GrpcTransport {
                             )));
                         }
                         at += data.content.len() as u64;
-                        Ok(data.content)
+                        Ok(Piece { bytes: data.content, crc32c: crc })
                     })
                     .boxed();
                 Ok(OpenRead { pieces, object_crc32c })

@@ -3,7 +3,7 @@
 //! is never stitched onto the old one's bytes). The body is taken as the
 //! buffers hyper read it into, counted and checksummed, and dropped.
 
-use super::download::{DownloadOutcome, DownloadRequest, OpenRead, read_resuming};
+use super::download::{DownloadOutcome, DownloadRequest, OpenRead, Piece, read_resuming};
 use super::json::JsonTransport;
 use super::json_answers::{connection_error, http_error};
 use super::{TransportError, stall_guard};
@@ -42,7 +42,10 @@ impl JsonTransport {
                     });
                 let pieces = response
                     .bytes_stream()
-                    .map(move |piece| piece.map_err(|e| connection_error(&base, "read the object", &e)))
+                    .map(move |piece| {
+                        let bytes = piece.map_err(|e| connection_error(&base, "read the object", &e))?;
+                        Ok(Piece { bytes, crc32c: None })
+                    })
                     .boxed();
                 Ok(OpenRead { pieces, object_crc32c })
             }
