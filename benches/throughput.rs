@@ -80,10 +80,10 @@ fn main() {
         "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s)",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    println!("{:<46} {:>10} {:>9} {:>14} {:>14}", "case", "MiB/s", "x raw", "client CPU", "emulator CPU");
+    println!("{:<60} {:>10} {:>9} {:>14} {:>14}", "case", "MiB/s", "x raw", "client CPU", "emulator CPU");
     for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &raw_four)] {
         let spread = format!("{:.0}-{:.0} seen", min(seen), max(seen));
-        println!("{:<46} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
+        println!("{:<60} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
     }
     let mut ratios = Vec::new();
     for (case, results) in cases.iter().zip(&measured) {
@@ -91,7 +91,7 @@ fn main() {
         let rate = of(|m| m.mib_s);
         let ratio = rate / if case.streams == 1 { one } else { four };
         println!(
-            "{:<46} {rate:>10.0} {ratio:>8.2}x {:>9.2} s/GiB {:>9.2} s/GiB",
+            "{:<60} {rate:>10.0} {ratio:>8.2}x {:>9.2} s/GiB {:>9.2} s/GiB",
             case.label(),
             of(|m| m.client_cpu_s_per_gib),
             of(|m| m.emulator_cpu_s_per_gib)

@@ -87,7 +87,10 @@ fn csv_goes_to_the_output_file() {
     assert!(output.stdout.is_empty(), "the report went to the file");
     let csv = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s");
+    assert_eq!(
+        lines[0],
+        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s"
+    );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);
 }

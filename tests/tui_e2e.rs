@@ -84,8 +84,8 @@ fn a_person_runs_compares_and_quits() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("ready", Duration::from_secs(10));
 
-    // The size field (fourth, below Target and Bucket) to 384MiB: large enough to watch both transports move.
-    tmux.keys(&["Down", "Down", "Down", "Enter", "C-u"]);
+    // The size field (fifth, below Target, Bucket, Transports and Workload) to 384MiB: large enough to watch both transports move.
+    tmux.keys(&["Down", "Down", "Down", "Down", "Enter", "C-u"]);
     tmux.type_text("384MiB");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Object size        384MiB", Duration::from_secs(5));
@@ -110,7 +110,7 @@ fn a_person_runs_compares_and_quits() {
     assert!(results.contains("cleanup: deleted 4, left 0"), "{results}");
     assert!(results.contains("no verdict") && results.contains("are too few"), "two pairs name no winner: {results}");
 
-    // Another value, another run: iterations (fifth field) to 3.
+    // Another value, another run: iterations (sixth field) to 3.
     tmux.keys(&["Down", "Enter", "C-u"]);
     tmux.type_text("3");
     tmux.keys(&["Enter", "r"]);

@@ -98,8 +98,8 @@ fn form_valid() {
 #[test]
 fn form_invalid_shows_the_cli_sentence_and_refuses_to_run() {
     let mut app = app();
-    for _ in 0..3 {
-        press(&mut app, KeyCode::Down); // to Object size, below Target and Bucket
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Down); // to Object size, below Target, Bucket, Transports and Workload
     }
     press(&mut app, KeyCode::Enter);
     app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));

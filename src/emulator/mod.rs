@@ -2,6 +2,7 @@
 //! gRPC v2 API that uploads use. It is the app's zero-setup target and the
 //! real server every test runs against.
 
+mod contents;
 pub mod faults;
 mod grpc_api;
 mod grpc_read;

@@ -129,6 +129,8 @@ pub struct Store {
     pub retain: bool,
     session_ttl: Duration,
     buckets: Mutex<HashMap<String, Bucket>>,
+    /// Retained bytes, shared by objects of the same content (taken after `buckets`).
+    contents: Mutex<super::contents::Contents>,
     sessions: Mutex<HashMap<String, SessionRef>>,
     next_generation: AtomicI64,
     next_session: AtomicU64,
@@ -147,6 +149,7 @@ impl Store {
             retain,
             session_ttl,
             buckets: Mutex::default(),
+            contents: Mutex::default(),
             sessions: Mutex::default(),
             // GCS generations are microsecond timestamps; keep them unique and rising.
             next_generation: AtomicI64::new(micros),
@@ -194,6 +197,17 @@ impl Store {
         Ok(objects)
     }
 
+    fn release(&self, object: &StoredObject) {
+        if let Some(data) = &object.data {
+            self.contents.lock().unwrap().release(object.crc32c, data);
+        }
+    }
+
+    /// Bytes of object content kept (with `retain`), each distinct content once.
+    pub fn retained_bytes(&self) -> u64 {
+        self.contents.lock().unwrap().kept_bytes()
+    }
+
     /// Counts every object in every bucket (tests check that runs leave none).
     pub fn object_count(&self) -> usize {
         self.buckets.lock().unwrap().values().map(|b| b.objects.len()).sum()
@@ -211,7 +225,9 @@ impl Store {
                 object.generation
             )));
         }
-        found.objects.remove(name);
+        if let Some(gone) = found.objects.remove(name) {
+            self.release(&gone);
+        }
         Ok(())
     }
 
@@ -246,6 +262,7 @@ impl Store {
         if spec.expected_crc32c.is_some() {
             self.checksums_verified.fetch_add(1, Ordering::Relaxed);
         }
+        let ingest_crc = ingest.crc32c;
         let object = StoredObject {
             bucket: spec.bucket.clone(),
             name: spec.name.clone(),
@@ -255,9 +272,11 @@ impl Store {
             md5: spec.md5,
             content_type: spec.content_type.clone(),
             created: SystemTime::now(),
-            data: ingest.into_data(),
+            data: ingest.into_data().map(|data| self.contents.lock().unwrap().share(ingest_crc, data)),
         };
-        bucket.objects.insert(spec.name.clone(), object.clone());
+        if let Some(replaced) = bucket.objects.insert(spec.name.clone(), object.clone()) {
+            self.release(&replaced);
+        }
         self.objects_created.fetch_add(1, Ordering::Relaxed);
         self.bytes_stored.fetch_add(object.size, Ordering::Relaxed);
         Ok(object)

@@ -36,6 +36,9 @@ pub struct RunReport {
     /// What the rounds did (`config.workload`, said at the top for readers).
     #[serde(default)]
     pub workload: Workload,
+    /// Ranged reads: the seed their offsets were drawn from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_seed: Option<u64>,
     pub transports: Vec<TransportSummary>,
     pub comparison: Option<Comparison>,
     pub cleanup: Cleanup,
@@ -71,6 +74,7 @@ impl RunReport {
             stopped_because: None,
             target,
             workload: config.workload,
+            read_seed: None,
             config,
             transports,
             comparison,
@@ -82,6 +86,12 @@ impl RunReport {
 
     pub fn stopped_because(mut self, why: Option<String>) -> Self {
         self.stopped_because = why;
+        self
+    }
+
+    /// The seed of the ranged reads' offsets, so that a run can be repeated.
+    pub fn read_seed(mut self, seed: Option<u64>) -> Self {
+        self.read_seed = seed;
         self
     }
 
@@ -192,9 +202,9 @@ impl RunReport {
 impl RunReport {
     /// What the download rounds read, in one line.
     fn reads_line(&self) -> String {
-        let what = match self.config.range_size {
-            0 => "whole objects".to_string(),
-            size => format!("{} at a random aligned offset of each", format_size(size)),
+        let what = match (self.config.range_size, self.read_seed) {
+            (0, _) | (_, None) => "whole objects".to_string(),
+            (size, Some(seed)) => format!("{} at a random aligned offset of each (seed {seed:#x})", format_size(size)),
         };
         // What gRPC is sent is paced by the window we grant: it matters for reads.
         let window = match self.config.grpc_window {

@@ -287,7 +287,8 @@ impl App {
             return Vec::new();
         }
         self.cancelling = true;
-        let etcd = self.live.as_ref().is_some_and(|l| l.work != super::live::Work::Uploads);
+        use super::live::Work;
+        let etcd = self.live.as_ref().is_some_and(|l| matches!(l.work, Work::Requests | Work::Events));
         self.status = Some(if etcd {
             "cancelling: stopping requests and deleting this run's keys".into()
         } else {

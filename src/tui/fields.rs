@@ -41,12 +41,13 @@ pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
 
 /// The first fields are the ones everyone sets; the rest sit in a group that
 /// opens on demand, so the form fits a small window.
-pub const ESSENTIALS: usize = 10;
+pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 31] = [
+pub const FIELDS: [FieldSpec; 33] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
+    choice!("workload", "Workload", &["upload", "download"], workload),
     text!("size", "Object size", size),
     text!("iterations", "Iterations", iterations),
     text!("duration", "Duration", duration),
@@ -61,6 +62,7 @@ pub const FIELDS: [FieldSpec; 31] = [
     text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool),
     text!("grpc_window", "gRPC window", grpc_window),
     toggle!("disable_grpc_autochecksum", "gRPC no checksum", disable_grpc_autochecksum),
+    text!("range_size", "Read range size", range_size),
     choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], json_http),
     text!("timeout", "Timeout", timeout),
     text!("request_timeout", "Request timeout", request_timeout),

@@ -6,12 +6,13 @@ use crate::config::{BenchConfig, TransportKind};
 use crate::engine::events::{Phase, RunEvent};
 use crate::units::{MIB, format_size};
 
-/// What a run's unit of work is: the events' `bytes` count bytes uploaded
+/// What a run's unit of work is: the events count bytes uploaded or read
 /// (GCS, shown in MiB/s) or requests answered (etcd, shown in ops/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Work {
     #[default]
     Uploads,
+    Downloads,
     Requests,
     /// Watch events delivered (etcd's watch mode).
     Events,
@@ -21,7 +22,7 @@ impl Work {
     /// Units of work per unit of rate: MiB, or one request.
     fn scale(self) -> f64 {
         match self {
-            Work::Uploads => MIB as f64,
+            Work::Uploads | Work::Downloads => MIB as f64,
             Work::Requests | Work::Events => 1.0,
         }
     }
@@ -29,7 +30,7 @@ impl Work {
     /// `2.50 GiB` or `12000 ops`.
     pub fn amount(self, units: u64) -> String {
         match self {
-            Work::Uploads => format_size(units),
+            Work::Uploads | Work::Downloads => format_size(units),
             Work::Requests | Work::Events => format!("{units} {}", self.counted()),
         }
     }
@@ -37,7 +38,7 @@ impl Work {
     /// A latency, as short as it reads well: `8.51 s`, `2.03 ms`.
     pub fn latency(self, seconds: f64) -> String {
         match self {
-            Work::Uploads => crate::units::format_seconds(seconds),
+            Work::Uploads | Work::Downloads => crate::units::format_seconds(seconds),
             _ if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
             _ => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
         }
@@ -47,6 +48,7 @@ impl Work {
     pub fn one(self) -> &'static str {
         match self {
             Work::Uploads => "upload",
+            Work::Downloads => "download",
             Work::Requests => "request",
             Work::Events => "event",
         }
@@ -55,7 +57,7 @@ impl Work {
     /// What the progress counts: `ops`, `events`.
     pub fn counted(self) -> &'static str {
         match self {
-            Work::Uploads => "bytes",
+            Work::Uploads | Work::Downloads => "bytes",
             Work::Requests => "ops",
             Work::Events => "events",
         }
@@ -188,7 +190,11 @@ impl Live {
             })
             .collect();
         let duration_s = config.duration.map(|d| d.as_secs_f64());
-        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, ..Self::default() }
+        let work = match config.workload {
+            crate::config::Workload::Upload => Work::Uploads,
+            crate::config::Workload::Download => Work::Downloads,
+        };
+        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, work, ..Self::default() }
     }
 
     /// An etcd run: requests instead of bytes, ops/s (events/s for watch).

@@ -210,6 +210,7 @@ impl<'a> Runner<'a> {
             cleanup,
         )
         .stopped_because(self.stopped_because.take())
+        .read_seed((self.config.range_size > 0).then_some(self.read_seed))
     }
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {

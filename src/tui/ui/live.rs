@@ -86,7 +86,12 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
     if lane.warmup {
         title.push(Span::styled("warmup (not counted) ", theme.warning()));
     } else if lane.in_round {
-        title.push(Span::styled(if live.work == Work::Uploads { "uploading " } else { "running " }, theme.accent()));
+        let doing = match live.work {
+            Work::Uploads => "uploading ",
+            Work::Downloads => "reading ",
+            Work::Requests | Work::Events => "running ",
+        };
+        title.push(Span::styled(doing, theme.accent()));
     }
     let block = Block::bordered().title(Line::from(title));
     let inner = block.inner(area);
@@ -117,7 +122,7 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         None => (
             if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) },
             match live.work {
-                Work::Uploads => vec![
+                Work::Uploads | Work::Downloads => vec![
                     format!(
                         "{} / {} · {}/{} objects",
                         format_size(done),
@@ -212,7 +217,7 @@ fn render_histogram(
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
         &match work {
-            Work::Uploads => {
+            Work::Uploads | Work::Downloads => {
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // The etcd lanes get a sample of each round's histogram, not every request.
