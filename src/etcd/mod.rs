@@ -2,6 +2,7 @@
 //! and over gRPC, on the shared engine (schedule, verdict, meters).
 
 pub mod client;
+pub mod client_runtime;
 mod coalesce;
 pub mod gateway;
 pub mod grpc;

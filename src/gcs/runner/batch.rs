@@ -1,0 +1,73 @@
+//! Waiting for a batch of uploads or reads, with live progress, a cancel
+//! and the run's deadline.
+
+use super::delivered::Delivered;
+use super::{PROGRESS_INTERVAL, Runner, Stop};
+use crate::config::TransportKind;
+use crate::engine::events::RunEvent;
+use crate::gcs::transport::Progress;
+use std::sync::Arc;
+use tokio::task::JoinSet;
+use tokio::time::MissedTickBehavior;
+
+impl Runner<'_> {
+    /// Waits for a batch's tasks, sending progress from their counters each
+    /// tick (capped by what the peer acknowledged, for uploads), until all
+    /// are done, the run is cancelled or its time is up (the tasks still
+    /// running are then aborted); returns what finished, with each one's
+    /// (retries, resumes, bytes moved more than once).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn collect<T: Send + 'static>(
+        &mut self,
+        kind: TransportKind,
+        round: Option<u32>,
+        mut tasks: JoinSet<(u32, f64, f64, T)>,
+        counters: &[Arc<Progress>],
+        bytes_total: u64,
+        item_size: u64,
+        mut delivered: Option<Delivered>,
+    ) -> (Vec<(u32, f64, f64, T, (u32, u32, u64))>, Option<Stop>) {
+        let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
+        let mut progress = move || {
+            let handed = counters.iter().map(|c| c.bytes()).sum();
+            delivered.as_mut().map_or(handed, |d| d.bytes(handed))
+        };
+        let mut results = Vec::new();
+        let stop = loop {
+            tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => break Some(Stop::Cancelled),
+                _ = tokio::time::sleep_until(self.deadline) => break Some(Stop::TimedOut),
+                joined = tasks.join_next() => match joined {
+                    None => break None,
+                    Some(Ok((worker, start, elapsed, result))) => {
+                        let recovery = counters[worker as usize].recovery(item_size);
+                        results.push((worker, start, elapsed, result, recovery));
+                    }
+                    Some(Err(error)) => self.emit(RunEvent::Note(format!("a request task failed: {error}"))).await,
+                },
+                _ = ticker.tick() => {
+                    let bytes = progress();
+                    let at_s = self.at_s();
+                    // Progress may be dropped when a front end lags; results never are.
+                    let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
+                }
+            }
+        };
+        if stop.is_some() {
+            tasks.abort_all();
+            while let Some(joined) = tasks.join_next().await {
+                if let Ok((worker, start, elapsed, result)) = joined {
+                    let recovery = counters[worker as usize].recovery(item_size);
+                    results.push((worker, start, elapsed, result, recovery));
+                }
+            }
+        }
+        let at_s = self.at_s();
+        let bytes = progress();
+        let _ =
+            self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
+        (results, stop)
+    }
+}
