@@ -212,8 +212,8 @@ impl RunReport {
             None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
         };
         format!(
-            "download: {} prepared objects of {} (uploaded untimed, deleted at the end), each round reads {what}; gRPC receive window {window}",
-            self.config.concurrency,
+            "download: {} of {} (uploaded untimed, deleted at the end), each round reads {what}; gRPC receive window {window}",
+            plural(self.config.concurrency as usize, "prepared object"),
             format_size(self.config.object_size)
         )
     }

@@ -48,11 +48,16 @@ const MIN_CHART_HEIGHT: u16 = 7;
 
 fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let etcd = app.form.etcd();
+    let reads = !etcd && app.form.options.workload.trim() == "download";
     let first = match &app.form.checked {
         Ok(_) => Line::from(vec![
             Span::raw("Press "),
             Span::styled("r", theme.accent()),
-            Span::raw(if etcd { " to run against " } else { " to upload to the " }),
+            Span::raw(match (etcd, reads) {
+                (true, _) => " to run against ",
+                (false, true) => " to read from the ",
+                (false, false) => " to upload to the ",
+            }),
             Span::raw(super::target_label(app)),
             Span::raw("."),
         ]),
@@ -68,6 +73,11 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (
             "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.",
             "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
+        )
+    } else if reads {
+        (
+            "The objects to read are uploaded first (not timed); then both transports read them in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
+            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
         )
     } else {
         (
