@@ -116,6 +116,11 @@ pub struct BenchArgs {
     /// (0 = whole objects).
     #[arg(long, value_name = "SIZE", default_value = "0")]
     pub range_size: String,
+    /// With --workload download: read the objects that exist under PREFIX
+    /// (the first --concurrency by name) instead of uploading some; they are
+    /// only read, never deleted.
+    #[arg(long, value_name = "PREFIX", default_value = "", hide_default_value = true)]
+    pub read_prefix: String,
     /// crc32c | none: checksums on both transports.
     #[arg(long, value_name = "KIND", default_value = "crc32c")]
     pub checksum: String,
@@ -245,6 +250,7 @@ impl BenchArgs {
             checksum: self.checksum.clone(),
             workload: self.workload.clone(),
             range_size: self.range_size.clone(),
+            read_prefix: self.read_prefix.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),
             timeout: self.timeout.clone(),

@@ -75,3 +75,78 @@ fn a_range_larger_than_the_object_or_without_reads_is_refused() {
     assert_eq!(uploads.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&uploads.stderr).contains("--range-size is for reads"));
 }
+
+fn against(emulator: &gcs_speed_tui::emulator::Emulator) -> gcs_speed_tui::config::Options {
+    gcs_speed_tui::config::Options {
+        bucket: common::BUCKET.into(),
+        endpoint: emulator.json_url(),
+        grpc_endpoint: emulator.grpc_addr().to_string(),
+        size: "1MiB".into(),
+        iterations: "3".into(),
+        warmup: false,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_prefix_reads_what_exists_there_and_never_deletes_it() {
+    use gcs_speed_tui::emulator::EmulatorOptions;
+    let emulator = common::emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    // Someone else's data: three objects under data/, kept.
+    let upload = gcs_speed_tui::config::Options {
+        prefix: "data".into(),
+        transports: "http-json".into(),
+        concurrency: "3".into(),
+        iterations: "1".into(),
+        cleanup: false,
+        ..against(&emulator)
+    };
+    assert!(common::run_bench(upload).await.cleanup.kept.len() == 3);
+    let before: Vec<_> = emulator.store().list(common::BUCKET, "").unwrap().iter().map(|o| o.generation).collect();
+
+    let read = gcs_speed_tui::config::Options {
+        workload: "download".into(),
+        read_prefix: "data/".into(),
+        concurrency: "2".into(),
+        range_size: "256KiB".into(),
+        ..against(&emulator)
+    };
+    let report = common::run_bench(read).await;
+    assert!(report.succeeded(), "{}", report.to_table());
+    for t in &report.transports {
+        assert_eq!((t.runs, t.errors, t.bytes_per_run), (3, 0, 2 * 256 * 1024), "two of the three, 256 KiB each");
+    }
+    assert!(report.to_table().contains("the existing objects under data/ (read only, never deleted)"));
+    assert_eq!(report.cleanup.deleted, 0, "nothing of theirs is deleted");
+    let after: Vec<_> = emulator.store().list(common::BUCKET, "").unwrap().iter().map(|o| o.generation).collect();
+    assert_eq!(before, after, "the same objects, untouched");
+
+    let nothing = gcs_speed_tui::config::Options {
+        workload: "download".into(),
+        read_prefix: "nothing-here/".into(),
+        ..against(&emulator)
+    };
+    let report = common::run_bench(nothing).await;
+    assert!(!report.succeeded());
+    assert_eq!(
+        report.stopped_because.as_deref(),
+        Some("there are no objects under --read-prefix nothing-here/ in bucket test-bucket")
+    );
+    assert!(report.transports.iter().all(|t| t.throughput_mib_s.is_none()), "nothing measured, no figure");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_emulator_keeps_one_copy_of_bytes_uploaded_again_and_again() {
+    use gcs_speed_tui::emulator::EmulatorOptions;
+    let emulator = common::emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let many = gcs_speed_tui::config::Options {
+        concurrency: "4".into(),
+        iterations: "2".into(),
+        size: "4MiB".into(),
+        cleanup: false,
+        ..against(&emulator)
+    };
+    let report = common::run_bench(many).await;
+    assert_eq!(report.cleanup.kept.len(), 16, "4 objects x 2 rounds x 2 transports");
+    assert_eq!(emulator.store().retained_bytes(), 4 << 20, "16 objects of the same 4 MiB, kept once");
+}

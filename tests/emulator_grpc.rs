@@ -309,9 +309,30 @@ async fn metadata_faults_map_to_grpc_codes_and_keep_persisted_bytes() {
 async fn unknown_methods_are_unimplemented() {
     let emulator = emulator().await;
     let mut client = client(&emulator).await;
-    let error = client
-        .list_objects(pb::ListObjectsRequest { parent: RESOURCE.into(), ..Default::default() })
-        .await
-        .unwrap_err();
+    let error = client.compose_object(pb::ComposeObjectRequest::default()).await.unwrap_err();
     assert_eq!(error.code(), Code::Unimplemented);
+}
+
+#[tokio::test]
+async fn list_objects_pages_by_name_under_a_prefix() {
+    let emulator = emulator().await;
+    let http = http();
+    for name in ["data/c", "data/a", "data/b", "other/x"] {
+        let url = format!("{}/upload/storage/v1/b/{BUCKET}/o?uploadType=media&name={name}", emulator.json_url());
+        assert!(http.post(url).body("bytes").send().await.unwrap().status().is_success());
+    }
+    let mut client = client(&emulator).await;
+    let list = |page_token: String| pb::ListObjectsRequest {
+        parent: RESOURCE.into(),
+        prefix: "data/".into(),
+        page_size: 2,
+        page_token,
+        ..Default::default()
+    };
+    let first = client.list_objects(list(String::new())).await.unwrap().into_inner();
+    let names: Vec<_> = first.objects.iter().map(|o| o.name.as_str()).collect();
+    assert_eq!(names, ["data/a", "data/b"]);
+    let second = client.list_objects(list(first.next_page_token)).await.unwrap().into_inner();
+    assert_eq!(second.objects.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(), ["data/c"]);
+    assert!(second.next_page_token.is_empty(), "the last page says so");
 }

@@ -78,6 +78,9 @@ pub struct BenchConfig {
     /// Bytes per read at a random aligned offset; 0 = whole objects.
     #[serde(default)]
     pub range_size: u64,
+    /// Read the existing objects under this prefix (read only, never deleted).
+    #[serde(default)]
+    pub read_prefix: Option<String>,
     pub bucket: String,
     pub transports: Vec<TransportKind>,
     pub object_size: u64,
@@ -193,6 +196,10 @@ impl Options {
                 format!("--range-size {} is larger than the objects (--size {})", self.range_size, self.size),
             );
         }
+        let read_prefix = Some(self.read_prefix.trim()).filter(|p| !p.is_empty()).map(String::from);
+        if read_prefix.is_some() && workload != Workload::Download {
+            return fail("read_prefix", "--read-prefix names objects to read: add --workload download");
+        }
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
             "none" => false,
@@ -281,6 +288,7 @@ impl Options {
             warmup_size,
             workload,
             range_size,
+            read_prefix,
             json_checksum: checksum,
             grpc_checksum: checksum && !self.disable_grpc_autochecksum,
             grpc_conn_pool,

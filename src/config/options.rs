@@ -19,6 +19,8 @@ pub struct Options {
     pub workload: String,
     /// Bytes per ranged read; "0" reads whole objects.
     pub range_size: String,
+    /// Existing objects to read (download workload); "" uploads them first.
+    pub read_prefix: String,
     pub grpc_conn_pool: String,
     pub timeout: String,
     #[serde(skip)]
@@ -115,6 +117,7 @@ impl Default for Options {
             checksum: "crc32c".into(),
             workload: "upload".into(),
             range_size: "0".into(),
+            read_prefix: String::new(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),
             timeout: "10m".into(),

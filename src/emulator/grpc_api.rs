@@ -128,6 +128,26 @@ pub async fn handle(
             });
             grpc::<(), pb::DeleteObjectRequest>().unary(service, req).await
         }
+        "ListObjects" => {
+            let service = service_fn(move |r: Request<pb::ListObjectsRequest>| {
+                let shared = shared.clone();
+                async move {
+                    let r = r.into_inner();
+                    let objects = shared.store.list(bucket_name(&r.parent)?, &r.prefix).map_err(to_status)?;
+                    // Pages in name order: the token is the last name given.
+                    let page = if r.page_size > 0 { r.page_size as usize } else { 1000 };
+                    let rest: Vec<_> = objects.iter().filter(|o| o.name > r.page_token).collect();
+                    let next_page_token = if rest.len() > page { rest[page - 1].name.clone() } else { String::new() };
+                    let objects = rest.into_iter().take(page).map(to_proto).collect();
+                    Ok::<_, Status>(Response::new(pb::ListObjectsResponse {
+                        objects,
+                        next_page_token,
+                        ..Default::default()
+                    }))
+                }
+            });
+            grpc::<pb::ListObjectsResponse, _>().unary(service, req).await
+        }
         "GetBucket" => {
             let service = service_fn(move |r: Request<pb::GetBucketRequest>| {
                 let shared = shared.clone();

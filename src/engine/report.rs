@@ -11,6 +11,9 @@ pub enum RunOutcome {
     Cancelled,
     TimedOut,
     FailedFast,
+    /// What the rounds needed could not be set up (say, no objects to read):
+    /// nothing was measured; `stopped_because` says why.
+    SetupFailed,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -211,11 +211,15 @@ impl RunReport {
             Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
             None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
         };
-        format!(
-            "download: {} of {} (uploaded untimed, deleted at the end), each round reads {what}; gRPC receive window {window}",
-            plural(self.config.concurrency as usize, "prepared object"),
-            format_size(self.config.object_size)
-        )
+        let objects = match &self.config.read_prefix {
+            Some(prefix) => format!("the existing objects under {prefix} (read only, never deleted)"),
+            None => format!(
+                "{} of {} (uploaded untimed, deleted at the end)",
+                plural(self.config.concurrency as usize, "prepared object"),
+                format_size(self.config.object_size)
+            ),
+        };
+        format!("download: {objects}, each round reads {what}; gRPC receive window {window}")
     }
 }
 
@@ -305,6 +309,7 @@ fn outcome_sentence(
             format!("cancelled: the figures cover the rounds that finished before the cancel{failures}")
         }
         RunOutcome::FailedFast => format!("stopped at the first failed {noun} (--fail-fast){failures}"),
+        RunOutcome::SetupFailed => "not started: nothing was measured".into(),
         RunOutcome::TimedOut => format!(
             "hit --timeout {}: the figures cover the rounds that finished{failures}",
             crate::units::format_duration(timeout)

@@ -43,7 +43,7 @@ pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 33] = [
+pub const FIELDS: [FieldSpec; 34] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
@@ -63,6 +63,7 @@ pub const FIELDS: [FieldSpec; 33] = [
     text!("grpc_window", "gRPC window", grpc_window),
     toggle!("disable_grpc_autochecksum", "gRPC no checksum", disable_grpc_autochecksum),
     text!("range_size", "Read range size", range_size),
+    text!("read_prefix", "Read prefix", read_prefix),
     choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], json_http),
     text!("timeout", "Timeout", timeout),
     text!("request_timeout", "Request timeout", request_timeout),

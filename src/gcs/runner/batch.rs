@@ -15,7 +15,7 @@ impl Runner<'_> {
     /// tick (capped by what the peer acknowledged, for uploads), until all
     /// are done, the run is cancelled or its time is up (the tasks still
     /// running are then aborted); returns what finished, with each one's
-    /// (retries, resumes, bytes moved more than once).
+    /// (retries, resumes, bytes moved more than once, of its item's size).
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn collect<T: Send + 'static>(
         &mut self,
@@ -24,7 +24,7 @@ impl Runner<'_> {
         mut tasks: JoinSet<(u32, f64, f64, T)>,
         counters: &[Arc<Progress>],
         bytes_total: u64,
-        item_size: u64,
+        item_sizes: &[u64],
         mut delivered: Option<Delivered>,
     ) -> (Vec<(u32, f64, f64, T, (u32, u32, u64))>, Option<Stop>) {
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
@@ -42,7 +42,7 @@ impl Runner<'_> {
                 joined = tasks.join_next() => match joined {
                     None => break None,
                     Some(Ok((worker, start, elapsed, result))) => {
-                        let recovery = counters[worker as usize].recovery(item_size);
+                        let recovery = counters[worker as usize].recovery(item_sizes[worker as usize]);
                         results.push((worker, start, elapsed, result, recovery));
                     }
                     Some(Err(error)) => self.emit(RunEvent::Note(format!("a request task failed: {error}"))).await,
@@ -59,7 +59,7 @@ impl Runner<'_> {
             tasks.abort_all();
             while let Some(joined) = tasks.join_next().await {
                 if let Ok((worker, start, elapsed, result)) = joined {
-                    let recovery = counters[worker as usize].recovery(item_size);
+                    let recovery = counters[worker as usize].recovery(item_sizes[worker as usize]);
                     results.push((worker, start, elapsed, result, recovery));
                 }
             }

@@ -9,6 +9,7 @@ use crate::gcs::payload::Payload;
 use crate::gcs::report::{RunOutcome, RunReport};
 use crate::gcs::stats::{self, Accounting, ObjectSample, RoundSample};
 use crate::gcs::target::Connected;
+use crate::gcs::transport::download::ListedObject;
 use crate::gcs::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -75,7 +76,9 @@ pub struct Runner<'a> {
     /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
     stopped_because: Option<String>,
     /// The download workload's objects, by reader.
-    read_set: Vec<(u32, CreatedObject)>,
+    read_set: Vec<ListedObject>,
+    /// The objects to read could not be had: the rounds never ran.
+    setup_failed: bool,
     /// Seeds the ranges of ranged reads (reported with the run).
     read_seed: u64,
 }
@@ -124,6 +127,7 @@ impl<'a> Runner<'a> {
             cut_off: Vec::new(),
             stopped_because: None,
             read_set: Vec::new(),
+            setup_failed: false,
             read_seed: random_u64(),
         }
     }
@@ -146,7 +150,15 @@ impl<'a> Runner<'a> {
         let started_at = crate::units::rfc3339(std::time::SystemTime::now());
         self.emit(RunEvent::Started {
             run_id: self.run_id.clone(),
-            target: self.connected.info.describe(),
+            target: match &self.config.read_prefix {
+                Some(prefix) => {
+                    format!(
+                        "{}; reading the objects under {prefix} (read only, never deleted)",
+                        self.connected.info.describe()
+                    )
+                }
+                None => self.connected.info.describe(),
+            },
             rounds_per_transport: self.config.duration.is_none().then_some(self.config.iterations),
         })
         .await;
@@ -180,7 +192,12 @@ impl<'a> Runner<'a> {
             None => RunOutcome::Completed,
             Some(Stop::Cancelled) => RunOutcome::Cancelled,
             Some(Stop::TimedOut) => RunOutcome::TimedOut,
+            Some(Stop::FailFast) if self.setup_failed => RunOutcome::SetupFailed,
             Some(Stop::FailFast) => RunOutcome::FailedFast,
+        };
+        let bytes_per_round = match self.config.workload {
+            Workload::Upload => self.config.bytes_per_round(),
+            Workload::Download => self.read_sizes().iter().sum(),
         };
         let summaries: Vec<_> = self
             .config
@@ -194,8 +211,7 @@ impl<'a> Runner<'a> {
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
-                let summary =
-                    stats::summarize(kind, self.config.bytes_per_round(), &self.rounds, &self.objects, accounting);
+                let summary = stats::summarize(kind, bytes_per_round, &self.rounds, &self.objects, accounting);
                 stats::TransportSummary { operation: self.config.workload.into(), ..summary }
             })
             .collect();
@@ -359,7 +375,9 @@ impl<'a> Runner<'a> {
             });
         }
         let delivered = Some(Delivered::start(uploader.peer_port()));
-        let (results, stop) = self.collect(kind, round, tasks, &counters, bytes_total, payload.size(), delivered).await;
+        let (results, stop) = self
+            .collect(kind, round, tasks, &counters, bytes_total, &vec![payload.size(); counters.len()], delivered)
+            .await;
         if stop.is_some() {
             for (worker, name) in all_names.into_iter().enumerate() {
                 if !results.iter().any(|r| r.0 == worker as u32) {

@@ -7,10 +7,11 @@ use super::{Meter, Runner, Stop};
 use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
 use crate::engine::netstat::{Counted, WireCounter};
+use crate::engine::report::plural;
 use crate::gcs::payload::Payload;
 use crate::gcs::stats::ObjectSample;
-use crate::gcs::transport::download::{ByteRange, DownloadOutcome, DownloadRequest};
-use crate::gcs::transport::{CreatedObject, Phases, Progress, object_name};
+use crate::gcs::transport::download::{ByteRange, DownloadOutcome, DownloadRequest, ListedObject};
+use crate::gcs::transport::{Phases, Progress, object_name};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
@@ -35,32 +36,73 @@ pub fn range_at(seed: u64, object_size: u64, size: u64) -> ByteRange {
 }
 
 impl Runner<'_> {
-    /// Uploads the objects the rounds read, one per concurrent reader.
+    /// The objects the rounds read, one per concurrent reader: uploaded now
+    /// (deleted at cleanup), or with `--read-prefix` the first ones that
+    /// exist under it, by name (read only, never deleted).
     pub(super) async fn prepare_reads(&mut self, payload: &Payload) -> Option<Stop> {
         let kind = *self.config.transports.first()?;
         let uploader = self.connected.uploader(kind)?.clone();
+        if let Some(prefix) = self.config.read_prefix.clone() {
+            return match uploader.list(&prefix, self.config.concurrency as usize).await {
+                Ok(listed) if !listed.is_empty() => {
+                    if listed.len() < self.config.concurrency as usize {
+                        let note =
+                            format!("only {} under {prefix}: each round reads those", plural(listed.len(), "object"));
+                        self.emit(RunEvent::Note(note)).await;
+                    }
+                    self.read_set = listed;
+                    None
+                }
+                Ok(_) => {
+                    self.cannot_read(format!(
+                        "there are no objects under --read-prefix {prefix} in bucket {}",
+                        self.config.bucket
+                    ))
+                    .await
+                }
+                Err(error) => {
+                    self.cannot_read(format!(
+                        "could not list --read-prefix {prefix}: {}",
+                        error.explained(&self.config.bucket)
+                    ))
+                    .await
+                }
+            };
+        }
         let names: Vec<String> = (0..self.config.concurrency)
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "read-set", worker))
             .collect();
-        self.emit(RunEvent::Note(format!("uploading {} objects to read (not timed)", names.len()))).await;
-        let (results, stop) = self.upload_batch(&uploader, None, names, payload).await;
+        self.emit(RunEvent::Note(format!("uploading {} to read (not timed)", plural(names.len(), "object")))).await;
+        let (mut results, stop) = self.upload_batch(&uploader, None, names, payload).await;
+        results.sort_by_key(|(worker, ..)| *worker);
         let mut failed = None;
-        for (worker, _, _, result, _) in results {
+        for (_, _, _, result, _) in results {
             match result {
                 Ok((object, _)) => {
                     self.ledger.add(&object.name);
                     self.created.push((kind, object.clone()));
-                    self.read_set.push((worker, object));
+                    self.read_set.push(ListedObject { object, size: payload.size() });
                 }
                 Err(error) => failed = Some(error),
             }
         }
-        self.read_set.sort_by_key(|(worker, _)| *worker);
-        if let Some(error) = failed {
-            self.emit(RunEvent::Note(format!("could not upload the objects to read: {error}"))).await;
-            return Some(stop.unwrap_or(Stop::FailFast));
+        match failed {
+            Some(error) => self.cannot_read(format!("could not upload the objects to read: {error}")).await,
+            None => stop,
         }
-        stop
+    }
+
+    async fn cannot_read(&mut self, why: String) -> Option<Stop> {
+        // Said as why the run stopped where it did, with the report.
+        self.stopped_because = Some(why);
+        self.setup_failed = true;
+        Some(Stop::FailFast)
+    }
+
+    /// Bytes one read of each object moves, by reader: the object, or its range.
+    pub(super) fn read_sizes(&self) -> Vec<u64> {
+        let range = self.config.range_size;
+        self.read_set.iter().map(|o| if range > 0 { range.min(o.size) } else { o.size }).collect()
     }
 
     pub(super) async fn measure_read_round(&mut self, kind: TransportKind, round: u32, seed: u64) -> Option<Stop> {
@@ -69,16 +111,16 @@ impl Runner<'_> {
         let meter = self.start_meter(kind, reader.peer_port());
         let round_start = meter.start_s;
         self.emit(RunEvent::RoundStarted { transport: kind, round: Some(round), at_s: round_start }).await;
-        let objects: Vec<CreatedObject> = self.read_set.iter().map(|(_, o)| o.clone()).collect();
-        let size = self.config.object_size;
         let range_size = self.config.range_size;
-        let counters: Vec<Arc<Progress>> = objects.iter().map(|_| Arc::new(Progress::default())).collect();
+        let sizes = self.read_sizes();
+        let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
         let mut tasks = JoinSet::new();
-        for (worker, object) in objects.iter().enumerate() {
-            let range =
-                (range_size > 0).then(|| range_at(seed ^ (u64::from(round) << 32) ^ worker as u64, size, range_size));
+        for (worker, listed) in self.read_set.iter().enumerate() {
+            // The same seed, round and reader give both transports the same range.
+            let seed = seed ^ (u64::from(round) << 32) ^ worker as u64;
+            let range = (range_size > 0).then(|| range_at(seed, listed.size, range_size));
             let request = DownloadRequest {
-                object: object.clone(),
+                object: listed.object.clone(),
                 range,
                 check_crc32c: self.checksum(kind),
                 progress: counters[worker].clone(),
@@ -90,20 +132,20 @@ impl Runner<'_> {
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
-        let per_read = self.config.bytes_per_item();
-        let bytes_total = per_read * objects.len() as u64;
-        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, per_read, None).await;
+        let bytes_total = sizes.iter().sum();
+        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, &sizes, None).await;
         let mut metered = self.stop_meter(meter);
         // The bytes TCP sent again on a read are the server's: this side
         // cannot count them, and its own (requests, ACKs) are not the data.
         metered.retransmitted_bytes = 0;
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
         let mut bytes = 0;
-        let mut all_ok = results.len() == objects.len();
+        let mut all_ok = results.len() == sizes.len();
         for (worker, start, elapsed, result, (retries, resumes, reread_bytes)) in results {
+            let expected = sizes[worker as usize];
             let (ok, error, outcome) = match result {
-                Ok(outcome) if outcome.bytes == per_read => (true, None, outcome),
-                Ok(outcome) => (false, Some(format!("read {} bytes of {per_read}", outcome.bytes)), outcome),
+                Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
+                Ok(outcome) => (false, Some(format!("read {} bytes of {expected}", outcome.bytes)), outcome),
                 Err(error) => (false, Some(error), DownloadOutcome { bytes: 0, first_byte_s: 0.0, transfer_s: 0.0 }),
             };
             if let Some(error) = &error {
@@ -117,8 +159,8 @@ impl Runner<'_> {
                 transport: kind,
                 round,
                 worker,
-                object: objects[worker as usize].name.clone(),
-                bytes: per_read,
+                object: self.read_set[worker as usize].object.name.clone(),
+                bytes: expected,
                 start_s: start,
                 elapsed_s: elapsed,
                 ok,

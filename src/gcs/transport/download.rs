@@ -11,6 +11,13 @@ use futures::stream::BoxStream;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// An object that exists already, as a listing gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListedObject {
+    pub object: CreatedObject,
+    pub size: u64,
+}
+
 /// A part of an object: `len` bytes from `offset`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ByteRange {

@@ -339,6 +339,14 @@ impl Uploader for GrpcTransport {
         TransportKind::Grpc
     }
 
+    fn list<'a>(
+        &'a self,
+        prefix: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<super::download::ListedObject>, TransportError>> {
+        Box::pin(self.list_objects(prefix, limit))
+    }
+
     fn download(
         &self,
         request: super::download::DownloadRequest,

@@ -3,9 +3,9 @@
 //! checked when checksums are on (a mismatch is an error, never retried).
 //! A resume is a new ReadObject at the first byte not yet received.
 
-use super::download::{DownloadOutcome, DownloadRequest, OpenRead, Piece, read_resuming};
+use super::download::{DownloadOutcome, DownloadRequest, ListedObject, OpenRead, Piece, read_resuming};
 use super::grpc::{GrpcTransport, status_error};
-use super::{TransportError, stall_guard};
+use super::{CreatedObject, TransportError, stall_guard};
 use futures::StreamExt;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 
@@ -60,5 +60,32 @@ impl GrpcTransport {
         };
         let reading = read_resuming(&self.settings().retry, &request, open);
         stall_guard(&request.progress, self.settings().request_timeout, reading).await
+    }
+
+    /// Up to `limit` objects under `prefix`, by name, following pages.
+    pub(super) async fn list_objects(&self, prefix: &str, limit: usize) -> Result<Vec<ListedObject>, TransportError> {
+        let mut listed = Vec::new();
+        let mut page_token = String::new();
+        while listed.len() < limit {
+            let list = pb::ListObjectsRequest {
+                parent: self.bucket_resource(),
+                prefix: prefix.into(),
+                page_size: limit.min(1000) as i32,
+                page_token: page_token.clone(),
+                ..Default::default()
+            };
+            let answer =
+                self.client().list_objects(self.with_metadata(list).await?).await.map_err(status_error)?.into_inner();
+            listed.extend(answer.objects.into_iter().map(|o| ListedObject {
+                object: CreatedObject { name: o.name, generation: o.generation },
+                size: o.size.max(0) as u64,
+            }));
+            if answer.next_page_token.is_empty() {
+                break;
+            }
+            page_token = answer.next_page_token;
+        }
+        listed.truncate(limit);
+        Ok(listed)
     }
 }

@@ -3,10 +3,10 @@
 //! is never stitched onto the old one's bytes). The body is taken as the
 //! buffers hyper read it into, counted and checksummed, and dropped.
 
-use super::download::{DownloadOutcome, DownloadRequest, OpenRead, Piece, read_resuming};
+use super::download::{DownloadOutcome, DownloadRequest, ListedObject, OpenRead, Piece, read_resuming};
 use super::json::JsonTransport;
 use super::json_answers::{connection_error, http_error};
-use super::{TransportError, stall_guard};
+use super::{CreatedObject, TransportError, stall_guard};
 use futures::StreamExt;
 use reqwest::Method;
 
@@ -52,5 +52,41 @@ impl JsonTransport {
         };
         let reading = read_resuming(&self.settings().retry, &request, open);
         stall_guard(&request.progress, self.settings().request_timeout, reading).await
+    }
+
+    /// Up to `limit` objects under `prefix`, by name, following pages.
+    pub(super) async fn list_objects(&self, prefix: &str, limit: usize) -> Result<Vec<ListedObject>, TransportError> {
+        let url = format!("{}/storage/v1/b/{}/o", self.settings().base_url, self.settings().bucket);
+        let mut listed = Vec::new();
+        let mut page: Option<String> = None;
+        while listed.len() < limit {
+            let mut builder = self.request(Method::GET, &url).await?.query(&[("prefix", prefix)]);
+            builder = builder.query(&[("maxResults", limit.min(1000).to_string())]);
+            if let Some(token) = &page {
+                builder = builder.query(&[("pageToken", token.as_str())]);
+            }
+            let response = self.send(builder, "list the objects to read").await?;
+            if !response.status().is_success() {
+                return Err(http_error(response).await);
+            }
+            let body: serde_json::Value = response
+                .json()
+                .await
+                .map_err(|e| TransportError::Protocol(format!("the object listing is not JSON: {e}")))?;
+            for item in body["items"].as_array().into_iter().flatten() {
+                let number = |key: &str| item[key].as_str().and_then(|s| s.parse().ok()).or_else(|| item[key].as_i64());
+                let (Some(name), Some(generation)) = (item["name"].as_str(), number("generation")) else {
+                    return Err(TransportError::Protocol("an object in the listing has no name or generation".into()));
+                };
+                let object = CreatedObject { name: name.to_string(), generation };
+                listed.push(ListedObject { object, size: number("size").unwrap_or(0) as u64 });
+            }
+            page = body["nextPageToken"].as_str().map(String::from);
+            if page.is_none() {
+                break;
+            }
+        }
+        listed.truncate(limit);
+        Ok(listed)
     }
 }

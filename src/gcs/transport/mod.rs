@@ -187,6 +187,13 @@ pub trait Uploader: Send + Sync {
     /// name that exists already is refused rather than overwritten.
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>>;
 
+    /// Up to `limit` existing objects whose names start with `prefix`, by name.
+    fn list<'a>(
+        &'a self,
+        prefix: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<download::ListedObject>, TransportError>>;
+
     /// Reads an object (or a range of it), resuming after failures mid-read.
     fn download(
         &self,

@@ -57,6 +57,7 @@ fn outcome_mark(report: &Finished) -> &'static str {
         RunOutcome::Cancelled => " · CANCELLED",
         RunOutcome::TimedOut => " · TIMED OUT",
         RunOutcome::FailedFast => " · stopped at a failure",
+        RunOutcome::SetupFailed => " · NOT STARTED",
     }
 }
 
