@@ -105,17 +105,22 @@ async fn run(args: RunArgs) -> ExitCode {
         Err(error) => return usage_error(error),
     };
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
-    let printer =
-        tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), config.concurrency, config.rate_unit));
+    let printer = tokio::spawn(progress::print(
+        receiver,
+        std::io::stderr().is_terminal(),
+        config.concurrency,
+        config.rate_unit,
+        config.workload,
+    ));
     let cancel = CancellationToken::new();
+    let stopping = match config.workload {
+        gcs_speed_tui::config::Workload::Upload => "stopping uploads and deleting what this run created",
+        gcs_speed_tui::config::Workload::Download => "stopping reads and deleting what this run created",
+    };
     let runner = Runner::new(config, &connected, events, cancel.clone());
     let interrupted = Arc::new(OnceLock::new());
     let ledger = runner.ledger();
-    let remains = Remains {
-        stopping: "stopping uploads and deleting what this run created",
-        noun: "object(s)",
-        names: Box::new(move || ledger.names()),
-    };
+    let remains = Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) };
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = runner.run().await;
     let _ = printer.await;

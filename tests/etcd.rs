@@ -70,7 +70,7 @@ fn the_table_and_csv_say_the_same_run() {
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(table.status.success(), "{}", stderr(&table));
     assert!(text.contains("Ops/s") && text.contains("http-json") && text.contains("grpc"), "{text}");
-    assert!(text.contains("no verdict") && text.contains("1 paired round are too few"), "{text}");
+    assert!(text.contains("no verdict") && text.contains("1 paired round is too few"), "{text}");
     assert!(text.contains("cleanup: deleted"), "{text}");
     let csv = run(&[&args[..], &["--format", "csv"]].concat(), &[]);
     let csv = String::from_utf8_lossy(&csv.stdout);

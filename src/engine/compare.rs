@@ -77,10 +77,10 @@ pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2]
         return Some(no_verdict("a transport completed no round".into()));
     };
     if pairs < MIN_PAIRS {
-        let plural = if pairs == 1 { "" } else { "s" };
+        let (plural, are) = if pairs == 1 { ("", "is") } else { ("s", "are") };
         let reason = if pairs == pairs_attempted {
             format!(
-                "{pairs} paired round{plural} are too few for a confidence interval: use 3 or more iterations (or a longer --duration)"
+                "{pairs} paired round{plural} {are} too few for a confidence interval: use 3 or more iterations (or a longer --duration)"
             )
         } else {
             format!(

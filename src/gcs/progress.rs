@@ -17,8 +17,14 @@ struct Lane {
     last_mib_s: Option<f64>,
 }
 
-/// `concurrency`: uploads per round, for "2 of 4 uploads finished".
-pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurrency: u32, unit: RateUnit) {
+/// `concurrency`: uploads (or reads) per round, for "2 of 4 uploads finished".
+pub async fn print(
+    mut events: mpsc::Receiver<RunEvent>,
+    terminal: bool,
+    concurrency: u32,
+    unit: RateUnit,
+    workload: crate::config::Workload,
+) {
     let mut printer = Printer {
         terminal,
         lanes: BTreeMap::new(),
@@ -26,6 +32,7 @@ pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, concurr
         drawn: 0,
         finished: BTreeMap::new(),
         per_round: concurrency,
+        noun: workload.name(),
         unit,
     };
     while let Some(event) = events.recv().await {
@@ -47,6 +54,8 @@ struct Printer {
     /// Uploads finished in each transport's current round.
     finished: BTreeMap<TransportKind, u32>,
     per_round: u32,
+    /// What an item of a round is: "upload", "download".
+    noun: &'static str,
     unit: RateUnit,
 }
 
@@ -88,7 +97,7 @@ impl Printer {
                     )
                 } else {
                     // A failed round is not timed: no rate that could be read as one.
-                    format!("{name} failed: {finished} of {} uploads finished", self.per_round)
+                    format!("{name} failed: {finished} of {} {}s finished", self.per_round, self.noun)
                 };
                 self.say(&line);
             }

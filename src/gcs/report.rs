@@ -85,6 +85,12 @@ impl RunReport {
     }
 
     pub fn stopped_because(mut self, why: Option<String>) -> Self {
+        if self.outcome == RunOutcome::SetupFailed
+            && let Some(why) = &why
+        {
+            // The reason is the outcome: said in the one sentence JSON readers see.
+            self.outcome_detail = format!("not started: {why}");
+        }
         self.stopped_because = why;
         self
     }

@@ -288,11 +288,10 @@ impl App {
         }
         self.cancelling = true;
         use super::live::Work;
-        let etcd = self.live.as_ref().is_some_and(|l| matches!(l.work, Work::Requests | Work::Events));
-        self.status = Some(if etcd {
-            "cancelling: stopping requests and deleting this run's keys".into()
-        } else {
-            "cancelling: stopping uploads and deleting what this run created".into()
+        self.status = Some(match self.live.as_ref().map(|l| l.work) {
+            Some(Work::Requests | Work::Events) => "cancelling: stopping requests and deleting this run's keys".into(),
+            Some(Work::Downloads) => "cancelling: stopping reads and deleting what this run created".into(),
+            _ => "cancelling: stopping uploads and deleting what this run created".into(),
         });
         vec![Effect::CancelRun]
     }

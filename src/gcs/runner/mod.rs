@@ -166,13 +166,17 @@ impl<'a> Runner<'a> {
         // Generated before any clock starts.
         let payload = Payload::new(self.config.object_size, seed);
         let mut stop = None;
-        if self.config.warmup {
+        // What to read comes first: a prefix with nothing under it fails
+        // before anything is written.
+        if self.config.workload == Workload::Download {
+            stop = self.prepare_reads(&payload).await;
+        }
+        // The warmup uploads: a run that only reads existing objects
+        // (--read-prefix) writes nothing, so it has none.
+        if stop.is_none() && self.config.warmup && self.config.read_prefix.is_none() {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
             let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
             stop = self.warm_up(&warmup).await;
-        }
-        if stop.is_none() && self.config.workload == Workload::Download {
-            stop = self.prepare_reads(&payload).await;
         }
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
@@ -212,7 +216,16 @@ impl<'a> Runner<'a> {
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
                 let summary = stats::summarize(kind, bytes_per_round, &self.rounds, &self.objects, accounting);
-                stats::TransportSummary { operation: self.config.workload.into(), ..summary }
+                match self.config.workload {
+                    Workload::Upload => summary,
+                    // A read has no session or finalize phase: unmeasured, not 0.
+                    Workload::Download => stats::TransportSummary {
+                        operation: stats::Operation::Download,
+                        session_median_s: None,
+                        finalize_median_s: None,
+                        ..summary
+                    },
+                }
             })
             .collect();
         RunReport::new(

@@ -49,6 +49,13 @@ const MIN_CHART_HEIGHT: u16 = 7;
 fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let etcd = app.form.etcd();
     let reads = !etcd && app.form.options.workload.trim() == "download";
+    // The form remembers its fields: say a remembered range, which changes what is read.
+    let range = app.form.options.range_size.trim();
+    let reads_what = if reads && !matches!(range, "" | "0") {
+        format!(" Each read takes {range} of each object (Read range size, under advanced).")
+    } else {
+        String::new()
+    };
     let first = match &app.form.checked {
         Ok(_) => Line::from(vec![
             Span::raw("Press "),
@@ -85,7 +92,7 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
         )
     };
-    let text = vec![first, Line::from(""), Line::from(what), Line::from(""), Line::from(hint)];
+    let text = vec![first, Line::from(""), Line::from(format!("{what}{reads_what}")), Line::from(""), Line::from(hint)];
     let block = Block::bordered().title(" live ").padding(ratatui::widgets::Padding::horizontal(1));
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), area);
 }
