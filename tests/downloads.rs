@@ -49,6 +49,10 @@ fn a_503_or_a_reset_mid_read_is_resumed_and_counted() {
         for round in report["rounds"].as_array().unwrap() {
             assert_eq!(round["bytes"].as_u64(), Some(4 << 20), "{fault}: resumed reads are whole: {round}");
         }
+        if fault.contains("reset") {
+            // Each reset took a socket's last counts with it: no wire figure, not a low one.
+            assert!(transports(&report).iter().all(|t| t["wire_ratio"].is_null()), "{fault}");
+        }
     }
 }
 

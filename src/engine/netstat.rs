@@ -105,6 +105,9 @@ pub enum Counted {
 pub struct WireCounter {
     last: BTreeMap<(SocketAddr, SocketAddr), u64>,
     counted: Counted,
+    /// A socket seen before was gone at a sample: what it carried after the
+    /// sample before is lost with it (a reset, a closed connection).
+    vanished: bool,
 }
 
 impl WireCounter {
@@ -133,8 +136,14 @@ impl WireCounter {
             delta += count.saturating_sub(before);
             now.insert(key, count);
         }
+        self.vanished |= self.last.keys().any(|key| !now.contains_key(key));
         self.last = now;
         delta
+    }
+
+    /// Whether a socket vanished since the last call (and forgets it).
+    pub fn take_vanished(&mut self) -> bool {
+        std::mem::take(&mut self.vanished)
     }
 }
 
@@ -182,5 +191,21 @@ mod tests {
         let mut retransmitted = WireCounter::new(Counted::Retransmitted);
         assert_eq!(retransmitted.sample(&[socket(a, 10, 6)]), 4);
         assert_eq!(retransmitted.sample(&[socket(a, 15, 8), socket(c, 4, 1)]), 6);
+    }
+
+    #[test]
+    fn a_socket_that_vanishes_is_said_once() {
+        let a: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        let c: SocketAddr = "127.0.0.1:3".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:2".parse().unwrap();
+        let socket = |local| SocketBytes { local, peer: b, sent: 5, acked: 5, retransmitted: 0, received: 0 };
+        let mut counter = WireCounter::default();
+        counter.sample(&[socket(a), socket(c)]);
+        assert!(!counter.take_vanished(), "nothing closed yet");
+        counter.sample(&[socket(a)]);
+        assert!(counter.take_vanished(), "c closed between the samples");
+        assert!(!counter.take_vanished(), "said once");
+        counter.sample(&[socket(a), socket(c)]);
+        assert!(!counter.take_vanished(), "a new socket is not a lost one");
     }
 }

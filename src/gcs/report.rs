@@ -242,7 +242,7 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, work
         "" => plural(t.connections as usize, "connection"),
         protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
     };
-    let (Some(wire), Some(cpu), Some(per_object)) = (t.wire_ratio, t.cpu_s_per_gib, t.per_object_mib_s) else {
+    let (Some(cpu), Some(per_object)) = (t.cpu_s_per_gib, t.per_object_mib_s) else {
         let finished = if t.objects == 0 {
             format!("no completed {noun}s")
         } else {
@@ -260,8 +260,12 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, work
         // stalled connection, so they are said beside the wire figure.
         resent += &format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes));
     }
+    let wire = match t.wire_ratio {
+        Some(wire) => format!("wire {wire:.3}x payload{resent}"),
+        None => "wire not measured (a connection closed mid-round, taking its last counts with it)".into(),
+    };
     let mut lines = vec![format!(
-        "{name}: {connections} · {}: wire {wire:.3}x payload{resent}, client CPU {cpu:.2} s/GiB · per {noun} {}{}",
+        "{name}: {connections} · {}: {wire}, client CPU {cpu:.2} s/GiB · per {noun} {}{}",
         plural(t.runs, "complete round"),
         unit.format(per_object),
         t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()

@@ -45,6 +45,9 @@ struct Meter {
     /// Of the wire bytes, those TCP sent again (loss, tail-loss probes).
     retransmitted: WireCounter,
     peers: BTreeSet<SocketAddr>,
+    /// A complete round lost a socket mid-round: its wire bytes are
+    /// incomplete, so no wire figure is given for this transport.
+    wire_lost: bool,
 }
 
 impl Default for Meter {
@@ -54,6 +57,7 @@ impl Default for Meter {
             wire: WireCounter::default(),
             retransmitted: WireCounter::new(Counted::Retransmitted),
             peers: BTreeSet::new(),
+            wire_lost: false,
         }
     }
 }
@@ -97,6 +101,8 @@ struct Metered {
     cpu_s: f64,
     wire_bytes: u64,
     retransmitted_bytes: u64,
+    /// A socket closed during the round (its last bytes are not counted).
+    wire_lost: bool,
 }
 
 /// One finished upload: worker, start and duration in run seconds, what came
@@ -215,7 +221,12 @@ impl<'a> Runner<'a> {
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
-                let summary = stats::summarize(kind, bytes_per_round, &self.rounds, &self.objects, accounting);
+                let mut summary = stats::summarize(kind, bytes_per_round, &self.rounds, &self.objects, accounting);
+                if meter.wire_lost {
+                    // A connection closed mid-round took its last bytes with it:
+                    // what is left would read as too few, so no figure.
+                    summary.wire_ratio = None;
+                }
                 match self.config.workload {
                     Workload::Upload => summary,
                     // A read has no session or finalize phase: unmeasured, not 0.
@@ -302,6 +313,8 @@ impl<'a> Runner<'a> {
         let meter = self.meters.entry(kind).or_default();
         meter.wire.sample(&sockets);
         meter.retransmitted.sample(&sockets);
+        // Closed before this round began: not this round's bytes.
+        meter.wire.take_vanished();
         RoundMeter { kind, port, cpu_before: crate::engine::cpu::client_seconds(), start_s: self.at_s() }
     }
 
@@ -312,7 +325,8 @@ impl<'a> Runner<'a> {
         let wire_bytes = totals.wire.sample(&sockets);
         let retransmitted_bytes = totals.retransmitted.sample(&sockets);
         totals.peers.extend(sockets.iter().map(|s| s.peer));
-        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes }
+        let wire_lost = totals.wire.take_vanished();
+        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost }
     }
 
     async fn record_item(&mut self, sample: ObjectSample) {
@@ -343,6 +357,9 @@ impl<'a> Runner<'a> {
             wire_bytes: metered.wire_bytes,
             retransmitted_bytes: metered.retransmitted_bytes,
         };
+        if sample.ok && metered.wire_lost {
+            self.meters.entry(kind).or_default().wire_lost = true;
+        }
         if stop.is_none() || sample.bytes > 0 {
             self.emit(RunEvent::RoundDone((&sample).into())).await;
             self.rounds.push(sample);
