@@ -108,11 +108,13 @@ pub struct BenchArgs {
     /// Service account key file (else the usual environment, then ADC).
     #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
-    /// upload | download: what each round does (download: objects uploaded
-    /// once, untimed, then read by every round).
+    /// upload | download | w1r3: what each round does (download: objects
+    /// uploaded once, untimed, then read by every round; w1r3: each round
+    /// uploads new objects, then reads each three times, with a verdict for
+    /// each).
     #[arg(long, value_name = "KIND", default_value = "upload")]
     pub workload: String,
-    /// With --workload download: bytes per read, at a random aligned offset
+    /// With --workload download or w1r3: bytes per read, at a random aligned offset
     /// (0 = whole objects).
     #[arg(long, value_name = "SIZE", default_value = "0")]
     pub range_size: String,

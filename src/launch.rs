@@ -10,7 +10,7 @@ pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     let emulator = match config.target {
         Target::BuiltIn => {
             // Reads need the bytes back; uploads alone keep memory flat without them.
-            let retain = config.workload == crate::config::Workload::Download;
+            let retain = config.workload.reads();
             let options =
                 EmulatorOptions { faults: config.emulator_faults.clone(), retain, ..EmulatorOptions::default() };
             Some(Emulator::start(options).await.map_err(SetupError::Emulator)?)

@@ -115,7 +115,9 @@ async fn run(args: RunArgs) -> ExitCode {
     let cancel = CancellationToken::new();
     let stopping = match config.workload {
         gcs_speed_tui::config::Workload::Upload => "stopping uploads and deleting what this run created",
-        gcs_speed_tui::config::Workload::Download => "stopping reads and deleting what this run created",
+        gcs_speed_tui::config::Workload::Download | gcs_speed_tui::config::Workload::W1r3 => {
+            "stopping reads and deleting what this run created"
+        }
     };
     let runner = Runner::new(config, &connected, events, cancel.clone());
     let interrupted = Arc::new(OnceLock::new());

@@ -42,6 +42,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
             for (worker, &(ok, elapsed_s)) in uploads.iter().enumerate() {
                 samples.push(ObjectSample {
                     transport: kind,
+                    operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                     round: index as u32,
                     worker: worker as u32,
                     object: format!("o-{index}-{worker}"),
@@ -60,6 +61,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
             let finished = uploads.iter().filter(|u| u.0).count() as u64;
             rounds.push(RoundSample {
                 transport: kind,
+                operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                 round: index as u32,
                 elapsed_s: uploads.iter().map(|u| u.1).fold(0.0, f64::max),
                 bytes: finished * OBJECT,
@@ -71,7 +73,16 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
         }
     }
     let summaries = [TransportKind::Json, TransportKind::Grpc]
-        .map(|kind| summarize(kind, OBJECT * concurrency as u64, &rounds, &samples, Accounting::default()))
+        .map(|kind| {
+            summarize(
+                kind,
+                gcs_speed_tui::gcs::stats::Operation::Upload,
+                OBJECT * concurrency as u64,
+                &rounds,
+                &samples,
+                Accounting::default(),
+            )
+        })
         .to_vec();
     let target = TargetInfo {
         kind: "emulator".into(),

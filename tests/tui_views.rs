@@ -43,6 +43,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
             let wire_bytes = 64 * MIB + 4096;
             rounds.push(RoundSample {
                 transport: kind,
+                operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                 round: round as u32,
                 elapsed_s,
                 bytes: 64 * MIB,
@@ -53,6 +54,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
             });
             samples.push(ObjectSample {
                 transport: kind,
+                operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                 round: round as u32,
                 worker: 0,
                 object: format!("p/{run_id}/{}/{round:04}-0", kind.name()),
@@ -75,7 +77,9 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
         ..Accounting::default()
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
-        .map(|kind| summarize(kind, 64 * MIB, &rounds, &samples, accounting(kind)))
+        .map(|kind| {
+            summarize(kind, gcs_speed_tui::gcs::stats::Operation::Upload, 64 * MIB, &rounds, &samples, accounting(kind))
+        })
         .to_vec();
     RunReport::new(
         run_id.into(),
@@ -150,6 +154,7 @@ fn running_app() -> App {
         },
         RunEvent::ItemDone(ItemDone::from(&ObjectSample {
             transport: TransportKind::Json,
+            operation: gcs_speed_tui::gcs::stats::Operation::Upload,
             round: 0,
             worker: 0,
             object: "o".into(),
@@ -166,6 +171,7 @@ fn running_app() -> App {
         })),
         RunEvent::RoundDone(RoundDone::from(&RoundSample {
             transport: TransportKind::Json,
+            operation: gcs_speed_tui::gcs::stats::Operation::Upload,
             round: 0,
             elapsed_s: 8.0,
             bytes: 64 * MIB,

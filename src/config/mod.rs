@@ -46,6 +46,9 @@ pub enum Workload {
     Upload,
     /// Objects are uploaded once, untimed; each round reads them.
     Download,
+    /// Each round uploads `concurrency` new objects (timed), then reads each
+    /// of them three times (timed apart): the Go client's w1r3 benchmark.
+    W1r3,
 }
 
 impl Workload {
@@ -53,9 +56,32 @@ impl Workload {
         match self {
             Workload::Upload => "upload",
             Workload::Download => "download",
+            Workload::W1r3 => "w1r3",
+        }
+    }
+
+    /// Its rounds read objects.
+    pub fn reads(self) -> bool {
+        self != Workload::Upload
+    }
+
+    /// Its rounds upload objects (timed).
+    pub fn writes(self) -> bool {
+        self != Workload::Download
+    }
+
+    /// What one item of its rounds is, for "3 of 4 uploads finished".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Workload::Upload => "upload",
+            Workload::Download => "download",
+            Workload::W1r3 => "transfer",
         }
     }
 }
+
+/// How many times w1r3 reads each object it wrote.
+pub const W1R3_READS: u32 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JsonHttp {
@@ -184,11 +210,12 @@ impl Options {
         let workload = match self.workload.trim() {
             "upload" | "" => Workload::Upload,
             "download" => Workload::Download,
-            other => return fail("workload", format!("--workload '{other}' is not one of upload, download")),
+            "w1r3" => Workload::W1r3,
+            other => return fail("workload", format!("--workload '{other}' is not one of upload, download, w1r3")),
         };
         let range_size = units::parse_size(&self.range_size).map_err(flag_error("range_size"))?;
-        if range_size > 0 && workload != Workload::Download {
-            return fail("range_size", "--range-size is for reads: add --workload download, or leave it at 0");
+        if range_size > 0 && !workload.reads() {
+            return fail("range_size", "--range-size is for reads: add --workload download or w1r3, or leave it at 0");
         }
         if range_size > object_size {
             return fail(
@@ -198,7 +225,10 @@ impl Options {
         }
         let read_prefix = Some(self.read_prefix.trim()).filter(|p| !p.is_empty()).map(String::from);
         if read_prefix.is_some() && workload != Workload::Download {
-            return fail("read_prefix", "--read-prefix names objects to read: add --workload download");
+            return fail(
+                "read_prefix",
+                "--read-prefix names existing objects to read: add --workload download (w1r3 reads what it writes)",
+            );
         }
         let checksum = match self.checksum.trim() {
             "crc32c" => true,
@@ -335,17 +365,20 @@ impl BenchConfig {
         }
     }
 
-    /// Bytes one round of one transport uploads.
-    /// Bytes one upload or read moves: the object, or a ranged read's range.
-    pub fn bytes_per_item(&self) -> u64 {
-        match self.workload {
-            Workload::Download if self.range_size > 0 => self.range_size.min(self.object_size),
-            _ => self.object_size,
-        }
+    /// Bytes one read moves: the object, or a ranged read's range.
+    pub fn bytes_per_read(&self) -> u64 {
+        if self.range_size > 0 { self.range_size.min(self.object_size) } else { self.object_size }
     }
 
+    /// Bytes one round of one transport moves: its uploads, its reads, or
+    /// (w1r3) both.
     pub fn bytes_per_round(&self) -> u64 {
-        self.bytes_per_item() * self.concurrency as u64
+        let per_worker = match self.workload {
+            Workload::Upload => self.object_size,
+            Workload::Download => self.bytes_per_read(),
+            Workload::W1r3 => self.object_size + u64::from(W1R3_READS) * self.bytes_per_read(),
+        };
+        per_worker * self.concurrency as u64
     }
 
     pub fn retry_policy(&self) -> crate::gcs::transport::RetryPolicy {

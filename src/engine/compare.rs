@@ -44,8 +44,27 @@ pub struct Comparison {
 pub trait PairedRound {
     fn transport(&self) -> TransportKind;
     fn index(&self) -> u32;
+    /// Rounds of several parts (a write, then reads) pair part with part.
+    fn part(&self) -> u8 {
+        0
+    }
     /// Work per second, when the round completed every request.
     fn rate(&self) -> Option<f64>;
+}
+
+impl<R: PairedRound> PairedRound for &R {
+    fn transport(&self) -> TransportKind {
+        (*self).transport()
+    }
+    fn index(&self) -> u32 {
+        (*self).index()
+    }
+    fn part(&self) -> u8 {
+        (*self).part()
+    }
+    fn rate(&self) -> Option<f64> {
+        (*self).rate()
+    }
 }
 
 /// The verdict from each transport's overall rate (work / time over its
@@ -114,15 +133,32 @@ fn percent_of(log_ratio: f64) -> f64 {
     (log_ratio.exp() - 1.0) * 100.0
 }
 
-/// ln(rate of `top` / rate of `bottom`) for each round index in which both
-/// completed every request.
+/// ln(rate of `top` / rate of `bottom`) for each round index (and part) in
+/// which both completed every request.
 pub fn paired_log_ratios<R: PairedRound>(rounds: &[R], top: TransportKind, bottom: TransportKind) -> Vec<f64> {
     rounds
         .iter()
         .filter(|r| r.transport() == top)
         .filter_map(|t| {
-            let b = rounds.iter().find(|r| r.transport() == bottom && r.index() == t.index())?;
+            let b =
+                rounds.iter().find(|r| r.transport() == bottom && r.index() == t.index() && r.part() == t.part())?;
             Some((t.rate()? / b.rate()?).ln())
+        })
+        .collect()
+}
+
+/// The paired log ratios of each part the rounds have, in part order.
+pub fn paired_log_ratios_by_part<R: PairedRound>(
+    rounds: &[R],
+    top: TransportKind,
+    bottom: TransportKind,
+) -> Vec<Vec<f64>> {
+    let parts: std::collections::BTreeSet<u8> = rounds.iter().map(|r| r.part()).collect();
+    parts
+        .into_iter()
+        .map(|part| {
+            let of_part: Vec<&R> = rounds.iter().filter(|r| r.part() == part).collect();
+            paired_log_ratios(&of_part, top, bottom)
         })
         .collect()
 }
@@ -209,6 +245,7 @@ mod tests {
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         RoundSample {
             transport,
+            operation: crate::gcs::stats::Operation::Upload,
             round,
             elapsed_s,
             bytes: 1 << 20,
@@ -220,13 +257,24 @@ mod tests {
     }
 
     fn summary(transport: TransportKind, rounds: &[RoundSample]) -> TransportSummary {
-        crate::gcs::stats::summarize(transport, 1 << 20, rounds, &[], Default::default())
+        crate::gcs::stats::summarize(
+            transport,
+            crate::gcs::stats::Operation::Upload,
+            1 << 20,
+            rounds,
+            &[],
+            Default::default(),
+        )
+    }
+
+    fn first(verdicts: Vec<crate::gcs::stats::Verdict>) -> Comparison {
+        verdicts.into_iter().next().expect("a verdict").comparison
     }
 
     fn compared(json: &[f64], grpc: &[f64]) -> Comparison {
         let mut rounds: Vec<RoundSample> = json.iter().enumerate().map(|(i, &t)| round(Json, i as u32, t)).collect();
         rounds.extend(grpc.iter().enumerate().map(|(i, &t)| round(Grpc, i as u32, t)));
-        compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds).unwrap()
+        first(compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds))
     }
 
     #[test]
@@ -276,7 +324,7 @@ mod tests {
     fn failed_rounds_are_said_to_have_failed() {
         let mut rounds: Vec<RoundSample> = (0..3).map(|i| round(Json, i, 1.0)).collect();
         rounds.extend((0..3).map(|i| RoundSample { ok: i == 0, ..round(Grpc, i, 1.0) }));
-        let c = compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds).unwrap();
+        let c = first(compare(&[summary(Json, &rounds), summary(Grpc, &rounds)], &rounds));
         assert_eq!((c.pairs, c.pairs_attempted, c.faster), (1, 3, None));
         assert!(
             c.sentence(RateUnit::MiB).contains("only 1 of 3 paired rounds completed on both transports"),
@@ -297,9 +345,9 @@ mod tests {
     #[test]
     fn no_comparison_without_two_transports_and_no_verdict_without_rounds() {
         let json = summary(Json, &[]);
-        assert_eq!(compare(std::slice::from_ref(&json), &[]), None);
+        assert!(compare(std::slice::from_ref(&json), &[]).is_empty());
         let grpc = TransportSummary { transport: Grpc, throughput_mib_s: Some(5.0), ..json.clone() };
-        let c = compare(&[json, grpc], &[]).unwrap();
+        let c = first(compare(&[json, grpc], &[]));
         assert_eq!(c.faster, None);
         assert_eq!(
             c.sentence(RateUnit::MiB),

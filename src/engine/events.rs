@@ -45,6 +45,10 @@ pub enum RunEvent {
     ItemDone(ItemDone),
     /// A round ended: complete (`ok`), failed or cut off.
     RoundDone(RoundDone),
+    /// The first part of a round that has two (w1r3's uploads) ended: when
+    /// `ok`, the round's second part and its `RoundDone` follow; if not, the
+    /// round ends here.
+    PartDone(RoundDone),
     /// A complete round's request latencies (µs), for targets whose work is
     /// too many requests to send one event each.
     Latencies {

@@ -4,7 +4,7 @@
 use super::schedule::{pair_order, schedule};
 use crate::config::schedule::Schedule;
 use crate::config::{Order, TransportKind};
-use crate::engine::compare::{PairedRound, interval_width, paired_log_ratios};
+use crate::engine::compare::{PairedRound, interval_width, paired_log_ratios_by_part};
 use std::time::Duration;
 
 /// Why the rounds stopped before their schedule ran out.
@@ -61,13 +61,13 @@ pub async fn measure<R: Rounds>(target: &mut R, plan: &Schedule) -> (Option<Stop
         }
         if let (Some(width), [a, b]) = (plan.until_stable, plan.transports.as_slice()) {
             // Counted from the complete pairs the interval rests on, not rounds
-            // run: a failed round is in neither.
-            let pairs = paired_log_ratios(target.rounds(), *a, *b);
-            if let Some(now) = interval_width(&pairs)
+            // run: a failed round is in neither. Rounds of several parts
+            // (w1r3) are stable when every part is.
+            let (pairs, now) = widest_interval(target.rounds(), *a, *b);
+            if let Some(now) = now
                 && now <= width
             {
-                let said =
-                    format!("stable after {} paired rounds: the 95% interval is {now:.1} points wide", pairs.len());
+                let said = format!("stable after {pairs} paired rounds: the 95% interval is {now:.1} points wide");
                 return (None, Some(said));
             }
         }
@@ -85,12 +85,21 @@ fn why_the_schedule_ended<R: PairedRound>(plan: &Schedule, rounds: &[R]) -> Opti
     let (Some(width), [a, b]) = (plan.until_stable, plan.transports.as_slice()) else {
         return plan.duration.is_some().then(|| format!("ran for {limit}"));
     };
-    let ratios = paired_log_ratios(rounds, *a, *b);
-    let now = match interval_width(&ratios) {
+    let (pairs, now) = widest_interval(rounds, *a, *b);
+    let now = match now {
         Some(now) => format!("the 95% interval is {now:.1} points wide"),
-        None => format!("{} complete pairs give no interval yet", ratios.len()),
+        None => format!("{pairs} complete pairs give no interval yet"),
     };
     Some(format!(
         "not stable: hit {limit} before the interval narrowed to {width} points ({now}); allow more rounds to get there"
     ))
+}
+
+/// The fewest complete pairs of any part, and the widest interval of any
+/// part (`None` while a part has too few pairs for one).
+fn widest_interval<R: PairedRound>(rounds: &[R], a: TransportKind, b: TransportKind) -> (usize, Option<f64>) {
+    let parts = paired_log_ratios_by_part(rounds, a, b);
+    let pairs = parts.iter().map(Vec::len).min().unwrap_or(0);
+    let widths: Option<Vec<f64>> = parts.iter().map(|ratios| interval_width(ratios)).collect();
+    (pairs, widths.and_then(|w| w.into_iter().reduce(f64::max)))
 }

@@ -32,7 +32,8 @@ pub async fn print(
         drawn: 0,
         finished: BTreeMap::new(),
         per_round: concurrency,
-        noun: workload.name(),
+        noun: workload.noun(),
+        workload,
         unit,
     };
     while let Some(event) = events.recv().await {
@@ -56,6 +57,7 @@ struct Printer {
     per_round: u32,
     /// What an item of a round is: "upload", "download".
     noun: &'static str,
+    workload: crate::config::Workload,
     unit: RateUnit,
 }
 
@@ -75,12 +77,19 @@ impl Printer {
                 self.lanes.entry(transport).or_default().round_fraction = done as f64 / total.max(1) as f64;
                 self.redraw(None);
             }
-            RunEvent::RoundDone(round) => {
+            RunEvent::RoundDone(ref round) | RunEvent::PartDone(ref round) => {
+                let first_part = matches!(event, RunEvent::PartDone(_));
                 let lane = self.lanes.entry(round.transport).or_default();
-                lane.rounds_done += 1;
+                lane.rounds_done += u32::from(!first_part || !round.ok);
                 lane.round_fraction = 0.0;
+                // w1r3 says which part of its round a line is.
+                let (part, items) = match (self.workload, first_part) {
+                    (crate::config::Workload::W1r3, true) => (" upload", self.per_round),
+                    (crate::config::Workload::W1r3, false) => (" reads", self.per_round * crate::config::W1R3_READS),
+                    _ => ("", self.per_round),
+                };
                 let name = format!(
-                    "{} round {}{}",
+                    "{} round {}{}{part}",
                     round.transport.name(),
                     round.round + 1,
                     self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
@@ -97,7 +106,7 @@ impl Printer {
                     )
                 } else {
                     // A failed round is not timed: no rate that could be read as one.
-                    format!("{name} failed: {finished} of {} {}s finished", self.per_round, self.noun)
+                    format!("{name} failed: {finished} of {items} {}s finished", self.noun)
                 };
                 self.say(&line);
             }

@@ -5,7 +5,7 @@ use crate::config::{BenchConfig, Workload};
 use crate::engine::compare::Comparison;
 pub use crate::engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
 use crate::gcs::stats::compare;
-use crate::gcs::stats::{ObjectSample, RoundSample, TransportSummary};
+use crate::gcs::stats::{ObjectSample, Operation, RoundSample, TransportSummary, Verdict};
 use crate::gcs::target::TargetInfo;
 use crate::units::{RateUnit, format_seconds, format_size};
 
@@ -39,8 +39,13 @@ pub struct RunReport {
     /// Ranged reads: the seed their offsets were drawn from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_seed: Option<u64>,
+    /// A row per transport and operation (w1r3: the uploads, then the reads).
     pub transports: Vec<TransportSummary>,
+    /// The first operation's verdict (the only one but for w1r3).
     pub comparison: Option<Comparison>,
+    /// Every operation's verdict: w1r3 has one for its uploads and one for its reads.
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
     pub cleanup: Cleanup,
     pub rounds: Vec<RoundSample>,
     pub samples: Vec<ObjectSample>,
@@ -59,11 +64,11 @@ impl RunReport {
         outcome: RunOutcome,
         cleanup: Cleanup,
     ) -> Self {
-        let comparison = compare(&transports, &rounds);
+        let verdicts = compare(&transports, &rounds);
         let failed = samples.iter().filter(|s| !s.ok).count();
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
-        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.name(), config.timeout);
+        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
         Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host::here(),
@@ -77,7 +82,8 @@ impl RunReport {
             read_seed: None,
             config,
             transports,
-            comparison,
+            comparison: verdicts.first().map(|v| v.comparison.clone()),
+            verdicts,
             cleanup,
             rounds,
             samples,
@@ -110,8 +116,26 @@ impl RunReport {
         self.samples.iter().filter(|s| !s.ok).count()
     }
 
-    /// The verdict in one sentence.
+    /// The verdict in one sentence (w1r3: its two, one after the other).
     pub fn summary_line(&self) -> String {
+        self.verdict_lines().join(" · ")
+    }
+
+    /// The verdict of each operation, a line each: w1r3 has two (uploads,
+    /// then reads), the other workloads one.
+    pub fn verdict_lines(&self) -> Vec<String> {
+        if self.verdicts.len() > 1 {
+            let unit = self.config.rate_unit;
+            return self
+                .verdicts
+                .iter()
+                .map(|v| format!("{}s: {}", v.operation.name(), v.comparison.sentence(unit)))
+                .collect();
+        }
+        vec![self.single_verdict()]
+    }
+
+    fn single_verdict(&self) -> String {
         match (&self.comparison, self.transports.len()) {
             (Some(comparison), _) => comparison.sentence(self.config.rate_unit),
             (None, 1) => match self.transports[0].throughput_mib_s {
@@ -132,11 +156,10 @@ impl RunReport {
         let mut out = String::from(
             "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s\n",
         );
-        let operation = self.config.workload.name();
         for s in &self.samples {
             let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
             out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{operation},{first_byte}\n",
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte}\n",
                 s.transport.name(),
                 s.round + 1,
                 s.worker,
@@ -148,7 +171,8 @@ impl RunReport {
                 csv_field(s.error.as_deref().unwrap_or("")),
                 s.retries,
                 s.resumes,
-                s.resent_bytes
+                s.resent_bytes,
+                s.operation.name()
             ));
         }
         out
@@ -159,9 +183,7 @@ impl RunReport {
         rows.extend(table_rows(self));
         let mut out = aligned(&rows);
         out.push('\n');
-        out.push_str(&self.summary_line());
-        out.push('\n');
-        for line in self.footer_lines() {
+        for line in self.verdict_lines().into_iter().chain(self.footer_lines()) {
             out.push_str(&line);
             out.push('\n');
         }
@@ -174,9 +196,10 @@ impl RunReport {
         let footnote = match workload {
             Workload::Upload => TABLE_FOOTNOTE.to_string(),
             Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
+            Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
         };
         let mut lines = vec![footnote];
-        if workload == Workload::Download {
+        if workload.reads() {
             lines.push(self.reads_line());
         }
         for t in &self.transports {
@@ -217,9 +240,17 @@ impl RunReport {
             Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
             None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
         };
-        let objects = match &self.config.read_prefix {
-            Some(prefix) => format!("the existing objects under {prefix} (read only, never deleted)"),
-            None => format!(
+        let objects = match (&self.config.read_prefix, self.config.workload) {
+            (Some(prefix), _) => format!("the existing objects under {prefix} (read only, never deleted)"),
+            (None, Workload::W1r3) => {
+                return format!(
+                    "w1r3: each round uploads {} of {} (timed), then reads each {} times over the same transport: {what}; gRPC receive window {window}",
+                    plural(self.config.concurrency as usize, "object"),
+                    format_size(self.config.object_size),
+                    crate::config::W1R3_READS
+                );
+            }
+            (None, _) => format!(
                 "{} of {} (uploaded untimed, deleted at the end)",
                 plural(self.config.concurrency as usize, "prepared object"),
                 format_size(self.config.object_size)
@@ -236,8 +267,8 @@ pub const TABLE_FOOTNOTE: &str =
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
 fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, workload: Workload) -> Vec<String> {
-    let name = t.transport.name();
-    let noun = workload.name();
+    let name = row_name(t, workload);
+    let noun = t.operation.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
         protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
@@ -281,7 +312,7 @@ fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, work
         String::new()
     };
     let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
-    if workload == Workload::Download {
+    if t.operation == Operation::Download {
         let recovery = recovery.replace(" re-sent", " re-read");
         lines.push(format!(
             "  first byte p50 {} · p90 {} · p99 {} · transfer (median) {}{recovery}",
@@ -330,6 +361,14 @@ fn outcome_sentence(
 pub const TABLE_HEADERS: [&str; 12] =
     ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
 
+/// A row's name: the transport, and what it did when a workload does two things.
+pub fn row_name(t: &TransportSummary, workload: Workload) -> String {
+    match workload {
+        Workload::W1r3 => format!("{} {}", t.transport.name(), t.operation.name()),
+        _ => t.transport.name().to_string(),
+    }
+}
+
 /// The table's cells, shared by the text table and the TUI.
 pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
     let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
@@ -338,7 +377,7 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
         .iter()
         .map(|t| {
             vec![
-                t.transport.name().to_string(),
+                row_name(t, report.config.workload),
                 t.runs.to_string(),
                 format_size(t.bytes_per_run),
                 seconds(t.min_s),
@@ -363,6 +402,7 @@ mod tests {
         use crate::gcs::stats::*;
         let round = RoundSample {
             transport: Json,
+            operation: crate::gcs::stats::Operation::Upload,
             round: 0,
             elapsed_s: 1.0,
             bytes: 1 << 20,
@@ -373,6 +413,7 @@ mod tests {
         };
         let object = ObjectSample {
             transport: Json,
+            operation: crate::gcs::stats::Operation::Upload,
             round: 0,
             worker: 0,
             object: "o".into(),
@@ -387,7 +428,8 @@ mod tests {
             resent_bytes: 65536,
             first_byte_s: None,
         };
-        let t = summarize(Json, 1 << 20, &[round], &[object], Accounting::default());
+        let t =
+            summarize(Json, crate::gcs::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
         let line = &super::transport_lines(&t, crate::units::RateUnit::MiB, crate::config::Workload::Upload)[0];
         assert!(
             line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),

@@ -9,6 +9,10 @@ use crate::units::{GIB, mib_per_second};
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RoundSample {
     pub transport: TransportKind,
+    /// What the round did (w1r3 rounds come in two parts: the upload, then
+    /// the reads, each its own sample).
+    #[serde(default)]
+    pub operation: Operation,
     /// 1-based in every output, as in object names and notes.
     #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
     pub round: u32,
@@ -45,6 +49,8 @@ impl From<&ObjectSample> for crate::engine::events::ItemDone {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectSample {
     pub transport: TransportKind,
+    #[serde(default)]
+    pub operation: Operation,
     #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
     pub round: u32,
     pub worker: u32,
@@ -69,7 +75,7 @@ pub struct ObjectSample {
 }
 
 /// What a row of figures measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Operation {
     #[default]
@@ -77,11 +83,20 @@ pub enum Operation {
     Download,
 }
 
-impl From<crate::config::Workload> for Operation {
-    fn from(workload: crate::config::Workload) -> Self {
+impl Operation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Upload => "upload",
+            Operation::Download => "download",
+        }
+    }
+
+    /// What a workload's rounds do, in report order.
+    pub fn of(workload: crate::config::Workload) -> &'static [Operation] {
         match workload {
-            crate::config::Workload::Upload => Operation::Upload,
-            crate::config::Workload::Download => Operation::Download,
+            crate::config::Workload::Upload => &[Operation::Upload],
+            crate::config::Workload::Download => &[Operation::Download],
+            crate::config::Workload::W1r3 => &[Operation::Upload, Operation::Download],
         }
     }
 }
@@ -158,6 +173,7 @@ pub struct Accounting {
 
 pub fn summarize(
     transport: TransportKind,
+    operation: Operation,
     bytes_per_run: u64,
     rounds: &[RoundSample],
     objects: &[ObjectSample],
@@ -165,7 +181,8 @@ pub fn summarize(
 ) -> TransportSummary {
     // Every ratio below divides figures of the same work: complete rounds
     // for round times, CPU and wire bytes; finished objects for object times.
-    let complete: Vec<&RoundSample> = rounds.iter().filter(|r| r.transport == transport && r.ok).collect();
+    let complete: Vec<&RoundSample> =
+        rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
     let mut times: Vec<f64> = complete.iter().map(|r| r.elapsed_s).collect();
     times.sort_by(f64::total_cmp);
     let total_time: f64 = times.iter().sum();
@@ -173,7 +190,8 @@ pub fn summarize(
     let cpu_s: f64 = complete.iter().map(|r| r.cpu_s).sum();
     let wire_bytes: u64 = complete.iter().map(|r| r.wire_bytes).sum();
     let wire_retransmitted_bytes: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
-    let objects: Vec<&ObjectSample> = objects.iter().filter(|o| o.transport == transport).collect();
+    let objects: Vec<&ObjectSample> =
+        objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
     let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round);
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
@@ -191,7 +209,7 @@ pub fn summarize(
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     TransportSummary {
         transport,
-        operation: Operation::Upload,
+        operation,
         runs: times.len(),
         objects: object_times.len(),
         bytes_per_run,
@@ -205,9 +223,10 @@ pub fn summarize(
         throughput_mib_s: rate(total_bytes, total_time),
         per_object_mib_s: rate(object_bytes, object_time),
         objects_per_s: (total_time > 0.0).then(|| complete_objects as f64 / total_time),
-        session_median_s: phase_median(|p| p.session_s),
+        // A read has no session or finalize phase: unmeasured, not 0.
+        session_median_s: phase_median(|p| p.session_s).filter(|_| operation == Operation::Upload),
         transfer_median_s: phase_median(|p| p.transfer_s),
-        finalize_median_s: phase_median(|p| p.finalize_s),
+        finalize_median_s: phase_median(|p| p.finalize_s).filter(|_| operation == Operation::Upload),
         first_byte_p50_s: first_byte(0.50),
         first_byte_p90_s: first_byte(0.90),
         first_byte_p99_s: first_byte(0.99),
@@ -236,19 +255,43 @@ impl crate::engine::compare::PairedRound for RoundSample {
         self.round
     }
 
+    fn part(&self) -> u8 {
+        self.operation as u8
+    }
+
     fn rate(&self) -> Option<f64> {
         (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
     }
 }
 
-/// Compares the first two transports; `None` unless two were run. A winner
-/// is named only from `MIN_PAIRS` or more complete pairs of rounds.
-pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Option<crate::engine::compare::Comparison> {
-    let [a, b] = summaries else { return None };
-    crate::engine::compare::compare_rates(
-        [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)],
-        rounds,
-    )
+/// The verdict of one operation of a workload (w1r3 has two).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Verdict {
+    pub operation: Operation,
+    #[serde(flatten)]
+    pub comparison: crate::engine::compare::Comparison,
+}
+
+/// Compares the two transports of each operation, in the summaries' order;
+/// empty unless two transports were run. A winner is named only from
+/// `MIN_PAIRS` or more complete pairs of rounds of that operation.
+pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Vec<Verdict> {
+    let mut operations: Vec<Operation> = summaries.iter().map(|s| s.operation).collect();
+    operations.dedup();
+    operations
+        .into_iter()
+        .filter_map(|operation| {
+            let [a, b] = summaries.iter().filter(|s| s.operation == operation).collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            let rounds: Vec<&RoundSample> = rounds.iter().filter(|r| r.operation == operation).collect();
+            let comparison = crate::engine::compare::compare_rates(
+                [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)],
+                &rounds,
+            )?;
+            Some(Verdict { operation, comparison })
+        })
+        .collect()
 }
 
 /// MiB/s, or `None` when nothing was timed.
@@ -285,6 +328,7 @@ mod tests {
     fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         RoundSample {
             transport,
+            operation: Operation::Upload,
             round,
             elapsed_s,
             bytes: 64 * MIB,
@@ -298,6 +342,7 @@ mod tests {
     fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         ObjectSample {
             transport,
+            operation: Operation::Upload,
             round: 0,
             worker: 0,
             object: "o".into(),
@@ -319,7 +364,7 @@ mod tests {
     fn the_original_tools_figures() {
         let json = TransportKind::Json;
         let rounds = [round(json, 0, 8.039), round(json, 1, 8.513), round(json, 2, 8.829)];
-        let summary = summarize(json, 64 * MIB, &rounds, &[], Accounting::default());
+        let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &[], Accounting::default());
         assert_eq!(summary.runs, 3);
         assert_eq!(summary.min_s, Some(8.039));
         assert_eq!(summary.median_s, Some(8.513));
@@ -339,7 +384,7 @@ mod tests {
         let rounds = [good, bad, round(TransportKind::Grpc, 0, 1.0)];
         let failed = ObjectSample { round: 1, ..object(json, 0.5, false) };
         let objects = [object(json, 2.0, true), failed, object(TransportKind::Grpc, 1.0, true)];
-        let summary = summarize(json, 64 * MIB, &rounds, &objects, Accounting::default());
+        let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
         assert_eq!((summary.runs, summary.objects, summary.errors, summary.retries), (1, 1, 1, 2));
         assert_eq!(summary.throughput_mib_s, Some(32.0));
         assert_eq!(summary.per_object_mib_s, Some(32.0), "64 MiB in 2 s");
@@ -350,11 +395,43 @@ mod tests {
         assert!((summary.finalize_median_s.unwrap() - 0.2).abs() < 1e-12);
     }
 
+    /// w1r3: uploads and reads of the same round index are separate rows and
+    /// separate verdicts; a read never pairs with an upload.
+    #[test]
+    fn each_operation_has_its_rows_and_its_own_verdict() {
+        use TransportKind::{Grpc, Json};
+        let read =
+            |transport, i, elapsed_s| RoundSample { operation: Operation::Download, ..round(transport, i, elapsed_s) };
+        let mut rounds = Vec::new();
+        for i in 0..4 {
+            // Uploads: gRPC twice as fast. Reads: JSON four times as fast.
+            rounds.extend([round(Json, i, 2.0), round(Grpc, i, 1.0), read(Json, i, 0.5), read(Grpc, i, 2.0)]);
+        }
+        let summaries: Vec<TransportSummary> = [Operation::Upload, Operation::Download]
+            .iter()
+            .flat_map(|&op| [Json, Grpc].map(|t| summarize(t, op, 64 * MIB, &rounds, &[], Accounting::default())))
+            .collect();
+        assert_eq!(summaries[2].throughput_mib_s, Some(128.0), "JSON reads: 64 MiB in 0.5 s");
+        assert_eq!(summaries[0].throughput_mib_s, Some(32.0), "JSON uploads: 64 MiB in 2 s");
+        let verdicts = compare(&summaries, &rounds);
+        let said: Vec<_> = verdicts
+            .iter()
+            .map(|v| (v.operation, v.comparison.faster, v.comparison.pairs, v.comparison.percent))
+            .collect();
+        assert_eq!(
+            said,
+            [(Operation::Upload, Some(Grpc), 4, Some(100.0)), (Operation::Download, Some(Json), 4, Some(300.0))]
+        );
+        let ratios = crate::engine::compare::paired_log_ratios_by_part(&rounds, Json, Grpc);
+        assert_eq!(ratios, [vec![0.5f64.ln(); 4], vec![4f64.ln(); 4]], "pairs are made within a part");
+    }
+
     #[test]
     fn nothing_finished_means_no_figures_not_zeros() {
         let json = TransportKind::Json;
         let bad = RoundSample { ok: false, bytes: 0, cpu_s: 1.0, wire_bytes: MIB, ..round(json, 0, 0.5) };
-        let summary = summarize(json, 64 * MIB, &[bad], &[object(json, 0.5, false)], Accounting::default());
+        let summary =
+            summarize(json, Operation::Upload, 64 * MIB, &[bad], &[object(json, 0.5, false)], Accounting::default());
         assert_eq!((summary.runs, summary.objects, summary.errors), (0, 0, 1));
         for figure in [
             summary.min_s,
@@ -383,7 +460,7 @@ mod tests {
         let rounds = [round(json, 0, 0.05), round(json, 1, 1.05)];
         let slow = ObjectSample { round: 1, retries: 1, ..object(json, 1.05, true) };
         let objects = [object(json, 0.05, true), slow];
-        let summary = summarize(json, 64 * MIB, &rounds, &objects, Accounting::default());
+        let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
         let aggregate = summary.throughput_mib_s.unwrap();
         assert!((aggregate - 128.0 / 1.1).abs() < 1e-9);
         assert!((summary.per_object_mib_s.unwrap() - aggregate).abs() < 1e-9, "concurrency 1: the same figure");
@@ -394,7 +471,7 @@ mod tests {
     fn percentiles_come_from_object_times() {
         let json = TransportKind::Json;
         let objects: Vec<ObjectSample> = (1..=100).map(|i| object(json, i as f64 / 100.0, true)).collect();
-        let summary = summarize(json, MIB, &[], &objects, Accounting::default());
+        let summary = summarize(json, Operation::Upload, MIB, &[], &objects, Accounting::default());
         assert!((summary.p50_s.unwrap() - 0.50).abs() < 0.001, "{:?}", summary.p50_s);
         assert!((summary.p90_s.unwrap() - 0.90).abs() < 0.001, "{:?}", summary.p90_s);
         assert!((summary.p99_s.unwrap() - 0.99).abs() < 0.001, "{:?}", summary.p99_s);

@@ -290,7 +290,9 @@ impl App {
         use super::live::Work;
         self.status = Some(match self.live.as_ref().map(|l| l.work) {
             Some(Work::Requests | Work::Events) => "cancelling: stopping requests and deleting this run's keys".into(),
-            Some(Work::Downloads) => "cancelling: stopping reads and deleting what this run created".into(),
+            Some(Work::Downloads | Work::WritesThenReads) => {
+                "cancelling: stopping reads and deleting what this run created".into()
+            }
             _ => "cancelling: stopping uploads and deleting what this run created".into(),
         });
         vec![Effect::CancelRun]

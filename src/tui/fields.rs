@@ -47,7 +47,7 @@ pub const FIELDS: [FieldSpec; 34] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
-    choice!("workload", "Workload", &["upload", "download"], workload),
+    choice!("workload", "Workload", &["upload", "download", "w1r3"], workload),
     text!("size", "Object size", size),
     text!("iterations", "Iterations", iterations),
     text!("duration", "Duration", duration),

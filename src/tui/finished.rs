@@ -48,6 +48,14 @@ impl Finished {
         }
     }
 
+    /// The verdict, a line per operation (a GCS w1r3 run has two).
+    pub fn verdict_lines(&self) -> Vec<String> {
+        match self {
+            Finished::Gcs(r) => r.verdict_lines(),
+            Finished::Etcd(r) => vec![r.summary_line()],
+        }
+    }
+
     pub fn footer_lines(&self) -> Vec<String> {
         match self {
             Finished::Gcs(r) => r.footer_lines(),
@@ -109,7 +117,22 @@ impl Finished {
         }
     }
 
-    /// A transport's overall rate (MiB/s, or ops/s for etcd).
+    /// Each row's transport, name (`http-json`, or `grpc download` in a
+    /// w1r3 run) and overall rate (MiB/s, or ops/s for etcd).
+    pub fn row_rates(&self) -> Vec<(TransportKind, String, Option<f64>)> {
+        match self {
+            Finished::Gcs(r) => r
+                .transports
+                .iter()
+                .map(|t| (t.transport, crate::gcs::report::row_name(t, r.config.workload), t.throughput_mib_s))
+                .collect(),
+            Finished::Etcd(r) => {
+                r.transports.iter().map(|t| (t.transport, t.transport.name().into(), t.ops_per_s)).collect()
+            }
+        }
+    }
+
+    /// A transport's overall rate (MiB/s, or ops/s for etcd): its first row's.
     pub fn rate(&self, kind: TransportKind) -> Option<f64> {
         match self {
             Finished::Gcs(r) => r.transports.iter().find(|t| t.transport == kind).and_then(|t| t.throughput_mib_s),

@@ -84,17 +84,21 @@ pub fn throughput(report: &Finished, kind: TransportKind) -> Option<f64> {
     report.rate(kind)
 }
 
-/// Per transport: (base rate, other rate, change in percent); none between
-/// runs of different units (MiB/s against ops/s).
-pub fn differences(base: &Finished, other: &Finished) -> Vec<(TransportKind, f64, f64, f64)> {
+/// Per row both runs have (a transport, or a transport's uploads or reads):
+/// its transport, name, base rate, other rate and change in percent; none
+/// between runs of different units (MiB/s against ops/s), and none for rows
+/// one run does not have (an upload against a download).
+pub fn differences(base: &Finished, other: &Finished) -> Vec<(TransportKind, String, f64, f64, f64)> {
     if base.unit().is_throughput() != other.unit().is_throughput() {
         return Vec::new();
     }
-    [TransportKind::Json, TransportKind::Grpc]
+    let theirs = other.row_rates();
+    base.row_rates()
         .into_iter()
-        .filter_map(|kind| {
-            let (a, b) = (throughput(base, kind)?, throughput(other, kind)?);
-            Some((kind, a, b, (b / a - 1.0) * 100.0))
+        .filter_map(|(kind, name, a)| {
+            let b = theirs.iter().find(|(_, n, _)| *n == name)?.2;
+            let (a, b) = (a?, b?);
+            Some((kind, name, a, b, (b / a - 1.0) * 100.0))
         })
         .collect()
 }

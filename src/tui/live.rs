@@ -13,6 +13,8 @@ pub enum Work {
     #[default]
     Uploads,
     Downloads,
+    /// w1r3: each round uploads, then reads what it wrote.
+    WritesThenReads,
     Requests,
     /// Watch events delivered (etcd's watch mode).
     Events,
@@ -22,7 +24,7 @@ impl Work {
     /// Units of work per unit of rate: MiB, or one request.
     fn scale(self) -> f64 {
         match self {
-            Work::Uploads | Work::Downloads => MIB as f64,
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => MIB as f64,
             Work::Requests | Work::Events => 1.0,
         }
     }
@@ -30,7 +32,7 @@ impl Work {
     /// `2.50 GiB` or `12000 ops`.
     pub fn amount(self, units: u64) -> String {
         match self {
-            Work::Uploads | Work::Downloads => format_size(units),
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => format_size(units),
             Work::Requests | Work::Events => format!("{units} {}", self.counted()),
         }
     }
@@ -38,7 +40,7 @@ impl Work {
     /// A latency, as short as it reads well: `8.51 s`, `2.03 ms`.
     pub fn latency(self, seconds: f64) -> String {
         match self {
-            Work::Uploads | Work::Downloads => crate::units::format_seconds(seconds),
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => crate::units::format_seconds(seconds),
             _ if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
             _ => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
         }
@@ -49,6 +51,7 @@ impl Work {
         match self {
             Work::Uploads => "upload",
             Work::Downloads => "download",
+            Work::WritesThenReads => "transfer",
             Work::Requests => "request",
             Work::Events => "event",
         }
@@ -57,10 +60,18 @@ impl Work {
     /// What the progress counts: `ops`, `events`.
     pub fn counted(self) -> &'static str {
         match self {
-            Work::Uploads | Work::Downloads => "bytes",
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => "bytes",
             Work::Requests => "ops",
             Work::Events => "events",
         }
+    }
+}
+
+/// Uploads and reads of each object a round has (w1r3: one write, three reads).
+fn items_per_object(workload: crate::config::Workload) -> u32 {
+    match workload {
+        crate::config::Workload::W1r3 => 1 + crate::config::W1R3_READS,
+        _ => 1,
     }
 }
 
@@ -184,7 +195,7 @@ impl Live {
             .map(|&kind| Lane {
                 transport: Some(kind),
                 rounds_planned: config.iterations,
-                objects_planned: config.iterations * config.concurrency,
+                objects_planned: config.iterations * config.concurrency * items_per_object(config.workload),
                 bytes_planned: config.bytes_per_round() * config.iterations as u64,
                 ..Lane::default()
             })
@@ -193,6 +204,7 @@ impl Live {
         let work = match config.workload {
             crate::config::Workload::Upload => Work::Uploads,
             crate::config::Workload::Download => Work::Downloads,
+            crate::config::Workload::W1r3 => Work::WritesThenReads,
         };
         Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, work, ..Self::default() }
     }
@@ -277,12 +289,14 @@ impl Live {
                     }
                 }
             }
-            RunEvent::RoundDone(round) => {
+            RunEvent::RoundDone(round) | RunEvent::PartDone(round) => {
                 let at_s = self.at_s;
+                // A first part that failed is the whole round: no reads follow.
+                let closes_round = matches!(event, RunEvent::RoundDone(_)) || !round.ok;
                 if let Some(lane) = self.lane(round.transport) {
                     // A round shorter than a sample interval still gets its point.
                     lane.sample(at_s, true);
-                    lane.rounds_done += 1;
+                    lane.rounds_done += u32::from(closes_round);
                     lane.in_round = false;
                     lane.bytes_done += round.done;
                     lane.round_bytes = 0;

@@ -16,6 +16,7 @@ impl Runner<'_> {
     /// are done, the run is cancelled or its time is up (the tasks still
     /// running are then aborted); returns what finished, with each one's
     /// (retries, resumes, bytes moved more than once, of its item's size).
+    /// Progress counts from `done_before`, the round's work before this batch.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn collect<T: Send + 'static>(
         &mut self,
@@ -23,7 +24,7 @@ impl Runner<'_> {
         round: Option<u32>,
         mut tasks: JoinSet<(u32, f64, f64, T)>,
         counters: &[Arc<Progress>],
-        bytes_total: u64,
+        (done_before, bytes_total): (u64, u64),
         item_sizes: &[u64],
         mut delivered: Option<Delivered>,
     ) -> (Vec<(u32, f64, f64, T, (u32, u32, u64))>, Option<Stop>) {
@@ -31,7 +32,7 @@ impl Runner<'_> {
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
         let mut progress = move || {
             let handed = counters.iter().map(|c| c.bytes()).sum();
-            delivered.as_mut().map_or(handed, |d| d.bytes(handed))
+            done_before + delivered.as_mut().map_or(handed, |d| d.bytes(handed))
         };
         let mut results = Vec::new();
         let stop = loop {

@@ -2,12 +2,12 @@
 //! transport at a time), timeout, cancellation and cleanup. It emits
 //! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
 
-use crate::config::{BenchConfig, TransportKind, Workload};
+use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
 use crate::engine::events::{Phase, RunEvent};
 use crate::engine::netstat::{self, Counted, WireCounter};
 use crate::gcs::payload::Payload;
 use crate::gcs::report::{RunOutcome, RunReport};
-use crate::gcs::stats::{self, Accounting, ObjectSample, RoundSample};
+use crate::gcs::stats::{self, Accounting, ObjectSample, Operation, RoundSample};
 use crate::gcs::target::Connected;
 use crate::gcs::transport::download::ListedObject;
 use crate::gcs::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
@@ -74,7 +74,8 @@ pub struct Runner<'a> {
     ledger: Arc<Ledger>,
     rounds: Vec<RoundSample>,
     objects: Vec<ObjectSample>,
-    meters: BTreeMap<TransportKind, Meter>,
+    /// By transport and what its rounds did (w1r3 meters both).
+    meters: BTreeMap<(TransportKind, Operation), Meter>,
     /// Uploads cut off by a cancel or the timeout: name and open session.
     cut_off: Vec<(TransportKind, String, Option<String>)>,
     /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
@@ -89,7 +90,7 @@ pub struct Runner<'a> {
 
 /// A round being measured.
 struct RoundMeter {
-    kind: TransportKind,
+    key: (TransportKind, Operation),
     port: u16,
     cpu_before: f64,
     start_s: f64,
@@ -195,7 +196,10 @@ impl<'a> Runner<'a> {
             self.emit(RunEvent::Note(why.clone())).await;
         }
         for uploader in &self.connected.uploaders {
-            self.meters.entry(uploader.kind()).or_default().connections = uploader.connections();
+            // The transport's connections: w1r3's uploads and reads share them.
+            for &operation in Operation::of(self.config.workload) {
+                self.meter((uploader.kind(), operation)).connections = uploader.connections();
+            }
         }
         let cleanup = self.clean_up().await;
         let outcome = match stop {
@@ -205,40 +209,27 @@ impl<'a> Runner<'a> {
             Some(Stop::FailFast) if self.setup_failed => RunOutcome::SetupFailed,
             Some(Stop::FailFast) => RunOutcome::FailedFast,
         };
-        let bytes_per_round = match self.config.workload {
-            Workload::Upload => self.config.bytes_per_round(),
-            Workload::Download => self.read_sizes().iter().sum(),
-        };
-        let summaries: Vec<_> = self
-            .config
-            .transports
-            .iter()
-            .map(|&kind| {
+        let mut summaries = Vec::new();
+        for &operation in Operation::of(self.config.workload) {
+            let bytes_per_round = self.bytes_per_round(operation);
+            for &kind in &self.config.transports {
                 let uploader = self.connected.uploader(kind);
-                let meter = self.meters.remove(&kind).unwrap_or_default();
+                let meter = self.meters.remove(&(kind, operation)).unwrap_or_default();
                 let accounting = Accounting {
                     protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
-                let mut summary = stats::summarize(kind, bytes_per_round, &self.rounds, &self.objects, accounting);
+                let mut summary =
+                    stats::summarize(kind, operation, bytes_per_round, &self.rounds, &self.objects, accounting);
                 if meter.wire_lost {
                     // A connection closed mid-round took its last bytes with it:
                     // what is left would read as too few, so no figure.
                     summary.wire_ratio = None;
                 }
-                match self.config.workload {
-                    Workload::Upload => summary,
-                    // A read has no session or finalize phase: unmeasured, not 0.
-                    Workload::Download => stats::TransportSummary {
-                        operation: stats::Operation::Download,
-                        session_median_s: None,
-                        finalize_median_s: None,
-                        ..summary
-                    },
-                }
-            })
-            .collect();
+                summaries.push(summary);
+            }
+        }
         RunReport::new(
             self.run_id.clone(),
             started_at,
@@ -254,14 +245,43 @@ impl<'a> Runner<'a> {
         .read_seed((self.config.range_size > 0).then_some(self.read_seed))
     }
 
-    async fn measure_round(&mut self, kind: TransportKind, round: u32, payload: &Payload) -> Option<Stop> {
-        let uploader = self.connected.uploader(kind)?.clone();
+    /// Bytes one complete round of one transport moves in `operation`.
+    fn bytes_per_round(&self, operation: Operation) -> u64 {
+        match (operation, self.config.workload) {
+            (Operation::Upload, _) => self.config.object_size * u64::from(self.config.concurrency),
+            (Operation::Download, Workload::W1r3) => {
+                u64::from(W1R3_READS) * self.config.bytes_per_read() * u64::from(self.config.concurrency)
+            }
+            (Operation::Download, _) => self.read_sizes().iter().sum(),
+        }
+    }
+
+    /// The meter of a transport's uploads (bytes sent) or reads (received).
+    fn meter(&mut self, key: (TransportKind, Operation)) -> &mut Meter {
+        self.meters.entry(key).or_insert_with(|| match key.1 {
+            Operation::Upload => Meter::default(),
+            Operation::Download => Meter::for_reads(),
+        })
+    }
+
+    /// Uploads a round's objects; returns why the run stops, if it does,
+    /// and (by worker) the objects it wrote.
+    async fn measure_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        payload: &Payload,
+    ) -> (Option<Stop>, Vec<ListedObject>) {
+        let Some(uploader) = self.connected.uploader(kind).cloned() else {
+            return (None, Vec::new());
+        };
         let names: Vec<String> = (0..self.config.concurrency)
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
-        self.meters.entry(kind).or_default();
-        let meter = self.start_meter(kind, uploader.peer_port());
-        let (results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let meter = self.start_meter((kind, Operation::Upload), uploader.peer_port());
+        let (mut results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        results.sort_by_key(|(worker, ..)| *worker);
+        let mut written = Vec::new();
         let metered = self.stop_meter(meter);
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(metered.start_s, f64::max);
         let mut bytes = 0;
@@ -270,6 +290,7 @@ impl<'a> Runner<'a> {
             let (ok, error, phases) = match result {
                 Ok((object, phases)) => {
                     self.ledger.add(&object.name);
+                    written.push(ListedObject { object: object.clone(), size: payload.size() });
                     self.created.push((kind, object));
                     bytes += payload.size();
                     (true, None, phases)
@@ -287,6 +308,7 @@ impl<'a> Runner<'a> {
             };
             let sample = ObjectSample {
                 transport: kind,
+                operation: Operation::Upload,
                 round,
                 worker,
                 object: names[worker as usize].clone(),
@@ -303,25 +325,26 @@ impl<'a> Runner<'a> {
             };
             self.record_item(sample).await;
         }
-        self.record_round(kind, round, metered, round_end, bytes, all_ok, stop).await
+        let stop = self.record_round((kind, Operation::Upload), round, metered, round_end, bytes, all_ok, stop).await;
+        (stop, written)
     }
 
     /// Starts measuring a round: client CPU, and the bytes on the sockets
     /// to `port` (the transport's meter says which way they count).
-    fn start_meter(&mut self, kind: TransportKind, port: u16) -> RoundMeter {
+    fn start_meter(&mut self, key: (TransportKind, Operation), port: u16) -> RoundMeter {
         let sockets = netstat::client_sockets(port);
-        let meter = self.meters.entry(kind).or_default();
+        let meter = self.meter(key);
         meter.wire.sample(&sockets);
         meter.retransmitted.sample(&sockets);
         // Closed before this round began: not this round's bytes.
         meter.wire.take_vanished();
-        RoundMeter { kind, port, cpu_before: crate::engine::cpu::client_seconds(), start_s: self.at_s() }
+        RoundMeter { key, port, cpu_before: crate::engine::cpu::client_seconds(), start_s: self.at_s() }
     }
 
     fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
         let cpu_s = crate::engine::cpu::client_seconds() - meter.cpu_before;
         let sockets = netstat::client_sockets(meter.port);
-        let totals = self.meters.entry(meter.kind).or_default();
+        let totals = self.meter(meter.key);
         let wire_bytes = totals.wire.sample(&sockets);
         let retransmitted_bytes = totals.retransmitted.sample(&sockets);
         totals.peers.extend(sockets.iter().map(|s| s.peer));
@@ -339,7 +362,7 @@ impl<'a> Runner<'a> {
     #[allow(clippy::too_many_arguments)]
     async fn record_round(
         &mut self,
-        kind: TransportKind,
+        (kind, operation): (TransportKind, Operation),
         round: u32,
         metered: Metered,
         end_s: f64,
@@ -349,6 +372,7 @@ impl<'a> Runner<'a> {
     ) -> Option<Stop> {
         let sample = RoundSample {
             transport: kind,
+            operation,
             round,
             elapsed_s: end_s - metered.start_s,
             bytes,
@@ -358,10 +382,13 @@ impl<'a> Runner<'a> {
             retransmitted_bytes: metered.retransmitted_bytes,
         };
         if sample.ok && metered.wire_lost {
-            self.meters.entry(kind).or_default().wire_lost = true;
+            self.meter((kind, operation)).wire_lost = true;
         }
         if stop.is_none() || sample.bytes > 0 {
-            self.emit(RunEvent::RoundDone((&sample).into())).await;
+            // w1r3's uploads are the round's first part (its reads follow, if they finished).
+            let first_part = self.config.workload == Workload::W1r3 && operation == Operation::Upload;
+            let event = if first_part { RunEvent::PartDone } else { RunEvent::RoundDone };
+            self.emit(event((&sample).into())).await;
             self.rounds.push(sample);
         }
         if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
@@ -405,9 +432,8 @@ impl<'a> Runner<'a> {
             });
         }
         let delivered = Some(Delivered::start(uploader.peer_port()));
-        let (results, stop) = self
-            .collect(kind, round, tasks, &counters, bytes_total, &vec![payload.size(); counters.len()], delivered)
-            .await;
+        let sizes = vec![payload.size(); counters.len()];
+        let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
         if stop.is_some() {
             for (worker, name) in all_names.into_iter().enumerate() {
                 if !results.iter().any(|r| r.0 == worker as u32) {
@@ -430,9 +456,19 @@ impl crate::engine::Rounds for Timed<'_, '_> {
     type Round = RoundSample;
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
+        let seed = self.runner.read_seed;
         match self.runner.config.workload {
-            Workload::Upload => self.runner.measure_round(kind, round, self.payload).await,
-            Workload::Download => self.runner.measure_read_round(kind, round, self.runner.read_seed).await,
+            Workload::Upload => self.runner.measure_round(kind, round, self.payload).await.0,
+            Workload::Download => self.runner.measure_read_round(kind, round, seed, 1).await,
+            Workload::W1r3 => {
+                let (stop, written) = self.runner.measure_round(kind, round, self.payload).await;
+                if stop.is_some() || written.len() < self.runner.config.concurrency as usize {
+                    // A round whose uploads did not all finish has nothing whole to read.
+                    return stop;
+                }
+                self.runner.read_set = written;
+                self.runner.measure_read_round(kind, round, seed, W1R3_READS).await
+            }
         }
     }
 

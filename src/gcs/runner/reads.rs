@@ -1,7 +1,8 @@
-//! The download workload: the objects to read are uploaded once before the
-//! rounds (untimed, over the first transport) and deleted with the rest at
-//! cleanup; each round then reads every one of them at once over one
-//! transport, whole or a seeded random range of each.
+//! Reads. The download workload: the objects to read are uploaded once
+//! before the rounds (untimed, over the first transport) and deleted with
+//! the rest at cleanup; each round then reads every one of them at once over
+//! one transport, whole or a seeded random range of each. w1r3 reads what
+//! each round has just written, three passes in one measured round.
 
 use super::{Meter, Runner, Stop};
 use crate::config::TransportKind;
@@ -9,15 +10,25 @@ use crate::engine::events::RunEvent;
 use crate::engine::netstat::{Counted, WireCounter};
 use crate::engine::report::plural;
 use crate::gcs::payload::Payload;
-use crate::gcs::stats::ObjectSample;
+use crate::gcs::stats::{ObjectSample, Operation};
 use crate::gcs::transport::download::{ByteRange, DownloadOutcome, DownloadRequest, ListedObject};
-use crate::gcs::transport::{Phases, Progress, object_name};
+use crate::gcs::transport::{Phases, Progress, Uploader, object_name};
+
+/// What one pass of reads came to.
+struct PassRead {
+    /// When its last read ended, in run seconds.
+    end_s: f64,
+    /// Bytes of the reads that finished whole.
+    bytes: u64,
+    all_ok: bool,
+    stop: Option<Stop>,
+}
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
 impl Meter {
     /// Reads count the bytes that came in.
-    fn for_reads() -> Self {
+    pub(super) fn for_reads() -> Self {
         Self { wire: WireCounter::new(Counted::Received), ..Self::default() }
     }
 }
@@ -105,19 +116,60 @@ impl Runner<'_> {
         self.read_set.iter().map(|o| if range > 0 { range.min(o.size) } else { o.size }).collect()
     }
 
-    pub(super) async fn measure_read_round(&mut self, kind: TransportKind, round: u32, seed: u64) -> Option<Stop> {
+    /// Reads every object of the read set `passes` times over one
+    /// transport (one batch at a time, all measured as one round).
+    pub(super) async fn measure_read_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        seed: u64,
+        passes: u32,
+    ) -> Option<Stop> {
         let reader = self.connected.uploader(kind)?.clone();
-        self.meters.entry(kind).or_insert_with(Meter::for_reads);
-        let meter = self.start_meter(kind, reader.peer_port());
+        let key = (kind, Operation::Download);
+        let meter = self.start_meter(key, reader.peer_port());
         let round_start = meter.start_s;
         self.emit(RunEvent::RoundStarted { transport: kind, round: Some(round), at_s: round_start }).await;
+        let sizes = self.read_sizes();
+        let pass_bytes: u64 = sizes.iter().sum();
+        let (mut round_end, mut bytes, mut all_ok, mut stop) = (round_start, 0, true, None);
+        for pass in 0..passes {
+            let done_before = pass_bytes * u64::from(pass);
+            let total = pass_bytes * u64::from(passes);
+            let read = self.read_pass(&reader, round, seed, pass, (done_before, total)).await;
+            round_end = round_end.max(read.end_s);
+            bytes += read.bytes;
+            all_ok &= read.all_ok;
+            stop = read.stop;
+            if stop.is_some() || !all_ok {
+                break;
+            }
+        }
+        let mut metered = self.stop_meter(meter);
+        // The bytes TCP sent again on a read are the server's: this side
+        // cannot count them, and its own (requests, ACKs) are not the data.
+        metered.retransmitted_bytes = 0;
+        self.record_round(key, round, metered, round_end, bytes, all_ok, stop).await
+    }
+
+    /// One read of each object of the read set at once (pass `pass` of a
+    /// round), each read recorded as it finished.
+    async fn read_pass(
+        &mut self,
+        reader: &Arc<dyn Uploader>,
+        round: u32,
+        seed: u64,
+        pass: u32,
+        progress: (u64, u64),
+    ) -> PassRead {
+        let kind = reader.kind();
         let range_size = self.config.range_size;
         let sizes = self.read_sizes();
         let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
         let mut tasks = JoinSet::new();
         for (worker, listed) in self.read_set.iter().enumerate() {
-            // The same seed, round and reader give both transports the same range.
-            let seed = seed ^ (u64::from(round) << 32) ^ worker as u64;
+            // The same seed, round, pass and reader give both transports the same range.
+            let seed = seed ^ (u64::from(round) << 32) ^ (u64::from(pass) << 48) ^ worker as u64;
             let range = (range_size > 0).then(|| range_at(seed, listed.size, range_size));
             let request = DownloadRequest {
                 object: listed.object.clone(),
@@ -132,16 +184,10 @@ impl Runner<'_> {
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
-        let bytes_total = sizes.iter().sum();
-        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, bytes_total, &sizes, None).await;
-        let mut metered = self.stop_meter(meter);
-        // The bytes TCP sent again on a read are the server's: this side
-        // cannot count them, and its own (requests, ACKs) are not the data.
-        metered.retransmitted_bytes = 0;
-        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(round_start, f64::max);
-        let mut bytes = 0;
-        let mut all_ok = results.len() == sizes.len();
+        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
+        let mut read = PassRead { end_s: 0.0, bytes: 0, all_ok: results.len() == sizes.len(), stop };
         for (worker, start, elapsed, result, (retries, resumes, reread_bytes)) in results {
+            read.end_s = read.end_s.max(start + elapsed);
             let expected = sizes[worker as usize];
             let (ok, error, outcome) = match result {
                 Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
@@ -149,14 +195,15 @@ impl Runner<'_> {
                 Err(error) => (false, Some(error), DownloadOutcome { bytes: 0, first_byte_s: 0.0, transfer_s: 0.0 }),
             };
             if let Some(error) = &error {
-                all_ok = false;
+                read.all_ok = false;
                 let line = format!("{} round {} download {worker} failed: {error}", kind.name(), round + 1);
                 self.emit(RunEvent::Note(line)).await;
             } else {
-                bytes += outcome.bytes;
+                read.bytes += outcome.bytes;
             }
             let sample = ObjectSample {
                 transport: kind,
+                operation: Operation::Download,
                 round,
                 worker,
                 object: self.read_set[worker as usize].object.name.clone(),
@@ -173,7 +220,7 @@ impl Runner<'_> {
             };
             self.record_item(sample).await;
         }
-        self.record_round(kind, round, metered, round_end, bytes, all_ok, stop).await
+        read
     }
 
     fn checksum(&self, kind: TransportKind) -> bool {

@@ -83,11 +83,10 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     if rows.is_empty() {
         lines.push(Line::from(" these runs share no transport with a timed round"));
     }
-    for (kind, a, b, percent) in rows {
+    for (kind, name, a, b, percent) in rows {
         lines.push(Line::styled(
             format!(
-                " {:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
-                kind.name(),
+                " {name:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
                 other.unit().format(a),
                 other.unit().format(b)
             ),

@@ -48,7 +48,8 @@ const MIN_CHART_HEIGHT: u16 = 7;
 
 fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let etcd = app.form.etcd();
-    let reads = !etcd && app.form.options.workload.trim() == "download";
+    let w1r3 = !etcd && app.form.options.workload.trim() == "w1r3";
+    let reads = w1r3 || (!etcd && app.form.options.workload.trim() == "download");
     // The form remembers its fields: say a remembered range, which changes what is read.
     let range = app.form.options.range_size.trim();
     let reads_what = if reads && !matches!(range, "" | "0") {
@@ -60,10 +61,11 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Ok(_) => Line::from(vec![
             Span::raw("Press "),
             Span::styled("r", theme.accent()),
-            Span::raw(match (etcd, reads) {
-                (true, _) => " to run against ",
-                (false, true) => " to read from the ",
-                (false, false) => " to upload to the ",
+            Span::raw(match (etcd, reads, w1r3) {
+                (true, ..) => " to run against ",
+                (false, _, true) => " to write to and read from the ",
+                (false, true, false) => " to read from the ",
+                (false, false, _) => " to upload to the ",
             }),
             Span::raw(super::target_label(app)),
             Span::raw("."),
@@ -80,6 +82,11 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (
             "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.",
             "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
+        )
+    } else if w1r3 {
+        (
+            "Each round writes new objects and then reads each of them three times, on one transport and then the other; this pane shows their throughput live, and the table below compares uploads and reads, each with its own verdict.",
+            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
         )
     } else if reads {
         (
@@ -106,6 +113,7 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         let doing = match live.work {
             Work::Uploads => "uploading ",
             Work::Downloads => "reading ",
+            Work::WritesThenReads => "writing and reading ",
             Work::Requests | Work::Events => "running ",
         };
         title.push(Span::styled(doing, theme.accent()));
@@ -139,7 +147,7 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         None => (
             if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) },
             match live.work {
-                Work::Uploads | Work::Downloads => vec![
+                Work::Uploads | Work::Downloads | Work::WritesThenReads => vec![
                     format!(
                         "{} / {} · {}/{} objects",
                         format_size(done),
@@ -234,7 +242,7 @@ fn render_histogram(
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
         &match work {
-            Work::Uploads | Work::Downloads => {
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => {
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // The etcd lanes get a sample of each round's histogram, not every request.

@@ -66,7 +66,7 @@ pub fn height(report: &Finished, width: u16) -> u16 {
 /// The sentences under the table, as shown at this width.
 fn text_lines(report: &Finished, width: u16) -> Vec<String> {
     let (headers, rows, _) = report.table();
-    let mut lines = vec![report.summary_line()];
+    let mut lines = report.verdict_lines();
     if columns_that_fit(&headers, &rows, report.column_priority(), width.saturating_sub(2)).len() < headers.len() {
         lines.push(NARROW_NOTE.to_string());
     }
