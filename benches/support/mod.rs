@@ -131,7 +131,7 @@ async fn run_case(emulator: &Emulator, case: &Case, iterations: u32) -> (Measure
         checksum: if case.checksum { "crc32c".into() } else { "none".into() },
         workload: if case.download { "download".into() } else { "upload".into() },
         grpc_window: case.window.map_or("auto".into(), |w| format!("{w}B")),
-        warmup: !case.download,
+        // As a user's run: reads warm up by reading (connections, windows).
         ..Options::default()
     };
     let config = options.validate(&Environment::default()).unwrap();

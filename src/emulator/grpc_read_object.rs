@@ -78,12 +78,16 @@ async fn start(
         }),
         metadata: Some(to_proto(&object)),
     };
+    let piece_crcs = shared.store.piece_crcs(&object);
     tokio::spawn(async move {
         let mut head = Some(first.encode_to_vec());
         let send = |piece: Bytes, corrupted: bool| {
             // The crc32c of what was stored: a corrupted piece must not match it.
-            let crc =
-                if corrupted { crc32c::crc32c(&super::faults::corrupted(&piece)) } else { crc32c::crc32c(&piece) };
+            let crc = match (&piece_crcs, corrupted) {
+                (_, true) => crc32c::crc32c(&super::faults::corrupted(&piece)),
+                (Some(crcs), false) => crcs.of(piece.as_ptr() as usize - data.as_ptr() as usize, &piece),
+                (None, false) => crc32c::crc32c(&piece),
+            };
             let parts = frame(head.take().unwrap_or_default(), piece, crc);
             let replies = replies.clone();
             async move { replies.send_parts(parts).await }

@@ -197,6 +197,12 @@ impl Store {
         Ok(objects)
     }
 
+    /// The cached crc32c of pieces of this object's bytes, when they are kept shared.
+    pub fn piece_crcs(&self, object: &StoredObject) -> Option<std::sync::Arc<super::contents::PieceCrcs>> {
+        let data = object.data.as_ref()?;
+        self.contents.lock().unwrap().piece_crcs(object.crc32c, data)
+    }
+
     fn release(&self, object: &StoredObject) {
         if let Some(data) = &object.data {
             self.contents.lock().unwrap().release(object.crc32c, data);

@@ -180,10 +180,15 @@ impl<'a> Runner<'a> {
         }
         // The warmup uploads: a run that only reads existing objects
         // (--read-prefix) writes nothing, so it has none.
-        if stop.is_none() && self.config.warmup && self.config.read_prefix.is_none() {
+        if stop.is_none() && self.config.warmup {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
-            let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
-            stop = self.warm_up(&warmup).await;
+            if self.config.read_prefix.is_none() {
+                let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
+                stop = self.warm_up(&warmup).await;
+            }
+            if stop.is_none() && self.config.workload == Workload::Download {
+                stop = self.warm_up_reads().await;
+            }
         }
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;

@@ -1,9 +1,15 @@
-//! The untimed warmup: one upload per transport, deleted at once.
+//! The untimed warmup: one upload per transport, deleted at once; and for
+//! the download workload one read of each object to read per transport, so
+//! that the first timed round finds its connections open and (gRPC) its
+//! adaptive receive window grown, as every later round does.
 
 use super::{Runner, Stop};
 use crate::engine::events::RunEvent;
 use crate::gcs::payload::Payload;
-use crate::gcs::transport::object_name;
+use crate::gcs::transport::download::DownloadRequest;
+use crate::gcs::transport::{Progress, object_name};
+use std::sync::Arc;
+use tokio::task::JoinSet;
 
 impl Runner<'_> {
     /// One untimed upload per transport, deleted at once.
@@ -28,6 +34,40 @@ impl Runner<'_> {
                         }
                     }
                     Err(error) => self.emit(RunEvent::Note(format!("{} warmup failed: {error}", kind.name()))).await,
+                }
+            }
+            if stop.is_some() {
+                return stop;
+            }
+        }
+        None
+    }
+
+    /// One untimed read of each object of the read set, per transport.
+    pub(super) async fn warm_up_reads(&mut self) -> Option<Stop> {
+        let sizes: Vec<u64> = self.read_set.iter().map(|o| o.size).collect();
+        for kind in self.config.transports.clone() {
+            let Some(reader) = self.connected.uploader(kind).cloned() else {
+                continue;
+            };
+            let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
+            let mut tasks = JoinSet::new();
+            for (worker, listed) in self.read_set.iter().enumerate() {
+                let request = DownloadRequest {
+                    object: listed.object.clone(),
+                    range: None,
+                    check_crc32c: false,
+                    progress: counters[worker].clone(),
+                };
+                let reader = reader.clone();
+                tasks.spawn(async move { (worker as u32, 0.0, 0.0, reader.download(request).await) });
+            }
+            self.emit(RunEvent::RoundStarted { transport: kind, round: None, at_s: self.at_s() }).await;
+            let (results, stop) =
+                self.collect(kind, None, tasks, &counters, (0, sizes.iter().sum()), &sizes, None).await;
+            for (_, _, _, result, _) in results {
+                if let Err(error) = result {
+                    self.emit(RunEvent::Note(format!("{} warmup read failed: {error}", kind.name()))).await;
                 }
             }
             if stop.is_some() {

@@ -91,7 +91,7 @@ where
                 first_byte.get_or_insert_with(Instant::now);
                 if request.check_crc32c {
                     crc = match known {
-                        Some(piece_crc) => crc32c::crc32c_combine(crc, piece_crc, bytes.len()),
+                        Some(piece_crc) => crate::gcs::crc::combine(crc, piece_crc, bytes.len() as u64),
                         None => crc32c::crc32c_append(crc, &bytes),
                     };
                 }
