@@ -28,6 +28,11 @@ const GOALS: [(TransportKind, bool, f64); 4] = [
     (TransportKind::Grpc, true, 0.5),
 ];
 const GRPC_READS_OF_JSON: f64 = 0.8;
+/// One-stream uploads with crc32c: gRPC against JSON, and CPU per GiB (s)
+/// of the client (JSON, gRPC) and of the emulator.
+const GRPC_WRITES_OF_JSON: f64 = 0.8;
+const WRITE_CLIENT_CPU: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.35), (TransportKind::Grpc, 0.45)];
+const WRITE_EMULATOR_CPU: f64 = 0.30;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -90,6 +95,7 @@ fn main() {
         println!("{:<60} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
     }
     let mut ratios = Vec::new();
+    let mut cpus = Vec::new();
     for (case, results) in cases.iter().zip(&measured) {
         let of = |field: fn(&Measured) -> f64| median(&results.iter().map(field).collect::<Vec<_>>());
         let rate = of(|m| m.mib_s);
@@ -101,6 +107,7 @@ fn main() {
             of(|m| m.emulator_cpu_s_per_gib)
         );
         ratios.push(ratio);
+        cpus.push((of(|m| m.client_cpu_s_per_gib), of(|m| m.emulator_cpu_s_per_gib)));
     }
     let goal_case = |transport, download| {
         cases.iter().position(|c| {
@@ -130,6 +137,24 @@ fn main() {
             "goal grpc reads: {of_json:.2}x of JSON's, goal {GRPC_READS_OF_JSON:.2}x: {}",
             verdict(of_json >= GRPC_READS_OF_JSON)
         );
+    }
+    if let (Some(json), Some(grpc)) = (goal_case(TransportKind::Json, false), goal_case(TransportKind::Grpc, false)) {
+        let of_json = ratios[grpc] / ratios[json];
+        println!(
+            "goal grpc writes: {of_json:.2}x of JSON's, goal {GRPC_WRITES_OF_JSON:.2}x: {}",
+            verdict(of_json >= GRPC_WRITES_OF_JSON)
+        );
+    }
+    for (transport, goal) in WRITE_CLIENT_CPU {
+        if let Some(i) = goal_case(transport, false) {
+            let (client, emulator) = cpus[i];
+            println!(
+                "goal {} writes CPU: client {client:.2} s/GiB, goal <= {goal:.2}: {}; emulator {emulator:.2} s/GiB, goal <= {WRITE_EMULATOR_CPU:.2}: {}",
+                transport.name(),
+                verdict(client <= goal),
+                verdict(emulator <= WRITE_EMULATOR_CPU)
+            );
+        }
     }
     if let Some(line) = peak_rss {
         println!("{line}");

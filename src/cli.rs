@@ -293,7 +293,8 @@ pub struct EmulatorArgs {
     /// Buckets to create at start (clients may also create them).
     #[arg(long = "bucket", value_name = "NAME")]
     pub buckets: Vec<String>,
-    /// Keep object bytes so they can be read back (memory grows with uploads).
+    /// Keep object bytes so they can be read back (the same bytes uploaded
+    /// again are kept once: memory grows with distinct contents).
     #[arg(long)]
     pub retain: bool,
     /// One-way link delay: every answer comes a round trip (2x) after its request: 20ms.

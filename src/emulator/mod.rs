@@ -20,6 +20,7 @@ mod rope;
 mod server;
 pub mod shaping;
 pub mod store;
+pub mod tls;
 
 use faults::{Fault, FaultPlan};
 use hyper::service::service_fn;
@@ -56,6 +57,8 @@ pub struct EmulatorOptions {
     /// HTTP/2 stream window the server grants (the connection's is twice
     /// that): over a long link a stream cannot go faster than window / RTT.
     pub stream_window: u32,
+    /// Serve both APIs over TLS (`--tls`), as GCS does.
+    pub tls: Option<tls::TlsMode>,
 }
 
 impl Default for EmulatorOptions {
@@ -71,6 +74,7 @@ impl Default for EmulatorOptions {
             faults: Vec::new(),
             session_ttl: Duration::from_secs(600),
             stream_window: DEFAULT_STREAM_WINDOW,
+            tls: None,
         }
     }
 }
@@ -87,6 +91,9 @@ pub struct Emulator {
     json_addr: SocketAddr,
     grpc_addr: SocketAddr,
     shutdown: CancellationToken,
+    /// With `--tls`: `https`, and the CA made at start (PEM) if one was.
+    scheme: &'static str,
+    ca_pem: Option<String>,
     /// Its own threads, like a separate server: the client's CPU can be told
     /// from the emulator's, and neither scheduler starves the other's tasks.
     runtime: Option<tokio::runtime::Runtime>,
@@ -134,6 +141,11 @@ impl Emulator {
         let json_addr = json_listener.local_addr()?;
         let grpc_addr = grpc_listener.local_addr()?;
         let shutdown = CancellationToken::new();
+        let tls = options.tls.as_ref().map(tls::ServerTls::new).transpose()?;
+        let (json_tls, grpc_tls) = match &tls {
+            Some(tls) => (Some(tls.json.clone()), Some(tls.grpc.clone())),
+            None => (None, None),
+        };
 
         let mut json_builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
         json_builder
@@ -142,7 +154,7 @@ impl Emulator {
             .initial_stream_window_size(options.stream_window)
             .initial_connection_window_size(options.stream_window.saturating_mul(2));
         let json_shared = shared.clone();
-        server::spawn_accept_loop(json_listener, shutdown.clone(), shared.link.clone(), move |io, kill| {
+        server::spawn_accept_loop(json_listener, shutdown.clone(), shared.link.clone(), json_tls, move |io, kill| {
             let builder = json_builder.clone();
             let shared = json_shared.clone();
             async move {
@@ -157,7 +169,7 @@ impl Emulator {
             .initial_stream_window_size(options.stream_window)
             .initial_connection_window_size(options.stream_window.saturating_mul(2));
         let grpc_shared = shared.clone();
-        server::spawn_accept_loop(grpc_listener, shutdown.clone(), shared.link.clone(), move |io, kill| {
+        server::spawn_accept_loop(grpc_listener, shutdown.clone(), shared.link.clone(), grpc_tls, move |io, kill| {
             let shared = grpc_shared.clone();
             let connection = grpc_builder
                 .serve_connection(io, service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)));
@@ -165,17 +177,29 @@ impl Emulator {
                 let _ = connection.await;
             }
         });
-        Ok(Emulator { shared, json_addr, grpc_addr, shutdown, runtime: None })
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let ca_pem = tls.and_then(|t| t.ca_pem);
+        Ok(Emulator { shared, json_addr, grpc_addr, shutdown, scheme, ca_pem, runtime: None })
     }
 
-    /// `http://127.0.0.1:PORT`, the JSON API's base URL.
+    /// `http://127.0.0.1:PORT` (`https://` with TLS), the JSON API's base URL.
     pub fn json_url(&self) -> String {
-        format!("http://{}", self.json_addr)
+        format!("{}://{}", self.scheme, self.json_addr)
     }
 
-    /// `127.0.0.1:PORT`, plaintext HTTP/2.
+    /// `127.0.0.1:PORT`: plaintext HTTP/2, or TLS (see `grpc_url`).
     pub fn grpc_addr(&self) -> SocketAddr {
         self.grpc_addr
+    }
+
+    /// `http://127.0.0.1:PORT` or, with TLS, `https://127.0.0.1:PORT`.
+    pub fn grpc_url(&self) -> String {
+        format!("{}://{}", self.scheme, self.grpc_addr)
+    }
+
+    /// The CA that signed the emulator's certificate, when it made one (`--tls`).
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
     }
 
     pub fn store(&self) -> &Store {

@@ -30,19 +30,24 @@ impl ConnectionKill {
     }
 }
 
-/// A connection as the server sees it: the socket, or the end of a shaped link.
-pub type Connection = TokioIo<Either<TcpStream, DuplexStream>>;
+/// The socket, or the end of a shaped link.
+type Plain = Either<TcpStream, DuplexStream>;
+
+/// A connection as the server sees it: plain, or TLS over it (`--tls`).
+pub type Connection = TokioIo<Either<Plain, tokio_rustls::server::TlsStream<Plain>>>;
 
 pub fn spawn_accept_loop<C, F>(
     listener: TcpListener,
     shutdown: CancellationToken,
     link: Arc<Link>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     serve: C,
 ) -> JoinHandle<()>
 where
-    C: Fn(Connection, ConnectionKill) -> F + Send + 'static,
+    C: Fn(Connection, ConnectionKill) -> F + Send + Sync + 'static,
     F: Future<Output = ()> + Send + 'static,
 {
+    let serve = Arc::new(serve);
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {
@@ -65,8 +70,19 @@ where
             } else {
                 Either::Left(stream)
             };
-            let connection = serve(TokioIo::new(stream), ConnectionKill(kill.clone()));
+            let (serve, tls) = (serve.clone(), tls.clone());
             tokio::spawn(async move {
+                let connection = async {
+                    let stream = match tls {
+                        // A client that does not trust us hangs up here: its error says why.
+                        Some(tls) => match tls.accept(stream).await {
+                            Ok(stream) => Either::Right(stream),
+                            Err(_) => return,
+                        },
+                        None => Either::Left(stream),
+                    };
+                    serve(TokioIo::new(stream), ConnectionKill(kill.clone())).await
+                };
                 tokio::select! {
                     biased;
                     _ = kill.cancelled() => {}
