@@ -309,6 +309,20 @@ pub struct EmulatorArgs {
     /// HTTP/2 stream window the server grants (connection: twice): 8MiB.
     #[arg(long, value_name = "SIZE", default_value = "8MiB")]
     pub window: String,
+    /// Serve HTTPS and gRPC over TLS, as GCS does, with a CA and a
+    /// certificate for localhost and 127.0.0.1 made now (the CA is written
+    /// to --ca-out for clients to trust: run --ca-cert FILE).
+    #[arg(long)]
+    pub tls: bool,
+    /// With --tls: serve this PEM certificate chain instead (with --tls-key).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// With --tls-cert: its PEM private key.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// Where --tls writes the CA it made [default: gcs-speed-tui-emulator-ca.pem in the temp directory].
+    #[arg(long, value_name = "FILE")]
+    pub ca_out: Option<std::path::PathBuf>,
 }
 
 #[cfg(test)]

@@ -2,17 +2,17 @@
 //! emulator. Errors end here as one sentence and an exit code.
 
 use clap::{CommandFactory, FromArgMatches};
-use gcs_speed_tui::cli::{Cli, Command, EmulatorArgs, EtcdArgs, EtcdCommand, Format, RunArgs};
+use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, Format, RunArgs};
 use gcs_speed_tui::config::Environment;
-use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
 use gcs_speed_tui::gcs::progress;
 use gcs_speed_tui::gcs::runner::Runner;
 use gcs_speed_tui::signals::{self, Interrupt};
-use gcs_speed_tui::units;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
+
+mod emulator_command;
 
 /// Bad usage or configuration: nothing was run.
 const EXIT_USAGE: u8 = 2;
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Emulator(args)) => {
             init_logging();
-            runtime.block_on(emulator(args))
+            runtime.block_on(emulator_command::emulator(args))
         }
         Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
             init_logging();
@@ -203,19 +203,6 @@ fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, Stri
     }
 }
 
-/// What this emulator does to traffic, said at start so a shaped or faulty
-/// server is never mistaken for a plain one.
-fn emulator_settings(args: &EmulatorArgs) -> String {
-    let mut parts = vec![
-        format!("latency {}", args.latency.as_deref().unwrap_or("none")),
-        format!("bandwidth {}", args.bandwidth.as_deref().unwrap_or("unlimited")),
-        format!("window {}", args.window),
-    ];
-    parts.push(if args.faults.is_empty() { "no faults".into() } else { format!("faults {}", args.faults.join(", ")) });
-    parts.push(if args.retain { "bytes kept (--retain)".into() } else { "bytes checked, not kept".into() });
-    format!("settings: {}", parts.join(", "))
-}
-
 /// First Ctrl-C (or SIGTERM, SIGHUP): stop uploads and clean up, then report.
 /// A second: leave at once, naming what may be left.
 /// How a target's run is cancelled, in words: what stops, what a second
@@ -243,78 +230,5 @@ async fn cancel_on_interrupt(
             eprintln!("  {name}");
         }
         std::process::exit(second.exit_code().into());
-    }
-}
-
-async fn emulator(args: EmulatorArgs) -> ExitCode {
-    let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
-        Ok(latency) => latency.unwrap_or_default(),
-        Err(error) => return usage_error(format!("--latency: {error}")),
-    };
-    let bandwidth = match args.bandwidth.as_deref().map(units::parse_rate).transpose() {
-        Ok(rate) => rate,
-        Err(error) => return usage_error(format!("--bandwidth: {error}")),
-    };
-    let window = match units::parse_size(&args.window) {
-        Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
-        _ => return usage_error(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
-    };
-    let mut rules = Vec::new();
-    for spec in &args.faults {
-        match faults::parse_rule(spec) {
-            Ok(rule) => rules.push(rule),
-            Err(error) => return usage_error(format!("--fault: {error}")),
-        }
-    }
-    if args.http_port != 0 && args.http_port == args.grpc_port {
-        return usage_error(format!(
-            "--http-port and --grpc-port are both {}: the JSON API and gRPC need a port each",
-            args.http_port
-        ));
-    }
-    let settings = emulator_settings(&args);
-    let options = EmulatorOptions {
-        host: args.host,
-        http_port: args.http_port,
-        grpc_port: args.grpc_port,
-        buckets: args.buckets,
-        retain: args.retain,
-        latency,
-        bandwidth,
-        faults: rules,
-        stream_window: window,
-        ..EmulatorOptions::default()
-    };
-    let emulator = match Emulator::start(options).await {
-        Ok(emulator) => emulator,
-        Err(error) => return usage_error(format!("cannot start the emulator: {error}")),
-    };
-    let grpc = emulator.grpc_addr();
-    println!("json={} grpc={grpc}", emulator.json_url());
-    let _ = std::io::stdout().flush();
-    if !args.host.is_loopback() {
-        eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
-    }
-    eprintln!(
-        "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}\n  \
-         STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
-         curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'",
-        json = emulator.json_url()
-    );
-    eprintln!("  {settings}");
-    let signal = signals::interrupts().recv().await;
-    emulator.shutdown();
-    let store = emulator.store();
-    let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
-    let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
-    let injected = emulator.faults().injected.load(std::sync::atomic::Ordering::Relaxed);
-    eprintln!(
-        "emulator stopped: {created} object(s) created ({}), {} still stored, {injected} fault(s) injected",
-        units::format_size(stored),
-        store.object_count()
-    );
-    match signal {
-        Some(Interrupt::Int) | None => ExitCode::SUCCESS,
-        Some(other) => ExitCode::from(other.exit_code()),
     }
 }

@@ -110,8 +110,13 @@ pub mod tests {
         let body = URL_SAFE_NO_PAD.encode(claims.to_string());
         let message = format!("{head}.{body}");
         let mut signature = vec![0; pair.public().modulus_len()];
-        pair.sign(&ring::signature::RSA_PKCS1_SHA256, &ring::rand::SystemRandom::new(), message.as_bytes(), &mut signature)
-            .unwrap();
+        pair.sign(
+            &ring::signature::RSA_PKCS1_SHA256,
+            &ring::rand::SystemRandom::new(),
+            message.as_bytes(),
+            &mut signature,
+        )
+        .unwrap();
         format!("{message}.{}", URL_SAFE_NO_PAD.encode(signature))
     }
 

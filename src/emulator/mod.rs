@@ -14,6 +14,7 @@ mod json_api;
 mod json_read;
 mod json_upload;
 pub mod json_wire;
+pub mod jwt;
 mod link;
 mod reads;
 mod rope;

@@ -34,6 +34,7 @@ impl ServerTls {
             }
             TlsMode::Given { cert, key } => (read(cert, "--tls-cert")?, read(key, "--tls-key")?, None),
         };
+        use rustls::pki_types::pem::PemObject;
         let chain = parse_chain(&chain_pem)?;
         let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key_pem.as_bytes())
             .map_err(|e| invalid(format!("--tls-key holds no private key this emulator can use: {e}")))?;

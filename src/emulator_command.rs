@@ -1,0 +1,122 @@
+//! `gcs-speed-tui emulator`: the built-in emulator as a server of its own,
+//! until Ctrl-C.
+
+use crate::usage_error;
+use gcs_speed_tui::cli::EmulatorArgs;
+use gcs_speed_tui::emulator::tls::TlsMode;
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
+use gcs_speed_tui::signals::{self, Interrupt};
+use gcs_speed_tui::units;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub async fn emulator(args: EmulatorArgs) -> ExitCode {
+    let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
+        Ok(latency) => latency.unwrap_or_default(),
+        Err(error) => return usage_error(format!("--latency: {error}")),
+    };
+    let bandwidth = match args.bandwidth.as_deref().map(units::parse_rate).transpose() {
+        Ok(rate) => rate,
+        Err(error) => return usage_error(format!("--bandwidth: {error}")),
+    };
+    let window = match units::parse_size(&args.window) {
+        Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
+        _ => return usage_error(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
+    };
+    let mut rules = Vec::new();
+    for spec in &args.faults {
+        match faults::parse_rule(spec) {
+            Ok(rule) => rules.push(rule),
+            Err(error) => return usage_error(format!("--fault: {error}")),
+        }
+    }
+    if args.http_port != 0 && args.http_port == args.grpc_port {
+        return usage_error(format!(
+            "--http-port and --grpc-port are both {}: the JSON API and gRPC need a port each",
+            args.http_port
+        ));
+    }
+    let settings = emulator_settings(&args);
+    let options = EmulatorOptions {
+        host: args.host,
+        http_port: args.http_port,
+        grpc_port: args.grpc_port,
+        buckets: args.buckets,
+        retain: args.retain,
+        latency,
+        bandwidth,
+        faults: rules,
+        stream_window: window,
+        tls: match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsMode::Given { cert: cert.clone(), key: key.clone() }),
+            _ => args.tls.then_some(TlsMode::Generated),
+        },
+        ..EmulatorOptions::default()
+    };
+    let options_tls = options.tls.is_some();
+    let emulator = match Emulator::start(options).await {
+        Ok(emulator) => emulator,
+        Err(error) => return usage_error(format!("cannot start the emulator: {error}")),
+    };
+    let grpc = if options_tls { emulator.grpc_url() } else { emulator.grpc_addr().to_string() };
+    println!("json={} grpc={grpc}", emulator.json_url());
+    let _ = std::io::stdout().flush();
+    let trust = match emulator.ca_pem() {
+        Some(pem) => {
+            let path =
+                args.ca_out.clone().unwrap_or_else(|| std::env::temp_dir().join("gcs-speed-tui-emulator-ca.pem"));
+            if let Err(error) = std::fs::write(&path, pem) {
+                return usage_error(format!(
+                    "cannot write the CA to {}: {error}; choose another --ca-out",
+                    path.display()
+                ));
+            }
+            eprintln!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
+            format!(" --ca-cert {}", path.display())
+        }
+        None => String::new(),
+    };
+    if !args.host.is_loopback() {
+        eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
+    }
+    eprintln!(
+        "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}\n  \
+         STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
+         curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'",
+        json = emulator.json_url()
+    );
+    eprintln!("  {settings}");
+    let signal = signals::interrupts().recv().await;
+    emulator.shutdown();
+    let store = emulator.store();
+    let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
+    let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
+    let injected = emulator.faults().injected.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "emulator stopped: {created} object(s) created ({}), {} still stored, {injected} fault(s) injected",
+        units::format_size(stored),
+        store.object_count()
+    );
+    match signal {
+        Some(Interrupt::Int) | None => ExitCode::SUCCESS,
+        Some(other) => ExitCode::from(other.exit_code()),
+    }
+}
+
+/// What this emulator does to traffic, said at start so a shaped or faulty
+/// server is never mistaken for a plain one.
+fn emulator_settings(args: &EmulatorArgs) -> String {
+    let mut parts = vec![
+        format!("latency {}", args.latency.as_deref().unwrap_or("none")),
+        format!("bandwidth {}", args.bandwidth.as_deref().unwrap_or("unlimited")),
+        format!("window {}", args.window),
+    ];
+    parts.push(if args.faults.is_empty() { "no faults".into() } else { format!("faults {}", args.faults.join(", ")) });
+    parts.push(if args.retain { "bytes kept (--retain)".into() } else { "bytes checked, not kept".into() });
+    parts.push(match (&args.tls_cert, args.tls) {
+        (Some(cert), _) => format!("TLS with {}", cert.display()),
+        (None, true) => "TLS (a CA made now)".into(),
+        (None, false) => "plaintext".into(),
+    });
+    format!("settings: {}", parts.join(", "))
+}
