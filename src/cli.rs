@@ -129,12 +129,24 @@ pub struct BenchArgs {
     /// Use the built-in emulator even when a bucket is given.
     #[arg(long)]
     pub emulator: bool,
-    /// JSON API base URL of another emulator or endpoint (no credentials).
+    /// JSON API base URL of another emulator or endpoint: a Private Service
+    /// Connect or regional endpoint (https://storage.REGION.rep.googleapis.com)
+    /// takes credentials, see --auth.
     #[arg(long, value_name = "URL", default_value = "", hide_default_value = true)]
     pub endpoint: String,
     /// gRPC endpoint HOST:PORT (plaintext) or https://HOST:PORT.
     #[arg(long, value_name = "HOST:PORT", default_value = "", hide_default_value = true)]
     pub grpc_endpoint: String,
+    /// auto | gcs | none: whether --endpoint and --grpc-endpoint get OAuth
+    /// tokens (auto: gcs for https to a host that is not loopback, none for
+    /// loopback and plaintext).
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    pub auth: String,
+    /// A PEM file of CA certificates to trust on both transports, besides the
+    /// system's (a private CA in front of a PSC endpoint, the emulator's
+    /// --tls CA); SSL_CERT_FILE is read the same way.
+    #[arg(long, value_name = "FILE", default_value = "", hide_default_value = true)]
+    pub ca_cert: String,
     /// interleaved (alternate transports round by round) | sequential.
     #[arg(long, value_name = "ORDER", default_value = "interleaved")]
     pub order: String,
@@ -260,6 +272,8 @@ impl BenchArgs {
             emulator: self.emulator,
             endpoint: self.endpoint.clone(),
             grpc_endpoint: self.grpc_endpoint.clone(),
+            auth: self.auth.clone(),
+            ca_cert: self.ca_cert.clone(),
             order: self.order.clone(),
             prefix: self.prefix.clone(),
             json_http: self.json_http.clone(),
@@ -323,6 +337,22 @@ pub struct EmulatorArgs {
     /// Where --tls writes the CA it made [default: gcs-speed-tui-emulator-ca.pem in the temp directory].
     #[arg(long, value_name = "FILE")]
     pub ca_out: Option<std::path::PathBuf>,
+    /// Every API call needs Authorization: Bearer with a token this emulator
+    /// issued (its OAuth endpoints, the credentials of --trust) or a trusted
+    /// service account's self-signed JWT; otherwise 401 / UNAUTHENTICATED.
+    #[arg(long)]
+    pub require_auth: bool,
+    /// A credential file whose holder may get tokens: a service account key,
+    /// an authorized_user, impersonated_service_account or external_account
+    /// file (point its token URL at this emulator).
+    #[arg(long = "trust", value_name = "FILE")]
+    pub trusted: Vec<std::path::PathBuf>,
+    /// How long the tokens it issues are good for.
+    #[arg(long, value_name = "DURATION", default_value = "1h")]
+    pub token_ttl: String,
+    /// A permission no caller has, e.g. storage.objects.delete (repeatable).
+    #[arg(long = "deny", value_name = "PERMISSION")]
+    pub denied: Vec<String>,
 }
 
 #[cfg(test)]

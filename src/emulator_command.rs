@@ -3,6 +3,7 @@
 
 use crate::usage_error;
 use gcs_speed_tui::cli::EmulatorArgs;
+use gcs_speed_tui::emulator::authority::AuthOptions;
 use gcs_speed_tui::emulator::tls::TlsMode;
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
 use gcs_speed_tui::signals::{self, Interrupt};
@@ -41,12 +42,16 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         host: args.host,
         http_port: args.http_port,
         grpc_port: args.grpc_port,
-        buckets: args.buckets,
+        buckets: args.buckets.clone(),
         retain: args.retain,
         latency,
         bandwidth,
         faults: rules,
         stream_window: window,
+        auth: match auth_options(&args) {
+            Ok(auth) => auth,
+            Err(message) => return usage_error(message),
+        },
         tls: match (&args.tls_cert, &args.tls_key) {
             (Some(cert), Some(key)) => Some(TlsMode::Given { cert: cert.clone(), key: key.clone() }),
             _ => args.tls.then_some(TlsMode::Generated),
@@ -86,6 +91,9 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         json = emulator.json_url()
     );
     eprintln!("  {settings}");
+    if let Some(metadata) = emulator.metadata_addr() {
+        eprintln!("  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token", emulator.json_url());
+    }
     let signal = signals::interrupts().recv().await;
     emulator.shutdown();
     let store = emulator.store();
@@ -113,10 +121,42 @@ fn emulator_settings(args: &EmulatorArgs) -> String {
     ];
     parts.push(if args.faults.is_empty() { "no faults".into() } else { format!("faults {}", args.faults.join(", ")) });
     parts.push(if args.retain { "bytes kept (--retain)".into() } else { "bytes checked, not kept".into() });
+    if args.require_auth {
+        parts.push(format!("tokens required (ttl {}, {} trusted)", args.token_ttl, args.trusted.len()));
+    }
+    if !args.denied.is_empty() {
+        parts.push(format!("denied {}", args.denied.join(", ")));
+    }
     parts.push(match (&args.tls_cert, args.tls) {
         (Some(cert), _) => format!("TLS with {}", cert.display()),
         (None, true) => "TLS (a CA made now)".into(),
         (None, false) => "plaintext".into(),
     });
     format!("settings: {}", parts.join(", "))
+}
+
+/// `--require-auth`, `--trust`, `--token-ttl`, `--deny`.
+fn auth_options(args: &EmulatorArgs) -> Result<AuthOptions, String> {
+    let token_ttl = units::parse_duration(&args.token_ttl).map_err(|e| format!("--token-ttl: {e}"))?;
+    if token_ttl.is_zero() {
+        return Err("--token-ttl must be above zero, like 1h or 2s".into());
+    }
+    let mut trusted = Vec::new();
+    for path in &args.trusted {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read --trust {}: {e}", path.display()))?;
+        trusted.push(
+            serde_json::from_str(&text)
+                .map_err(|_| format!("--trust {} is not JSON: give a credentials file", path.display()))?,
+        );
+    }
+    if !args.require_auth && !trusted.is_empty() {
+        return Err("--trust is for --require-auth: add it, or leave --trust out".into());
+    }
+    Ok(AuthOptions {
+        required: args.require_auth,
+        token_ttl,
+        trusted,
+        denied: args.denied.clone(),
+        ..AuthOptions::default()
+    })
 }

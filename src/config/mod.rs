@@ -126,6 +126,12 @@ pub struct BenchConfig {
     pub timeout: Duration,
     #[serde(skip)]
     pub credentials: Option<PathBuf>,
+    /// OAuth tokens on the requests: real GCS, or an endpoint with `--auth gcs`.
+    #[serde(default)]
+    pub auth: bool,
+    /// CA certificates to trust besides the system's (`--ca-cert`, SSL_CERT_FILE).
+    #[serde(default)]
+    pub ca_cert: Option<PathBuf>,
     pub order: Order,
     pub prefix: String,
     pub json_http: JsonHttp,
@@ -288,8 +294,27 @@ impl Options {
                 }
             }
         };
+        let auth = match &target {
+            Target::Gcs => true,
+            Target::BuiltIn if self.auth.trim() == "gcs" => {
+                return fail(
+                    "auth",
+                    "--auth gcs needs an endpoint that checks tokens: the built-in emulator does not (run `gcs-speed-tui emulator --tls --require-auth` and point --endpoint at it)",
+                );
+            }
+            Target::BuiltIn => false,
+            Target::Endpoint { json_url, grpc_url } => {
+                target_choice::endpoint_auth(&self.auth, [json_url.as_deref(), grpc_url.as_deref()])
+                    .map_err(|message| ConfigError { field: "auth", message })?
+            }
+        };
+        let ca_cert = Some(self.ca_cert.trim())
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .or_else(|| env.ssl_cert_file.clone())
+            .map(PathBuf::from);
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
-        if credentials.is_some() && target != Target::Gcs {
+        if credentials.is_some() && !auth {
             if self.bucket.trim().is_empty() && !self.emulator {
                 return fail(
                     "credentials",
@@ -300,7 +325,7 @@ impl Options {
                 "--credentials is ignored: the {} takes no credentials",
                 match target {
                     Target::BuiltIn => "built-in emulator",
-                    _ => "endpoint",
+                    _ => "endpoint (add --auth gcs to send them)",
                 }
             ));
         }
@@ -324,6 +349,8 @@ impl Options {
             grpc_conn_pool,
             timeout,
             credentials,
+            auth,
+            ca_cert,
             order,
             prefix,
             json_http,

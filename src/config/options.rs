@@ -31,6 +31,10 @@ pub struct Options {
     pub emulator: bool,
     pub endpoint: String,
     pub grpc_endpoint: String,
+    /// auto | gcs | none: tokens for endpoints.
+    pub auth: String,
+    /// Extra CA certificates (PEM) to trust.
+    pub ca_cert: String,
     pub order: String,
     pub prefix: String,
     pub json_http: String,
@@ -122,6 +126,8 @@ impl Default for Options {
             grpc_conn_pool: "0".into(),
             timeout: "10m".into(),
             credentials: String::new(),
+            auth: "auto".into(),
+            ca_cert: String::new(),
             emulator: false,
             endpoint: String::new(),
             grpc_endpoint: String::new(),

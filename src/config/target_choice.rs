@@ -30,6 +30,8 @@ impl Target {
 pub struct Environment {
     pub storage_emulator_host: Option<String>,
     pub storage_emulator_host_grpc: Option<String>,
+    /// SSL_CERT_FILE: CA certificates to trust, as --ca-cert.
+    pub ssl_cert_file: Option<String>,
 }
 
 impl Environment {
@@ -38,6 +40,7 @@ impl Environment {
         Self {
             storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
             storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
+            ssl_cert_file: var("SSL_CERT_FILE"),
         }
     }
 }
@@ -97,6 +100,24 @@ impl Options {
         }
         notes.push("no --bucket given: using the built-in emulator (numbers are for loopback, not GCS)".into());
         Ok((Target::BuiltIn, DEFAULT_EMULATOR_BUCKET.to_string()))
+    }
+}
+
+/// Whether an endpoint takes OAuth tokens: `--auth gcs` or `none`, or by
+/// default tokens for https to a host that is not loopback (a PSC or
+/// regional endpoint), none for loopback and plaintext (emulators).
+pub fn endpoint_auth(mode: &str, urls: [Option<&str>; 2]) -> Result<bool, String> {
+    match mode.trim() {
+        "gcs" => Ok(true),
+        "none" => Ok(false),
+        "auto" | "" => Ok(urls.iter().flatten().any(|url| {
+            let Some(rest) = url.strip_prefix("https://") else { return false };
+            let host = rest.split('/').next().unwrap_or_default();
+            let host = host.rsplit_once(':').map_or(host, |(h, _)| h).trim_matches(['[', ']']);
+            let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+            !loopback
+        })),
+        other => Err(format!("--auth '{other}' is not one of auto, gcs, none")),
     }
 }
 

@@ -35,6 +35,9 @@ pub async fn handle(
     req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Infallible> {
     let method = req.uri().path().strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
+    if let Some(refused) = authorize(&shared, &method, req.headers()) {
+        return Ok(refused.into_http());
+    }
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => {
             let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
@@ -270,4 +273,32 @@ async fn drive<M: prost::Message + Default + Into<WriteMessage>>(
             }
         }
     }
+}
+
+/// `--require-auth` and `--deny`, as GCS answers them over gRPC:
+/// UNAUTHENTICATED without a good token, PERMISSION_DENIED without the
+/// permission.
+fn authorize(shared: &Shared, method: &str, headers: &http::HeaderMap) -> Option<Status> {
+    let authority = &shared.authority;
+    let mut principal = "the caller".to_string();
+    if authority.required {
+        match authority.principal(headers.get("authorization").and_then(|v| v.to_str().ok())) {
+            Ok(who) => principal = who,
+            Err(why) => {
+                return Some(Status::unauthenticated(format!(
+                    "Request had invalid authentication credentials ({why}). Expected OAuth 2 access token, login cookie or other valid authentication credential."
+                )));
+            }
+        }
+    }
+    let permission = match method {
+        "DeleteObject" => "storage.objects.delete",
+        "WriteObject" | "BidiWriteObject" | "StartResumableWrite" => "storage.objects.create",
+        _ => return None,
+    };
+    (!authority.grants(permission)).then(|| {
+        Status::permission_denied(format!(
+            "{principal} does not have {permission} access to the Google Cloud Storage object. Permission '{permission}' denied on resource (or it may not exist)."
+        ))
+    })
 }

@@ -28,13 +28,46 @@ pub async fn handle(
 }
 
 async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -> Response<Body> {
+    let req = match super::oauth::route(shared, req).await {
+        Ok(answer) => return whole(answer),
+        Err(req) => req,
+    };
+    let principal = match shared.authority.required {
+        true => match shared.authority.principal(req.headers().get("authorization").and_then(|v| v.to_str().ok())) {
+            Ok(principal) => principal,
+            Err(why) => return whole(super::oauth::refusal(&why)),
+        },
+        false => "the caller".to_string(),
+    };
     let method = req.method().clone();
     // Split before decoding: an object name's own slashes arrive as %2F.
     let segments: Vec<String> = req.uri().path().trim_start_matches('/').split('/').map(decode).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = query_map(req.uri().query());
     let store = &shared.store;
+    let needed = match (&method, segments.as_slice()) {
+        (&Method::DELETE, ["storage", "v1", "b", _, "o", ..]) => Some("storage.objects.delete"),
+        (&Method::POST, ["upload", "storage", "v1", "b", _, "o"]) => Some("storage.objects.create"),
+        _ => None,
+    };
+    if let Some(permission) = needed.filter(|p| !shared.authority.grants(p)) {
+        return whole(super::oauth::forbidden(&principal, permission));
+    }
     let answer = match (&method, segments.as_slice()) {
+        (&Method::GET, ["storage", "v1", "b", _, "iam", "testPermissions"]) => {
+            // The query repeats `permissions`: read every one of them.
+            let asked = req
+                .uri()
+                .query()
+                .unwrap_or_default()
+                .split('&')
+                .filter_map(|pair| pair.strip_prefix("permissions=").map(super::json_wire::decode));
+            let granted: Vec<String> = asked.filter(|p| shared.authority.grants(p)).collect();
+            json_response(
+                StatusCode::OK,
+                &serde_json::json!({"kind": "storage#testIamPermissionsResponse", "permissions": granted}),
+            )
+        }
         (&Method::POST, ["storage", "v1", "b"]) => match read_json(req).await {
             Ok(body) => create_bucket(shared, &body),
             Err(response) => response,

@@ -49,7 +49,10 @@ pub fn verify(token: &str, trusted: &[TrustedKey]) -> Result<Verified, String> {
     else {
         return Err("not a JWT".into());
     };
-    let decode = |part: &str| URL_SAFE_NO_PAD.decode(part).map_err(|_| "a JWT part is not base64url".to_string());
+    // Some signers pad their base64url (gcp_auth does): padding carries nothing.
+    let decode = |part: &str| {
+        URL_SAFE_NO_PAD.decode(part.trim_end_matches('=')).map_err(|_| "a JWT part is not base64url".to_string())
+    };
     let header: serde_json::Value =
         serde_json::from_slice(&decode(header)?).map_err(|_| "the JWT header is not JSON".to_string())?;
     if header["alg"] != "RS256" {

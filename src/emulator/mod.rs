@@ -2,6 +2,7 @@
 //! gRPC v2 API that uploads use. It is the app's zero-setup target and the
 //! real server every test runs against.
 
+pub mod authority;
 mod contents;
 pub mod faults;
 mod grpc_api;
@@ -16,6 +17,7 @@ mod json_upload;
 pub mod json_wire;
 pub mod jwt;
 mod link;
+mod oauth;
 mod reads;
 mod rope;
 mod server;
@@ -60,6 +62,8 @@ pub struct EmulatorOptions {
     pub stream_window: u32,
     /// Serve both APIs over TLS (`--tls`), as GCS does.
     pub tls: Option<tls::TlsMode>,
+    /// Tokens: required or not, issued to whom, for how long.
+    pub auth: authority::AuthOptions,
 }
 
 impl Default for EmulatorOptions {
@@ -76,12 +80,14 @@ impl Default for EmulatorOptions {
             session_ttl: Duration::from_secs(600),
             stream_window: DEFAULT_STREAM_WINDOW,
             tls: None,
+            auth: authority::AuthOptions::default(),
         }
     }
 }
 
 pub struct Shared {
     pub store: Store,
+    pub authority: authority::Authority,
     pub faults: FaultPlan,
     pub link: Arc<Link>,
 }
@@ -91,6 +97,8 @@ pub struct Emulator {
     shared: Arc<Shared>,
     json_addr: SocketAddr,
     grpc_addr: SocketAddr,
+    /// With `--require-auth`: the metadata server (GCE_METADATA_HOST=this).
+    metadata_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
     /// With `--tls`: `https`, and the CA made at start (PEM) if one was.
     scheme: &'static str,
@@ -125,7 +133,10 @@ impl Emulator {
 
     /// Starts the servers on the current runtime.
     async fn start_here(options: EmulatorOptions) -> std::io::Result<Emulator> {
+        let authority = authority::Authority::new(&options.auth)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--trust: {e}")))?;
         let shared = Arc::new(Shared {
+            authority,
             store: Store::new(options.retain, options.session_ttl),
             faults: FaultPlan::default(),
             link: Arc::new(Link::new(options.latency, options.bandwidth)),
@@ -178,9 +189,37 @@ impl Emulator {
                 let _ = connection.await;
             }
         });
+        // A VM's metadata server is plain HTTP on a host of its own: here a port.
+        let metadata_addr = match options.auth.required {
+            true => {
+                let listener = bind(options.host, 0, "--metadata-port", None)?;
+                let addr = listener.local_addr()?;
+                let metadata_shared = shared.clone();
+                server::spawn_accept_loop(
+                    listener,
+                    shutdown.clone(),
+                    Arc::new(Link::new(Duration::ZERO, None)),
+                    None,
+                    move |io, _| {
+                        let shared = metadata_shared.clone();
+                        async move {
+                            let service = service_fn(move |req| {
+                                let shared = shared.clone();
+                                async move {
+                                    Ok::<_, std::convert::Infallible>(oauth::metadata(&shared.authority, req).await)
+                                }
+                            });
+                            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+                        }
+                    },
+                );
+                Some(addr)
+            }
+            false => None,
+        };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let ca_pem = tls.and_then(|t| t.ca_pem);
-        Ok(Emulator { shared, json_addr, grpc_addr, shutdown, scheme, ca_pem, runtime: None })
+        Ok(Emulator { shared, json_addr, grpc_addr, metadata_addr, shutdown, scheme, ca_pem, runtime: None })
     }
 
     /// `http://127.0.0.1:PORT` (`https://` with TLS), the JSON API's base URL.
@@ -196,6 +235,16 @@ impl Emulator {
     /// `http://127.0.0.1:PORT` or, with TLS, `https://127.0.0.1:PORT`.
     pub fn grpc_url(&self) -> String {
         format!("{}://{}", self.scheme, self.grpc_addr)
+    }
+
+    /// The metadata server's address, with `--require-auth`.
+    pub fn metadata_addr(&self) -> Option<SocketAddr> {
+        self.metadata_addr
+    }
+
+    /// Tokens issued, requests refused.
+    pub fn authority(&self) -> &authority::Authority {
+        &self.shared.authority
     }
 
     /// The CA that signed the emulator's certificate, when it made one (`--tls`).

@@ -6,7 +6,7 @@ use crate::config::{BenchConfig, Target, TransportKind};
 use crate::gcs::auth::{Auth, CredentialEnv};
 use crate::gcs::transport::grpc::{GrpcSettings, GrpcTransport};
 use crate::gcs::transport::json::{JsonSettings, JsonTransport};
-use crate::gcs::transport::{TransportError, Uploader};
+use crate::gcs::transport::{RetryPolicy, TransportError, Uploader};
 use std::sync::Arc;
 
 pub const GCS_JSON_URL: &str = "https://storage.googleapis.com";
@@ -20,7 +20,16 @@ pub struct TargetInfo {
     pub json_endpoint: Option<String>,
     pub grpc_endpoint: Option<String>,
     pub bucket: String,
+    /// Where the credentials came from, their type and account
+    /// (`service_account sa@p.iam.gserviceaccount.com from --credentials k.json`),
+    /// or none.
     pub credentials: String,
+    /// The credential's type (`service_account`, `authorized_user`, ...), when there is one.
+    #[serde(default)]
+    pub credential_type: Option<String>,
+    /// The account it acts as, when known.
+    #[serde(default)]
+    pub principal: Option<String>,
     /// A fault the built-in emulator injects: the figures are of a faulty server.
     pub emulator_fault: Option<String>,
 }
@@ -72,8 +81,16 @@ impl TargetInfo {
             "emulator" => {
                 format!("target: built-in emulator on loopback ({endpoints}), bucket {}: not GCS numbers", self.bucket)
             }
-            "endpoint" => format!("target: endpoint {endpoints}, bucket {}, no credentials", self.bucket),
-            _ => format!("target: gs://{} on Google Cloud Storage, credentials from {}", self.bucket, self.credentials),
+            "endpoint" if self.credential_type.is_none() => {
+                format!("target: endpoint {endpoints}, bucket {}, no credentials", self.bucket)
+            }
+            "endpoint" => {
+                format!("target: endpoint {endpoints}, bucket {}, credentials {}", self.bucket, self.credentials)
+            }
+            _ => format!(
+                "target: gs://{} on Google Cloud Storage, credentials {}; gRPC over CloudPath (TLS to storage.googleapis.com:443, DirectPath not used)",
+                self.bucket, self.credentials
+            ),
         }
     }
 }
@@ -86,6 +103,8 @@ pub enum SetupError {
     Transport(#[from] TransportError),
     #[error("could not start the built-in emulator: {0}")]
     Emulator(std::io::Error),
+    #[error("{0}")]
+    Permission(String),
 }
 
 /// Transports ready to upload, and the server they talk to if it is ours.
@@ -94,6 +113,8 @@ pub struct Connected {
     pub uploaders: Vec<Arc<dyn Uploader>>,
     /// The built-in emulator, kept alive for the run; dropped (shut down) with it.
     pub server: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// The credentials both transports use (refreshed after a refused token).
+    pub auth: Auth,
 }
 
 impl Connected {
@@ -105,19 +126,31 @@ impl Connected {
 /// Connects to the configured target; `built_in` is the JSON and gRPC URLs
 /// of the built-in emulator when the front end started one.
 pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -> Result<Connected, SetupError> {
-    let (json_url, grpc_url, auth) = match &config.target {
+    let (json_url, grpc_url) = match &config.target {
         Target::BuiltIn => {
             let (json, grpc) =
                 built_in.ok_or_else(|| SetupError::Emulator(std::io::Error::other("it was not started")))?;
-            (Some(json), Some(grpc), Auth::none())
+            (Some(json), Some(grpc))
         }
-        Target::Endpoint { json_url, grpc_url } => (json_url.clone(), grpc_url.clone(), Auth::none()),
-        Target::Gcs => {
-            let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
-            // Fail now, with the source named, rather than on the first upload.
-            auth.bearer().await?;
-            (Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string()), auth)
-        }
+        Target::Endpoint { json_url, grpc_url } => (json_url.clone(), grpc_url.clone()),
+        Target::Gcs => (Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string())),
+    };
+    let auth = if config.auth {
+        let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
+        // Fail now, with the source named, rather than on the first upload.
+        auth.bearer().await?;
+        auth
+    } else {
+        Auth::none()
+    };
+    let ca_pem = match &config.ca_cert {
+        Some(path) => Some(std::fs::read(path).map_err(|e| {
+            TransportError::Connection(format!(
+                "cannot read the CA certificates in {} (--ca-cert or SSL_CERT_FILE): {e}",
+                path.display()
+            ))
+        })?),
+        None => None,
     };
     let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
     for kind in &config.transports {
@@ -129,8 +162,9 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
                 chunk_size: config.chunk_size,
                 http: config.json_http,
                 auth: auth.clone(),
-                retry: config.retry_policy(),
+                retry: RetryPolicy { credentials: Some(auth.clone()), ..config.retry_policy() },
                 request_timeout: config.request_timeout,
+                ca_pem: ca_pem.clone(),
             })?),
             TransportKind::Grpc => Arc::new(
                 GrpcTransport::connect(GrpcSettings {
@@ -140,9 +174,10 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
                     chunk_size: config.chunk_size,
                     channels: config.grpc_conn_pool,
                     window: config.grpc_window,
-                    retry: config.retry_policy(),
+                    retry: RetryPolicy { credentials: Some(auth.clone()), ..config.retry_policy() },
                     request_timeout: config.request_timeout,
                     auth: auth.clone(),
+                    ca_pem: ca_pem.clone(),
                 })
                 .await?,
             ),
@@ -154,6 +189,9 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
     if let Some(first) = uploaders.first() {
         first.prepare_bucket(create).await?;
     }
+    if config.auth {
+        check_permissions(&uploaders, &auth, &config.bucket).await?;
+    }
     let info = TargetInfo {
         kind: config.target.kind().into(),
         json_endpoint: config.transports.contains(&TransportKind::Json).then(|| json_url.clone()).flatten(),
@@ -163,8 +201,41 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
             .then(|| grpc_url.map(|u| u.trim_start_matches("http://").to_string()))
             .flatten(),
         bucket: config.bucket.clone(),
-        credentials: auth.source().to_string(),
+        credentials: auth.describe(),
+        credential_type: auth.kind().map(|k| k.name().to_string()),
+        principal: auth.principal().map(String::from),
         emulator_fault: config.emulator_fault.clone(),
     };
-    Ok(Connected { info, uploaders, server: None })
+    Ok(Connected { info, uploaders, server: None, auth })
+}
+
+/// What a run needs on the bucket: to create its objects and delete them.
+pub const NEEDED_PERMISSIONS: [&str; 2] = ["storage.objects.create", "storage.objects.delete"];
+
+/// Before any upload: the principal may create and delete objects in the
+/// bucket (asked of the JSON API's testIamPermissions; a gRPC-only run
+/// learns it from its first upload instead).
+async fn check_permissions(uploaders: &[Arc<dyn Uploader>], auth: &Auth, bucket: &str) -> Result<(), SetupError> {
+    for uploader in uploaders {
+        if let Some(granted) = uploader.granted_permissions(&NEEDED_PERMISSIONS).await? {
+            let missing: Vec<&str> =
+                NEEDED_PERMISSIONS.iter().copied().filter(|p| !granted.iter().any(|g| g == p)).collect();
+            if !missing.is_empty() {
+                return Err(SetupError::Permission(format!(
+                    "{} may not {} in bucket {bucket} (missing {}): grant it roles/storage.objectUser on the bucket (or a role with those permissions)",
+                    auth.principal().unwrap_or("the account of these credentials"),
+                    if missing.len() == 2 {
+                        "create or delete objects"
+                    } else if missing[0].ends_with("create") {
+                        "create objects"
+                    } else {
+                        "delete objects"
+                    },
+                    missing.join(" and ")
+                )));
+            }
+            return Ok(());
+        }
+    }
+    Ok(())
 }

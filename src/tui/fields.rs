@@ -43,7 +43,7 @@ pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 34] = [
+pub const FIELDS: [FieldSpec; 36] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], transports),
@@ -74,6 +74,8 @@ pub const FIELDS: [FieldSpec; 34] = [
     text!("credentials", "Credentials", credentials),
     text!("endpoint", "JSON endpoint", endpoint),
     text!("grpc_endpoint", "gRPC endpoint", grpc_endpoint),
+    choice!("auth", "Endpoint auth", &["auto", "gcs", "none"], auth),
+    text!("ca_cert", "CA certificate", ca_cert),
     text!("prefix", "Prefix", prefix),
     toggle!("emulator", "Built-in emulator", emulator),
     text!("emulator_fault", "Emulator fault", emulator_fault),

@@ -46,6 +46,8 @@ pub struct GrpcSettings {
     /// A request that makes no progress for this long fails.
     pub request_timeout: Duration,
     pub auth: Auth,
+    /// CA certificates (PEM) to trust besides the system's.
+    pub ca_pem: Option<Vec<u8>>,
 }
 
 pub struct GrpcTransport {
@@ -74,7 +76,10 @@ impl GrpcTransport {
             None => endpoint.http2_adaptive_window(true),
         };
         if settings.url.starts_with("https://") {
-            let tls = ClientTlsConfig::new().with_native_roots();
+            let mut tls = ClientTlsConfig::new().with_native_roots();
+            if let Some(pem) = &settings.ca_pem {
+                tls = tls.ca_certificate(tonic::transport::Certificate::from_pem(pem));
+            }
             endpoint =
                 endpoint.tls_config(tls).map_err(|e| TransportError::Connection(format!("TLS setup failed: {e}")))?;
         }

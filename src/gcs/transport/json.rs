@@ -32,6 +32,8 @@ pub struct JsonSettings {
     pub retry: RetryPolicy,
     /// A request that makes no progress for this long fails.
     pub request_timeout: Duration,
+    /// CA certificates (PEM) to trust besides the system's.
+    pub ca_pem: Option<Vec<u8>>,
 }
 
 pub struct JsonTransport {
@@ -52,6 +54,13 @@ impl JsonTransport {
             .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true);
+        if let Some(pem) = &settings.ca_pem {
+            for certificate in reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| TransportError::Connection(format!("--ca-cert is not a PEM certificate file: {e}")))?
+            {
+                builder = builder.add_root_certificate(certificate);
+            }
+        }
         builder = match settings.http {
             JsonHttp::Auto => builder,
             JsonHttp::Http1 => builder.http1_only(),
@@ -371,6 +380,29 @@ impl Uploader for JsonTransport {
                 StatusCode::FORBIDDEN => Ok(()),
                 _ => Err(http_error(response).await),
             }
+        })
+    }
+
+    fn granted_permissions<'a>(
+        &'a self,
+        permissions: &'a [&'a str],
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/storage/v1/b/{}/iam/testPermissions", self.settings.base_url, self.settings.bucket);
+            let query: Vec<(&str, &str)> = permissions.iter().map(|p| ("permissions", *p)).collect();
+            let response = self
+                .send(self.request(Method::GET, &url).await?.query(&query), "check the bucket's permissions")
+                .await?;
+            if !response.status().is_success() {
+                return Err(http_error(response).await);
+            }
+            let answer: serde_json::Value = response.json().await.map_err(|e| {
+                TransportError::Protocol(format!("testIamPermissions answered something that is not JSON: {e}"))
+            })?;
+            let granted = answer["permissions"]
+                .as_array()
+                .map(|list| list.iter().filter_map(|p| p.as_str().map(String::from)).collect::<Vec<String>>());
+            Ok(Some(granted.unwrap_or_default()))
         })
     }
 

@@ -56,9 +56,16 @@ pub struct Progress {
     sent: AtomicU64,
     retries: AtomicU32,
     resumes: AtomicU32,
+    /// The one retry after a refused token has been used.
+    auth_retried: std::sync::atomic::AtomicBool,
 }
 
 impl Progress {
+    /// Takes this item's one retry after a refused token; false if it was taken.
+    pub fn take_auth_retry(&self) -> bool {
+        !self.auth_retried.swap(true, Ordering::Relaxed)
+    }
+
     pub fn bytes(&self) -> u64 {
         self.bytes.load(Ordering::Relaxed)
     }
@@ -213,6 +220,15 @@ pub trait Uploader: Send + Sync {
     /// Checks the bucket exists; creates it when `create` (emulators only).
     fn prepare_bucket(&self, create: bool) -> BoxFuture<'_, Result<(), TransportError>>;
 
+    /// Which of `permissions` the caller has on the bucket, when this
+    /// transport can ask (the JSON API's testIamPermissions).
+    fn granted_permissions<'a>(
+        &'a self,
+        _permissions: &'a [&'a str],
+    ) -> BoxFuture<'a, Result<Option<Vec<String>>, TransportError>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// The protocol on the wire, as negotiated (`HTTP/1.1`, `HTTP/2`, `HTTP/2 + TLS`).
     fn protocol(&self) -> String;
 
@@ -239,12 +255,22 @@ pub fn crc32c_in_background(
 /// A connection failure in one sentence; a TLS failure says what to check.
 pub fn connection_failure(url: &str, what: &str, cause: &str) -> TransportError {
     const TLS_SIGNS: [&str; 6] = ["certificate", "corrupt message", "handshake", "tls", "TLS", "alert"];
-    if url.starts_with("https://") && TLS_SIGNS.iter().any(|sign| cause.contains(sign)) {
-        return TransportError::Connection(format!(
-            "TLS with {url} failed ({cause}): check that it speaks HTTPS with a certificate this machine trusts"
-        ));
+    if !(url.starts_with("https://") && TLS_SIGNS.iter().any(|sign| cause.contains(sign))) {
+        return TransportError::Connection(format!("could not {what} at {url}: {cause}"));
     }
-    TransportError::Connection(format!("could not {what} at {url}: {cause}"))
+    let host = url.trim_start_matches("https://").split('/').next().unwrap_or(url);
+    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    TransportError::Connection(if cause.contains("UnknownIssuer") || cause.contains("unknown issuer") {
+        format!(
+            "the TLS certificate of {host} is not signed by a CA this machine trusts: pass --ca-cert FILE with the CA that signed it (or set SSL_CERT_FILE)"
+        )
+    } else if cause.contains("NotValidForName") || cause.contains("not valid for name") {
+        format!(
+            "the TLS certificate of {host} is not for {name} ({cause}): connect by a name the certificate lists, or have it reissued for {name}"
+        )
+    } else {
+        format!("TLS with {url} failed ({cause}): check that it speaks HTTPS with a certificate this machine trusts")
+    })
 }
 
 /// Runs `attempt` (given its number, 0 first) until it succeeds, fails for
@@ -278,6 +304,12 @@ pub async fn back_off_or_fail(
     started: Instant,
     error: TransportError,
 ) -> Result<(), TransportError> {
+    if policy.refresh_after(&error, progress) {
+        tracing::info!("the token was refused: retrying once with a new one");
+        *retries += 1;
+        progress.note_retry();
+        return Ok(());
+    }
     if !policy.allows(*retries, started.elapsed(), &error) {
         return Err(error);
     }

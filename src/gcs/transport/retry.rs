@@ -7,13 +7,17 @@
 use super::TransportError;
 use std::time::Duration;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RetryPolicy {
     pub max_retries: u32,
     /// No retry starts after this much time since the operation began.
     pub deadline: Duration,
     pub initial: Duration,
     pub max_backoff: Duration,
+    /// The credentials the requests carry: a refused token (401,
+    /// UNAUTHENTICATED) makes them fetch a new one, and the request is tried
+    /// once more at once (once per upload or read).
+    pub credentials: Option<crate::gcs::auth::Auth>,
 }
 
 impl Default for RetryPolicy {
@@ -23,6 +27,7 @@ impl Default for RetryPolicy {
             deadline: Duration::from_secs(120),
             initial: Duration::from_secs(1),
             max_backoff: Duration::from_secs(32),
+            credentials: None,
         }
     }
 }
@@ -36,9 +41,26 @@ impl RetryPolicy {
         ceiling.mul_f64(fraction)
     }
 
+    /// A refused token, with credentials that can fetch another: they start
+    /// over now, and the caller may try once more (if this item has not
+    /// already had its one).
+    pub fn refresh_after(&self, error: &TransportError, progress: &super::Progress) -> bool {
+        let Some(credentials) = &self.credentials else { return false };
+        is_unauthenticated(error) && progress.take_auth_retry() && credentials.refresh()
+    }
+
     /// Whether another try may start: retries left and time before the deadline.
     pub fn allows(&self, retries_so_far: u32, elapsed: Duration, error: &TransportError) -> bool {
         retries_so_far < self.max_retries && elapsed < self.deadline && is_retryable(error)
+    }
+}
+
+/// The server refused the token (expired early, revoked).
+pub fn is_unauthenticated(error: &TransportError) -> bool {
+    match error {
+        TransportError::Http { status, .. } => *status == 401,
+        TransportError::Grpc { code, .. } => code == "UNAUTHENTICATED",
+        _ => false,
     }
 }
 

@@ -1,25 +1,41 @@
-//! Credentials for real GCS, looked up in the original tool's order:
-//! `--credentials`, GOOGLE_APPLICATION_CREDENTIALS, GCP_SERVICE_ACCOUNT_JSON,
-//! GOOGLE_CREDENTIALS, GCP_SERVICE_ACCOUNT_JSON_B64, ./service-account.json,
-//! then Application Default Credentials. Which source was used is reported;
-//! its content never is.
+//! Credentials for real GCS (and authenticated endpoints), looked up in the
+//! original tool's order: `--credentials`, GOOGLE_APPLICATION_CREDENTIALS,
+//! GCP_SERVICE_ACCOUNT_JSON, GOOGLE_CREDENTIALS, GCP_SERVICE_ACCOUNT_JSON_B64,
+//! ./service-account.json, then Application Default Credentials (gcloud's
+//! file, then the metadata server of a GCE VM or GKE pod). Any type Google's
+//! client libraries accept (see `credential`). Which source and type were
+//! used is reported, and the account when the file names it; the content
+//! never is.
 
-use gcp_auth::{CustomServiceAccount, TokenProvider};
+mod credential;
+
+pub use credential::Kind;
+use credential::{Parsed, Provider};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 pub const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
 const LOCAL_KEY_FILE: &str = "service-account.json";
+const METADATA_HOST: &str = "metadata.google.internal";
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
     #[error("cannot read the credentials file {path}: {reason}; check the path and its permissions")]
     Unreadable { path: PathBuf, reason: String },
     #[error(
-        "{source_name} is not a service account key (a JSON file with \"type\": \"service_account\", client_email and private_key); for user credentials run `gcloud auth application-default login` and leave it unset"
+        "{source_name} is a {} credential, which this tool cannot use: give a service_account key, an authorized_user file (`gcloud auth application-default login`), an impersonated_service_account or an external_account (workload identity federation) file",
+        found.as_deref().map(|t| format!("{t:?}")).unwrap_or_else(|| "typeless".into())
     )]
-    NotAServiceAccount { source_name: String },
-    #[error("{source_name} is not JSON: a credentials file is the JSON key file downloaded for a service account")]
+    UnknownType { source_name: String, found: Option<String> },
+    #[error(
+        "{source_name} is a service account key without client_email or private_key: download a new key for that service account"
+    )]
+    IncompleteKey { source_name: String },
+    #[error(
+        "{source_name} is not JSON: a credentials file is the JSON file Google gives (a key, or gcloud's application_default_credentials.json)"
+    )]
     NotJson { source_name: String },
     #[error("{path} is not a text file: a credentials file is JSON; check that the path names the key file")]
     NotText { path: PathBuf },
@@ -31,8 +47,10 @@ pub enum AuthError {
         "no credentials found: pass --credentials KEY.json, set GOOGLE_APPLICATION_CREDENTIALS, or run `gcloud auth application-default login` (or use --emulator to try without GCP)"
     )]
     NoneFound,
-    #[error("could not get an access token from {source_name}: {reason}")]
-    Token { source_name: String, reason: String },
+    #[error("the {kind} credentials from {source_name} cannot be used: {reason}")]
+    Unusable { source_name: String, kind: &'static str, reason: String },
+    #[error("could not get an access token with the {kind} credentials from {source_name}: {reason}")]
+    Token { source_name: String, kind: &'static str, reason: String },
 }
 
 /// The variables the lookup reads, passed in so that tests need no globals.
@@ -44,17 +62,27 @@ pub struct CredentialEnv {
     pub gcp_service_account_json_b64: Option<String>,
     /// Where `./service-account.json` is looked for.
     pub working_dir: PathBuf,
+    /// gcloud's configuration directory (CLOUDSDK_CONFIG, else ~/.config/gcloud),
+    /// where `application_default_credentials.json` lives.
+    pub gcloud_config: Option<PathBuf>,
+    /// GCE_METADATA_HOST: the metadata server, when not metadata.google.internal.
+    pub metadata_host: Option<String>,
 }
 
 impl CredentialEnv {
     pub fn from_process() -> Self {
         let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
+        let gcloud_config = var("CLOUDSDK_CONFIG")
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|home| Path::new(&home).join(".config/gcloud")));
         Self {
             google_application_credentials: var("GOOGLE_APPLICATION_CREDENTIALS"),
             gcp_service_account_json: var("GCP_SERVICE_ACCOUNT_JSON"),
             google_credentials: var("GOOGLE_CREDENTIALS"),
             gcp_service_account_json_b64: var("GCP_SERVICE_ACCOUNT_JSON_B64"),
             working_dir: std::env::current_dir().unwrap_or_default(),
+            gcloud_config,
+            metadata_host: var("GCE_METADATA_HOST"),
         }
     }
 }
@@ -63,19 +91,31 @@ impl CredentialEnv {
 #[derive(Clone)]
 pub struct Auth {
     source: String,
-    provider: Option<Arc<dyn TokenProvider>>,
+    credential: Option<Arc<Held>>,
+}
+
+/// A credential in use: what it is, its current token source, and how many
+/// times a refused token made it start over.
+struct Held {
+    parsed: Parsed,
+    provider: std::sync::Mutex<(Provider, Instant)>,
+    refreshes: AtomicU64,
 }
 
 impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Auth({})", self.source)
+        write!(f, "Auth({})", self.describe())
     }
 }
+
+/// Refusals closer together than this share one refresh (many requests in
+/// flight are refused at once when a token is revoked).
+const REFRESH_COALESCE: Duration = Duration::from_secs(1);
 
 impl Auth {
     /// Emulators and private endpoints take no credentials.
     pub fn none() -> Self {
-        Self { source: "none (emulator)".into(), provider: None }
+        Self { source: "none (emulator)".into(), credential: None }
     }
 
     /// Finds credentials; the first source that is set is used, and a broken
@@ -88,24 +128,30 @@ impl Auth {
             return from_file(Path::new(path), format!("GOOGLE_APPLICATION_CREDENTIALS ({path})"));
         }
         if let Some(json) = &env.gcp_service_account_json {
-            return from_json(json, "GCP_SERVICE_ACCOUNT_JSON");
+            return from_json(json, "GCP_SERVICE_ACCOUNT_JSON".into());
         }
         if let Some(json) = &env.google_credentials {
-            return from_json(json, "GOOGLE_CREDENTIALS");
+            return from_json(json, "GOOGLE_CREDENTIALS".into());
         }
         if let Some(encoded) = &env.gcp_service_account_json_b64 {
             use base64::Engine;
             let raw =
                 base64::engine::general_purpose::STANDARD.decode(encoded.trim()).map_err(|_| AuthError::BadBase64)?;
             let json = String::from_utf8(raw).map_err(|_| AuthError::BadBase64)?;
-            return from_json(&json, "GCP_SERVICE_ACCOUNT_JSON_B64");
+            return from_json(&json, "GCP_SERVICE_ACCOUNT_JSON_B64".into());
         }
         let local = env.working_dir.join(LOCAL_KEY_FILE);
         if local.exists() {
             return from_file(&local, format!("./{LOCAL_KEY_FILE}"));
         }
-        let provider = gcp_auth::provider().await.map_err(|_| AuthError::NoneFound)?;
-        Ok(Auth { source: "Application Default Credentials".into(), provider: Some(provider) })
+        if let Some(file) = env.gcloud_config.as_ref().map(|dir| dir.join("application_default_credentials.json"))
+            && file.exists()
+        {
+            return from_file(&file, format!("Application Default Credentials ({})", file.display()));
+        }
+        let host = env.metadata_host.as_deref().unwrap_or(METADATA_HOST);
+        let email = metadata_email(host).await.ok_or(AuthError::NoneFound)?;
+        held(Parsed::metadata_server(Some(email)), format!("Application Default Credentials (metadata server {host})"))
     }
 
     /// Where the credentials came from, safe to print.
@@ -113,17 +159,85 @@ impl Auth {
         &self.source
     }
 
-    /// `Bearer TOKEN` for the next request (tokens are cached until they expire).
+    /// The credential's type (`service_account`, ...), if there is one.
+    pub fn kind(&self) -> Option<Kind> {
+        self.credential.as_ref().map(|c| c.parsed.kind)
+    }
+
+    /// The account the credential acts as, when it says.
+    pub fn principal(&self) -> Option<&str> {
+        self.credential.as_ref().and_then(|c| c.parsed.principal.as_deref())
+    }
+
+    /// `service_account sa@p.iam.gserviceaccount.com from GOOGLE_APPLICATION_CREDENTIALS (/k.json)`.
+    pub fn describe(&self) -> String {
+        match &self.credential {
+            None => self.source.clone(),
+            Some(held) => {
+                let principal = held.parsed.principal.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+                format!("{}{principal} from {}", held.parsed.kind.name(), self.source)
+            }
+        }
+    }
+
+    /// Times a refused token (401, UNAUTHENTICATED) made the credential start over.
+    pub fn refreshes(&self) -> u64 {
+        self.credential.as_ref().map_or(0, |c| c.refreshes.load(Ordering::Relaxed))
+    }
+
+    /// `Bearer TOKEN` for the next request (each library caches its tokens
+    /// and fetches the next before this one expires).
     pub async fn bearer(&self) -> Result<Option<String>, AuthError> {
-        let Some(provider) = &self.provider else {
+        let Some(held) = &self.credential else {
             return Ok(None);
         };
-        let token = provider
-            .token(&[SCOPE])
-            .await
-            .map_err(|e| AuthError::Token { source_name: self.source.clone(), reason: redact(&e.to_string()) })?;
-        Ok(Some(format!("Bearer {}", token.as_str())))
+        let provider = held.provider.lock().unwrap().0.clone();
+        let token = provider.token().await.map_err(|reason| AuthError::Token {
+            source_name: self.source.clone(),
+            kind: held.parsed.kind.name(),
+            reason: redact(&reason),
+        })?;
+        Ok(Some(format!("Bearer {token}")))
     }
+
+    /// The server refused our token (revoked, or expired early): start over
+    /// with a new token source, so that the next `bearer` fetches a new token.
+    /// Says whether there is a credential to refresh.
+    pub fn refresh(&self) -> bool {
+        let Some(held) = &self.credential else {
+            return false;
+        };
+        let mut current = held.provider.lock().unwrap();
+        if current.1.elapsed() < REFRESH_COALESCE {
+            return true; // another refused request has just done it
+        }
+        if let Ok(fresh) = held.parsed.provider(&self.source) {
+            *current = (fresh, Instant::now());
+            held.refreshes.fetch_add(1, Ordering::Relaxed);
+        }
+        true
+    }
+}
+
+fn held(parsed: Parsed, source: String) -> Result<Auth, AuthError> {
+    let provider = parsed.provider(&source)?;
+    // Never "just refreshed": the first refusal refreshes at once.
+    let long_ago = Instant::now().checked_sub(REFRESH_COALESCE).unwrap_or_else(Instant::now);
+    let credential =
+        Held { parsed, provider: std::sync::Mutex::new((provider, long_ago)), refreshes: AtomicU64::new(0) };
+    Ok(Auth { source, credential: Some(Arc::new(credential)) })
+}
+
+/// The e-mail of the metadata server's default account, when there is a
+/// metadata server (a GCE VM, a GKE pod with Workload Identity).
+pub async fn metadata_email(host: &str) -> Option<String> {
+    let url = format!("http://{host}/computeMetadata/v1/instance/service-accounts/default/email");
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().ok()?;
+    let response = client.get(url).header("Metadata-Flavor", "Google").send().await.ok()?;
+    if !response.status().is_success() {
+        return None;
+    }
+    response.text().await.ok().map(|e| e.trim().to_string()).filter(|e| !e.is_empty())
 }
 
 fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
@@ -131,25 +245,18 @@ fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
         std::io::ErrorKind::InvalidData => AuthError::NotText { path: path.to_path_buf() },
         kind => AuthError::Unreadable { path: path.to_path_buf(), reason: kind.to_string() },
     })?;
-    from_json(&text, &source_name)
+    from_json(&text, source_name)
 }
 
-fn from_json(json: &str, source_name: &str) -> Result<Auth, AuthError> {
-    let not_a_key = || AuthError::NotAServiceAccount { source_name: source_name.to_string() };
-    let value: serde_json::Value =
-        serde_json::from_str(json).map_err(|_| AuthError::NotJson { source_name: source_name.to_string() })?;
-    if value["type"] != "service_account" || !value["private_key"].is_string() || !value["client_email"].is_string() {
-        return Err(not_a_key());
-    }
-    let account = CustomServiceAccount::from_json(json)
-        .map_err(|_| AuthError::BadPrivateKey { source_name: source_name.to_string() })?;
-    Ok(Auth { source: source_name.to_string(), provider: Some(Arc::new(account)) })
+fn from_json(json: &str, source_name: String) -> Result<Auth, AuthError> {
+    held(Parsed::from_json(json, &source_name)?, source_name)
 }
 
 /// Error texts from token endpoints can echo request parts: keep only what
 /// cannot carry a secret.
 fn redact(text: &str) -> String {
-    if text.contains("PRIVATE KEY") || text.contains("Bearer") || text.contains("ya29.") {
+    let secret = ["PRIVATE KEY", "Bearer", "ya29.", "refresh_token", "assertion", "subject_token"];
+    if secret.iter().any(|s| text.contains(s)) {
         "the token endpoint refused the request".into()
     } else {
         text.to_string()
@@ -177,7 +284,12 @@ mod tests {
     const TEST_PRIVATE_KEY: &str = include_str!("../../tests/data/test-key.pem");
 
     fn env() -> CredentialEnv {
-        CredentialEnv { working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"), ..Default::default() }
+        CredentialEnv {
+            working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"),
+            // Nothing listens there: no metadata server.
+            metadata_host: Some("127.0.0.1:9".into()),
+            ..Default::default()
+        }
     }
 
     #[tokio::test]
@@ -208,7 +320,7 @@ mod tests {
     async fn the_local_key_file_is_found() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(LOCAL_KEY_FILE), fake_key()).unwrap();
-        let e = CredentialEnv { working_dir: dir.path().into(), ..Default::default() };
+        let e = CredentialEnv { working_dir: dir.path().into(), ..env() };
         assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "./service-account.json");
     }
 
@@ -218,10 +330,10 @@ mod tests {
         assert!(missing.to_string().contains("cannot read the credentials file /nonexistent/key.json"));
         let e = CredentialEnv { gcp_service_account_json_b64: Some("!!!".into()), ..env() };
         assert!(matches!(Auth::discover(None, &e).await, Err(AuthError::BadBase64)));
-        let user = r#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#;
-        let e = CredentialEnv { google_credentials: Some(user.into()), ..env() };
+        let p12 = r#"{"type":"p12","secret":"secret-refresh"}"#;
+        let e = CredentialEnv { google_credentials: Some(p12.into()), ..env() };
         let error = Auth::discover(None, &e).await.unwrap_err().to_string();
-        assert!(error.contains("GOOGLE_CREDENTIALS is not a service account key"));
+        assert!(error.starts_with("GOOGLE_CREDENTIALS is a \"p12\" credential, which this tool cannot use"), "{error}");
         assert!(!error.contains("secret-refresh"));
         let e = CredentialEnv { google_credentials: Some("not json".into()), ..env() };
         let error = Auth::discover(None, &e).await.unwrap_err().to_string();
