@@ -31,6 +31,8 @@ fn main() -> ExitCode {
         }
     };
     gcs_speed_tui::malloc::keep_freed_memory();
+    // Before any HTTP client of ours or of a library is built.
+    gcs_speed_tui::tls::install_crypto_provider();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -136,6 +136,13 @@ impl Authority {
         self.issued.lock().unwrap().get_mut(token).map(|t| t.revoked = true).is_some()
     }
 
+    /// Revokes every token issued so far (as a key's deletion would).
+    pub fn revoke_all(&self) -> usize {
+        let mut issued = self.issued.lock().unwrap();
+        issued.values_mut().for_each(|t| t.revoked = true);
+        issued.len()
+    }
+
     /// Who a request's `Authorization` header speaks for, or why not.
     pub fn principal(&self, authorization: Option<&str>) -> Result<String, Refusal> {
         let refused = |why: &str| {

@@ -171,10 +171,20 @@ fn text(status: StatusCode, body: &str) -> JsonResponse {
     response
 }
 
-/// A form body (application/x-www-form-urlencoded), small.
+/// A request's fields: a form body (application/x-www-form-urlencoded), or
+/// a JSON object (Google's token endpoint takes both, and clients send both).
 async fn form(req: Request<Incoming>) -> std::collections::HashMap<String, String> {
-    match Limited::new(req.into_body(), 64 << 10).collect().await {
-        Ok(body) => query_map(Some(&String::from_utf8_lossy(&body.to_bytes()))),
-        Err(_) => Default::default(),
+    let json = req.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.contains("json"));
+    let Ok(body) = Limited::new(req.into_body(), 64 << 10).collect().await else {
+        return Default::default();
+    };
+    let body = body.to_bytes();
+    if !json {
+        return query_map(Some(&String::from_utf8_lossy(&body)));
     }
+    let fields: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&body).unwrap_or_default();
+    fields
+        .into_iter()
+        .map(|(key, value)| (key, value.as_str().map(String::from).unwrap_or_else(|| value.to_string())))
+        .collect()
 }

@@ -36,6 +36,10 @@ pub struct RunReport {
     /// What the rounds did (`config.workload`, said at the top for readers).
     #[serde(default)]
     pub workload: Workload,
+    /// Times a refused token (401, UNAUTHENTICATED) made the credentials
+    /// fetch a new one; each refused request was tried once more (a retry).
+    #[serde(default)]
+    pub auth_refreshes: u64,
     /// Ranged reads: the seed their offsets were drawn from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_seed: Option<u64>,
@@ -80,6 +84,7 @@ impl RunReport {
             target,
             workload: config.workload,
             read_seed: None,
+            auth_refreshes: 0,
             config,
             transports,
             comparison: verdicts.first().map(|v| v.comparison.clone()),
@@ -98,6 +103,11 @@ impl RunReport {
             self.outcome_detail = format!("not started: {why}");
         }
         self.stopped_because = why;
+        self
+    }
+
+    pub fn auth_refreshes(mut self, refreshes: u64) -> Self {
+        self.auth_refreshes = refreshes;
         self
     }
 
@@ -207,6 +217,12 @@ impl RunReport {
         }
         if let Some(why) = &self.stopped_because {
             lines.push(why.clone());
+        }
+        if self.auth_refreshes > 0 {
+            lines.push(format!(
+                "credentials: a refused token was replaced {} (each refused request tried once more, counted as a retry)",
+                plural(self.auth_refreshes as usize, "time")
+            ));
         }
         if self.outcome != RunOutcome::Completed {
             lines.push(self.outcome_detail.clone());

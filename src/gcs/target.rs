@@ -187,7 +187,7 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
     // On emulators a missing bucket is made; on GCS it is an error.
     let create = config.target != Target::Gcs;
     if let Some(first) = uploaders.first() {
-        first.prepare_bucket(create).await?;
+        first.prepare_bucket(create).await.map_err(|error| refused_credentials(error, &auth))?;
     }
     if config.auth {
         check_permissions(&uploaders, &auth, &config.bucket).await?;
@@ -207,6 +207,22 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
         emulator_fault: config.emulator_fault.clone(),
     };
     Ok(Connected { info, uploaders, server: None, auth })
+}
+
+/// A 401 at the start says what to do: send credentials, or other ones.
+fn refused_credentials(error: TransportError, auth: &Auth) -> TransportError {
+    if !crate::gcs::transport::retry::is_unauthenticated(&error) {
+        return error;
+    }
+    TransportError::Auth(match auth.kind() {
+        None => format!(
+            "the endpoint asks for credentials ({error}): add --auth gcs, with --credentials KEY.json or GOOGLE_APPLICATION_CREDENTIALS"
+        ),
+        Some(_) => format!(
+            "the endpoint refused the {} ({error}): check that the account exists and the key is current",
+            auth.describe()
+        ),
+    })
 }
 
 /// What a run needs on the bucket: to create its objects and delete them.

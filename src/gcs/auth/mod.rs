@@ -232,6 +232,7 @@ fn held(parsed: Parsed, source: String) -> Result<Auth, AuthError> {
 /// metadata server (a GCE VM, a GKE pod with Workload Identity).
 pub async fn metadata_email(host: &str) -> Option<String> {
     let url = format!("http://{host}/computeMetadata/v1/instance/service-accounts/default/email");
+    crate::tls::install_crypto_provider();
     let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().ok()?;
     let response = client.get(url).header("Metadata-Flavor", "Google").send().await.ok()?;
     if !response.status().is_success() {

@@ -248,6 +248,7 @@ impl<'a> Runner<'a> {
         )
         .stopped_because(self.stopped_because.take())
         .read_seed((self.config.range_size > 0).then_some(self.read_seed))
+        .auth_refreshes(self.connected.auth.refreshes())
     }
 
     /// Bytes one complete round of one transport moves in `operation`.

@@ -1,0 +1,391 @@
+//! The real-GCS path on loopback: the emulator with TLS and tokens required
+//! (`--tls --require-auth`), and the binary reaching it as it would reach
+//! storage.googleapis.com: TLS on both transports, an OAuth token from each
+//! of the seven credential sources (every credential type), refreshed when
+//! it expires or is revoked, and one sentence for each thing that can be
+//! wrong. Every credential file is made here, its token URL pointing at the
+//! emulator, which trusts it.
+
+mod common;
+
+use gcs_speed_tui::emulator::authority::AuthOptions;
+use gcs_speed_tui::emulator::tls::TlsMode;
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+const KEY_PEM: &str = include_str!("data/test-key.pem");
+const SA_EMAIL: &str = "bench@test-project.iam.gserviceaccount.com";
+const TARGET_EMAIL: &str = "target@test-project.iam.gserviceaccount.com";
+
+/// Where the test's files live, and the emulator they point at.
+struct Place {
+    dir: tempfile::TempDir,
+    emulator: Emulator,
+}
+
+impl Place {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn ca(&self) -> PathBuf {
+        self.path("ca.pem")
+    }
+}
+
+fn service_account(token_uri: &str, pem: &str) -> Value {
+    json!({"type": "service_account", "project_id": "test-project", "private_key_id": "k1",
+        "private_key": pem, "client_email": SA_EMAIL, "client_id": "1", "token_uri": token_uri})
+}
+
+fn authorized_user(token_uri: &str) -> Value {
+    json!({"type": "authorized_user", "client_id": "client-1.apps.googleusercontent.com",
+        "client_secret": "user-secret-value", "refresh_token": "1//user-refresh-value", "token_uri": token_uri})
+}
+
+fn impersonated(base: &str) -> Value {
+    json!({"type": "impersonated_service_account",
+        "service_account_impersonation_url": format!("{base}/v1/projects/-/serviceAccounts/{TARGET_EMAIL}:generateAccessToken"),
+        "source_credentials": authorized_user(&format!("{base}/token"))})
+}
+
+fn external_account(base: &str, subject_file: &Path) -> Value {
+    json!({"type": "external_account",
+        "audience": "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/pool/providers/p",
+        "subject_token_type": "urn:ietf:params:oauth:token-type:jwt",
+        "token_url": format!("{base}/v1/token"),
+        "credential_source": {"file": subject_file.to_str().unwrap()}})
+}
+
+/// A TLS emulator that wants tokens and trusts every credential made above.
+async fn place_with(ttl: Duration, denied: &[&str], tls: Option<TlsMode>) -> Place {
+    let dir = tempfile::tempdir().unwrap();
+    // The ports are known only once it listens: trust needs no URL, the
+    // files that point at it are written after.
+    let subject = dir.path().join("subject-token");
+    std::fs::write(&subject, "eyJzdWJqZWN0.workload-subject.token-value").unwrap();
+    let placeholder = "https://127.0.0.1:1";
+    let trusted = vec![
+        service_account(&format!("{placeholder}/token"), KEY_PEM),
+        authorized_user(placeholder),
+        impersonated(placeholder),
+        external_account(placeholder, &subject),
+    ];
+    let auth = AuthOptions {
+        required: true,
+        token_ttl: ttl,
+        trusted,
+        denied: denied.iter().map(|d| d.to_string()).collect(),
+        ..AuthOptions::default()
+    };
+    let options = EmulatorOptions {
+        tls: Some(tls.unwrap_or(TlsMode::Generated)),
+        auth,
+        buckets: vec![common::BUCKET.into()],
+        ..EmulatorOptions::default()
+    };
+    let emulator = Emulator::start(options).await.expect("the TLS emulator starts");
+    if let Some(ca) = emulator.ca_pem() {
+        std::fs::write(dir.path().join("ca.pem"), ca).unwrap();
+    }
+    let place = Place { dir, emulator };
+    let base = place.emulator.json_url();
+    let write = |name: &str, value: Value| std::fs::write(place.path(name), value.to_string()).unwrap();
+    write("key.json", service_account(&format!("{base}/token"), KEY_PEM));
+    write("user.json", authorized_user(&format!("{base}/token")));
+    write("impersonated.json", impersonated(&base));
+    write("external.json", external_account(&base, &subject));
+    place
+}
+
+async fn place() -> Place {
+    place_with(Duration::from_secs(3600), &[], None).await
+}
+
+/// The binary against the place, with only the credential variables given
+/// (none of the shell's), in `cwd`, trusting the emulator's CA through
+/// SSL_CERT_FILE as the whole process (and its auth libraries) reads it.
+fn run_in(place: &Place, cwd: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let json = place.emulator.json_url();
+    let grpc = place.emulator.grpc_url();
+    let mut args = vec!["run", "--endpoint", &json, "--grpc-endpoint", &grpc, "--bucket", common::BUCKET];
+    args.extend(["--size", "256KiB", "--iterations", "3", "--warmup=false"]);
+    // Tokens and JSON unless the case says otherwise.
+    for (flag, default) in [("--auth", "gcs"), ("--format", "json")] {
+        if !extra.contains(&flag) {
+            args.extend([flag, default]);
+        }
+    }
+    args.extend(extra);
+    let mut command = Command::new(common::binary());
+    command.args(&args).current_dir(cwd);
+    for var in [
+        "STORAGE_EMULATOR_HOST",
+        "STORAGE_EMULATOR_HOST_GRPC",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GCP_SERVICE_ACCOUNT_JSON",
+        "GOOGLE_CREDENTIALS",
+        "GCP_SERVICE_ACCOUNT_JSON_B64",
+        "CLOUDSDK_CONFIG",
+        "GCE_METADATA_HOST",
+        "RUST_LOG",
+    ] {
+        command.env_remove(var);
+    }
+    let ca = place.ca();
+    command.env("SSL_CERT_FILE", &ca).env("HOME", place.path("home"));
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().unwrap()
+}
+
+fn run(place: &Place, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    run_in(place, place.dir.path(), extra, env)
+}
+
+fn report(output: &Output) -> Value {
+    assert!(output.status.success(), "exit {:?}: {}", output.status.code(), String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Both transports finished every round and left nothing.
+fn assert_uploaded(report: &Value, what: &str) {
+    assert_eq!(report["outcome"], "completed", "{what}");
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!((t["runs"].as_u64(), t["errors"].as_u64()), (Some(3), Some(0)), "{what}: {t}");
+        assert!(t["protocol"].as_str().unwrap().contains("TLS"), "{what}: {t}");
+    }
+    assert_eq!(report["cleanup"]["deleted"].as_u64(), Some(6), "{what}");
+}
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_source_and_type_gets_a_token_and_both_transports_upload_over_tls() {
+    let place = place().await;
+    let key = place.path("key.json");
+    let key_text = std::fs::read_to_string(&key).unwrap();
+    let external = std::fs::read_to_string(place.path("external.json")).unwrap();
+    let impersonated = std::fs::read_to_string(place.path("impersonated.json")).unwrap();
+    use base64::Engine;
+    let key_b64 = base64::engine::general_purpose::STANDARD.encode(&key_text);
+    let user = place.path("user.json");
+    // gcloud's file, where CLOUDSDK_CONFIG says.
+    let gcloud = place.path("gcloud");
+    std::fs::create_dir_all(&gcloud).unwrap();
+    std::fs::copy(&user, gcloud.join("application_default_credentials.json")).unwrap();
+    let local = place.path("local");
+    std::fs::create_dir_all(&local).unwrap();
+    std::fs::write(local.join("service-account.json"), &key_text).unwrap();
+    let metadata = place.emulator.metadata_addr().unwrap().to_string();
+    let (key, user, gcloud) = (key.to_str().unwrap(), user.to_str().unwrap(), gcloud.to_str().unwrap());
+    let cases: Vec<(&str, Vec<&str>, Vec<(&str, &str)>, &Path, &str, Option<&str>)> = vec![
+        ("--credentials", vec!["--credentials", key], vec![], place.dir.path(), "service_account", Some(SA_EMAIL)),
+        (
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            vec![],
+            vec![("GOOGLE_APPLICATION_CREDENTIALS", user)],
+            place.dir.path(),
+            "authorized_user",
+            None,
+        ),
+        (
+            "GCP_SERVICE_ACCOUNT_JSON",
+            vec![],
+            vec![("GCP_SERVICE_ACCOUNT_JSON", &impersonated)],
+            place.dir.path(),
+            "impersonated_service_account",
+            Some(TARGET_EMAIL),
+        ),
+        (
+            "GOOGLE_CREDENTIALS",
+            vec![],
+            vec![("GOOGLE_CREDENTIALS", &external)],
+            place.dir.path(),
+            "external_account",
+            None,
+        ),
+        (
+            "GCP_SERVICE_ACCOUNT_JSON_B64",
+            vec![],
+            vec![("GCP_SERVICE_ACCOUNT_JSON_B64", &key_b64)],
+            place.dir.path(),
+            "service_account",
+            Some(SA_EMAIL),
+        ),
+        ("./service-account.json", vec![], vec![], &local, "service_account", Some(SA_EMAIL)),
+        (
+            "Application Default Credentials (",
+            vec![],
+            vec![("CLOUDSDK_CONFIG", gcloud)],
+            place.dir.path(),
+            "authorized_user",
+            None,
+        ),
+        (
+            "Application Default Credentials (metadata server",
+            vec![],
+            vec![("GCE_METADATA_HOST", &metadata)],
+            place.dir.path(),
+            "gce_metadata",
+            Some("default@emulator.iam.gserviceaccount.com"),
+        ),
+    ];
+    for (source, flags, env, cwd, kind, principal) in cases {
+        let issued_before = place.emulator.authority().tokens_issued.load(Ordering::Relaxed);
+        let report = report(&run_in(&place, cwd, &flags, &env));
+        assert_uploaded(&report, source);
+        let target = &report["target"];
+        assert!(text(&target["credentials"]).contains(&format!("from {source}")), "{source}: {target}");
+        assert_eq!(text(&target["credential_type"]), kind, "{source}");
+        assert_eq!(target["principal"].as_str(), principal, "{source}");
+        let issued = place.emulator.authority().tokens_issued.load(Ordering::Relaxed) - issued_before;
+        assert!(issued >= 1, "{source}: the emulator issued the token it used");
+    }
+    assert_eq!(place.emulator.authority().refused.load(Ordering::Relaxed), 0, "no request went without a good token");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_token_both_apis_answer_as_gcs_does() {
+    let place = place().await;
+    let client = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(place.emulator.ca_pem().unwrap().as_bytes()).unwrap())
+        .build()
+        .unwrap();
+    gcs_speed_tui::tls::install_crypto_provider();
+    let url = format!("{}/storage/v1/b/{}", place.emulator.json_url(), common::BUCKET);
+    let answer = client.get(&url).send().await.unwrap();
+    assert_eq!(answer.status(), 401);
+    assert!(answer.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer realm="));
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!((body["error"]["code"].as_u64(), text(&body["error"]["errors"][0]["reason"])), (Some(401), "authError"));
+    // gRPC: the run's own client with no credentials meets UNAUTHENTICATED.
+    let output = run(&place, &["--auth", "none", "--transports", "grpc"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("UNAUTHENTICATED") && said.contains("add --auth gcs"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_that_expire_every_two_seconds_are_renewed_with_no_failed_upload() {
+    let place = place_with(Duration::from_secs(2), &[], None).await;
+    let key = place.path("key.json");
+    let report = report(&run(&place, &["--credentials", key.to_str().unwrap(), "--duration", "10s"], &[]));
+    assert_eq!(report["outcome"], "completed");
+    let failed = report["samples"].as_array().unwrap().iter().filter(|s| s["ok"] != true).count();
+    assert_eq!(failed, 0, "no upload failed");
+    let issued = place.emulator.authority().tokens_issued.load(Ordering::Relaxed);
+    assert!(issued >= 5, "a 10 s run with 2 s tokens needs at least 5 of them, got {issued}");
+    assert_eq!(place.emulator.authority().refused.load(Ordering::Relaxed), 0, "each was renewed before it expired");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_revoked_token_is_replaced_once_and_the_run_goes_on() {
+    let place = place().await;
+    let key = place.path("key.json").to_str().unwrap().to_string();
+    let emulator = &place.emulator;
+    let output = std::thread::scope(|scope| {
+        let running = scope.spawn(|| run(&place, &["--credentials", &key, "--duration", "4s"], &[]));
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(emulator.authority().revoke_all() >= 1, "a token was in use");
+        running.join().unwrap()
+    });
+    let report = report(&output);
+    assert_eq!(report["outcome"], "completed", "{report}");
+    assert!(report["auth_refreshes"].as_u64().unwrap() >= 1, "{}", report["auth_refreshes"]);
+    let retries: u64 = report["transports"].as_array().unwrap().iter().map(|t| t["retries"].as_u64().unwrap()).sum();
+    assert!(retries >= 1, "each refused request was retried once");
+    assert!(emulator.authority().refused.load(Ordering::Relaxed) >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_and_keys_never_reach_logs_or_outputs_at_trace_level() {
+    let place = place().await;
+    let key = place.path("key.json");
+    let user = place.path("user.json");
+    let mut seen = String::new();
+    for (flags, env) in [
+        (vec!["--credentials", key.to_str().unwrap()], vec![("RUST_LOG", "trace")]),
+        (
+            vec!["--format", "csv"],
+            vec![("RUST_LOG", "trace"), ("GOOGLE_APPLICATION_CREDENTIALS", user.to_str().unwrap())],
+        ),
+    ] {
+        let output = run(&place, &flags, &env);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        seen += &String::from_utf8_lossy(&output.stdout);
+        seen += &String::from_utf8_lossy(&output.stderr);
+    }
+    assert!(place.emulator.authority().tokens_issued.load(Ordering::Relaxed) >= 2, "tokens were really held");
+    assert!(seen.contains("fetch_token") || seen.contains("TRACE"), "trace logging was on");
+    let key_line = KEY_PEM.lines().nth(2).unwrap();
+    for secret in
+        ["ya29.emulator-", "PRIVATE KEY", key_line, "user-secret-value", "1//user-refresh-value", "Bearer ya29"]
+    {
+        assert!(!seen.contains(secret), "found {secret:?} in the output");
+    }
+}
+
+/// One sentence on stderr and exit 2.
+fn refused(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    let said = String::from_utf8_lossy(&output.stderr).trim().to_string();
+    assert_eq!(said.lines().count(), 1, "one sentence: {said}");
+    assert!(said.starts_with("error: "), "{said}");
+    said
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_can_be_wrong_is_one_sentence_each() {
+    let place = place_with(Duration::from_secs(3600), &["storage.objects.delete"], None).await;
+    let key = place.path("key.json");
+    let key = key.to_str().unwrap();
+    // An untrusted certificate: the CA is not given.
+    let mut untrusted = Command::new(common::binary());
+    let (json, grpc) = (place.emulator.json_url(), place.emulator.grpc_url());
+    untrusted.args(["run", "--endpoint", &json, "--grpc-endpoint", &grpc, "--bucket", common::BUCKET]);
+    untrusted.env_remove("SSL_CERT_FILE").env_remove("STORAGE_EMULATOR_HOST").env_remove("STORAGE_EMULATOR_HOST_GRPC");
+    let said = refused(&untrusted.output().unwrap());
+    assert!(said.contains("is not signed by a CA this machine trusts: pass --ca-cert FILE"), "{said}");
+    // A missing permission, before any upload.
+    let said = refused(&run(&place, &["--credentials", key], &[]));
+    assert!(said.contains("may not delete objects in bucket test-bucket (missing storage.objects.delete)"), "{said}");
+    assert!(said.contains(SA_EMAIL), "the principal is named: {said}");
+    assert_eq!(place.emulator.store().objects_created.load(Ordering::Relaxed), 0, "nothing was uploaded");
+    // A key the emulator does not know (a new one, made now).
+    let stranger = place.path("stranger.pem");
+    let made = Command::new("openssl")
+        .args(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out"])
+        .arg(&stranger)
+        .output()
+        .expect("openssl is installed (./scripts/test installs it)");
+    assert!(made.status.success());
+    let wrong =
+        service_account(&format!("{}/token", place.emulator.json_url()), &std::fs::read_to_string(&stranger).unwrap());
+    let wrong_key = place.path("wrong-key.json");
+    std::fs::write(&wrong_key, wrong.to_string()).unwrap();
+    let said = refused(&run(&place, &["--credentials", wrong_key.to_str().unwrap()], &[]));
+    assert!(said.contains(&format!("from --credentials {}", wrong_key.display())), "the key's source: {said}");
+    assert!(said.contains("could not get an access token"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_certificate_for_another_host_is_said_to_be_for_another_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = gcs_speed_tui::emulator::tls::generate_for(&["storage.example.internal"]).unwrap();
+    for (name, pem) in [("ca.pem", &ca), ("cert.pem", &cert), ("key.pem", &key)] {
+        std::fs::write(dir.path().join(name), pem).unwrap();
+    }
+    let tls = TlsMode::Given { cert: dir.path().join("cert.pem"), key: dir.path().join("key.pem") };
+    let place = place_with(Duration::from_secs(3600), &[], Some(tls)).await;
+    std::fs::write(place.ca(), &ca).unwrap();
+    let said = refused(&run(&place, &["--auth", "none"], &[]));
+    assert!(said.contains("is not for 127.0.0.1"), "{said}");
+}
