@@ -28,7 +28,11 @@ pub enum Command {
     /// Run the benchmark without the interactive app and print a report.
     Run(Box<RunArgs>),
     /// Serve the built-in GCS emulator (JSON and gRPC) until Ctrl-C.
-    Emulator(EmulatorArgs),
+    Emulator(Box<EmulatorArgs>),
+    /// Check, before any upload, that a run would work: credentials, a
+    /// token, the bucket, permission to create and delete objects, and the
+    /// gRPC channel; a line per step, with what to do when one fails.
+    Doctor(Box<DoctorArgs>),
     /// The same question for etcd: its HTTP gateway against gRPC.
     Etcd(EtcdArgs),
 }
@@ -55,6 +59,13 @@ pub struct RunArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// The same target options as `run` (--bucket, --endpoint, --credentials, --auth, --ca-cert, ...).
+    #[command(flatten)]
+    pub bench: BenchArgs,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

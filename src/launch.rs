@@ -7,18 +7,25 @@ use crate::emulator::{Emulator, EmulatorOptions};
 use crate::gcs::target::{Connected, SetupError};
 
 pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
-    let emulator = match config.target {
-        Target::BuiltIn => {
-            // Reads need the bytes back; uploads alone keep memory flat without them.
-            let retain = config.workload.reads();
-            let options =
-                EmulatorOptions { faults: config.emulator_faults.clone(), retain, ..EmulatorOptions::default() };
-            Some(Emulator::start(options).await.map_err(SetupError::Emulator)?)
-        }
-        _ => None,
-    };
-    let urls = emulator.as_ref().map(|e| (e.json_url(), format!("http://{}", e.grpc_addr())));
+    let (server, urls) = built_in(config).await?;
     let mut connected = crate::gcs::target::connect(config, urls).await?;
-    connected.server = emulator.map(|e| Box::new(e) as Box<dyn std::any::Any + Send + Sync>);
+    connected.server = server;
     Ok(connected)
 }
+
+/// The built-in emulator when the configuration goes to it, started (kept
+/// alive by the first value), and its JSON and gRPC URLs.
+pub async fn built_in(config: &BenchConfig) -> Result<(Option<Server>, Option<(String, String)>), SetupError> {
+    if config.target != Target::BuiltIn {
+        return Ok((None, None));
+    }
+    // Reads need the bytes back; uploads alone keep memory flat without them.
+    let retain = config.workload.reads();
+    let options = EmulatorOptions { faults: config.emulator_faults.clone(), retain, ..EmulatorOptions::default() };
+    let emulator = Emulator::start(options).await.map_err(SetupError::Emulator)?;
+    let urls = (emulator.json_url(), emulator.grpc_url());
+    Ok((Some(Box::new(emulator)), Some(urls)))
+}
+
+/// A server kept running for as long as this is held.
+pub type Server = Box<dyn std::any::Any + Send + Sync>;

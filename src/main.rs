@@ -48,7 +48,15 @@ fn main() -> ExitCode {
         }
         Some(Command::Emulator(args)) => {
             init_logging();
-            runtime.block_on(emulator_command::emulator(args))
+            runtime.block_on(emulator_command::emulator(*args))
+        }
+        Some(Command::Doctor(args)) => {
+            init_logging();
+            let config = match args.bench.to_options().validate(&Environment::from_process()) {
+                Ok(config) => config,
+                Err(error) => return usage_error(error),
+            };
+            ExitCode::from(runtime.block_on(gcs_speed_tui::doctor::check(&config)))
         }
         Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
             init_logging();

@@ -90,6 +90,8 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
         grpc_endpoint: None,
         bucket: "b-b".into(),
         credentials: "none".into(),
+        credential_type: None,
+        principal: None,
         emulator_fault: None,
     };
     RunReport::new("id".into(), "t".into(), target, config, summaries, samples, rounds, outcome, Cleanup::default())

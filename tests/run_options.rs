@@ -216,6 +216,7 @@ async fn a_missing_bucket_on_gcs_is_an_error_that_says_how_to_create_it() {
         auth: Auth::none(),
         retry: Default::default(),
         request_timeout: Duration::from_secs(10),
+        ca_pem: None,
     })
     .unwrap();
     let error = json.prepare_bucket(false).await.unwrap_err().to_string();

@@ -42,7 +42,10 @@ fn a_key_and_its_tokens_never_reach_the_output() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("could not get an access token from --credentials"), "{stderr}");
+    assert!(
+        stderr.contains("could not get an access token with the service_account credentials from --credentials"),
+        "{stderr}"
+    );
     assert_no_secret(&stderr);
     assert_no_secret(&String::from_utf8_lossy(&output.stdout));
 }
@@ -62,7 +65,12 @@ fn keys_given_in_the_environment_are_not_echoed_either() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(&format!("could not get an access token from {variable}")), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "could not get an access token with the service_account credentials from {variable}"
+            )),
+            "{stderr}"
+        );
         assert_no_secret(&stderr);
         assert!(!stderr.contains(&value[..40]), "the variable's value was echoed");
     }

@@ -28,6 +28,8 @@ fn target() -> TargetInfo {
         grpc_endpoint: Some("127.0.0.1:9001".into()),
         bucket: "gcs-speed-tui-bench".into(),
         credentials: "none (emulator)".into(),
+        credential_type: None,
+        principal: None,
         emulator_fault: None,
     }
 }

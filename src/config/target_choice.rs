@@ -133,10 +133,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn endpoints_get_tokens_when_https_leaves_the_machine_or_when_asked() {
+        let auth = |mode: &str, url: &str| endpoint_auth(mode, [Some(url), None]).unwrap();
+        assert!(auth("auto", "https://storage.us-east1.rep.googleapis.com"));
+        assert!(auth("auto", "https://10.0.0.5:443"), "a PSC address");
+        assert!(!auth("auto", "https://127.0.0.1:9000"), "loopback");
+        assert!(!auth("auto", "https://localhost:9000"));
+        assert!(!auth("auto", "https://[::1]:9000"));
+        assert!(!auth("auto", "http://storage.example.com"), "plaintext");
+        assert!(auth("gcs", "https://127.0.0.1:9000"));
+        assert!(!auth("none", "https://storage.googleapis.com"));
+        assert_eq!(endpoint_auth("yes", [None, None]).unwrap_err(), "--auth 'yes' is not one of auto, gcs, none");
+    }
+
+    #[test]
     fn target_choice_follows_the_documented_order() {
         let env = Environment {
             storage_emulator_host: Some("localhost:9023".into()),
             storage_emulator_host_grpc: Some("localhost:9024".into()),
+            ..Environment::default()
         };
         let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
         assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);

@@ -123,67 +123,94 @@ impl Connected {
     }
 }
 
-/// Connects to the configured target; `built_in` is the JSON and gRPC URLs
-/// of the built-in emulator when the front end started one.
-pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -> Result<Connected, SetupError> {
-    let (json_url, grpc_url) = match &config.target {
-        Target::BuiltIn => {
-            let (json, grpc) =
-                built_in.ok_or_else(|| SetupError::Emulator(std::io::Error::other("it was not started")))?;
-            (Some(json), Some(grpc))
-        }
-        Target::Endpoint { json_url, grpc_url } => (json_url.clone(), grpc_url.clone()),
-        Target::Gcs => (Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string())),
-    };
-    let auth = if config.auth {
-        let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
-        // Fail now, with the source named, rather than on the first upload.
-        auth.bearer().await?;
-        auth
-    } else {
-        Auth::none()
-    };
-    let ca_pem = match &config.ca_cert {
-        Some(path) => Some(std::fs::read(path).map_err(|e| {
-            TransportError::Connection(format!(
-                "cannot read the CA certificates in {} (--ca-cert or SSL_CERT_FILE): {e}",
-                path.display()
-            ))
-        })?),
-        None => None,
-    };
-    let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
-    for kind in &config.transports {
-        let uploader: Arc<dyn Uploader> = match kind {
+/// Where the transports go, with what credentials and extra trust.
+pub struct Route {
+    pub json_url: Option<String>,
+    pub grpc_url: Option<String>,
+    pub auth: Auth,
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+impl Route {
+    /// The configured target's URLs (`built_in`: the built-in emulator's,
+    /// when the front end started one) and the extra CA certificates;
+    /// credentials are `auth`, found by the caller.
+    pub fn new(config: &BenchConfig, built_in: Option<(String, String)>, auth: Auth) -> Result<Route, SetupError> {
+        let (json_url, grpc_url) = match &config.target {
+            Target::BuiltIn => {
+                let (json, grpc) =
+                    built_in.ok_or_else(|| SetupError::Emulator(std::io::Error::other("it was not started")))?;
+                (Some(json), Some(grpc))
+            }
+            Target::Endpoint { json_url, grpc_url } => (json_url.clone(), grpc_url.clone()),
+            Target::Gcs => (Some(GCS_JSON_URL.to_string()), Some(GCS_GRPC_URL.to_string())),
+        };
+        let ca_pem = match &config.ca_cert {
+            Some(path) => Some(std::fs::read(path).map_err(|e| {
+                TransportError::Connection(format!(
+                    "cannot read the CA certificates in {} (--ca-cert or SSL_CERT_FILE): {e}",
+                    path.display()
+                ))
+            })?),
+            None => None,
+        };
+        Ok(Route { json_url, grpc_url, auth, ca_pem })
+    }
+
+    /// One transport, connected (gRPC) or ready to (JSON).
+    pub async fn open(&self, config: &BenchConfig, kind: TransportKind) -> Result<Arc<dyn Uploader>, TransportError> {
+        let retry = RetryPolicy { credentials: Some(self.auth.clone()), ..config.retry_policy() };
+        Ok(match kind {
             TransportKind::Json => Arc::new(JsonTransport::new(JsonSettings {
-                base_url: json_url.clone().unwrap_or_default(),
+                base_url: self.json_url.clone().unwrap_or_default(),
                 bucket: config.bucket.clone(),
                 checksum: config.json_checksum,
                 chunk_size: config.chunk_size,
                 http: config.json_http,
-                auth: auth.clone(),
-                retry: RetryPolicy { credentials: Some(auth.clone()), ..config.retry_policy() },
+                auth: self.auth.clone(),
+                retry,
                 request_timeout: config.request_timeout,
-                ca_pem: ca_pem.clone(),
+                ca_pem: self.ca_pem.clone(),
             })?),
             TransportKind::Grpc => Arc::new(
                 GrpcTransport::connect(GrpcSettings {
-                    url: grpc_url.clone().unwrap_or_default(),
+                    url: self.grpc_url.clone().unwrap_or_default(),
                     bucket: config.bucket.clone(),
                     checksum: config.grpc_checksum,
                     chunk_size: config.chunk_size,
                     channels: config.grpc_conn_pool,
                     window: config.grpc_window,
-                    retry: RetryPolicy { credentials: Some(auth.clone()), ..config.retry_policy() },
+                    retry,
                     request_timeout: config.request_timeout,
-                    auth: auth.clone(),
-                    ca_pem: ca_pem.clone(),
+                    auth: self.auth.clone(),
+                    ca_pem: self.ca_pem.clone(),
                 })
                 .await?,
             ),
-        };
-        uploaders.push(uploader);
+        })
     }
+}
+
+/// The credentials a configuration calls for, with a first token fetched
+/// (so that a bad key fails now, its source named, not on the first upload).
+pub async fn credentials(config: &BenchConfig) -> Result<Auth, SetupError> {
+    if !config.auth {
+        return Ok(Auth::none());
+    }
+    let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
+    auth.bearer().await?;
+    Ok(auth)
+}
+
+/// Connects to the configured target; `built_in` is the JSON and gRPC URLs
+/// of the built-in emulator when the front end started one.
+pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -> Result<Connected, SetupError> {
+    let route = Route::new(config, built_in, credentials(config).await?)?;
+    let mut uploaders: Vec<Arc<dyn Uploader>> = Vec::new();
+    for &kind in &config.transports {
+        uploaders.push(route.open(config, kind).await?);
+    }
+    let Route { json_url, grpc_url, auth, .. } = route;
     // On emulators a missing bucket is made; on GCS it is an error.
     let create = config.target != Target::Gcs;
     if let Some(first) = uploaders.first() {
@@ -210,7 +237,7 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
 }
 
 /// A 401 at the start says what to do: send credentials, or other ones.
-fn refused_credentials(error: TransportError, auth: &Auth) -> TransportError {
+pub fn refused_credentials(error: TransportError, auth: &Auth) -> TransportError {
     if !crate::gcs::transport::retry::is_unauthenticated(&error) {
         return error;
     }
@@ -231,7 +258,7 @@ pub const NEEDED_PERMISSIONS: [&str; 2] = ["storage.objects.create", "storage.ob
 /// Before any upload: the principal may create and delete objects in the
 /// bucket (asked of the JSON API's testIamPermissions; a gRPC-only run
 /// learns it from its first upload instead).
-async fn check_permissions(uploaders: &[Arc<dyn Uploader>], auth: &Auth, bucket: &str) -> Result<(), SetupError> {
+pub async fn check_permissions(uploaders: &[Arc<dyn Uploader>], auth: &Auth, bucket: &str) -> Result<(), SetupError> {
     for uploader in uploaders {
         if let Some(granted) = uploader.granted_permissions(&NEEDED_PERMISSIONS).await? {
             let missing: Vec<&str> =

@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 34);
+        assert_eq!(FIELDS.len(), 36);
         let form = Form::new(Options::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");

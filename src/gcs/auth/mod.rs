@@ -282,7 +282,7 @@ mod tests {
         .to_string()
     }
 
-    const TEST_PRIVATE_KEY: &str = include_str!("../../tests/data/test-key.pem");
+    const TEST_PRIVATE_KEY: &str = include_str!("../../../tests/data/test-key.pem");
 
     fn env() -> CredentialEnv {
         CredentialEnv {

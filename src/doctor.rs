@@ -1,0 +1,131 @@
+//! `gcs-speed-tui doctor`: before any upload, each thing a run needs, a line
+//! each: where it goes, the credentials (source, type, account), a token,
+//! the bucket, permission to create and delete objects, and the gRPC
+//! channel with one cheap call. A failed step says what to do, and the steps
+//! after it that depend on it are not tried. Nothing is written (but the
+//! built-in emulator's bucket, which a run would make too).
+
+use crate::config::{BenchConfig, Target, TransportKind};
+use crate::gcs::auth::{Auth, CredentialEnv};
+use crate::gcs::target::{NEEDED_PERMISSIONS, Route, refused_credentials};
+use std::fmt::Display;
+
+/// Exit code when every step passed, and when one failed.
+const OK: u8 = 0;
+const FAILED: u8 = 2;
+
+fn passed(step: &str, detail: impl Display) {
+    println!("ok    {step}: {detail}");
+}
+
+fn failed(step: &str, what_to_do: impl Display) -> u8 {
+    println!("FAIL  {step}: {what_to_do}");
+    FAILED
+}
+
+/// Runs the checks for this configuration; the exit code.
+pub async fn check(config: &BenchConfig) -> u8 {
+    if config.target == Target::BuiltIn {
+        println!("note  no --bucket and no endpoint: checking the built-in emulator (real GCS needs --bucket)");
+    }
+    let (server, built_in) = match crate::launch::built_in(config).await {
+        Ok(started) => started,
+        Err(error) => return failed("emulator", error),
+    };
+    let _server = server;
+    let auth = if config.auth {
+        let auth = match Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await {
+            Ok(auth) => auth,
+            Err(error) => return failed("credentials", error),
+        };
+        passed("credentials", auth.describe());
+        if let Err(error) = auth.bearer().await {
+            return failed("token", error);
+        }
+        passed("token", "an access token was issued (not shown)");
+        auth
+    } else {
+        passed("credentials", "none needed (no --auth for this endpoint)");
+        Auth::none()
+    };
+    let route = match Route::new(config, built_in, auth.clone()) {
+        Ok(route) => route,
+        Err(error) => return failed("target", error),
+    };
+    passed("target", route_line(config, &route));
+    let mut code = OK;
+    if config.transports.contains(&TransportKind::Json) {
+        code = code.max(check_json(config, &route, &auth).await);
+    }
+    if config.transports.contains(&TransportKind::Grpc) {
+        code = code.max(check_grpc(config, &route, &auth).await);
+    }
+    if code == OK {
+        println!("all checks passed: `gcs-speed-tui run` with the same options should work");
+    }
+    code
+}
+
+fn route_line(config: &BenchConfig, route: &Route) -> String {
+    let json = route.json_url.as_deref().unwrap_or("-");
+    let grpc = route.grpc_url.as_deref().unwrap_or("-");
+    let path =
+        if config.target == Target::Gcs { " (CloudPath: TLS to Google's front end; DirectPath not used)" } else { "" };
+    let trust = match &config.ca_cert {
+        Some(path) => format!("; also trusting the CA certificates in {}", path.display()),
+        None => String::new(),
+    };
+    format!("bucket {} over JSON {json} and gRPC {grpc}{path}{trust}", config.bucket)
+}
+
+async fn check_json(config: &BenchConfig, route: &Route, auth: &Auth) -> u8 {
+    let json = match route.open(config, TransportKind::Json).await {
+        Ok(json) => json,
+        Err(error) => return failed("json", error),
+    };
+    // The built-in emulator starts empty: its bucket is made, as a run makes it.
+    if let Err(error) = json.prepare_bucket(config.target == Target::BuiltIn).await {
+        return failed("bucket", refused_credentials(error, auth).explained(&config.bucket));
+    }
+    passed("bucket", format!("{} exists (JSON API, {})", config.bucket, json.protocol()));
+    if !config.auth {
+        return OK;
+    }
+    match json.granted_permissions(&NEEDED_PERMISSIONS).await {
+        Ok(Some(granted)) => {
+            let missing: Vec<&str> =
+                NEEDED_PERMISSIONS.iter().copied().filter(|p| !granted.iter().any(|g| g == p)).collect();
+            if missing.is_empty() {
+                passed("permissions", format!("may create and delete objects in {}", config.bucket));
+                OK
+            } else {
+                let who = auth.principal().unwrap_or("the account of these credentials");
+                failed(
+                    "permissions",
+                    format!(
+                        "{who} lacks {} on bucket {}: grant it roles/storage.objectUser there (gcloud storage buckets add-iam-policy-binding gs://{} --member=... --role=roles/storage.objectUser)",
+                        missing.join(" and "),
+                        config.bucket,
+                        config.bucket
+                    ),
+                )
+            }
+        }
+        Ok(None) => OK,
+        Err(error) => failed("permissions", error.explained(&config.bucket)),
+    }
+}
+
+async fn check_grpc(config: &BenchConfig, route: &Route, auth: &Auth) -> u8 {
+    let grpc = match route.open(config, TransportKind::Grpc).await {
+        Ok(grpc) => grpc,
+        Err(error) => return failed("grpc", error),
+    };
+    match grpc.prepare_bucket(config.target == Target::BuiltIn).await {
+        Ok(()) => {
+            passed("grpc", format!("channel open ({}), GetBucket answered", grpc.protocol()));
+            OK
+        }
+        Err(error) => failed("grpc", refused_credentials(error, auth).explained(&config.bucket)),
+    }
+}
