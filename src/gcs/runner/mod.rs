@@ -4,14 +4,13 @@
 
 use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
 use crate::engine::events::{Phase, RunEvent};
-use crate::engine::netstat::{self, Counted, WireCounter};
 use crate::gcs::payload::Payload;
 use crate::gcs::report::{RunOutcome, RunReport};
 use crate::gcs::stats::{self, Accounting, ObjectSample, Operation, RoundSample};
 use crate::gcs::target::Connected;
 use crate::gcs::transport::download::ListedObject;
 use crate::gcs::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,10 +22,12 @@ use tokio_util::sync::CancellationToken;
 mod batch;
 mod cleanup;
 mod delivered;
+mod meter;
 mod reads;
 mod warmup;
 
 use delivered::Delivered;
+use meter::{Meter, Metered};
 
 use crate::engine::Stop;
 pub use crate::engine::schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
@@ -36,32 +37,6 @@ pub use cleanup::Ledger;
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Why a run stopped before its schedule was done.
-/// What is measured around one transport's timed rounds (CPU and wire bytes
-/// go into each round's sample, so only complete rounds are divided).
-struct Meter {
-    /// Connections opened by the end of the timed rounds (cleanup's deletes not counted).
-    connections: u64,
-    wire: WireCounter,
-    /// Of the wire bytes, those TCP sent again (loss, tail-loss probes).
-    retransmitted: WireCounter,
-    peers: BTreeSet<SocketAddr>,
-    /// A complete round lost a socket mid-round: its wire bytes are
-    /// incomplete, so no wire figure is given for this transport.
-    wire_lost: bool,
-}
-
-impl Default for Meter {
-    fn default() -> Self {
-        Self {
-            connections: 0,
-            wire: WireCounter::default(),
-            retransmitted: WireCounter::new(Counted::Retransmitted),
-            peers: BTreeSet::new(),
-            wire_lost: false,
-        }
-    }
-}
-
 pub struct Runner<'a> {
     config: BenchConfig,
     connected: &'a Connected,
@@ -86,24 +61,6 @@ pub struct Runner<'a> {
     setup_failed: bool,
     /// Seeds the ranges of ranged reads (reported with the run).
     read_seed: u64,
-}
-
-/// A round being measured.
-struct RoundMeter {
-    key: (TransportKind, Operation),
-    port: u16,
-    cpu_before: f64,
-    start_s: f64,
-}
-
-/// What a round's meter measured around its batch.
-struct Metered {
-    start_s: f64,
-    cpu_s: f64,
-    wire_bytes: u64,
-    retransmitted_bytes: u64,
-    /// A socket closed during the round (its last bytes are not counted).
-    wire_lost: bool,
 }
 
 /// One finished upload: worker, start and duration in run seconds, what came
@@ -262,14 +219,6 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// The meter of a transport's uploads (bytes sent) or reads (received).
-    fn meter(&mut self, key: (TransportKind, Operation)) -> &mut Meter {
-        self.meters.entry(key).or_insert_with(|| match key.1 {
-            Operation::Upload => Meter::default(),
-            Operation::Download => Meter::for_reads(),
-        })
-    }
-
     /// Uploads a round's objects; returns why the run stops, if it does,
     /// and (by worker) the objects it wrote.
     async fn measure_round(
@@ -333,29 +282,6 @@ impl<'a> Runner<'a> {
         }
         let stop = self.record_round((kind, Operation::Upload), round, metered, round_end, bytes, all_ok, stop).await;
         (stop, written)
-    }
-
-    /// Starts measuring a round: client CPU, and the bytes on the sockets
-    /// to `port` (the transport's meter says which way they count).
-    fn start_meter(&mut self, key: (TransportKind, Operation), port: u16) -> RoundMeter {
-        let sockets = netstat::client_sockets(port);
-        let meter = self.meter(key);
-        meter.wire.sample(&sockets);
-        meter.retransmitted.sample(&sockets);
-        // Closed before this round began: not this round's bytes.
-        meter.wire.take_vanished();
-        RoundMeter { key, port, cpu_before: crate::engine::cpu::client_seconds(), start_s: self.at_s() }
-    }
-
-    fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
-        let cpu_s = crate::engine::cpu::client_seconds() - meter.cpu_before;
-        let sockets = netstat::client_sockets(meter.port);
-        let totals = self.meter(meter.key);
-        let wire_bytes = totals.wire.sample(&sockets);
-        let retransmitted_bytes = totals.retransmitted.sample(&sockets);
-        totals.peers.extend(sockets.iter().map(|s| s.peer));
-        let wire_lost = totals.wire.take_vanished();
-        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost }
     }
 
     async fn record_item(&mut self, sample: ObjectSample) {

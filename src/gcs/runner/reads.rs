@@ -4,10 +4,9 @@
 //! one transport, whole or a seeded random range of each. w1r3 reads what
 //! each round has just written, three passes in one measured round.
 
-use super::{Meter, Runner, Stop};
+use super::{Runner, Stop};
 use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
-use crate::engine::netstat::{Counted, WireCounter};
 use crate::engine::report::plural;
 use crate::gcs::payload::Payload;
 use crate::gcs::stats::{ObjectSample, Operation};
@@ -25,13 +24,6 @@ struct PassRead {
 }
 use std::sync::Arc;
 use tokio::task::JoinSet;
-
-impl Meter {
-    /// Reads count the bytes that came in.
-    pub(super) fn for_reads() -> Self {
-        Self { wire: WireCounter::new(Counted::Received), ..Self::default() }
-    }
-}
 
 /// Where a read of `size` bytes starts in an object of `object_size`: a
 /// multiple of `size` (as the C++ client's benchmarks align them), drawn
