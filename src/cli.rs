@@ -53,6 +53,8 @@ pub enum EtcdCommand {
 pub struct RunArgs {
     #[command(flatten)]
     pub bench: BenchArgs,
+    #[command(flatten)]
+    pub start: crate::engine::start::StartArgs,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -7,7 +7,7 @@
 
 use crate::config::{BenchConfig, Target, TransportKind};
 use crate::gcs::auth::{Auth, CredentialEnv};
-use crate::gcs::target::{NEEDED_PERMISSIONS, Route, refused_credentials};
+use crate::gcs::target::{Route, missing_permissions, needed_permissions, refused_credentials};
 use std::fmt::Display;
 
 /// Exit code when every step passed, and when one failed.
@@ -45,7 +45,7 @@ pub async fn check(config: &BenchConfig) -> u8 {
         passed("token", "an access token was issued (not shown)");
         auth
     } else {
-        passed("credentials", "none needed (no --auth for this endpoint)");
+        passed("credentials", "none sent (this target takes no token; --auth gcs sends one)");
         Auth::none()
     };
     let route = match Route::new(config, built_in, auth.clone()) {
@@ -71,9 +71,11 @@ fn route_line(config: &BenchConfig, route: &Route) -> String {
     let grpc = route.grpc_url.as_deref().unwrap_or("-");
     let path =
         if config.target == Target::Gcs { " (CloudPath: TLS to Google's front end; DirectPath not used)" } else { "" };
+    let https =
+        [&route.json_url, &route.grpc_url].iter().any(|u| u.as_deref().is_some_and(|u| u.starts_with("https://")));
     let trust = match &config.ca_cert {
-        Some(path) => format!("; also trusting the CA certificates in {}", path.display()),
-        None => String::new(),
+        Some(path) if https => format!("; also trusting the CA certificates in {}", path.display()),
+        _ => String::new(),
     };
     format!("bucket {} over JSON {json} and gRPC {grpc}{path}{trust}", config.bucket)
 }
@@ -91,19 +93,24 @@ async fn check_json(config: &BenchConfig, route: &Route, auth: &Auth) -> u8 {
     if !config.auth {
         return OK;
     }
-    match json.granted_permissions(&NEEDED_PERMISSIONS).await {
+    let needed = needed_permissions(config);
+    match json.granted_permissions(&needed).await {
         Ok(Some(granted)) => {
-            let missing: Vec<&str> =
-                NEEDED_PERMISSIONS.iter().copied().filter(|p| !granted.iter().any(|g| g == p)).collect();
+            let missing = missing_permissions(&needed, &granted);
             if missing.is_empty() {
-                passed("permissions", format!("may create and delete objects in {}", config.bucket));
+                passed("permissions", format!("has {} on {}", needed.join(", "), config.bucket));
                 OK
             } else {
                 let who = auth.principal().unwrap_or("the account of these credentials");
+                let member = match auth.principal() {
+                    Some(email) if email.ends_with(".gserviceaccount.com") => format!("serviceAccount:{email}"),
+                    Some(email) => format!("user:{email}"),
+                    None => "PRINCIPAL".into(),
+                };
                 failed(
                     "permissions",
                     format!(
-                        "{who} lacks {} on bucket {}: grant it roles/storage.objectUser there (gcloud storage buckets add-iam-policy-binding gs://{} --member=... --role=roles/storage.objectUser)",
+                        "{who} lacks {} on bucket {}: grant it roles/storage.objectUser there (gcloud storage buckets add-iam-policy-binding gs://{} --member={member} --role=roles/storage.objectUser)",
                         missing.join(" and "),
                         config.bucket,
                         config.bucket

@@ -77,19 +77,31 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
                 ));
             }
             eprintln!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
-            format!(" --ca-cert {}", path.display())
+            Some(path)
         }
-        None => String::new(),
+        None => None,
     };
     if !args.host.is_loopback() {
         eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
     }
-    eprintln!(
-        "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}\n  \
-         STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
-         curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'",
-        json = emulator.json_url()
-    );
+    let json = emulator.json_url();
+    if args.require_auth {
+        // Tokens come from a credential file it trusts, and the token
+        // libraries read the CA from SSL_CERT_FILE (not --ca-cert).
+        let trust = trust.map(|p| format!("SSL_CERT_FILE={} ", p.display())).unwrap_or_default();
+        let bucket = args.buckets.first().map_or("BUCKET", String::as_str);
+        eprintln!(
+            "GCS emulator ready (Ctrl-C to stop); tokens required: point a credential file's token URL at {json}/token and --trust it.\n  \
+             {trust}gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc} --bucket {bucket} --auth gcs --credentials KEY.json"
+        );
+    } else {
+        let trust = trust.map(|p| format!(" --ca-cert {}", p.display())).unwrap_or_default();
+        eprintln!(
+            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}\n  \
+             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
+             curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'"
+        );
+    }
     eprintln!("  {settings}");
     if let Some(metadata) = emulator.metadata_addr() {
         eprintln!("  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token", emulator.json_url());

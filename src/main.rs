@@ -102,6 +102,10 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
+    let start_at = match args.start.when(std::time::SystemTime::now()) {
+        Ok(at) => at,
+        Err(error) => return usage_error(error),
+    };
     // Open the output first: a typo in its path should not cost a whole run.
     let mut output = match open_output(&args.output) {
         Ok(output) => output,
@@ -114,6 +118,10 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(connected) => connected,
         Err(error) => return usage_error(error),
     };
+    if let Some(at) = start_at {
+        // Connected first, so that every host's rounds begin at the instant.
+        gcs_speed_tui::engine::start::wait_until(at, std::io::stderr().is_terminal()).await;
+    }
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
     let printer = tokio::spawn(progress::print(
         receiver,

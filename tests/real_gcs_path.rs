@@ -416,7 +416,7 @@ async fn doctor_checks_each_step_and_says_what_fails() {
     let steps: Vec<&str> = said.lines().filter_map(|l| l.strip_prefix("ok    ")?.split(':').next()).collect();
     assert_eq!(steps, ["credentials", "token", "target", "bucket", "permissions", "grpc"], "{said}");
     assert!(said.contains(&format!("service_account {SA_EMAIL} from --credentials")), "{said}");
-    assert!(said.contains("may create and delete objects in test-bucket"), "{said}");
+    assert!(said.contains("has storage.objects.create, storage.objects.delete on test-bucket"), "{said}");
     assert_eq!(place.emulator.store().objects_created.load(Ordering::Relaxed), 0, "doctor writes nothing");
     // No token: both APIs refuse, and it says how to send one.
     let (code, said) = doctor(&place, &["--auth", "none"], &[]);
@@ -443,4 +443,37 @@ fn doctor_checks_the_built_in_emulator_without_options() {
         "{said}"
     );
     assert!(said.ends_with("all checks passed: `gcs-speed-tui run` with the same options should work\n"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reads_need_their_permission_and_a_denied_one_is_said_before_anything_is_written() {
+    let place = place_with(Duration::from_secs(3600), &["storage.objects.get"], None).await;
+    let key = place.path("key.json");
+    let said = refused(&run(&place, &["--credentials", key.to_str().unwrap(), "--workload", "w1r3"], &[]));
+    assert!(said.contains("may not read objects in bucket test-bucket (missing storage.objects.get)"), "{said}");
+    assert_eq!(place.emulator.store().objects_created.load(Ordering::Relaxed), 0);
+    // Uploads alone do not need it.
+    assert_uploaded(&report(&run(&place, &["--credentials", key.to_str().unwrap()], &[])), "uploads");
+    // Credentials named for an endpoint are sent without --auth; with --auth none they contradict it.
+    let json = place.emulator.json_url();
+    let grpc = place.emulator.grpc_url();
+    let base = ["run", "--endpoint", &json, "--grpc-endpoint", &grpc, "--credentials", key.to_str().unwrap()];
+    let output = Command::new(common::binary())
+        .args(base)
+        .args(["--auth", "none"])
+        .env("SSL_CERT_FILE", place.ca())
+        .output()
+        .unwrap();
+    assert!(refused(&output).contains("--auth none sends no token, but --credentials names some"));
+}
+
+#[test]
+fn the_emulator_refuses_a_permission_it_does_not_check() {
+    let output = common::run(&["emulator", "--require-auth", "--deny", "storage.bogus"], &[]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--deny storage.bogus is not a permission it checks: use one of storage.objects.create"),
+        "{said}"
+    );
 }

@@ -304,8 +304,19 @@ impl Options {
             }
             Target::BuiltIn => false,
             Target::Endpoint { json_url, grpc_url } => {
-                target_choice::endpoint_auth(&self.auth, [json_url.as_deref(), grpc_url.as_deref()])
-                    .map_err(|message| ConfigError { field: "auth", message })?
+                let by_url = target_choice::endpoint_auth(&self.auth, [json_url.as_deref(), grpc_url.as_deref()])
+                    .map_err(|message| ConfigError { field: "auth", message })?;
+                match (self.auth.trim(), self.credentials.trim().is_empty()) {
+                    ("none", false) => {
+                        return fail(
+                            "auth",
+                            "--auth none sends no token, but --credentials names some: drop one of the two",
+                        );
+                    }
+                    // Credentials named for an endpoint are meant to be sent.
+                    ("auto" | "", false) => true,
+                    _ => by_url,
+                }
             }
         };
         let ca_cert = Some(self.ca_cert.trim())
@@ -315,7 +326,7 @@ impl Options {
             .map(PathBuf::from);
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         if credentials.is_some() && !auth {
-            if self.bucket.trim().is_empty() && !self.emulator {
+            if target == Target::BuiltIn && self.bucket.trim().is_empty() && !self.emulator {
                 return fail(
                     "credentials",
                     "--credentials needs --bucket: without a bucket the run goes to the built-in emulator, which takes no credentials",

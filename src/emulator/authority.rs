@@ -37,6 +37,10 @@ impl Default for AuthOptions {
     }
 }
 
+/// The permissions the emulator checks (and `--deny` can take away).
+pub const PERMISSIONS: [&str; 4] =
+    ["storage.objects.create", "storage.objects.delete", "storage.objects.get", "storage.objects.list"];
+
 /// A user's refresh token, as an `authorized_user` file holds it.
 struct TrustedUser {
     client_id: String,
@@ -71,6 +75,12 @@ pub type Refusal = String;
 
 impl Authority {
     pub fn new(options: &AuthOptions) -> Result<Authority, String> {
+        if let Some(unknown) = options.denied.iter().find(|p| !PERMISSIONS.contains(&p.as_str())) {
+            return Err(format!(
+                "--deny {unknown} is not a permission it checks: use one of {}",
+                PERMISSIONS.join(", ")
+            ));
+        }
         let mut authority = Authority {
             required: options.required,
             ttl: options.token_ttl,
@@ -85,7 +95,7 @@ impl Authority {
             refused: AtomicU64::new(0),
         };
         for credential in &options.trusted {
-            authority.trust(credential)?;
+            authority.trust(credential).map_err(|e| format!("--trust: {e}"))?;
         }
         Ok(authority)
     }

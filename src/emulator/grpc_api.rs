@@ -294,6 +294,8 @@ fn authorize(shared: &Shared, method: &str, headers: &http::HeaderMap) -> Option
     let permission = match method {
         "DeleteObject" => "storage.objects.delete",
         "WriteObject" | "BidiWriteObject" | "StartResumableWrite" => "storage.objects.create",
+        "ReadObject" | "GetObject" => "storage.objects.get",
+        "ListObjects" => "storage.objects.list",
         _ => return None,
     };
     (!authority.grants(permission)).then(|| {

@@ -48,6 +48,10 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
     let needed = match (&method, segments.as_slice()) {
         (&Method::DELETE, ["storage", "v1", "b", _, "o", ..]) => Some("storage.objects.delete"),
         (&Method::POST, ["upload", "storage", "v1", "b", _, "o"]) => Some("storage.objects.create"),
+        (&Method::GET, ["storage", "v1", "b", _, "o"]) => Some("storage.objects.list"),
+        (&Method::GET, ["storage", "v1", "b", _, "o", _, ..]) | (&Method::GET, ["download", ..]) => {
+            Some("storage.objects.get")
+        }
         _ => None,
     };
     if let Some(permission) = needed.filter(|p| !shared.authority.grants(p)) {

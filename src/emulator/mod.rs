@@ -134,7 +134,7 @@ impl Emulator {
     /// Starts the servers on the current runtime.
     async fn start_here(options: EmulatorOptions) -> std::io::Result<Emulator> {
         let authority = authority::Authority::new(&options.auth)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--trust: {e}")))?;
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let shared = Arc::new(Shared {
             authority,
             store: Store::new(options.retain, options.session_ttl),

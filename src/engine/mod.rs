@@ -11,5 +11,6 @@ pub mod netstat;
 pub mod report;
 pub mod rounds;
 pub mod schedule;
+pub mod start;
 
 pub use rounds::{Rounds, Stop, measure};

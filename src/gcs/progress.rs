@@ -83,10 +83,12 @@ impl Printer {
                 lane.rounds_done += u32::from(!first_part || !round.ok);
                 lane.round_fraction = 0.0;
                 // w1r3 says which part of its round a line is.
-                let (part, items) = match (self.workload, first_part) {
-                    (crate::config::Workload::W1r3, true) => (" upload", self.per_round),
-                    (crate::config::Workload::W1r3, false) => (" reads", self.per_round * crate::config::W1R3_READS),
-                    _ => ("", self.per_round),
+                let (part, items, noun) = match (self.workload, first_part) {
+                    (crate::config::Workload::W1r3, true) => (" upload", self.per_round, "upload"),
+                    (crate::config::Workload::W1r3, false) => {
+                        (" reads", self.per_round * crate::config::W1R3_READS, "read")
+                    }
+                    _ => ("", self.per_round, self.noun),
                 };
                 let name = format!(
                     "{} round {}{}{part}",
@@ -106,7 +108,7 @@ impl Printer {
                     )
                 } else {
                     // A failed round is not timed: no rate that could be read as one.
-                    format!("{name} failed: {finished} of {items} {}s finished", self.noun)
+                    format!("{name} failed: {finished} of {items} {noun}s finished")
                 };
                 self.say(&line);
             }

@@ -217,7 +217,7 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
         first.prepare_bucket(create).await.map_err(|error| refused_credentials(error, &auth))?;
     }
     if config.auth {
-        check_permissions(&uploaders, &auth, &config.bucket).await?;
+        check_permissions(&uploaders, &auth, config).await?;
     }
     let info = TargetInfo {
         kind: config.target.kind().into(),
@@ -252,28 +252,55 @@ pub fn refused_credentials(error: TransportError, auth: &Auth) -> TransportError
     })
 }
 
-/// What a run needs on the bucket: to create its objects and delete them.
-pub const NEEDED_PERMISSIONS: [&str; 2] = ["storage.objects.create", "storage.objects.delete"];
+/// What a run needs on the bucket: to create its objects and delete them
+/// (unless it only reads what exists), to read them, to list a prefix.
+pub fn needed_permissions(config: &BenchConfig) -> Vec<&'static str> {
+    let mut needed = Vec::new();
+    if config.read_prefix.is_none() {
+        needed.extend(["storage.objects.create", "storage.objects.delete"]);
+    }
+    if config.workload.reads() {
+        needed.push("storage.objects.get");
+    }
+    if config.read_prefix.is_some() {
+        needed.push("storage.objects.list");
+    }
+    needed
+}
+
+/// The permissions of `needed` that `granted` lacks.
+pub fn missing_permissions<'a>(needed: &[&'a str], granted: &[String]) -> Vec<&'a str> {
+    needed.iter().copied().filter(|p| !granted.iter().any(|g| g == p)).collect()
+}
 
 /// Before any upload: the principal may create and delete objects in the
 /// bucket (asked of the JSON API's testIamPermissions; a gRPC-only run
 /// learns it from its first upload instead).
-pub async fn check_permissions(uploaders: &[Arc<dyn Uploader>], auth: &Auth, bucket: &str) -> Result<(), SetupError> {
+pub async fn check_permissions(
+    uploaders: &[Arc<dyn Uploader>],
+    auth: &Auth,
+    config: &BenchConfig,
+) -> Result<(), SetupError> {
+    let needed = needed_permissions(config);
     for uploader in uploaders {
-        if let Some(granted) = uploader.granted_permissions(&NEEDED_PERMISSIONS).await? {
-            let missing: Vec<&str> =
-                NEEDED_PERMISSIONS.iter().copied().filter(|p| !granted.iter().any(|g| g == p)).collect();
+        if let Some(granted) = uploader.granted_permissions(&needed).await? {
+            let missing = missing_permissions(&needed, &granted);
             if !missing.is_empty() {
                 return Err(SetupError::Permission(format!(
-                    "{} may not {} in bucket {bucket} (missing {}): grant it roles/storage.objectUser on the bucket (or a role with those permissions)",
+                    "{} may not {} in bucket {} (missing {}): grant it roles/storage.objectUser on the bucket (or a role with those permissions)",
                     auth.principal().unwrap_or("the account of these credentials"),
-                    if missing.len() == 2 {
-                        "create or delete objects"
-                    } else if missing[0].ends_with("create") {
-                        "create objects"
-                    } else {
-                        "delete objects"
-                    },
+                    missing
+                        .iter()
+                        .map(|p| p.trim_start_matches("storage.objects."))
+                        .map(|verb| match verb {
+                            "get" => "read objects",
+                            "list" => "list objects",
+                            "create" => "create objects",
+                            _ => "delete objects",
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" or "),
+                    config.bucket,
                     missing.join(" and ")
                 )));
             }

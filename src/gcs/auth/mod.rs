@@ -195,7 +195,7 @@ impl Auth {
         let token = provider.token().await.map_err(|reason| AuthError::Token {
             source_name: self.source.clone(),
             kind: held.parsed.kind.name(),
-            reason: redact(&reason),
+            reason: explain_token_failure(&redact(&reason)),
         })?;
         Ok(Some(format!("Bearer {token}")))
     }
@@ -251,6 +251,19 @@ fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
 
 fn from_json(json: &str, source_name: String) -> Result<Auth, AuthError> {
     held(Parsed::from_json(json, &source_name)?, source_name)
+}
+
+/// What a failed token request most likely means, with what to do: the
+/// libraries say little ("token request failed", "client error (Connect)").
+fn explain_token_failure(reason: &str) -> String {
+    let hint = if reason.contains("Connect") || reason.contains("certificate") || reason.contains("dns error") {
+        "; the token endpoint could not be reached: check the token URL in the file, and that its TLS certificate is trusted (token requests trust the system roots or SSL_CERT_FILE, not --ca-cert)"
+    } else if reason.contains("token request failed") || reason.contains("invalid_grant") {
+        "; the token endpoint refused the credentials: the key may be deleted or unknown to it (RUST_LOG=gcp_auth=warn shows its answer)"
+    } else {
+        ""
+    };
+    format!("{reason}{hint}")
 }
 
 /// Error texts from token endpoints can echo request parts: keep only what
