@@ -118,7 +118,9 @@ pub struct BenchArgs {
     /// Overall time limit for the run: 10m, 30s, 500ms.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub timeout: String,
-    /// Service account key file (else the usual environment, then ADC).
+    /// A credentials file: a service account key, an authorized_user,
+    /// impersonated_service_account or external_account file (else the usual
+    /// environment, then Application Default Credentials).
     #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
     /// upload | download | w1r3: what each round does (download: objects

@@ -349,3 +349,24 @@ fn until_stable_says_why_it_stopped() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("not stable: hit --iterations 3 before the interval narrowed to 0.001 points"), "{stdout}");
 }
+
+/// `--start-in` waits (after connecting) and says so; a start already past
+/// by more than 5 s is one sentence and exit 2, nothing run.
+#[test]
+fn a_synchronized_start_waits_for_its_instant_and_refuses_a_past_one() {
+    let began = std::time::Instant::now();
+    let output = run(&[SMALL, &["--start-in", "2s"]].concat(), &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(began.elapsed() >= std::time::Duration::from_secs(2), "it waited");
+    let said = String::from_utf8_lossy(&output.stderr);
+    let countdown = said.lines().position(|l| l.starts_with("starting at ") && l.ends_with(" s)")).expect(&said);
+    let first_round = said.lines().position(|l| l.contains("round 1/2")).expect(&said);
+    assert!(countdown < first_round, "the countdown comes before the rounds:\n{said}");
+    let past = run(&[SMALL, &["--start-at", "2020-01-01T00:00:00Z"]].concat(), &[]);
+    assert_eq!(past.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&past.stderr);
+    assert!(
+        said.starts_with("error: --start-at 2020-01-01T00:00:00Z was ") && said.contains("give a time in the future"),
+        "{said}"
+    );
+}
