@@ -86,6 +86,7 @@ async fn place_with(ttl: Duration, denied: &[&str], tls: Option<TlsMode>) -> Pla
         tls: Some(tls.unwrap_or(TlsMode::Generated)),
         auth,
         buckets: vec![common::BUCKET.into()],
+        retain: true,
         ..EmulatorOptions::default()
     };
     let emulator = Emulator::start(options).await.expect("the TLS emulator starts");
@@ -113,9 +114,9 @@ fn run_in(place: &Place, cwd: &Path, extra: &[&str], env: &[(&str, &str)]) -> Ou
     let json = place.emulator.json_url();
     let grpc = place.emulator.grpc_url();
     let mut args = vec!["run", "--endpoint", &json, "--grpc-endpoint", &grpc, "--bucket", common::BUCKET];
-    args.extend(["--size", "256KiB", "--iterations", "3", "--warmup=false"]);
-    // Tokens and JSON unless the case says otherwise.
-    for (flag, default) in [("--auth", "gcs"), ("--format", "json")] {
+    args.extend(["--iterations", "3", "--warmup=false"]);
+    // Tokens, small objects and JSON unless the case says otherwise.
+    for (flag, default) in [("--auth", "gcs"), ("--format", "json"), ("--size", "256KiB")] {
         if !extra.contains(&flag) {
             args.extend([flag, default]);
         }
@@ -476,4 +477,20 @@ fn the_emulator_refuses_a_permission_it_does_not_check() {
         said.contains("--deny storage.bogus is not a permission it checks: use one of storage.objects.create"),
         "{said}"
     );
+}
+
+/// Resumable uploads (the session URI must keep https) and reads, over TLS
+/// with tokens, on both transports.
+#[tokio::test(flavor = "multi_thread")]
+async fn resumable_uploads_and_reads_go_over_tls_too() {
+    let place = place().await;
+    let key = place.path("key.json");
+    let flags =
+        ["--credentials", key.to_str().unwrap(), "--size", "1MiB", "--chunk-size", "256KiB", "--workload", "w1r3"];
+    let report = report(&run(&place, &flags, &[]));
+    assert_eq!(report["outcome"], "completed", "{report}");
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!((t["runs"].as_u64(), t["errors"].as_u64()), (Some(3), Some(0)), "{t}");
+    }
+    assert_eq!(report["cleanup"]["deleted"].as_u64(), Some(6));
 }

@@ -189,7 +189,9 @@ async fn start_resumable(
     };
     match shared.store.start_session(spec) {
         Ok(id) => {
-            let location = format!("http://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}");
+            let scheme = shared.scheme;
+            let location =
+                format!("{scheme}://{host}/upload/storage/v1/b/{bucket}/o?uploadType=resumable&upload_id={id}");
             Response::builder()
                 .status(StatusCode::OK)
                 .header("location", location)

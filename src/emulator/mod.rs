@@ -86,6 +86,8 @@ impl Default for EmulatorOptions {
 }
 
 pub struct Shared {
+    /// `https` with `--tls`: session URIs point back at the same scheme.
+    pub scheme: &'static str,
     pub store: Store,
     pub authority: authority::Authority,
     pub faults: FaultPlan,
@@ -135,7 +137,10 @@ impl Emulator {
     async fn start_here(options: EmulatorOptions) -> std::io::Result<Emulator> {
         let authority = authority::Authority::new(&options.auth)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let tls = options.tls.as_ref().map(tls::ServerTls::new).transpose()?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let shared = Arc::new(Shared {
+            scheme,
             authority,
             store: Store::new(options.retain, options.session_ttl),
             faults: FaultPlan::default(),
@@ -153,7 +158,6 @@ impl Emulator {
         let json_addr = json_listener.local_addr()?;
         let grpc_addr = grpc_listener.local_addr()?;
         let shutdown = CancellationToken::new();
-        let tls = options.tls.as_ref().map(tls::ServerTls::new).transpose()?;
         let (json_tls, grpc_tls) = match &tls {
             Some(tls) => (Some(tls.json.clone()), Some(tls.grpc.clone())),
             None => (None, None),
@@ -217,7 +221,6 @@ impl Emulator {
             }
             false => None,
         };
-        let scheme = if tls.is_some() { "https" } else { "http" };
         let ca_pem = tls.and_then(|t| t.ca_pem);
         Ok(Emulator { shared, json_addr, grpc_addr, metadata_addr, shutdown, scheme, ca_pem, runtime: None })
     }
