@@ -2,6 +2,8 @@
 //! HTTP client, and a way to run the benchmark against an emulator.
 #![allow(dead_code)]
 
+pub mod lookalike;
+
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
 use gcs_speed_tui::engine::events::RunEvent;
