@@ -113,7 +113,8 @@ impl Authority {
             }),
             Some("impersonated_service_account") => {
                 self.trust(&credential["source_credentials"])?;
-                self.impersonable.extend(impersonated(&text("service_account_impersonation_url")));
+                self.impersonable
+                    .extend(crate::gcs::auth::impersonated_email(&text("service_account_impersonation_url")));
             }
             Some("external_account") => {
                 let path = credential["credential_source"]["file"]
@@ -121,7 +122,8 @@ impl Authority {
                     .ok_or("an external_account to trust needs a file credential_source")?;
                 let token = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
                 self.subject_tokens.push(token.trim().to_string());
-                self.impersonable.extend(impersonated(&text("service_account_impersonation_url")));
+                self.impersonable
+                    .extend(crate::gcs::auth::impersonated_email(&text("service_account_impersonation_url")));
             }
             other => return Err(format!("cannot trust a {other:?} credential")),
         }
@@ -231,11 +233,6 @@ impl Authority {
     pub fn grants(&self, permission: &str) -> bool {
         !self.denied.iter().any(|d| d == permission)
     }
-}
-
-fn impersonated(url: &str) -> Option<String> {
-    let after = url.rsplit_once("/serviceAccounts/")?.1;
-    Some(after.split(':').next()?.to_string()).filter(|e| !e.is_empty())
 }
 
 pub fn now_s() -> u64 {

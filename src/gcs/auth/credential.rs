@@ -107,7 +107,7 @@ impl Parsed {
 }
 
 /// `.../serviceAccounts/EMAIL:generateAccessToken` names the account acted as.
-fn impersonated_email(url: &str) -> Option<String> {
+pub fn impersonated_email(url: &str) -> Option<String> {
     let after = url.rsplit_once("/serviceAccounts/")?.1;
     Some(after.split(':').next()?.to_string()).filter(|e| !e.is_empty())
 }

@@ -9,7 +9,7 @@
 
 mod credential;
 
-pub use credential::Kind;
+pub use credential::{Kind, impersonated_email};
 use credential::{Parsed, Provider};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
