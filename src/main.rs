@@ -102,8 +102,8 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
-    let start_at = match args.start.when(std::time::SystemTime::now()) {
-        Ok(at) => at,
+    let (start_at, host) = match args.start.resolve(std::time::SystemTime::now()) {
+        Ok(start) => start,
         Err(error) => return usage_error(error),
     };
     // Open the output first: a typo in its path should not cost a whole run.
@@ -142,7 +142,7 @@ async fn run(args: RunArgs) -> ExitCode {
     let ledger = runner.ledger();
     let remains = Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) };
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    let report = runner.run().await;
+    let report = runner.run().await.host_label(host);
     let _ = printer.await;
     let text = match args.format {
         Format::Table => report.to_table(),
@@ -173,6 +173,10 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
+    let (start_at, host) = match args.start.resolve(std::time::SystemTime::now()) {
+        Ok(start) => start,
+        Err(error) => return usage_error(error),
+    };
     for note in &config.notes {
         eprintln!("note: {note}");
     }
@@ -201,7 +205,11 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
     };
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    let report = client.run(runner.run()).await;
+    if let Some(at) = start_at {
+        // Connected first, so that every host's rounds begin at the instant.
+        gcs_speed_tui::engine::start::wait_until(at, std::io::stderr().is_terminal()).await;
+    }
+    let report = client.run(runner.run()).await.host_label(host);
     let text = match args.format {
         Format::Table => report.to_table(),
         Format::Json => report.to_json() + "\n",

@@ -266,16 +266,26 @@ pub fn significant(value: f64, digits: i32) -> String {
 
 /// `2026-11-30T05:56:40.123Z`, without a date library.
 pub fn rfc3339(time: std::time::SystemTime) -> String {
+    rfc3339_with(time, 3)
+}
+
+/// `2026-11-30T05:56:40.123456Z`: round times, which fleets line up.
+pub fn rfc3339_micros(time: std::time::SystemTime) -> String {
+    rfc3339_with(time, 6)
+}
+
+fn rfc3339_with(time: std::time::SystemTime, decimals: usize) -> String {
     let since = time.duration_since(std::time::SystemTime::UNIX_EPOCH).unwrap_or_default();
     let days = since.as_secs() / 86_400;
     let second_of_day = since.as_secs() % 86_400;
     let (year, month, day) = civil_from_days(days as i64);
+    let fraction = format!("{:09}", since.subsec_nanos());
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{}Z",
         second_of_day / 3600,
         second_of_day / 60 % 60,
         second_of_day % 60,
-        since.subsec_millis()
+        &fraction[..decimals]
     )
 }
 

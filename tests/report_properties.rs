@@ -41,6 +41,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
             let Some((uploads, cpu_s, wire_bytes)) = round else { continue };
             for (worker, &(ok, elapsed_s)) in uploads.iter().enumerate() {
                 samples.push(ObjectSample {
+                    host: String::new(),
                     transport: kind,
                     operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                     round: index as u32,
@@ -69,6 +70,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
                 cpu_s: *cpu_s,
                 wire_bytes: *wire_bytes,
                 retransmitted_bytes: *wire_bytes / 16,
+                span: Default::default(),
             });
         }
     }

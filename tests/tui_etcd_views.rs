@@ -46,6 +46,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 wire_sent_bytes: 80_000 * sent,
                 wire_received_bytes: 80_000 * received,
                 latency,
+                span: Default::default(),
             });
         }
     }

@@ -53,8 +53,10 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 cpu_s,
                 wire_bytes,
                 retransmitted_bytes: 0,
+                span: Default::default(),
             });
             samples.push(ObjectSample {
+                host: String::new(),
                 transport: kind,
                 operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                 round: round as u32,
@@ -155,6 +157,7 @@ fn running_app() -> App {
             at_s: 8.0,
         },
         RunEvent::ItemDone(ItemDone::from(&ObjectSample {
+            host: String::new(),
             transport: TransportKind::Json,
             operation: gcs_speed_tui::gcs::stats::Operation::Upload,
             round: 0,
@@ -181,6 +184,7 @@ fn running_app() -> App {
             cpu_s: 0.03,
             wire_bytes: 64 * MIB,
             retransmitted_bytes: 0,
+            span: Default::default(),
         })),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {

@@ -253,6 +253,7 @@ mod tests {
             cpu_s: 0.0,
             wire_bytes: 0,
             retransmitted_bytes: 0,
+            span: Default::default(),
         }
     }
 

@@ -7,10 +7,12 @@ pub mod compare;
 pub mod connections;
 pub mod cpu;
 pub mod events;
+pub mod histogram;
 pub mod netstat;
 pub mod report;
 pub mod rounds;
 pub mod schedule;
 pub mod start;
+pub mod timeline;
 
 pub use rounds::{Rounds, Stop, measure};

@@ -25,6 +25,9 @@ pub struct Tool {
 /// Where the run ran, for reading a report later.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Host {
+    /// `--host-label`: the hostname unless given (a pod's name on Kubernetes).
+    #[serde(default)]
+    pub host: String,
     pub os: String,
     pub kernel: String,
     pub arch: String,
@@ -35,6 +38,7 @@ pub struct Host {
 impl Host {
     pub fn here() -> Self {
         Self {
+            host: crate::engine::timeline::hostname(),
             os: std::env::consts::OS.to_string(),
             kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string(),
             arch: std::env::consts::ARCH.into(),

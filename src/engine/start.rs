@@ -20,9 +20,30 @@ pub struct StartArgs {
     /// Begin the run this long from now (30s, 2m), after connecting.
     #[arg(long, value_name = "DURATION")]
     pub start_in: Option<String>,
+    /// The name this host's rounds carry in the report, for `merge`
+    /// (default: the hostname, which is the pod's name on Kubernetes).
+    #[arg(long, value_name = "NAME")]
+    pub host_label: Option<String>,
 }
 
 impl StartArgs {
+    /// When to begin (if asked) and the host's label, or what is wrong.
+    pub fn resolve(&self, now: SystemTime) -> Result<(Option<SystemTime>, String), String> {
+        Ok((self.when(now)?, self.host()?))
+    }
+
+    /// `--host-label`, or the hostname.
+    pub fn host(&self) -> Result<String, String> {
+        match self.host_label.as_deref().map(str::trim) {
+            None => Ok(crate::engine::timeline::hostname()),
+            Some("") => Err("--host-label is empty: give each host a name of its own, like pod-3".into()),
+            Some(label) if label.chars().any(char::is_control) => {
+                Err("--host-label has a control character in it: give a plain name, like pod-3".into())
+            }
+            Some(label) => Ok(label.to_string()),
+        }
+    }
+
     /// When to begin, if asked; `now` is passed in for tests.
     pub fn when(&self, now: SystemTime) -> Result<Option<SystemTime>, String> {
         if let Some(text) = &self.start_in {
@@ -134,13 +155,22 @@ mod tests {
     #[test]
     fn a_start_in_the_past_is_refused_unless_just_past() {
         let now = parse_rfc3339("2026-12-01T18:30:10Z").unwrap();
-        let at = |text: &str| StartArgs { start_at: Some(text.into()), start_in: None }.when(now);
+        let at = |text: &str| StartArgs { start_at: Some(text.into()), ..Default::default() }.when(now);
         assert_eq!(at("2026-12-01T18:31:00Z").unwrap(), parse_rfc3339("2026-12-01T18:31:00Z"));
         assert!(at("2026-12-01T18:30:06Z").is_ok(), "4 s late is within the 5 s allowed");
         let late = at("2026-12-01T18:30:00Z").unwrap_err();
         assert_eq!(late, "--start-at 2026-12-01T18:30:00Z was 10s ago: give a time in the future (or within 5s past)");
-        let start_in = StartArgs { start_at: None, start_in: Some("30s".into()) }.when(now).unwrap();
+        let start_in = StartArgs { start_in: Some("30s".into()), ..Default::default() }.when(now).unwrap();
         assert_eq!(start_in, Some(now + Duration::from_secs(30)));
         assert_eq!(StartArgs::default().when(now), Ok(None));
+    }
+
+    #[test]
+    fn a_host_label_is_a_plain_name_and_defaults_to_the_hostname() {
+        let label = |text: &str| StartArgs { host_label: Some(text.into()), ..Default::default() }.host();
+        assert_eq!(label(" pod-3 "), Ok("pod-3".into()));
+        assert_eq!(label(""), Err("--host-label is empty: give each host a name of its own, like pod-3".into()));
+        assert!(label("a\nb").unwrap_err().contains("control character"));
+        assert_eq!(StartArgs::default().host(), Ok(crate::engine::timeline::hostname()));
     }
 }

@@ -98,6 +98,8 @@ pub struct EtcdRunArgs {
     /// that etcd on the same machine keeps the other half).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: Option<u16>,
+    #[command(flatten)]
+    pub start: crate::engine::start::StartArgs,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -174,6 +176,7 @@ impl EtcdRunArgs {
             timeout: o.timeout.clone(),
             cleanup: o.cleanup,
             client_threads: None,
+            start: Default::default(),
             format: Format::Table,
             output: None,
         }

@@ -115,7 +115,7 @@ impl EtcdReport {
             _ => None,
         };
         let reach = &config.reach;
-        Self {
+        let report = Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host { directpath: "not applicable: etcd".into(), ..Host::here() },
             target: "etcd".into(),
@@ -145,7 +145,19 @@ impl EtcdReport {
             cleanup,
             notes: Vec::new(),
             rounds,
+        };
+        let host = report.environment.host.clone();
+        report.host_label(host)
+    }
+
+    /// Names the host that ran it (`--host-label`), on the report and on
+    /// each of its rounds, so they stay attributed once merged.
+    pub fn host_label(mut self, label: String) -> Self {
+        for round in &mut self.rounds {
+            round.span.host.clone_from(&label);
         }
+        self.environment.host = label;
+        self
     }
 
     pub fn with_notes(mut self, notes: Vec<String>) -> Self {

@@ -29,6 +29,9 @@ pub struct EtcdRound {
     /// Request latency (watch: put acknowledged -> event received), µs.
     #[serde(skip, default = "super::workload::latency_histogram")]
     pub latency: Histogram<u64>,
+    /// When the round ran (both clocks) and on which host.
+    #[serde(flatten)]
+    pub span: crate::engine::timeline::Span,
 }
 
 impl PairedRound for EtcdRound {
@@ -74,6 +77,10 @@ pub struct EtcdSummary {
     pub client_cpu_us_per_op: Option<f64>,
     /// None when a round's server CPU could not be read.
     pub server_cpu_us_per_op: Option<f64>,
+    /// The complete rounds' latencies in microseconds: HdrHistogram's V2
+    /// compressed encoding in base64, so that reports merge.
+    #[serde(default)]
+    pub latency_histogram: Option<String>,
 }
 
 pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds: &[EtcdRound]) -> EtcdSummary {
@@ -99,10 +106,11 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
         wire_received_per_op: per_op(complete.iter().map(|r| r.wire_received_bytes as f64).sum()),
         client_cpu_us_per_op: per_op(complete.iter().map(|r| r.cpu_s * 1e6).sum()),
         server_cpu_us_per_op: server.and_then(|s| per_op(s * 1e6)),
+        latency_histogram: (!latency.is_empty()).then(|| crate::engine::histogram::encode(&latency)),
     }
 }
 
-fn quantiles(histogram: &Histogram<u64>) -> Latency {
+pub fn quantiles(histogram: &Histogram<u64>) -> Latency {
     if histogram.is_empty() {
         return Latency::default();
     }
@@ -137,6 +145,7 @@ mod tests {
             wire_sent_bytes: ops * 300,
             wire_received_bytes: ops * 100,
             latency,
+            span: Default::default(),
         }
     }
 

@@ -343,6 +343,7 @@ impl EtcdRunner {
             // The complete rounds' latencies, as the report merges them.
             self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(latency.clone()) }).await;
         }
+        let anchor = crate::engine::timeline::Anchor::of(self.measuring_since);
         self.rounds.push(EtcdRound {
             transport: kind,
             round,
@@ -356,6 +357,7 @@ impl EtcdRunner {
             wire_sent_bytes: wire.sent,
             wire_received_bytes: wire.received,
             latency,
+            span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
         });
         Ok(())
     }

@@ -73,7 +73,7 @@ impl RunReport {
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
         let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
-        Self {
+        let report = Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host::here(),
             run_id,
@@ -92,7 +92,22 @@ impl RunReport {
             cleanup,
             rounds,
             samples,
+        };
+        let host = report.environment.host.clone();
+        report.host_label(host)
+    }
+
+    /// Names the host that ran it (`--host-label`), on the report and on
+    /// each of its rounds and samples, so they stay attributed once merged.
+    pub fn host_label(mut self, label: String) -> Self {
+        for round in &mut self.rounds {
+            round.span.host.clone_from(&label);
         }
+        for sample in &mut self.samples {
+            sample.host.clone_from(&label);
+        }
+        self.environment.host = label;
+        self
     }
 
     pub fn stopped_because(mut self, why: Option<String>) -> Self {

@@ -12,8 +12,10 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         cpu_s: 0.01,
         wire_bytes: 1_200_000,
         retransmitted_bytes: 120_000,
+        span: Default::default(),
     };
     let object = ObjectSample {
+        host: String::new(),
         transport: Json,
         operation: crate::gcs::stats::Operation::Upload,
         round: 0,

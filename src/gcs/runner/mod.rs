@@ -4,6 +4,7 @@
 
 use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
 use crate::engine::events::{Phase, RunEvent};
+use crate::engine::timeline::Anchor;
 use crate::gcs::payload::Payload;
 use crate::gcs::report::{RunOutcome, RunReport};
 use crate::gcs::stats::{self, Accounting, ObjectSample, Operation, RoundSample};
@@ -44,6 +45,8 @@ pub struct Runner<'a> {
     cancel: CancellationToken,
     run_id: String,
     clock: Instant,
+    /// `clock` on the wall clock too: rounds say when they ran, for fleets.
+    anchor: Anchor,
     deadline: Instant,
     created: Vec<(TransportKind, CreatedObject)>,
     ledger: Arc<Ledger>,
@@ -83,6 +86,7 @@ impl<'a> Runner<'a> {
             cancel,
             run_id: new_run_id(),
             clock,
+            anchor: Anchor::of(clock.into_std()),
             created: Vec::new(),
             ledger: Arc::default(),
             rounds: Vec::new(),
@@ -150,6 +154,7 @@ impl<'a> Runner<'a> {
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
+            self.anchor = Anchor::of(self.clock.into_std());
             let plan = self.config.schedule();
             (stop, self.stopped_because) =
                 crate::engine::measure(&mut Timed { runner: &mut self, payload: &payload }, &plan).await;
@@ -262,6 +267,7 @@ impl<'a> Runner<'a> {
                 }
             };
             let sample = ObjectSample {
+                host: String::new(),
                 transport: kind,
                 operation: Operation::Upload,
                 round,
@@ -312,6 +318,7 @@ impl<'a> Runner<'a> {
             cpu_s: metered.cpu_s,
             wire_bytes: metered.wire_bytes,
             retransmitted_bytes: metered.retransmitted_bytes,
+            span: self.anchor.span(metered.start_s, end_s),
         };
         if sample.ok && metered.wire_lost {
             self.meter((kind, operation)).wire_lost = true;

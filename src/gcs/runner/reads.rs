@@ -194,6 +194,7 @@ impl Runner<'_> {
                 read.bytes += outcome.bytes;
             }
             let sample = ObjectSample {
+                host: String::new(),
                 transport: kind,
                 operation: Operation::Download,
                 round,

@@ -29,9 +29,13 @@ pub struct RoundSample {
     /// Of `wire_bytes`, those TCP sent more than once.
     #[serde(default)]
     pub retransmitted_bytes: u64,
+    /// When the round ran (both clocks) and on which host.
+    #[serde(flatten)]
+    pub span: Span,
 }
 
 use crate::engine::report::{from_one_based, one_based};
+use crate::engine::timeline::Span;
 
 impl From<&RoundSample> for crate::engine::events::RoundDone {
     fn from(r: &RoundSample) -> Self {
@@ -48,6 +52,9 @@ impl From<&ObjectSample> for crate::engine::events::ItemDone {
 /// One object upload.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectSample {
+    /// The host that ran it (`--host-label`), as its round says.
+    #[serde(default)]
+    pub host: String,
     pub transport: TransportKind,
     #[serde(default)]
     pub operation: Operation,
@@ -161,6 +168,10 @@ pub struct TransportSummary {
     pub wire_retransmitted_bytes: u64,
     /// Server addresses its connections went to.
     pub peers: Vec<String>,
+    /// The finished objects' times (those of p50-p99), in microseconds:
+    /// HdrHistogram's V2 compressed encoding in base64, so that reports merge.
+    #[serde(default)]
+    pub latency_histogram: Option<String>,
 }
 
 /// What the runner measured around a transport's rounds, beyond the samples.
@@ -195,7 +206,8 @@ pub fn summarize(
     let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round);
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
-    let quantile = percentiles(&object_times);
+    let histogram = latency_histogram(&object_times);
+    let quantile = |q| quantile_s(&histogram, q);
     let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
     let object_time: f64 = object_times.iter().sum();
     let phase_median = |phase: fn(&Phases) -> f64| {
@@ -204,7 +216,8 @@ pub fn summarize(
         median(&values)
     };
     let first_bytes: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
-    let first_byte = |q| if first_bytes.is_empty() { None } else { percentiles(&first_bytes)(q) };
+    let first_bytes = latency_histogram(&first_bytes);
+    let first_byte = |q| quantile_s(&first_bytes, q);
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     TransportSummary {
@@ -243,6 +256,7 @@ pub fn summarize(
         wire_resent_bytes: objects.iter().filter(|o| in_complete_round(o)).map(|o| o.resent_bytes).sum(),
         wire_retransmitted_bytes,
         peers: accounting.peers,
+        latency_histogram: (!histogram.is_empty()).then(|| crate::engine::histogram::encode(&histogram)),
     }
 }
 
@@ -308,16 +322,21 @@ pub fn median(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-/// Quantiles of per-object times through an HDR histogram in microseconds
-/// (3 significant digits, so a quantile is within 0.1% of the true value).
-fn percentiles(seconds: &[f64]) -> impl Fn(f64) -> Option<f64> {
+/// Per-object times in an HDR histogram of microseconds (3 significant
+/// digits, so a quantile is within 0.1% of the true value).
+pub fn latency_histogram(seconds: &[f64]) -> hdrhistogram::Histogram<u64> {
     // 1 µs to a day; longer uploads saturate rather than fail.
     let mut histogram =
         hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3).expect("valid histogram bounds");
     for s in seconds {
         histogram.saturating_record((s * 1e6).round().max(1.0) as u64);
     }
-    move |q| (!histogram.is_empty()).then(|| histogram.value_at_quantile(q) as f64 / 1e6)
+    histogram
+}
+
+/// The `q` quantile of a latency histogram, in seconds.
+pub fn quantile_s(histogram: &hdrhistogram::Histogram<u64>, q: f64) -> Option<f64> {
+    (!histogram.is_empty()).then(|| histogram.value_at_quantile(q) as f64 / 1e6)
 }
 
 #[cfg(test)]

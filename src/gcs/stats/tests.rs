@@ -12,11 +12,13 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         cpu_s: 0.0,
         wire_bytes: 0,
         retransmitted_bytes: 0,
+        span: Default::default(),
     }
 }
 
 fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
     ObjectSample {
+        host: String::new(),
         transport,
         operation: Operation::Upload,
         round: 0,
