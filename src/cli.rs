@@ -21,6 +21,10 @@ pub struct Cli {
     pub command: Option<Command>,
     #[command(flatten)]
     pub bench: BenchArgs,
+    /// Open saved reports (run --format json, or merges) in the app's
+    /// results and history, beside the runs you make.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub open: Vec<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -35,6 +39,11 @@ pub enum Command {
     Doctor(Box<DoctorArgs>),
     /// The same question for etcd: its HTTP gateway against gRPC.
     Etcd(EtcdArgs),
+    /// Merge the reports of many hosts (a fleet) into one: per-host rows,
+    /// a fleet row per transport and the fleet's verdict.
+    Merge(crate::fleet::command::MergeArgs),
+    /// The change per transport from one saved report to another.
+    Compare(crate::fleet::command::CompareArgs),
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod emulator;
 pub mod engine;
 pub mod etcd;
+pub mod fleet;
 pub mod gcs;
 pub mod launch;
 pub mod malloc;

@@ -2,11 +2,12 @@
 //! emulator. Errors end here as one sentence and an exit code.
 
 use clap::{CommandFactory, FromArgMatches};
-use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, Format, RunArgs};
+use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, RunArgs};
 use gcs_speed_tui::config::Environment;
 use gcs_speed_tui::gcs::progress;
 use gcs_speed_tui::gcs::runner::Runner;
 use gcs_speed_tui::signals::{self, Interrupt};
+use gcs_speed_tui::tui::finished::Finished;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -62,7 +63,15 @@ fn main() -> ExitCode {
             init_logging();
             runtime.block_on(etcd_run(*args))
         }
-        None => runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options(), given_on_command_line(&matches))),
+        Some(Command::Merge(args)) => report_command(gcs_speed_tui::fleet::command::merge(&args), &args.output),
+        Some(Command::Compare(args)) => report_command(gcs_speed_tui::fleet::command::compare(&args), &None),
+        None => {
+            let opened = match gcs_speed_tui::fleet::inputs::load(&cli.open) {
+                Ok(opened) => opened.into_iter().map(|l| l.report).collect(),
+                Err(error) => return usage_error(error),
+            };
+            runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options(), given_on_command_line(&matches), opened))
+        }
     }
 }
 
@@ -144,12 +153,10 @@ async fn run(args: RunArgs) -> ExitCode {
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = runner.run().await.host_label(host);
     let _ = printer.await;
-    let text = match args.format {
-        Format::Table => report.to_table(),
-        Format::Json => report.to_json() + "\n",
-        Format::Csv => report.to_csv(),
-    };
-    write_report(&mut output, &text, interrupted.get(), report.succeeded())
+    let succeeded = report.succeeded();
+    let text = Finished::from(report).render(args.format);
+    let text = gcs_speed_tui::engine::start::marked(text, args.start.log_markers);
+    write_report(&mut output, &text, interrupted.get(), succeeded)
 }
 
 /// Writes the report; the exit code says how the run ended (an interrupt's,
@@ -210,12 +217,30 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         gcs_speed_tui::engine::start::wait_until(at, std::io::stderr().is_terminal()).await;
     }
     let report = client.run(runner.run()).await.host_label(host);
-    let text = match args.format {
-        Format::Table => report.to_table(),
-        Format::Json => report.to_json() + "\n",
-        Format::Csv => report.to_csv(),
+    let succeeded = report.succeeded();
+    let text = Finished::from(report).render(args.format);
+    let text = gcs_speed_tui::engine::start::marked(text, args.start.log_markers);
+    write_report(&mut output, &text, interrupted.get(), succeeded)
+}
+
+/// `merge` and `compare`: warnings on stderr, the text to its place; a
+/// refusal is one sentence and exit 2.
+fn report_command(
+    said: Result<gcs_speed_tui::fleet::command::Said, String>,
+    output: &Option<std::path::PathBuf>,
+) -> ExitCode {
+    let said = match said {
+        Ok(said) => said,
+        Err(error) => return usage_error(error),
     };
-    write_report(&mut output, &text, interrupted.get(), report.succeeded())
+    for warning in &said.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let mut output = match open_output(output) {
+        Ok(output) => output,
+        Err(message) => return usage_error(message),
+    };
+    write_report(&mut output, &said.text, None, true)
 }
 
 /// The report's destination: a file, or stdout for none or `-`.

@@ -89,7 +89,7 @@ fn csv_goes_to_the_output_file() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s"
+        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host"
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);

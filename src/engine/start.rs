@@ -24,6 +24,19 @@ pub struct StartArgs {
     /// (default: the hostname, which is the pod's name on Kubernetes).
     #[arg(long, value_name = "NAME")]
     pub host_label: Option<String>,
+    /// Print the report between two marker lines, so that it can be cut
+    /// from a log that has other lines in it (a pod's; `merge` reads such logs).
+    #[arg(long)]
+    pub log_markers: bool,
+}
+
+/// The lines around a report with `--log-markers`.
+pub const REPORT_BEGINS: &str = "----- BEGIN GCS-SPEED-TUI REPORT -----";
+pub const REPORT_ENDS: &str = "----- END GCS-SPEED-TUI REPORT -----";
+
+/// The report as written: between the markers when asked.
+pub fn marked(text: String, markers: bool) -> String {
+    if markers { format!("{REPORT_BEGINS}\n{}\n{REPORT_ENDS}\n", text.trim_end()) } else { text }
 }
 
 impl StartArgs {

@@ -6,6 +6,7 @@ pub mod client_runtime;
 mod coalesce;
 pub mod gateway;
 pub mod grpc;
+pub mod merge;
 pub mod meter;
 pub mod metrics;
 pub mod options;

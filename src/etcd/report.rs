@@ -59,7 +59,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn new(c: Comparison, unit: RateUnit) -> Self {
+    pub fn new(c: Comparison, unit: RateUnit) -> Self {
         Verdict {
             sentence: c.sentence(unit),
             faster: c.faster,
@@ -94,6 +94,13 @@ pub struct EtcdReport {
     /// Errors and broken watches, said as they happened.
     pub notes: Vec<String>,
     pub rounds: Vec<EtcdRound>,
+    /// A merged report: each host's own figures (its rounds are those above
+    /// that name it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<super::merge::EtcdHostPart>,
+    /// A merged report: the common window and each transport's rate in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::fleet::Fleet>,
 }
 
 impl EtcdReport {
@@ -145,6 +152,8 @@ impl EtcdReport {
             cleanup,
             notes: Vec::new(),
             rounds,
+            hosts: Vec::new(),
+            fleet: None,
         };
         let host = report.environment.host.clone();
         report.host_label(host)
@@ -177,7 +186,7 @@ impl EtcdReport {
 
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes\n",
+            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes,host,started_at,ended_at\n",
         );
         for r in &self.rounds {
             let rate = crate::engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
@@ -198,6 +207,9 @@ impl EtcdReport {
                 r.server_cpu_s.map(|s| format!("{s:.6}")).unwrap_or_default(),
                 r.wire_sent_bytes.to_string(),
                 r.wire_received_bytes.to_string(),
+                r.span.host.clone(),
+                r.span.started_at.clone(),
+                r.span.ended_at.clone(),
             ];
             let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             out.push_str(&fields.join(","));
@@ -227,28 +239,43 @@ impl EtcdReport {
         ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"]
     }
 
-    /// The table's cells, shared by the text table and the app.
+    /// The table's cells, shared by the text table and the app: a merged
+    /// report's hosts' rows first, then its fleet rows.
     pub fn table_rows(&self) -> Vec<Vec<String>> {
-        let ms = |v: Option<f64>| v.map(format_ms).unwrap_or_else(|| "-".into());
-        self.transports
-            .iter()
-            .map(|t| {
-                vec![
-                    t.transport.name().into(),
-                    t.protocol.clone(),
-                    t.runs.to_string(),
-                    t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
-                    ms(t.latency.p50_ms),
-                    ms(t.latency.p90_ms),
-                    ms(t.latency.p99_ms),
-                    ms(t.latency.p999_ms),
-                    t.connections.to_string(),
-                    t.errors.to_string(),
-                ]
-            })
-            .collect()
+        self.table_lines().into_iter().map(|(_, cells)| cells).collect()
     }
 
+    /// Each row's transport and cells.
+    pub fn table_lines(&self) -> Vec<(TransportKind, Vec<String>)> {
+        if self.hosts.is_empty() {
+            return self.transports.iter().map(|t| (t.transport, row_cells(t.transport.name().into(), t))).collect();
+        }
+        let hosts = self.hosts.iter().flat_map(|h| {
+            h.transports.iter().map(move |t| (t.transport, row_cells(format!("{} {}", h.host, t.transport.name()), t)))
+        });
+        let fleet =
+            self.transports.iter().map(|t| (t.transport, row_cells(format!("fleet {}", t.transport.name()), t)));
+        hosts.chain(fleet).collect()
+    }
+}
+
+fn row_cells(name: String, t: &EtcdSummary) -> Vec<String> {
+    let ms = |v: Option<f64>| v.map(format_ms).unwrap_or_else(|| "-".into());
+    vec![
+        name,
+        t.protocol.clone(),
+        t.runs.to_string(),
+        t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
+        ms(t.latency.p50_ms),
+        ms(t.latency.p90_ms),
+        ms(t.latency.p99_ms),
+        ms(t.latency.p999_ms),
+        t.connections.to_string(),
+        t.errors.to_string(),
+    ]
+}
+
+impl EtcdReport {
     /// The verdict, or why there is none.
     pub fn summary_line(&self) -> String {
         match &self.comparison {
@@ -266,6 +293,11 @@ impl EtcdReport {
         } else {
             "p50-p99.9: latency per request, over the complete rounds".to_string()
         }];
+        if let Some(fleet) = &self.fleet {
+            let names: Vec<String> = self.transports.iter().map(|t| format!("fleet {}", t.transport.name())).collect();
+            let unit = if watch { RateUnit::Events } else { RateUnit::Ops };
+            lines.extend(fleet.lines(unit, &names));
+        }
         lines.extend(self.transports.iter().map(|t| per_op_line(t, watch)));
         if let [a, b] = self.transports.as_slice() {
             lines.extend(ratios_line(a, b));

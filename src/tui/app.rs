@@ -158,6 +158,14 @@ impl App {
         Vec::new()
     }
 
+    /// A report opened from a file (`--open`): in the results pane, as if just run.
+    pub fn show_opened(&mut self, report: Option<Finished>) {
+        if let Some(report) = report {
+            self.status = Some(format!("opened {}: {}", report.run_id(), report.summary_line()));
+            self.report = Some(report);
+        }
+    }
+
     /// A run of either target ended: its table, the history, and kept for later.
     fn finished(&mut self, report: Finished) -> Vec<Effect> {
         if let Some(live) = &mut self.live {

@@ -3,7 +3,7 @@
 use crate::config::TransportKind;
 use crate::engine::report::RunOutcome;
 use crate::etcd::report::EtcdReport;
-use crate::gcs::report::{RunReport, TABLE_HEADERS, table_rows};
+use crate::gcs::report::{RunReport, TABLE_HEADERS, table_lines};
 use crate::units::RateUnit;
 
 /// Read back untagged: a GCS report's `target` is an object, an etcd
@@ -18,6 +18,18 @@ pub enum Finished {
 /// The GCS table's columns in the order a reader needs them when space is short.
 const GCS_PRIORITY: [usize; 12] = [0, 10, 4, 7, 9, 1, 11, 5, 8, 3, 6, 2];
 const ETCD_PRIORITY: [usize; 10] = [0, 3, 4, 6, 8, 2, 9, 5, 7, 1];
+
+impl From<RunReport> for Finished {
+    fn from(report: RunReport) -> Self {
+        Finished::Gcs(Box::new(report))
+    }
+}
+
+impl From<EtcdReport> for Finished {
+    fn from(report: EtcdReport) -> Self {
+        Finished::Etcd(Box::new(report))
+    }
+}
 
 impl Finished {
     pub fn run_id(&self) -> &str {
@@ -67,10 +79,12 @@ impl Finished {
     pub fn table(&self) -> (Vec<&'static str>, Vec<Vec<String>>, Vec<TransportKind>) {
         match self {
             Finished::Gcs(r) => {
-                (TABLE_HEADERS.to_vec(), table_rows(r), r.transports.iter().map(|t| t.transport).collect())
+                let (kinds, rows) = table_lines(r).into_iter().unzip();
+                (TABLE_HEADERS.to_vec(), rows, kinds)
             }
             Finished::Etcd(r) => {
-                (r.table_headers().to_vec(), r.table_rows(), r.transports.iter().map(|t| t.transport).collect())
+                let (kinds, rows) = r.table_lines().into_iter().unzip();
+                (r.table_headers().to_vec(), rows, kinds)
             }
         }
     }
@@ -87,6 +101,22 @@ impl Finished {
         match self {
             Finished::Gcs(r) => r.to_json(),
             Finished::Etcd(r) => r.to_json(),
+        }
+    }
+
+    /// As `--format` asks.
+    pub fn render(&self, format: crate::cli::Format) -> String {
+        match format {
+            crate::cli::Format::Table => self.to_table(),
+            crate::cli::Format::Json => self.to_json() + "\n",
+            crate::cli::Format::Csv => self.to_csv(),
+        }
+    }
+
+    pub fn to_table(&self) -> String {
+        match self {
+            Finished::Gcs(r) => r.to_table(),
+            Finished::Etcd(r) => r.to_table(),
         }
     }
 

@@ -29,7 +29,9 @@ use tokio_util::sync::CancellationToken;
 const FRAME: Duration = Duration::from_millis(33);
 
 /// `given`: the option names the command line set, which win over the remembered form.
-pub async fn start(command_line: Options, given: Vec<String>) -> ExitCode {
+/// The app, with `opened` reports (`--open`) in its history and the last
+/// of them in its results pane.
+pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<finished::Finished>) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
     if let Err(error) = command_line.validate(&Environment::from_process()) {
         eprintln!("error: {error}");
@@ -42,8 +44,13 @@ pub async fn start(command_line: Options, given: Vec<String>) -> ExitCode {
     let log = init_file_logging();
     let options = form::merge(persist::load(), &command_line, &given);
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let history = history::History::with_earlier(persist::load_runs());
-    let app = App::with_history(options, Environment::from_process(), color, history);
+    let shown = opened.last().cloned();
+    let mut earlier = persist::load_runs();
+    // Opened reports read as earlier runs: kept elsewhere, not this session's to clean up.
+    earlier.extend(opened);
+    let history = history::History::with_earlier(earlier);
+    let mut app = App::with_history(options, Environment::from_process(), color, history);
+    app.show_opened(shown);
     let mut terminal = ratatui::init();
     let result = event_loop(&mut terminal, app).await;
     ratatui::restore();

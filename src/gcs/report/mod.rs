@@ -53,6 +53,13 @@ pub struct RunReport {
     pub cleanup: Cleanup,
     pub rounds: Vec<RoundSample>,
     pub samples: Vec<ObjectSample>,
+    /// A merged report: each host's own figures (its rounds and samples
+    /// are those above that name it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<merge::HostPart>,
+    /// A merged report: the common window and each row's rate in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::fleet::Fleet>,
 }
 
 impl RunReport {
@@ -92,6 +99,8 @@ impl RunReport {
             cleanup,
             rounds,
             samples,
+            hosts: Vec::new(),
+            fleet: None,
         };
         let host = report.environment.host.clone();
         report.host_label(host)
@@ -179,12 +188,12 @@ impl RunReport {
 
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s\n",
+            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host\n",
         );
         for s in &self.samples {
             let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
             out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte}\n",
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{}\n",
                 s.transport.name(),
                 s.round + 1,
                 s.worker,
@@ -197,7 +206,8 @@ impl RunReport {
                 s.retries,
                 s.resumes,
                 s.resent_bytes,
-                s.operation.name()
+                s.operation.name(),
+                csv_field(&s.host)
             ));
         }
         out
@@ -224,11 +234,17 @@ impl RunReport {
             Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
         };
         let mut lines = vec![footnote];
+        if let Some(fleet) = &self.fleet {
+            let names: Vec<String> =
+                self.transports.iter().map(|t| format!("fleet {}", row_name(t, workload))).collect();
+            lines.extend(fleet.lines(self.config.rate_unit, &names));
+        }
         if workload.reads() {
             lines.push(self.reads_line());
         }
+        let fleet = if self.fleet.is_some() { "fleet " } else { "" };
         for t in &self.transports {
-            lines.extend(transport_lines(t, self.config.rate_unit, workload));
+            lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, self.config.rate_unit));
         }
         if let Some(why) = &self.stopped_because {
             lines.push(why.clone());
@@ -297,8 +313,7 @@ pub const TABLE_FOOTNOTE: &str =
 
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
-fn transport_lines(t: &crate::gcs::stats::TransportSummary, unit: RateUnit, workload: Workload) -> Vec<String> {
-    let name = row_name(t, workload);
+fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
     let noun = t.operation.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
@@ -400,30 +415,48 @@ pub fn row_name(t: &TransportSummary, workload: Workload) -> String {
     }
 }
 
-/// The table's cells, shared by the text table and the TUI.
+/// The table's cells, shared by the text table and the TUI: a merged
+/// report's hosts' rows first, then its fleet rows.
 pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
-    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
-    report
-        .transports
-        .iter()
-        .map(|t| {
-            vec![
-                row_name(t, report.config.workload),
-                t.runs.to_string(),
-                format_size(t.bytes_per_run),
-                seconds(t.min_s),
-                seconds(t.median_s),
-                seconds(t.mean_s),
-                seconds(t.max_s),
-                seconds(t.p50_s),
-                seconds(t.p90_s),
-                seconds(t.p99_s),
-                t.throughput_mib_s.map(|r| report.config.rate_unit.format(r)).unwrap_or_else(|| "-".into()),
-                t.errors.to_string(),
-            ]
-        })
-        .collect()
+    table_lines(report).into_iter().map(|(_, cells)| cells).collect()
 }
+
+/// Each row's transport and cells.
+pub fn table_lines(report: &RunReport) -> Vec<(crate::config::TransportKind, Vec<String>)> {
+    let workload = report.config.workload;
+    let unit = report.config.rate_unit;
+    if report.hosts.is_empty() {
+        return report.transports.iter().map(|t| (t.transport, row_cells(row_name(t, workload), t, unit))).collect();
+    }
+    let hosts = report.hosts.iter().flat_map(|h| {
+        h.transports
+            .iter()
+            .map(move |t| (t.transport, row_cells(format!("{} {}", h.host, row_name(t, workload)), t, unit)))
+    });
+    let fleet =
+        report.transports.iter().map(|t| (t.transport, row_cells(format!("fleet {}", row_name(t, workload)), t, unit)));
+    hosts.chain(fleet).collect()
+}
+
+fn row_cells(name: String, t: &TransportSummary, unit: RateUnit) -> Vec<String> {
+    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    vec![
+        name,
+        t.runs.to_string(),
+        format_size(t.bytes_per_run),
+        seconds(t.min_s),
+        seconds(t.median_s),
+        seconds(t.mean_s),
+        seconds(t.max_s),
+        seconds(t.p50_s),
+        seconds(t.p90_s),
+        seconds(t.p99_s),
+        t.throughput_mib_s.map(|r| unit.format(r)).unwrap_or_else(|| "-".into()),
+        t.errors.to_string(),
+    ]
+}
+
+pub mod merge;
 
 #[cfg(test)]
 mod tests;

@@ -98,6 +98,11 @@ impl Operation {
         }
     }
 
+    /// The operation whose rounds pair as `part` (`PairedRound::part`).
+    pub fn of_part(part: u8) -> Operation {
+        if part == Operation::Download as u8 { Operation::Download } else { Operation::Upload }
+    }
+
     /// What a workload's rounds do, in report order.
     pub fn of(workload: crate::config::Workload) -> &'static [Operation] {
         match workload {
@@ -203,7 +208,8 @@ pub fn summarize(
     let wire_retransmitted_bytes: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
     let objects: Vec<&ObjectSample> =
         objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
-    let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round);
+    // By host too: a merged report's hosts all have a round 1.
+    let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round && r.span.host == o.host);
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
     let histogram = latency_histogram(&object_times);

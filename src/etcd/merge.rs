@@ -1,0 +1,142 @@
+//! etcd reports merged: a fleet's rows over every host's rounds, each host's
+//! own figures kept beside them (`hosts`), so that a merged report merges
+//! again.
+
+use super::options::Mode;
+use super::report::{EtcdReport, KeysCleanup, Verdict};
+use super::rounds::{EtcdRound, EtcdSummary, quantiles, summarize};
+use crate::engine::compare::compare_rates;
+use crate::engine::report::{Host, RunOutcome};
+use crate::fleet::{FleetRound, Row};
+use crate::gcs::report::merge::{fleet_outcome, fleet_run_id};
+use crate::units::RateUnit;
+
+/// One host of a merged report, as its own report had it (its rounds are
+/// the merged report's, by host).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EtcdHostPart {
+    pub host: String,
+    pub run_id: String,
+    pub started_at: String,
+    pub outcome: RunOutcome,
+    pub stopped_because: Option<String>,
+    pub environment: Host,
+    pub transports: Vec<EtcdSummary>,
+    pub comparison: Option<Verdict>,
+    pub cleanup: KeysCleanup,
+    pub notes: Vec<String>,
+}
+
+impl FleetRound for EtcdRound {
+    fn span(&self) -> &crate::engine::timeline::Span {
+        &self.span
+    }
+
+    fn amount(&self) -> f64 {
+        self.ops as f64
+    }
+}
+
+impl EtcdReport {
+    /// The hosts in it, with their rounds: itself, or those it merged.
+    pub fn host_runs(&self) -> Vec<(EtcdHostPart, Vec<EtcdRound>)> {
+        if self.hosts.is_empty() {
+            let part = EtcdHostPart {
+                host: self.environment.host.clone(),
+                run_id: self.run_id.clone(),
+                started_at: self.started_at.clone(),
+                outcome: self.outcome,
+                stopped_because: self.stopped_because.clone(),
+                environment: self.environment.clone(),
+                transports: self.transports.clone(),
+                comparison: self.comparison.clone(),
+                cleanup: self.cleanup.clone(),
+                notes: self.notes.clone(),
+            };
+            return vec![(part, self.rounds.clone())];
+        }
+        let of = |host: &str| self.rounds.iter().filter(|r| r.span.host == host).cloned().collect();
+        self.hosts.iter().map(|part| (part.clone(), of(&part.host))).collect()
+    }
+}
+
+/// A mode's rounds as a fleet row names them.
+pub fn operation(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Put => "put",
+        Mode::Range => "range",
+        Mode::Watch => "watch",
+    }
+}
+
+/// The merge of hosts whose configurations match (the caller checks).
+pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) -> EtcdReport {
+    runs.sort_by(|a, b| a.0.host.cmp(&b.0.host));
+    let config = first.config.clone();
+    let operation = operation(config.mode);
+    let rows: Vec<Row> = config.transports.iter().map(|&transport| Row { transport, part: 0, operation }).collect();
+    let hosts: Vec<(&str, &[EtcdRound])> = runs.iter().map(|(p, r)| (p.host.as_str(), r.as_slice())).collect();
+    let (fleet, pairs) = crate::fleet::fleet(&hosts, &rows);
+    let rounds: Vec<EtcdRound> = runs.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
+    let transports: Vec<EtcdSummary> = rows
+        .iter()
+        .zip(&fleet.rows)
+        .map(|(row, fleet_row)| {
+            let parts: Vec<&EtcdSummary> =
+                runs.iter().flat_map(|(p, _)| &p.transports).filter(|t| t.transport == row.transport).collect();
+            let mut protocols: Vec<&str> = parts.iter().map(|p| p.protocol.as_str()).collect();
+            protocols.dedup();
+            let mut summary =
+                summarize(row.transport, protocols.join(", "), parts.iter().map(|p| p.connections).sum(), &rounds);
+            let histogram =
+                crate::engine::histogram::merged(parts.iter().filter_map(|p| p.latency_histogram.as_deref()))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(super::workload::latency_histogram);
+            summary.latency = quantiles(&histogram);
+            summary.latency_histogram = (!histogram.is_empty()).then(|| crate::engine::histogram::encode(&histogram));
+            summary.ops_per_s = fleet_row.rate;
+            // Each host read the CPU of the whole cluster, every host's requests in it.
+            if runs.len() > 1 {
+                summary.server_cpu_us_per_op = None;
+            }
+            summary
+        })
+        .collect();
+    let unit = if operation == "watch" { RateUnit::Events } else { RateUnit::Ops };
+    let comparison = match (&fleet.window, transports.as_slice()) {
+        (Some(_), [a, b]) => compare_rates([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &pairs)
+            .map(|c| Verdict::new(c, unit)),
+        _ => None,
+    };
+    let parts: Vec<EtcdHostPart> = runs.into_iter().map(|(p, _)| p).collect();
+    let mut notes: Vec<String> = Vec::new();
+    if parts.len() > 1 {
+        notes.push(
+            "etcd CPU per op: not merged, each host read the CPU of the whole cluster (every host's requests)".into(),
+        );
+    }
+    notes.extend(parts.iter().flat_map(|p| p.notes.iter().map(move |n| format!("{}: {n}", p.host))));
+    EtcdReport {
+        tool: first.tool.clone(),
+        environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
+        target: first.target.clone(),
+        run_id: fleet_run_id(parts.iter().map(|p| p.run_id.as_str())),
+        started_at: parts.iter().map(|p| p.started_at.clone()).min().unwrap_or_default(),
+        outcome: fleet_outcome(parts.iter().map(|p| p.outcome)),
+        stopped_because: None,
+        config,
+        transports,
+        comparison,
+        cleanup: KeysCleanup {
+            prefix: parts.iter().map(|p| p.cleanup.prefix.as_str()).collect::<Vec<_>>().join(" "),
+            deleted: parts.iter().map(|p| p.cleanup.deleted).sum(),
+            kept: parts.iter().any(|p| p.cleanup.kept),
+            error: parts.iter().find_map(|p| p.cleanup.error.as_ref().map(|e| format!("{}: {e}", p.host))),
+        },
+        notes,
+        rounds,
+        hosts: parts,
+        fleet: Some(fleet),
+    }
+}

@@ -1,0 +1,236 @@
+//! Reports read back from files, a directory of them or stdin, and the
+//! checks that make a merge honest: one kind of report, one configuration,
+//! each host once.
+
+use crate::etcd::report::EtcdReport;
+use crate::gcs::report::RunReport;
+use crate::tui::finished::Finished;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug)]
+/// A report and where it came from (`a.json`, `stdin`, `stdin #2`).
+pub struct Loaded {
+    pub name: String,
+    pub report: Finished,
+}
+
+/// Every report in the files, directories (their `*.json`) and `-` (stdin)
+/// given; a file may hold several reports one after another.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
+    let mut loaded = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+            loaded.extend(parse("stdin", &text)?);
+        } else if path.is_dir() {
+            let files = json_files(path)?;
+            if files.is_empty() {
+                return Err(format!(
+                    "{} has no .json or .log files: give report files or a directory of them",
+                    path.display()
+                ));
+            }
+            for file in files {
+                loaded.extend(parse(&file.display().to_string(), &read(&file)?)?);
+            }
+        } else {
+            loaded.extend(parse(&path.display().to_string(), &read(path)?)?);
+        }
+    }
+    Ok(loaded)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json" || x == "log"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The reports in one text (`run --format json` output, one or several,
+/// or a log with reports between `--log-markers` lines).
+pub fn parse(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
+    use crate::engine::start::{REPORT_BEGINS, REPORT_ENDS};
+    if text.contains(REPORT_BEGINS) {
+        let marked: Vec<&str> =
+            text.split(REPORT_BEGINS).skip(1).map(|rest| rest.split(REPORT_ENDS).next().unwrap_or(rest)).collect();
+        return parse_json(name, &marked.join("\n"));
+    }
+    parse_json(name, text)
+}
+
+fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
+    let values: Result<Vec<serde_json::Value>, _> = serde_json::Deserializer::from_str(text).into_iter().collect();
+    let values = values.map_err(|e| format!("{name} is not JSON ({e}): give reports written by run --format json"))?;
+    if values.is_empty() {
+        return Err(format!("{name} is empty: give reports written by run --format json"));
+    }
+    let several = values.len() > 1;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let name = if several { format!("{name} #{}", i + 1) } else { name.to_string() };
+            let not_ours = |e: serde_json::Error| {
+                format!("{name} is not a gcs-speed-tui report ({e}): give reports written by run --format json")
+            };
+            let report = if value.get("target").and_then(|t| t.as_str()) == Some("etcd") {
+                Finished::Etcd(Box::new(serde_json::from_value::<EtcdReport>(value).map_err(not_ours)?))
+            } else {
+                Finished::Gcs(Box::new(serde_json::from_value::<RunReport>(value).map_err(not_ours)?))
+            };
+            Ok(Loaded { name, report })
+        })
+        .collect()
+}
+
+/// The options that tell two configurations apart, each with both values:
+/// `--size (a.json 16777216, b.json 8388608)`.
+pub fn differing_options(a: &Loaded, b: &Loaded) -> Vec<String> {
+    let (Some(x), Some(y)) = (config_of(&a.report), config_of(&b.report)) else { return vec!["the target".into()] };
+    let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+    keys.into_iter()
+        // A path to the same CA may differ from host to host.
+        .filter(|key| key.as_str() != "ca_cert")
+        .filter(|key| x.get(*key) != y.get(*key))
+        .map(|key| {
+            let value = |m: &serde_json::Map<String, serde_json::Value>| {
+                m.get(key).map_or("unset".to_string(), |v| v.to_string())
+            };
+            format!("{} ({} {}, {} {})", flag_of(key), a.name, value(&x), b.name, value(&y))
+        })
+        .collect()
+}
+
+fn config_of(report: &Finished) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let value = match report {
+        Finished::Gcs(r) => serde_json::to_value(&r.config),
+        Finished::Etcd(r) => serde_json::to_value(&r.config),
+    };
+    match value.ok()? {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// The flag that sets a configuration field.
+fn flag_of(key: &str) -> String {
+    let flag = match key {
+        "object_size" => "size",
+        "json_checksum" | "grpc_checksum" => "disable-grpc-autochecksum / the checksums",
+        "transports" => "transports",
+        key => return format!("--{}", key.replace('_', "-")),
+    };
+    format!("--{flag}")
+}
+
+/// Refuses what cannot be merged: reports of two targets, of different
+/// configurations, a run given twice, two runs of one host label.
+pub fn check(loaded: &[Loaded]) -> Result<(), String> {
+    let Some(first) = loaded.first() else {
+        return Err("nothing to merge: give report files, a directory of them or - for stdin".into());
+    };
+    for other in &loaded[1..] {
+        if std::mem::discriminant(&first.report) != std::mem::discriminant(&other.report) {
+            return Err(format!(
+                "{} is {} report and {} {}: merge reports of one target",
+                first.name,
+                kind(&first.report),
+                other.name,
+                kind(&other.report)
+            ));
+        }
+        let differ = differing_options(first, other);
+        if !differ.is_empty() {
+            return Err(format!(
+                "cannot merge runs configured differently: {}; merge the reports of one configuration",
+                differ.join(", ")
+            ));
+        }
+    }
+    let mut seen: Vec<(String, String, &str)> = Vec::new();
+    for item in loaded {
+        for (host, run_id) in hosts(&item.report) {
+            if let Some((_, _, earlier)) = seen.iter().find(|(_, id, _)| *id == run_id) {
+                return Err(format!("{earlier} and {} hold the same run ({run_id}): give each report once", item.name));
+            }
+            if let Some((_, _, earlier)) = seen.iter().find(|(h, _, _)| *h == host) {
+                return Err(format!(
+                    "{earlier} and {} both come from host '{host}': give each host its own --host-label (the pod's name on Kubernetes)",
+                    item.name
+                ));
+            }
+            seen.push((host, run_id, &item.name));
+        }
+    }
+    Ok(())
+}
+
+fn kind(report: &Finished) -> &'static str {
+    match report {
+        Finished::Gcs(_) => "a GCS",
+        Finished::Etcd(_) => "an etcd",
+    }
+}
+
+/// (host, run ID) of each host a report holds.
+fn hosts(report: &Finished) -> Vec<(String, String)> {
+    match report {
+        Finished::Gcs(r) if r.hosts.is_empty() => vec![(r.environment.host.clone(), r.run_id.clone())],
+        Finished::Gcs(r) => r.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
+        Finished::Etcd(r) if r.hosts.is_empty() => vec![(r.environment.host.clone(), r.run_id.clone())],
+        Finished::Etcd(r) => r.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
+    }
+}
+
+/// Said, not refused: hosts that went to different places, or ran
+/// different versions of the tool.
+pub fn warnings(loaded: &[Loaded]) -> Vec<String> {
+    let mut said = Vec::new();
+    let Some(first) = loaded.first() else { return said };
+    let elsewhere: Vec<&str> =
+        loaded[1..].iter().filter(|l| !l.report.same_place(&first.report)).map(|l| l.name.as_str()).collect();
+    if !elsewhere.is_empty() {
+        said.push(format!(
+            "{} went to a different target than {} ({} vs {}): the fleet figures add up different servers",
+            elsewhere.join(", "),
+            first.name,
+            loaded
+                .iter()
+                .find(|l| !l.report.same_place(&first.report))
+                .map(|l| l.report.short_target())
+                .unwrap_or_default(),
+            first.report.short_target()
+        ));
+    }
+    let own_emulators = loaded.iter().any(|l| matches!(&l.report, Finished::Gcs(r) if r.target.kind == "emulator"));
+    if own_emulators && loaded.len() > 1 {
+        said.push(
+            "the hosts each uploaded to a built-in emulator of their own: the fleet figure adds up separate servers (give them one --endpoint to share one)"
+                .into(),
+        );
+    }
+    let version = |l: &Loaded| match &l.report {
+        Finished::Gcs(r) => r.tool.version.clone(),
+        Finished::Etcd(r) => r.tool.version.clone(),
+    };
+    if let Some(other) = loaded.iter().find(|l| version(l) != version(first)) {
+        said.push(format!(
+            "{} was written by version {} and {} by {}: their figures may not be measured alike",
+            first.name,
+            version(first),
+            other.name,
+            version(other)
+        ));
+    }
+    said
+}

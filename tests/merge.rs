@@ -1,0 +1,245 @@
+//! Merging reports: three hosts with known rounds and latencies (skewed
+//! starts, one host late) give exactly the window, throughput and
+//! percentiles worked out by hand; a merge of merges equals the merge of
+//! all; configurations that differ are refused, naming the options.
+
+use TransportKind::{Grpc, Json};
+use gcs_speed_tui::config::{Environment, Options, TransportKind};
+use gcs_speed_tui::engine::timeline::Span;
+use gcs_speed_tui::fleet::command::{compare_loaded, merge_loaded};
+use gcs_speed_tui::fleet::inputs::{Loaded, parse};
+use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
+use gcs_speed_tui::gcs::target::TargetInfo;
+use gcs_speed_tui::gcs::transport::Phases;
+use gcs_speed_tui::tui::finished::Finished;
+use gcs_speed_tui::units::MIB;
+
+/// 2026-12-01T18:30:00Z in microseconds since the epoch.
+const T0: i64 = 1_796_149_800_000_000;
+
+fn at(micros: i64) -> String {
+    gcs_speed_tui::units::rfc3339_micros(std::time::UNIX_EPOCH + std::time::Duration::from_micros(micros as u64))
+}
+
+/// A host's report: four pairs of rounds back to back from `start_s` (JSON
+/// rounds of 1 s moving `json_mib[k]`, gRPC rounds of 0.5 s moving
+/// `grpc_mib`), one object a round, each object taking `latency_s`.
+fn host(label: &str, start_s: f64, json_mib: [u64; 4], grpc_mib: u64, latency_s: f64, size: &str) -> RunReport {
+    let config = Options { size: size.into(), ..Options::default() }.validate(&Environment::default()).unwrap();
+    let (mut rounds, mut samples) = (Vec::new(), Vec::new());
+    let mut now = start_s;
+    for k in 0..4u32 {
+        for (transport, seconds, mib) in [(Json, 1.0, json_mib[k as usize]), (Grpc, 0.5, grpc_mib)] {
+            let micros = |s: f64| T0 + (s * 1e6).round() as i64;
+            let span = Span {
+                host: String::new(),
+                started_at: at(micros(now)),
+                ended_at: at(micros(now + seconds)),
+                start_s: now - start_s,
+                end_s: now - start_s + seconds,
+            };
+            rounds.push(RoundSample {
+                transport,
+                operation: Operation::Upload,
+                round: k,
+                elapsed_s: seconds,
+                bytes: mib * MIB,
+                ok: true,
+                cpu_s: 0.1,
+                wire_bytes: mib * MIB,
+                retransmitted_bytes: 0,
+                span,
+            });
+            samples.push(ObjectSample {
+                host: String::new(),
+                transport,
+                operation: Operation::Upload,
+                round: k,
+                worker: 0,
+                object: format!("{label}-{}-{k}", transport.name()),
+                bytes: mib * MIB,
+                start_s: now - start_s,
+                elapsed_s: latency_s,
+                ok: true,
+                error: None,
+                phases: Phases { session_s: 0.0, transfer_s: latency_s, finalize_s: 0.0 },
+                retries: 0,
+                resumes: 0,
+                resent_bytes: 0,
+                first_byte_s: None,
+            });
+            now += seconds;
+        }
+    }
+    let summaries = [Json, Grpc]
+        .map(|kind| summarize(kind, Operation::Upload, 0, &rounds, &samples, Accounting::default()))
+        .to_vec();
+    let target = TargetInfo {
+        kind: "endpoint".into(),
+        json_endpoint: Some("http://127.0.0.1:1".into()),
+        grpc_endpoint: Some("127.0.0.1:2".into()),
+        bucket: "fleet".into(),
+        credentials: "none".into(),
+        credential_type: None,
+        principal: None,
+        emulator_fault: None,
+    };
+    let run_id = format!("run-{label}");
+    RunReport::new(
+        run_id,
+        at(T0),
+        target,
+        config,
+        summaries,
+        samples,
+        rounds,
+        RunOutcome::Completed,
+        Cleanup::default(),
+    )
+    .host_label(label.into())
+}
+
+/// Hosts a (from 0 s), b (0.75 s: skewed) and c (3 s: late); each runs 6 s.
+fn three() -> [RunReport; 3] {
+    [
+        host("a", 0.0, [100; 4], 100, 0.010, "1MiB"),
+        host("b", 0.75, [100, 200, 300, 400], 200, 0.020, "1MiB"),
+        host("c", 3.0, [50; 4], 50, 0.040, "1MiB"),
+    ]
+}
+
+fn loaded(name: &str, report: &RunReport) -> Loaded {
+    Loaded { name: name.into(), report: Finished::Gcs(Box::new(report.clone())) }
+}
+
+fn merged(reports: &[(&str, &RunReport)]) -> RunReport {
+    let loaded: Vec<Loaded> = reports.iter().map(|(name, r)| loaded(name, r)).collect();
+    match merge_loaded(&loaded).unwrap() {
+        Finished::Gcs(report) => *report,
+        Finished::Etcd(_) => unreachable!("GCS reports merge into a GCS report"),
+    }
+}
+
+#[test]
+fn three_hosts_merge_to_the_window_throughput_and_percentiles_worked_out_by_hand() {
+    let [a, b, c] = three();
+    let fleet_report = merged(&[("a.json", &a), ("b.json", &b), ("c.json", &c)]);
+    let fleet = fleet_report.fleet.as_ref().unwrap();
+    let window = fleet.window.as_ref().unwrap();
+    // a runs 0-6 s, b 0.75-6.75 s, c 3-9 s: every host is at work from 3 s
+    // (c's start) to 6 s (a's end).
+    assert_eq!(
+        (window.started_at.as_str(), window.ended_at.as_str()),
+        ("2026-12-01T18:30:03.000000Z", "2026-12-01T18:30:06.000000Z")
+    );
+    assert_eq!((window.seconds, window.trimmed_start_s, window.trimmed_end_s), (3.0, 3.0, 3.0));
+    assert_eq!((window.last_to_start.as_str(), window.first_to_end.as_str()), ("c", "a"));
+    // In the window, JSON: a's rounds 3 and 4 (200 MiB in 2 s: 100 MiB/s);
+    // b's round 2 for its last 0.25 s (50 of 200 MiB), round 3 whole
+    // (300 MiB), round 4 for its first 0.75 s (300 of 400 MiB): 650 MiB in
+    // 2 s, 325 MiB/s; c's rounds 1 and 2 (100 MiB in 2 s: 50 MiB/s).
+    // gRPC: a 200 MiB/s (rounds 3, 4), b 400 MiB/s (rounds 2, 3), c 100 MiB/s.
+    let rate = |kind| fleet_report.transports.iter().find(|t| t.transport == kind).unwrap().throughput_mib_s.unwrap();
+    assert!((rate(Json) - 475.0).abs() < 1e-9, "{}", rate(Json));
+    assert!((rate(Grpc) - 700.0).abs() < 1e-9, "{}", rate(Grpc));
+    let b_json = &fleet.rows[0].hosts[1];
+    assert_eq!(b_json.host, "b");
+    assert!((b_json.amount - 650.0).abs() < 1e-9 && (b_json.seconds - 2.0).abs() < 1e-9, "{b_json:?}");
+    // Latencies: 4 objects of 10 ms (a), 4 of 20 ms (b), 4 of 40 ms (c) per
+    // transport. The 6th of 12 is 20 ms, the 12th 40 ms; HDR's 3 digits keep
+    // 20,000 µs in the bucket [20000, 20015] and 40,000 µs in [40000, 40031].
+    let json = &fleet_report.transports[0];
+    assert_eq!((json.p50_s, json.p90_s, json.p99_s), (Some(0.020015), Some(0.040031), Some(0.040031)));
+    let all: Vec<f64> = [0.010, 0.020, 0.040].iter().flat_map(|&s| [s; 4]).collect();
+    let direct = gcs_speed_tui::gcs::stats::latency_histogram(&all);
+    assert_eq!(json.latency_histogram.as_deref(), Some(gcs_speed_tui::engine::histogram::encode(&direct).as_str()));
+    // Rounds and errors are summed; the verdict pairs the fleet's rounds.
+    assert_eq!((json.runs, json.objects, json.errors), (12, 12, 0));
+    let verdict = fleet_report.comparison.as_ref().unwrap();
+    assert_eq!((verdict.faster, verdict.pairs, verdict.pairs_attempted), (Some(Grpc), 4, 4));
+    assert!((verdict.percent.unwrap() - (700.0 / 475.0 - 1.0) * 100.0).abs() < 1e-9);
+    // Each host keeps its own figures, and its rounds and samples say whose they are.
+    assert_eq!(fleet_report.hosts.iter().map(|h| h.host.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    assert_eq!(fleet_report.rounds.iter().filter(|r| r.span.host == "b").count(), 8);
+    assert_eq!(fleet_report.samples.iter().filter(|s| s.host == "c").count(), 8);
+    let table = fleet_report.to_table();
+    for expected in
+        ["a http-json", "c grpc", "fleet http-json", "fleet grpc", "475.00 MiB/s", "= a 100.00 + b 325.00 + c 50.00"]
+    {
+        assert!(table.contains(expected), "{expected} in\n{table}");
+    }
+}
+
+#[test]
+fn a_merge_of_merges_is_the_merge_of_all() {
+    let [a, b, c] = three();
+    let all = merged(&[("a", &a), ("b", &b), ("c", &c)]);
+    let ab = merged(&[("a", &a), ("b", &b)]);
+    let bc = merged(&[("c", &c), ("b", &b)]);
+    assert_eq!(merged(&[("ab", &ab), ("c", &c)]).to_json(), all.to_json());
+    assert_eq!(merged(&[("a", &a), ("bc", &bc)]).to_json(), all.to_json());
+    // Through JSON too, as files go.
+    let reread: Vec<Loaded> =
+        [ab.to_json(), c.to_json()].iter().flat_map(|text| parse("file", text).unwrap()).collect();
+    let Finished::Gcs(again) = merge_loaded(&reread).unwrap() else { unreachable!() };
+    assert_eq!(again.to_json(), all.to_json());
+    let reread = serde_json::from_str::<RunReport>(&all.to_json()).unwrap();
+    assert!(reread.to_json() == all.to_json(), "a merged report reads back whole");
+}
+
+#[test]
+fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
+    let [a, b, _] = three();
+    let bigger = host("c", 3.0, [50; 4], 50, 0.040, "2MiB");
+    let refused = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b), loaded("c.json", &bigger)]).unwrap_err();
+    assert_eq!(
+        refused,
+        "cannot merge runs configured differently: --size (a.json 1048576, c.json 2097152); merge the reports of one configuration"
+    );
+    let twice = merge_loaded(&[loaded("a.json", &a), loaded("again.json", &a)]).unwrap_err();
+    assert_eq!(twice, "a.json and again.json hold the same run (run-a): give each report once");
+    let renamed = RunReport { run_id: "run-other".into(), ..b.clone() }.host_label("a".into());
+    let same_host = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &renamed)]).unwrap_err();
+    assert!(same_host.starts_with("a.json and b.json both come from host 'a': give each host its own --host-label"));
+    assert!(parse("x.json", "{\"tool\": 1}").unwrap_err().starts_with("x.json is not a gcs-speed-tui report ("));
+    assert!(parse("x.json", "not json").unwrap_err().starts_with("x.json is not JSON ("));
+}
+
+#[test]
+fn runs_that_never_overlapped_have_no_fleet_throughput_and_say_why() {
+    let early = host("a", 0.0, [100; 4], 100, 0.010, "1MiB");
+    let later = host("b", 8.5, [100; 4], 100, 0.010, "1MiB");
+    let report = merged(&[("a", &early), ("b", &later)]);
+    let fleet = report.fleet.as_ref().unwrap();
+    assert_eq!(fleet.window, None);
+    assert_eq!(
+        fleet.apart.as_deref(),
+        Some(
+            "the runs did not overlap: b began 2.500 s after a had ended, so no fleet throughput (the hosts never ran at once)"
+        )
+    );
+    assert!(report.transports.iter().all(|t| t.throughput_mib_s.is_none()), "nothing unmeasured is a number");
+    assert_eq!((report.comparison.as_ref(), report.transports[0].p50_s), (None, Some(0.010007)));
+    assert!(report.to_table().contains("fleet http-json: no throughput without a common window"));
+}
+
+#[test]
+fn logs_with_markers_read_as_reports_and_compare_says_what_changed() {
+    let [a, b, _] = three();
+    let log = format!(
+        "starting at ...\n{}\n{}\n{}\nround 1/4 ...\n",
+        gcs_speed_tui::engine::start::REPORT_BEGINS,
+        a.to_json(),
+        gcs_speed_tui::engine::start::REPORT_ENDS
+    );
+    let read = parse("pod-a.log", &log).unwrap();
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].report.run_id(), "run-a");
+    let said = compare_loaded(&loaded("a.json", &a), &loaded("b.json", &b)).unwrap();
+    assert!(said.text.contains("http-json"), "{}", said.text);
+    assert!(said.text.contains("same options"), "{}", said.text);
+    let bigger = host("c", 3.0, [50; 4], 50, 0.040, "2MiB");
+    let differ = compare_loaded(&loaded("a.json", &a), &loaded("c.json", &bigger)).unwrap();
+    assert!(differ.text.contains("options that differ: --size (a.json 1048576, c.json 2097152)"), "{}", differ.text);
+}
