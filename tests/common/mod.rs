@@ -2,6 +2,7 @@
 //! HTTP client, and a way to run the benchmark against an emulator.
 #![allow(dead_code)]
 
+pub mod fleet;
 pub mod lookalike;
 
 use gcs_speed_tui::config::{Environment, Options};

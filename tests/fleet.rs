@@ -1,0 +1,210 @@
+//! A fleet on one machine, as Kubernetes would run it: the manifest's own
+//! command line (read from assets/k8s/job.yaml, its $(VARS) expanded as
+//! Kubernetes expands them) run by three processes with one --start-at
+//! against one emulator; collect.sh (with a stand-in for kubectl, which has
+//! no cluster here) cuts their reports from the logs and merges them; the
+//! fleet's throughput is the sum of the hosts' in the common window.
+
+mod common;
+
+use common::fleet::{assert_clocks_agree, micros, rate_in, window};
+use serde_yaml::Value as Yaml;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const PODS: usize = 3;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The manifest's documents: the ServiceAccount, then the Job.
+fn manifest() -> Vec<Yaml> {
+    let text = std::fs::read_to_string(repo("assets/k8s/job.yaml")).unwrap();
+    serde_yaml::Deserializer::from_str(&text).map(|doc| serde::Deserialize::deserialize(doc).unwrap()).collect()
+}
+
+fn job() -> Yaml {
+    manifest().into_iter().find(|d| d["kind"] == "Job").expect("a Job in the manifest")
+}
+
+/// The container's command line with `$(NAME)` replaced as Kubernetes does.
+fn command_line(values: &[(&str, String)]) -> Vec<String> {
+    let container = &job()["spec"]["template"]["spec"]["containers"][0];
+    let words = container["command"].as_sequence().unwrap().iter().chain(container["args"].as_sequence().unwrap());
+    words
+        .map(|word| {
+            let mut word = word.as_str().expect("every word is a string").to_string();
+            for (name, value) in values {
+                word = word.replace(&format!("$({name})"), value);
+            }
+            assert!(!word.contains("$("), "every variable the command uses is set: {word}");
+            word
+        })
+        .collect()
+}
+
+#[test]
+fn the_manifest_is_an_indexed_job_with_workload_identity_spread_over_nodes() {
+    let docs = manifest();
+    let account = docs.iter().find(|d| d["kind"] == "ServiceAccount").expect("a ServiceAccount");
+    let gsa = account["metadata"]["annotations"]["iam.gke.io/gcp-service-account"].as_str().unwrap();
+    assert!(gsa.ends_with(".iam.gserviceaccount.com"), "{gsa}");
+    let job = job();
+    assert_eq!(
+        (job["apiVersion"].as_str(), job["spec"]["completionMode"].as_str()),
+        (Some("batch/v1"), Some("Indexed"))
+    );
+    assert_eq!(job["spec"]["parallelism"], job["spec"]["completions"], "every pod runs at once");
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(pod["serviceAccountName"], account["metadata"]["name"]);
+    let text = std::fs::read_to_string(repo("assets/k8s/job.yaml")).unwrap();
+    assert!(!text.contains("GOOGLE_APPLICATION_CREDENTIALS") && !text.contains("secretName"), "no key files");
+    let spread = &pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+    assert_eq!(spread["topologyKey"], "kubernetes.io/hostname");
+    assert_eq!(spread["labelSelector"]["matchLabels"], job["spec"]["template"]["metadata"]["labels"]);
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+    let container = &pod["containers"][0];
+    let resources = &container["resources"];
+    for (what, key) in [("requests", "cpu"), ("requests", "memory"), ("limits", "cpu"), ("limits", "memory")] {
+        assert!(resources[what][key].as_str().is_some(), "{what}.{key} is set");
+    }
+    let line = command_line(&[("BUCKET", "b".into()), ("START_AT", "t".into()), ("POD_NAME", "p".into())]);
+    for flag in ["--format", "--log-markers", "--start-at", "--host-label"] {
+        assert!(line.iter().any(|w| w == flag), "{flag} in {line:?}");
+    }
+}
+
+#[test]
+fn the_dockerfile_builds_with_the_lock_and_profile_ci_tests() {
+    let dockerfile = std::fs::read_to_string(repo("Dockerfile")).unwrap();
+    let build = dockerfile.lines().find(|l| l.contains("cargo build")).expect("a cargo build step");
+    assert!(build.contains("--locked"), "the build uses Cargo.lock as it is: {build}");
+    assert!(!build.contains("--release") && !build.contains("--profile"), "CI's profile (dev): {build}");
+    let test = std::fs::read_to_string(repo("scripts/test")).unwrap();
+    assert!(test.contains("cargo nextest run") && !test.contains("--release"), "CI tests the dev profile");
+    assert!(dockerfile.contains("COPY Cargo.toml Cargo.lock"), "the lock file goes into the build");
+    let runtime = dockerfile.rsplit("\nFROM ").next().unwrap();
+    assert!(runtime.contains("nonroot") && runtime.contains("USER 65532"), "non-root at run time");
+    let copies: Vec<&str> = runtime.lines().filter(|l| l.starts_with("COPY")).collect();
+    assert_eq!(copies, ["COPY --from=build /gcs-speed-tui /usr/local/bin/gcs-speed-tui"], "the binary only");
+    let job = job();
+    let command = &job["spec"]["template"]["spec"]["containers"][0]["command"][0];
+    assert_eq!(command.as_str(), Some("/usr/local/bin/gcs-speed-tui"), "the manifest runs the image's binary");
+}
+
+/// A stand-in for kubectl answering what collect.sh asks about a Job of
+/// `PODS` pods that all succeeded, from the logs in `logs`.
+fn fake_kubectl(bin: &Path, logs: &Path, pods: &[String]) {
+    let script = format!(
+        "#!/bin/sh\n# kubectl stand-in for collect.sh's test (no cluster here)\ncase \"$*\" in\n\
+         *'get job'*'spec.completions'*) echo {PODS} ;;\n\
+         *'get job'*'status.succeeded'*) echo '{PODS} ' ;;\n\
+         *'get pods'*) echo '{}' ;;\n\
+         logs*) cat '{}'/\"$2\".log ;;\n\
+         *) echo \"unexpected: kubectl $*\" >&2; exit 1 ;;\nesac\n",
+        pods.join(" "),
+        logs.display()
+    );
+    let path = bin.join("kubectl");
+    std::fs::write(&path, script).unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&path, permissions).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_window() {
+    let emulator = common::emulator().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, bin, out) = (dir.path().join("logs"), dir.path().join("bin"), dir.path().join("reports"));
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    let start = std::time::SystemTime::now() + std::time::Duration::from_secs(4);
+    let start_at = gcs_speed_tui::units::rfc3339(start);
+    let pods: Vec<String> = (0..PODS).map(|i| format!("gcs-speed-tui-fleet-{i}-x7k2p")).collect();
+    let children: Vec<std::process::Child> = pods
+        .iter()
+        .map(|pod| {
+            let line = command_line(&[
+                ("BUCKET", common::BUCKET.into()),
+                ("START_AT", start_at.clone()),
+                ("POD_NAME", pod.clone()),
+            ]);
+            // The pod's log has both streams, as `kubectl logs` shows them.
+            let log = std::fs::File::create(logs.join(format!("{pod}.log"))).unwrap();
+            Command::new(common::binary())
+                .args(&line[1..])
+                .env("STORAGE_EMULATOR_HOST", emulator.json_url())
+                .env("STORAGE_EMULATOR_HOST_GRPC", emulator.grpc_addr().to_string())
+                .stdout(Stdio::from(log.try_clone().unwrap()))
+                .stderr(Stdio::from(log))
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let statuses =
+        tokio::task::spawn_blocking(move || children.into_iter().map(|mut c| c.wait().unwrap()).collect::<Vec<_>>())
+            .await
+            .unwrap();
+    for (pod, status) in pods.iter().zip(&statuses) {
+        let log = std::fs::read_to_string(logs.join(format!("{pod}.log"))).unwrap();
+        assert!(status.success(), "{pod}: {status}\n{log}");
+        assert!(log.contains("starting at"), "a countdown on stderr: {log}");
+    }
+    fake_kubectl(&bin, &logs, &pods);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let collected = tokio::task::spawn_blocking({
+        let out = out.clone();
+        move || {
+            Command::new(repo("assets/k8s/collect.sh"))
+                .args(["gcs-speed-tui-fleet", out.to_str().unwrap()])
+                .env("PATH", path)
+                .env("GCS_SPEED_TUI", common::binary())
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&collected.stdout), String::from_utf8_lossy(&collected.stderr));
+    assert!(collected.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("fleet http-json") && stdout.contains("fleet grpc"), "{stdout}");
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fleet.json")).unwrap()).unwrap();
+    let hosts: Vec<serde_json::Value> = pods
+        .iter()
+        .map(|pod| serde_json::from_str(&std::fs::read_to_string(out.join(format!("{pod}.json"))).unwrap()).unwrap())
+        .collect();
+    assert_eq!(merged["fleet"]["hosts"].as_array().unwrap().len(), PODS);
+    let starts = micros(&start_at);
+    for host in &hosts {
+        assert_clocks_agree(host);
+        let first = host["rounds"].as_array().unwrap().iter().map(|r| micros(r["started_at"].as_str().unwrap())).min();
+        assert!(first.unwrap() >= starts, "no round began before --start-at");
+    }
+    let window = window(&merged);
+    println!(
+        "window {:.3} s, trimmed {} s / {} s",
+        (window.1 - window.0) as f64 / 1e6,
+        merged["fleet"]["window"]["trimmed_start_s"],
+        merged["fleet"]["window"]["trimmed_end_s"]
+    );
+    for transport in ["http-json", "grpc"] {
+        let fleet = merged["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+        let fleet_rate = fleet["throughput_mib_s"].as_f64().unwrap();
+        let mib = |round: &serde_json::Value| round["bytes"].as_f64().unwrap() / (1024.0 * 1024.0);
+        let sum: f64 = hosts.iter().map(|host| rate_in(host, transport, window, mib)).sum();
+        println!("{transport}: fleet {fleet_rate:.1} MiB/s, the hosts' in the window add to {sum:.1}");
+        assert!((fleet_rate / sum - 1.0).abs() < 0.01, "{transport}: fleet {fleet_rate} vs the hosts' sum {sum}");
+        let runs: u64 = hosts
+            .iter()
+            .map(|h| {
+                h["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap()["runs"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(fleet["runs"].as_u64(), Some(runs), "the fleet's rounds are the hosts'");
+    }
+}
