@@ -243,8 +243,7 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
         _ => "",
     };
     if matches!(error.kind(), ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        let command: Vec<&str> = args.iter().skip(1).map(String::as_str).take_while(|a| !a.starts_with('-')).collect();
-        let command = command.join(" ");
+        let command = subcommand(args);
         return format!(
             "`{command}` needs what to do: `gcs-speed-tui {command} run ...` (see `gcs-speed-tui {command} --help`)"
         );
@@ -258,6 +257,14 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
             "unexpected argument '{invalid}': a true/false flag takes its value after '=', like {flag}={invalid}"
         );
     }
+    if error.kind() == ErrorKind::MissingRequiredArgument {
+        let missing = match error.get(ContextKind::InvalidArg) {
+            Some(ContextValue::Strings(missing)) => missing.join(", "),
+            _ => String::new(),
+        };
+        let command = subcommand(args);
+        return format!("`{command}` needs {missing}: see `gcs-speed-tui {command} --help`");
+    }
     let values: Vec<String> = match error.get(ContextKind::ValidValue) {
         Some(ContextValue::Strings(values)) => values.clone(),
         _ => Vec::new(),
@@ -267,6 +274,13 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
     } else {
         format!("{first}: use one of {}", values.join(", "))
     }
+}
+
+/// The subcommand typed (`etcd run`, `merge`), without its arguments.
+fn subcommand(args: &[String]) -> String {
+    const NAMES: [&str; 7] = ["run", "emulator", "doctor", "etcd", "merge", "compare", "help"];
+    let words: Vec<&str> = args.iter().skip(1).map(String::as_str).take_while(|a| NAMES.contains(a)).collect();
+    words.join(" ")
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {

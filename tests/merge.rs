@@ -4,6 +4,8 @@
 //! all; configurations that differ are refused, naming the options.
 
 use TransportKind::{Grpc, Json};
+mod common;
+
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::timeline::Span;
 use gcs_speed_tui::fleet::command::{compare_loaded, merge_loaded};
@@ -202,6 +204,13 @@ fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
     let renamed = RunReport { run_id: "run-other".into(), ..b.clone() }.host_label("a".into());
     let same_host = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &renamed)]).unwrap_err();
     assert!(same_host.starts_with("a.json and b.json both come from host 'a': give each host its own --host-label"));
+    let mut old = a.clone();
+    old.rounds.iter_mut().for_each(|r| r.span = Span::default());
+    let untimed = merge_loaded(&[loaded("old.json", &old), loaded("b.json", &b)]).unwrap_err();
+    assert_eq!(
+        untimed,
+        "old.json has rounds without times (written by an older version): run it again with this version to merge it"
+    );
     assert!(parse("x.json", "{\"tool\": 1}").unwrap_err().starts_with("x.json is not a gcs-speed-tui report ("));
     assert!(parse("x.json", "not json").unwrap_err().starts_with("x.json is not JSON ("));
 }
@@ -242,4 +251,31 @@ fn logs_with_markers_read_as_reports_and_compare_says_what_changed() {
     let bigger = host("c", 3.0, [50; 4], 50, 0.040, "2MiB");
     let differ = compare_loaded(&loaded("a.json", &a), &loaded("c.json", &bigger)).unwrap();
     assert!(differ.text.contains("options that differ: --size (a.json 1048576, c.json 2097152)"), "{}", differ.text);
+}
+
+#[test]
+fn bad_input_to_merge_and_compare_is_one_sentence_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.json");
+    std::fs::write(&text, "hello").unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["merge"], "error: `merge` needs <FILE|DIR|->...: see `gcs-speed-tui merge --help`"),
+        (&["compare", "a.json"], "error: `compare` needs <OTHER.json>: see `gcs-speed-tui compare --help`"),
+        (&["merge", "/no/such.json"], "error: cannot read /no/such.json: No such file or directory (os error 2)"),
+        (
+            &["merge", "/proc/self"],
+            "error: /proc/self has no .json files: give report files, a directory of them or - for stdin",
+        ),
+        (
+            &["merge", text.to_str().unwrap()],
+            "is not JSON (expected value at line 1 column 1): give reports written by run --format json",
+        ),
+    ];
+    for (args, said) in cases {
+        let output = common::run(args, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: one sentence: {stderr}");
+        assert!(stderr.trim_end().ends_with(said), "{args:?}: {stderr}");
+    }
 }

@@ -16,7 +16,8 @@ pub struct Loaded {
 }
 
 /// Every report in the files, directories (their `*.json`) and `-` (stdin)
-/// given; a file may hold several reports one after another.
+/// given; a file may hold several reports one after another, or be a log
+/// with reports between `--log-markers` lines.
 pub fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
     let mut loaded = Vec::new();
     for path in paths {
@@ -28,7 +29,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, String> {
             let files = json_files(path)?;
             if files.is_empty() {
                 return Err(format!(
-                    "{} has no .json or .log files: give report files or a directory of them",
+                    "{} has no .json files: give report files, a directory of them or - for stdin",
                     path.display()
                 ));
             }
@@ -50,7 +51,8 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json" || x == "log"))
+        // Not *.log: collect.sh keeps each pod's log beside the report cut from it.
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
     Ok(files)
@@ -157,6 +159,12 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
             ));
         }
     }
+    if let Some(old) = loaded.iter().find(|l| !has_round_times(&l.report)) {
+        return Err(format!(
+            "{} has rounds without times (written by an older version): run it again with this version to merge it",
+            old.name
+        ));
+    }
     let mut seen: Vec<(String, String, &str)> = Vec::new();
     for item in loaded {
         for (host, run_id) in hosts(&item.report) {
@@ -173,6 +181,14 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Every round says when it ran (reports before fleets did not).
+fn has_round_times(report: &Finished) -> bool {
+    match report {
+        Finished::Gcs(r) => r.rounds.iter().all(|round| round.span.wall_micros().is_some()),
+        Finished::Etcd(r) => r.rounds.iter().all(|round| round.span.wall_micros().is_some()),
+    }
 }
 
 fn kind(report: &Finished) -> &'static str {
