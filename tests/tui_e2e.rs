@@ -135,3 +135,50 @@ fn a_person_runs_compares_and_quits() {
         "{remembered}"
     );
 }
+
+#[test]
+fn a_merged_report_opens_with_its_hosts_and_fleet_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two hosts begun together (each with a built-in emulator of its own), merged.
+    let runs: Vec<_> = ["host-a", "host-b"]
+        .into_iter()
+        .map(|host| {
+            let output = dir.path().join(format!("{host}.json"));
+            let args: Vec<String> = ["run", "--size", "1MiB", "--iterations", "3", "--format", "json", "--start-in", "2s"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(["--host-label".into(), host.into(), "--output".into(), output.display().to_string()])
+                .collect();
+            std::thread::spawn(move || Command::new(binary()).args(args).output().unwrap())
+        })
+        .collect();
+    for run in runs {
+        let output = run.join().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let fleet = dir.path().join("fleet.json");
+    let merged = Command::new(binary())
+        .args(["merge", "--format", "json", "--output"])
+        .arg(&fleet)
+        .arg(dir.path().join("host-a.json"))
+        .arg(dir.path().join("host-b.json"))
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert!(String::from_utf8_lossy(&merged.stderr).contains("a built-in emulator of their own"), "said, not refused");
+
+    let tmux = Tmux::start();
+    tmux.wait_for("$", Duration::from_secs(5));
+    tmux.type_text(&format!("{} --open {}; echo EXIT=$?", binary().display(), fleet.display()));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("results · run fleet-", Duration::from_secs(10));
+    for row in ["│host-a http-json", "│host-b grpc", "│fleet http-json", "│fleet grpc"] {
+        assert!(screen.contains(row), "{row}:\n{screen}");
+    }
+    assert!(screen.contains("fleet of 2: common window"), "{screen}");
+    tmux.keys(&["h"]);
+    let history = tmux.wait_for("history", Duration::from_secs(5));
+    assert!(history.contains("fleet of 2 · emulator"), "{history}");
+    tmux.keys(&["h", "q"]);
+    tmux.wait_for("EXIT=0", Duration::from_secs(10));
+}

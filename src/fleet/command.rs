@@ -127,11 +127,7 @@ pub fn compare_loaded(base: &Loaded, other: &Loaded) -> Result<Said, String> {
 }
 
 fn describe(loaded: &Loaded) -> String {
-    let hosts = match &loaded.report {
-        Finished::Gcs(r) if !r.hosts.is_empty() => format!(", fleet of {}", r.hosts.len()),
-        Finished::Etcd(r) if !r.hosts.is_empty() => format!(", fleet of {}", r.hosts.len()),
-        _ => String::new(),
-    };
+    let hosts = loaded.report.fleet_size().map(|n| format!(", fleet of {n}")).unwrap_or_default();
     format!("{} ({} {}{hosts})", loaded.name, loaded.report.run_id(), loaded.report.started_at())
 }
 

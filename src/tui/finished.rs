@@ -46,6 +46,15 @@ impl Finished {
         }
     }
 
+    /// A merged report's number of hosts.
+    pub fn fleet_size(&self) -> Option<usize> {
+        let hosts = match self {
+            Finished::Gcs(r) => r.hosts.len(),
+            Finished::Etcd(r) => r.hosts.len(),
+        };
+        (hosts > 0).then_some(hosts)
+    }
+
     pub fn outcome(&self) -> RunOutcome {
         match self {
             Finished::Gcs(r) => r.outcome,

@@ -29,8 +29,9 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let day = report.started_at().get(5..10).unwrap_or("");
             let unit = report.unit();
             let rate = |kind| throughput(report, kind).map(|r| unit.format(r)).unwrap_or_else(|| "-".into());
+            let fleet = report.fleet_size().map(|n| format!("fleet of {n} · ")).unwrap_or_default();
             let first = format!(
-                "{mark}#{:<2} {day} {}  {} · {}",
+                "{mark}#{:<2} {day} {}  {fleet}{} · {}",
                 i + 1,
                 &report.started_at().get(11..19).unwrap_or(""),
                 report.short_target(),
