@@ -3,111 +3,22 @@
 //! percentiles worked out by hand; a merge of merges equals the merge of
 //! all; configurations that differ are refused, naming the options.
 
-use TransportKind::{Grpc, Json};
 mod common;
 
-use gcs_speed_tui::config::{Environment, Options, TransportKind};
+use common::synthetic::host;
+use gcs_speed_tui::config::TransportKind::{Grpc, Json};
 use gcs_speed_tui::engine::timeline::Span;
 use gcs_speed_tui::fleet::command::{compare_loaded, merge_loaded};
 use gcs_speed_tui::fleet::inputs::{Loaded, parse};
-use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
-use gcs_speed_tui::gcs::target::TargetInfo;
-use gcs_speed_tui::gcs::transport::Phases;
+use gcs_speed_tui::gcs::report::RunReport;
 use gcs_speed_tui::tui::finished::Finished;
-use gcs_speed_tui::units::MIB;
-
-/// 2026-12-01T18:30:00Z in microseconds since the epoch.
-const T0: i64 = 1_796_149_800_000_000;
-
-fn at(micros: i64) -> String {
-    gcs_speed_tui::units::rfc3339_micros(std::time::UNIX_EPOCH + std::time::Duration::from_micros(micros as u64))
-}
-
-/// A host's report: four pairs of rounds back to back from `start_s` (JSON
-/// rounds of 1 s moving `json_mib[k]`, gRPC rounds of 0.5 s moving
-/// `grpc_mib`), one object a round, each object taking `latency_s`.
-fn host(label: &str, start_s: f64, json_mib: [u64; 4], grpc_mib: u64, latency_s: f64, size: &str) -> RunReport {
-    let config = Options { size: size.into(), ..Options::default() }.validate(&Environment::default()).unwrap();
-    let (mut rounds, mut samples) = (Vec::new(), Vec::new());
-    let mut now = start_s;
-    for k in 0..4u32 {
-        for (transport, seconds, mib) in [(Json, 1.0, json_mib[k as usize]), (Grpc, 0.5, grpc_mib)] {
-            let micros = |s: f64| T0 + (s * 1e6).round() as i64;
-            let span = Span {
-                host: String::new(),
-                started_at: at(micros(now)),
-                ended_at: at(micros(now + seconds)),
-                start_s: now - start_s,
-                end_s: now - start_s + seconds,
-            };
-            rounds.push(RoundSample {
-                transport,
-                operation: Operation::Upload,
-                round: k,
-                elapsed_s: seconds,
-                bytes: mib * MIB,
-                ok: true,
-                cpu_s: 0.1,
-                wire_bytes: mib * MIB,
-                retransmitted_bytes: 0,
-                span,
-            });
-            samples.push(ObjectSample {
-                host: String::new(),
-                transport,
-                operation: Operation::Upload,
-                round: k,
-                worker: 0,
-                object: format!("{label}-{}-{k}", transport.name()),
-                bytes: mib * MIB,
-                start_s: now - start_s,
-                elapsed_s: latency_s,
-                ok: true,
-                error: None,
-                phases: Phases { session_s: 0.0, transfer_s: latency_s, finalize_s: 0.0 },
-                retries: 0,
-                resumes: 0,
-                resent_bytes: 0,
-                first_byte_s: None,
-            });
-            now += seconds;
-        }
-    }
-    let summaries = [Json, Grpc]
-        .map(|kind| summarize(kind, Operation::Upload, 0, &rounds, &samples, Accounting::default()))
-        .to_vec();
-    let target = TargetInfo {
-        kind: "endpoint".into(),
-        json_endpoint: Some("http://127.0.0.1:1".into()),
-        grpc_endpoint: Some("127.0.0.1:2".into()),
-        bucket: "fleet".into(),
-        credentials: "none".into(),
-        credential_type: None,
-        principal: None,
-        emulator_fault: None,
-    };
-    let run_id = format!("run-{label}");
-    RunReport::new(
-        run_id,
-        at(T0),
-        target,
-        config,
-        summaries,
-        samples,
-        rounds,
-        RunOutcome::Completed,
-        Cleanup::default(),
-    )
-    .host_label(label.into())
-}
 
 /// Hosts a (from 0 s), b (0.75 s: skewed) and c (3 s: late); each runs 6 s.
 fn three() -> [RunReport; 3] {
     [
-        host("a", 0.0, [100; 4], 100, 0.010, "1MiB"),
-        host("b", 0.75, [100, 200, 300, 400], 200, 0.020, "1MiB"),
-        host("c", 3.0, [50; 4], 50, 0.040, "1MiB"),
+        host("a", 0.0, &[100; 4], 100, 0.010, "1MiB"),
+        host("b", 0.75, &[100, 200, 300, 400], 200, 0.020, "1MiB"),
+        host("c", 3.0, &[50; 4], 50, 0.040, "1MiB"),
     ]
 }
 
@@ -193,7 +104,7 @@ fn a_merge_of_merges_is_the_merge_of_all() {
 #[test]
 fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
     let [a, b, _] = three();
-    let bigger = host("c", 3.0, [50; 4], 50, 0.040, "2MiB");
+    let bigger = host("c", 3.0, &[50; 4], 50, 0.040, "2MiB");
     let refused = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b), loaded("c.json", &bigger)]).unwrap_err();
     assert_eq!(
         refused,
@@ -217,8 +128,8 @@ fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
 
 #[test]
 fn runs_that_never_overlapped_have_no_fleet_throughput_and_say_why() {
-    let early = host("a", 0.0, [100; 4], 100, 0.010, "1MiB");
-    let later = host("b", 8.5, [100; 4], 100, 0.010, "1MiB");
+    let early = host("a", 0.0, &[100; 4], 100, 0.010, "1MiB");
+    let later = host("b", 8.5, &[100; 4], 100, 0.010, "1MiB");
     let report = merged(&[("a", &early), ("b", &later)]);
     let fleet = report.fleet.as_ref().unwrap();
     assert_eq!(fleet.window, None);
@@ -248,7 +159,7 @@ fn logs_with_markers_read_as_reports_and_compare_says_what_changed() {
     let said = compare_loaded(&loaded("a.json", &a), &loaded("b.json", &b)).unwrap();
     assert!(said.text.contains("http-json"), "{}", said.text);
     assert!(said.text.contains("same options"), "{}", said.text);
-    let bigger = host("c", 3.0, [50; 4], 50, 0.040, "2MiB");
+    let bigger = host("c", 3.0, &[50; 4], 50, 0.040, "2MiB");
     let differ = compare_loaded(&loaded("a.json", &a), &loaded("c.json", &bigger)).unwrap();
     assert!(differ.text.contains("options that differ: --size (a.json 1048576, c.json 2097152)"), "{}", differ.text);
 }

@@ -144,11 +144,12 @@ fn a_merged_report_opens_with_its_hosts_and_fleet_rows() {
         .into_iter()
         .map(|host| {
             let output = dir.path().join(format!("{host}.json"));
-            let args: Vec<String> = ["run", "--size", "1MiB", "--iterations", "3", "--format", "json", "--start-in", "2s"]
-                .iter()
-                .map(|s| s.to_string())
-                .chain(["--host-label".into(), host.into(), "--output".into(), output.display().to_string()])
-                .collect();
+            let args: Vec<String> =
+                ["run", "--size", "1MiB", "--iterations", "3", "--format", "json", "--start-in", "2s"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .chain(["--host-label".into(), host.into(), "--output".into(), output.display().to_string()])
+                    .collect();
             std::thread::spawn(move || Command::new(binary()).args(args).output().unwrap())
         })
         .collect();

@@ -216,16 +216,15 @@ pub fn fleet<R: FleetRound>(hosts: &[(&str, &[R])], rows: &[Row]) -> (Fleet, Vec
 
 /// Every (transport, part, index) any host ran, with the fleet's rate in it.
 fn pairs<R: FleetRound>(hosts: &[(&str, &[R])]) -> Vec<FleetPair> {
-    let keys: std::collections::BTreeSet<(u8, u32, TransportKind)> =
-        hosts.iter().flat_map(|(_, rounds)| rounds.iter().map(|r| (r.part(), r.index(), r.transport()))).collect();
+    type Key = (u8, u32, TransportKind);
+    let by_host: Vec<std::collections::HashMap<Key, Option<f64>>> = hosts
+        .iter()
+        .map(|(_, rounds)| rounds.iter().map(|r| ((r.part(), r.index(), r.transport()), r.rate())).collect())
+        .collect();
+    let keys: std::collections::BTreeSet<Key> = by_host.iter().flat_map(|rounds| rounds.keys().copied()).collect();
     keys.into_iter()
-        .map(|(part, index, transport)| {
-            let rates: Option<Vec<f64>> = hosts
-                .iter()
-                .map(|(_, rounds)| {
-                    rounds.iter().find(|r| r.transport() == transport && r.part() == part && r.index() == index)?.rate()
-                })
-                .collect();
+        .map(|key @ (part, index, transport)| {
+            let rates: Option<Vec<f64>> = by_host.iter().map(|rounds| rounds.get(&key).copied().flatten()).collect();
             FleetPair { transport, part, index, rate: rates.map(|r| r.iter().sum()) }
         })
         .collect()

@@ -4,6 +4,7 @@
 
 pub mod fleet;
 pub mod lookalike;
+pub mod synthetic;
 
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};

@@ -66,14 +66,22 @@ impl RunReport {
             };
             return vec![HostRun { part, rounds: self.rounds.clone(), samples: self.samples.clone() }];
         }
-        self.hosts
+        let mut runs: std::collections::HashMap<&str, HostRun> = self
+            .hosts
             .iter()
-            .map(|part| HostRun {
-                part: part.clone(),
-                rounds: self.rounds.iter().filter(|r| r.span.host == part.host).cloned().collect(),
-                samples: self.samples.iter().filter(|s| s.host == part.host).cloned().collect(),
-            })
-            .collect()
+            .map(|part| (part.host.as_str(), HostRun { part: part.clone(), rounds: Vec::new(), samples: Vec::new() }))
+            .collect();
+        for round in &self.rounds {
+            if let Some(run) = runs.get_mut(round.span.host.as_str()) {
+                run.rounds.push(round.clone());
+            }
+        }
+        for sample in &self.samples {
+            if let Some(run) = runs.get_mut(sample.host.as_str()) {
+                run.samples.push(sample.clone());
+            }
+        }
+        self.hosts.iter().filter_map(|part| runs.remove(part.host.as_str())).collect()
     }
 }
 

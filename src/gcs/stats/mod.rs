@@ -209,7 +209,9 @@ pub fn summarize(
     let objects: Vec<&ObjectSample> =
         objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
     // By host too: a merged report's hosts all have a round 1.
-    let in_complete_round = |o: &ObjectSample| complete.iter().any(|r| r.round == o.round && r.span.host == o.host);
+    let complete_rounds: std::collections::HashSet<(&str, u32)> =
+        complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect();
+    let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
     let histogram = latency_histogram(&object_times);
