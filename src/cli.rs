@@ -12,7 +12,8 @@ use std::path::PathBuf;
     version,
     about = "Compare GCS upload throughput over the JSON API and gRPC, live in a terminal",
     long_about = "Opens the interactive app on a terminal. `run` is the headless benchmark for scripts and CI; \
-                  `emulator` serves the built-in GCS emulator on its own.\n\n\
+                  `emulator` serves the built-in GCS emulator on its own; `merge` puts the reports of many hosts \
+                  (a fleet) together; `compare` sets two saved reports side by side.\n\n\
                   With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",
     args_conflicts_with_subcommands = true
 )]
