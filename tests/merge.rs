@@ -190,3 +190,22 @@ fn bad_input_to_merge_and_compare_is_one_sentence_and_exit_2() {
         assert!(stderr.trim_end().ends_with(said), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn reports_piped_to_stdin_merge_like_files() {
+    let [a, b, c] = three();
+    let mut child = std::process::Command::new(common::binary())
+        .args(["merge", "-", "--format", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Three reports one after another, as `kubectl logs` of several pods gives them.
+    let piped = format!("{}\n{}\n{}", a.to_json(), b.to_json(), c.to_json());
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), piped.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let from_stdin: RunReport = serde_json::from_slice(&output.stdout).unwrap();
+    let from_files = merged(&[("a", &a), ("b", &b), ("c", &c)]);
+    assert_eq!(from_stdin.to_json(), from_files.to_json());
+}
