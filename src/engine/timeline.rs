@@ -35,12 +35,14 @@ impl Span {
 pub struct Anchor {
     instant: Instant,
     wall: SystemTime,
+    /// The hostname, until a report is labelled otherwise (`--host-label`).
+    host: &'static str,
 }
 
 impl Anchor {
     /// `instant` (the run's clock) with the wall-clock time it had.
     pub fn of(instant: Instant) -> Self {
-        Self { instant, wall: SystemTime::now() - instant.elapsed() }
+        Self { instant, wall: SystemTime::now() - instant.elapsed(), host: this_host() }
     }
 
     /// Seconds from the anchor to `at` on the monotonic clock.
@@ -48,11 +50,25 @@ impl Anchor {
         at.saturating_duration_since(self.instant).as_secs_f64()
     }
 
-    /// A span from offsets on the run's clock (the host is the report's to say).
+    /// A span from offsets on the run's clock.
     pub fn span(&self, start_s: f64, end_s: f64) -> Span {
         let wall = |s: f64| crate::units::rfc3339_micros(self.wall + Duration::from_secs_f64(s.max(0.0)));
-        Span { host: String::new(), started_at: wall(start_s), ended_at: wall(end_s), start_s, end_s }
+        Span { host: self.host.to_string(), started_at: wall(start_s), ended_at: wall(end_s), start_s, end_s }
     }
+}
+
+/// Names the host on each span (a report's rounds), so that they stay
+/// attributed once merged.
+pub fn label<'a>(spans: impl Iterator<Item = &'a mut Span>, host: &str) {
+    for span in spans {
+        span.host = host.to_string();
+    }
+}
+
+/// This machine's name, asked once.
+pub fn this_host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(hostname)
 }
 
 /// This machine's name: the default `--host-label` (a pod's name on Kubernetes).
@@ -70,8 +86,8 @@ mod tests {
 
     #[test]
     fn both_clocks_of_a_span_agree_to_the_microsecond() {
-        let anchor =
-            Anchor { instant: Instant::now(), wall: UNIX_EPOCH + Duration::from_micros(1_796_149_800_000_001) };
+        let wall = UNIX_EPOCH + Duration::from_micros(1_796_149_800_000_001);
+        let anchor = Anchor { instant: Instant::now(), wall, host: "h" };
         let span = anchor.span(1.5, 2.250_001);
         assert_eq!(span.started_at, "2026-12-01T18:30:01.500001Z");
         assert_eq!(span.ended_at, "2026-12-01T18:30:02.250002Z");

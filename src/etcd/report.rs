@@ -122,7 +122,7 @@ impl EtcdReport {
             _ => None,
         };
         let reach = &config.reach;
-        let report = Self {
+        Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host { directpath: "not applicable: etcd".into(), ..Host::here() },
             target: "etcd".into(),
@@ -154,17 +154,12 @@ impl EtcdReport {
             rounds,
             hosts: Vec::new(),
             fleet: None,
-        };
-        let host = report.environment.host.clone();
-        report.host_label(host)
+        }
     }
 
-    /// Names the host that ran it (`--host-label`), on the report and on
-    /// each of its rounds, so they stay attributed once merged.
+    /// Names the host that ran it (`--host-label`), on the report and its rounds.
     pub fn host_label(mut self, label: String) -> Self {
-        for round in &mut self.rounds {
-            round.span.host.clone_from(&label);
-        }
+        crate::engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
         self.environment.host = label;
         self
     }

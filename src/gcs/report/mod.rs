@@ -80,7 +80,7 @@ impl RunReport {
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
         let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
-        let report = Self {
+        Self {
             tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
             environment: Host::here(),
             run_id,
@@ -101,17 +101,13 @@ impl RunReport {
             samples,
             hosts: Vec::new(),
             fleet: None,
-        };
-        let host = report.environment.host.clone();
-        report.host_label(host)
+        }
     }
 
-    /// Names the host that ran it (`--host-label`), on the report and on
-    /// each of its rounds and samples, so they stay attributed once merged.
+    /// Names the host that ran it (`--host-label`), on the report, its
+    /// rounds and its samples.
     pub fn host_label(mut self, label: String) -> Self {
-        for round in &mut self.rounds {
-            round.span.host.clone_from(&label);
-        }
+        crate::engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
         for sample in &mut self.samples {
             sample.host.clone_from(&label);
         }

@@ -267,7 +267,7 @@ impl<'a> Runner<'a> {
                 }
             };
             let sample = ObjectSample {
-                host: String::new(),
+                host: crate::engine::timeline::this_host().to_string(),
                 transport: kind,
                 operation: Operation::Upload,
                 round,

@@ -194,7 +194,7 @@ impl Runner<'_> {
                 read.bytes += outcome.bytes;
             }
             let sample = ObjectSample {
-                host: String::new(),
+                host: crate::engine::timeline::this_host().to_string(),
                 transport: kind,
                 operation: Operation::Download,
                 round,
