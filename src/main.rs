@@ -127,10 +127,6 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(connected) => connected,
         Err(error) => return usage_error(error),
     };
-    if let Some(at) = start_at {
-        // Connected first, so that every host's rounds begin at the instant.
-        gcs_speed_tui::engine::start::wait_until(at, std::io::stderr().is_terminal()).await;
-    }
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
     let printer = tokio::spawn(progress::print(
         receiver,
@@ -146,7 +142,7 @@ async fn run(args: RunArgs) -> ExitCode {
             "stopping reads and deleting what this run created"
         }
     };
-    let runner = Runner::new(config, &connected, events, cancel.clone());
+    let runner = Runner::new(config, &connected, events, cancel.clone()).starting_at(start_at);
     let interrupted = Arc::new(OnceLock::new());
     let ledger = runner.ledger();
     let remains = Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) };
@@ -212,11 +208,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
     };
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    if let Some(at) = start_at {
-        // Connected first, so that every host's rounds begin at the instant.
-        gcs_speed_tui::engine::start::wait_until(at, std::io::stderr().is_terminal()).await;
-    }
-    let report = client.run(runner.run()).await.host_label(host);
+    let report = client.run(runner.starting_at(start_at).run()).await.host_label(host);
     let succeeded = report.succeeded();
     let text = Finished::from(report).render(args.format);
     let text = gcs_speed_tui::engine::start::marked(text, args.start.log_markers);

@@ -362,6 +362,19 @@ fn a_synchronized_start_waits_for_its_instant_and_refuses_a_past_one() {
     let countdown = said.lines().position(|l| l.starts_with("starting at ") && l.ends_with(" s)")).expect(&said);
     let first_round = said.lines().position(|l| l.contains("round 1/2")).expect(&said);
     assert!(countdown < first_round, "the countdown comes before the rounds:\n{said}");
+    let warmup = said.lines().position(|l| l.contains("warming up")).expect(&said);
+    assert!(warmup < countdown, "the warmup is done before the wait, so the timed rounds begin at the instant:\n{said}");
+    let timed = run(&[SMALL, &["--start-in", "2s", "--format", "json"]].concat(), &[]);
+    let report: serde_json::Value = serde_json::from_slice(&timed.stdout).unwrap();
+    let said = String::from_utf8_lossy(&timed.stderr);
+    let instant = said.lines().find_map(|l| l.strip_prefix("starting at ")?.split(' ').next()).expect(&said);
+    let parse = |t: &str| gcs_speed_tui::engine::start::parse_rfc3339(t).unwrap();
+    let first = parse(report["rounds"][0]["started_at"].as_str().unwrap());
+    let after = first.duration_since(parse(instant)).expect("the first round began at the instant, not before");
+    assert!(after < std::time::Duration::from_millis(500), "and at once: {after:?} after it");
+    // The wait is not part of --timeout.
+    let patient = run(&[SMALL, &["--start-in", "3s", "--timeout", "2s"]].concat(), &[]);
+    assert!(patient.status.success(), "{}", String::from_utf8_lossy(&patient.stderr));
     let past = run(&[SMALL, &["--start-at", "2020-01-01T00:00:00Z"]].concat(), &[]);
     assert_eq!(past.status.code(), Some(2));
     let said = String::from_utf8_lossy(&past.stderr);

@@ -12,12 +12,12 @@ pub const LATE_BY_AT_MOST: Duration = Duration::from_secs(5);
 /// `--start-at` and `--start-in` as typed.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct StartArgs {
-    /// Begin the run (warmup, then the timed rounds) at this instant (RFC
-    /// 3339, e.g. 2026-12-01T18:30:00Z), after connecting; for several hosts
-    /// started together.
+    /// Begin the timed rounds at this instant (RFC 3339, e.g.
+    /// 2026-12-01T18:30:00Z), after connecting and the warmup; for several
+    /// hosts started together. The wait is not part of --timeout.
     #[arg(long, value_name = "TIME", conflicts_with = "start_in")]
     pub start_at: Option<String>,
-    /// Begin the run this long from now (30s, 2m), after connecting.
+    /// Begin the timed rounds this long from now (30s, 2m).
     #[arg(long, value_name = "DURATION")]
     pub start_in: Option<String>,
     /// The name this host's rounds carry in the report, for `merge`
@@ -67,6 +67,14 @@ impl StartArgs {
         let at = parse_rfc3339(text).ok_or_else(|| {
             format!("--start-at '{text}' is not an RFC 3339 time: use e.g. 2026-12-01T18:30:00Z (UTC) or ...+01:00")
         })?;
+        if let Ok(ahead) = at.duration_since(now)
+            && ahead > AHEAD_BY_AT_MOST
+        {
+            return Err(format!(
+                "--start-at {text} is {:.1} days away: give a time within a day",
+                ahead.as_secs_f64() / 86_400.0
+            ));
+        }
         match now.duration_since(at) {
             Ok(late) if late > LATE_BY_AT_MOST => Err(format!(
                 "--start-at {text} was {} ago: give a time in the future (or within {} past)",
@@ -75,6 +83,38 @@ impl StartArgs {
             )),
             _ => Ok(Some(at)),
         }
+    }
+}
+
+/// A start further off than this is refused: a pod holding its node for
+/// days is a mistyped date, not a plan.
+pub const AHEAD_BY_AT_MOST: Duration = Duration::from_secs(24 * 3600);
+
+/// Waits, after the warmup, for the timed rounds' start, moving the run's
+/// `deadline` on by the wait (`--timeout` does not count it); says what to
+/// note if the warmup ended after the instant; or `Cancelled`.
+pub async fn begin_at(
+    at: SystemTime,
+    cancel: &tokio_util::sync::CancellationToken,
+    deadline: &mut tokio::time::Instant,
+) -> Result<Option<String>, super::Stop> {
+    if let Ok(late) = SystemTime::now().duration_since(at) {
+        let note = (late > Duration::from_secs(1)).then(|| {
+            format!(
+                "the rounds began {:.1} s after --start-at (connecting and the warmup took longer): this host started late",
+                late.as_secs_f64()
+            )
+        });
+        return Ok(note);
+    }
+    let began = std::time::Instant::now();
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tokio::select! {
+        () = wait_until(at, terminal) => {
+            *deadline += began.elapsed();
+            Ok(None)
+        }
+        () = cancel.cancelled() => Err(super::Stop::Cancelled),
     }
 }
 
@@ -176,6 +216,8 @@ mod tests {
         let start_in = StartArgs { start_in: Some("30s".into()), ..Default::default() }.when(now).unwrap();
         assert_eq!(start_in, Some(now + Duration::from_secs(30)));
         assert_eq!(StartArgs::default().when(now), Ok(None));
+        let far = at("2030-01-01T00:00:00Z").unwrap_err();
+        assert_eq!(far, "--start-at 2030-01-01T00:00:00Z is 1126.2 days away: give a time within a day");
     }
 
     #[test]

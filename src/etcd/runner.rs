@@ -50,6 +50,8 @@ pub struct EtcdRunner {
     /// The live feed for the app (GCS's event type: `bytes` are requests here).
     events: Option<mpsc::Sender<RunEvent>>,
     clock: Instant,
+    /// `--start-at`: the timed rounds wait for it after the warmup.
+    start_at: Option<std::time::SystemTime>,
 }
 
 impl EtcdRunner {
@@ -105,7 +107,14 @@ impl EtcdRunner {
             progress,
             events: None,
             clock: Instant::now(),
+            start_at: None,
         })
+    }
+
+    /// Begin the timed rounds at this instant (after the warmup).
+    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
+        self.start_at = at;
+        self
     }
 
     /// Sends progress, rounds and latencies to a front end as they happen.
@@ -161,6 +170,15 @@ impl EtcdRunner {
         };
         self.emit(started).await;
         let mut stop = self.prepare().await;
+        if stop.is_none()
+            && let Some(at) = self.start_at
+        {
+            match crate::engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+                Ok(Some(late)) => self.say(late).await,
+                Ok(None) => {}
+                Err(why) => stop = Some(why),
+            }
+        }
         let mut because = None;
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;

@@ -47,6 +47,8 @@ pub struct Runner<'a> {
     clock: Instant,
     /// `clock` on the wall clock too: rounds say when they ran, for fleets.
     anchor: Anchor,
+    /// `--start-at`: the timed rounds wait for it after the warmup.
+    start_at: Option<std::time::SystemTime>,
     deadline: Instant,
     created: Vec<(TransportKind, CreatedObject)>,
     ledger: Arc<Ledger>,
@@ -87,6 +89,7 @@ impl<'a> Runner<'a> {
             run_id: new_run_id(),
             clock,
             anchor: Anchor::of(clock.into_std()),
+            start_at: None,
             created: Vec::new(),
             ledger: Arc::default(),
             rounds: Vec::new(),
@@ -98,6 +101,12 @@ impl<'a> Runner<'a> {
             setup_failed: false,
             read_seed: random_u64(),
         }
+    }
+
+    /// Begin the timed rounds at this instant (after connecting and the warmup).
+    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
+        self.start_at = at;
+        self
     }
 
     /// What may exist at any moment of the run, for an emergency exit.
@@ -149,6 +158,15 @@ impl<'a> Runner<'a> {
             }
             if stop.is_none() && self.config.workload == Workload::Download {
                 stop = self.warm_up_reads().await;
+            }
+        }
+        if stop.is_none()
+            && let Some(at) = self.start_at
+        {
+            match crate::engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+                Ok(Some(late)) => self.emit(RunEvent::Note(late)).await,
+                Ok(None) => {}
+                Err(why) => stop = Some(why),
             }
         }
         if stop.is_none() {
