@@ -363,7 +363,10 @@ fn a_synchronized_start_waits_for_its_instant_and_refuses_a_past_one() {
     let first_round = said.lines().position(|l| l.contains("round 1/2")).expect(&said);
     assert!(countdown < first_round, "the countdown comes before the rounds:\n{said}");
     let warmup = said.lines().position(|l| l.contains("warming up")).expect(&said);
-    assert!(warmup < countdown, "the warmup is done before the wait, so the timed rounds begin at the instant:\n{said}");
+    assert!(
+        warmup < countdown,
+        "the warmup is done before the wait, so the timed rounds begin at the instant:\n{said}"
+    );
     let timed = run(&[SMALL, &["--start-in", "2s", "--format", "json"]].concat(), &[]);
     let report: serde_json::Value = serde_json::from_slice(&timed.stdout).unwrap();
     let said = String::from_utf8_lossy(&timed.stderr);

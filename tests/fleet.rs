@@ -94,15 +94,19 @@ fn the_dockerfile_builds_with_the_lock_and_profile_ci_tests() {
 }
 
 /// A stand-in for kubectl answering what collect.sh asks about a Job of
-/// `PODS` pods that all succeeded, from the logs in `logs`.
-fn fake_kubectl(bin: &Path, logs: &Path, pods: &[String]) {
+/// `pods` whose status says `succeeded` and `failed` (kubectl prints an
+/// unset count as nothing), from the logs in `logs`.
+fn fake_kubectl(bin: &Path, logs: &Path, pods: &[String], (succeeded, failed, gave_up): (&str, &str, &str)) {
     let script = format!(
         "#!/bin/sh\n# kubectl stand-in for collect.sh's test (no cluster here)\ncase \"$*\" in\n\
-         *'get job'*'spec.completions'*) echo {PODS} ;;\n\
-         *'get job'*'status.succeeded'*) echo '{PODS} ' ;;\n\
+         *'get job'*'spec.completions'*) echo {} ;;\n\
+         *'get job'*'status.succeeded'*) echo {succeeded} ;;\n\
+         *'get job'*'status.failed'*) echo {failed} ;;\n\
+         *'get job'*'status.conditions'*) echo {gave_up} ;;\n\
          *'get pods'*) echo '{}' ;;\n\
          logs*) cat '{}'/\"$2\".log ;;\n\
          *) echo \"unexpected: kubectl $*\" >&2; exit 1 ;;\nesac\n",
+        pods.len(),
         pods.join(" "),
         logs.display()
     );
@@ -111,6 +115,49 @@ fn fake_kubectl(bin: &Path, logs: &Path, pods: &[String]) {
     let mut permissions = std::fs::metadata(&path).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&path, permissions).unwrap();
+}
+
+/// collect.sh with the stand-in kubectl on PATH: (stdout, stderr, success).
+fn collect(bin: &Path, out: &Path) -> (String, String, bool) {
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let output = Command::new(repo("assets/k8s/collect.sh"))
+        .args(["gcs-speed-tui-fleet", out.to_str().unwrap()])
+        .env("PATH", path)
+        .env("GCS_SPEED_TUI", common::binary())
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (text(&output.stdout), text(&output.stderr), output.status.success())
+}
+
+#[test]
+fn collect_merges_the_pods_that_reported_when_the_job_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, bin, out) = (dir.path().join("logs"), dir.path().join("bin"), dir.path().join("out"));
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    let pods: Vec<String> = ["fleet-0-a", "fleet-1-b", "fleet-2-c"].map(String::from).to_vec();
+    for (pod, start) in pods.iter().zip([0.0, 0.5]) {
+        let report = common::synthetic::host(pod, start, &[100; 4], 100, 0.01, "1MiB").to_json();
+        let log = format!(
+            "starting at ...\n{}\n{report}\n{}\n",
+            gcs_speed_tui::engine::start::REPORT_BEGINS,
+            gcs_speed_tui::engine::start::REPORT_ENDS
+        );
+        std::fs::write(logs.join(format!("{pod}.log")), log).unwrap();
+    }
+    std::fs::write(logs.join("fleet-2-c.log"), "error: cannot reach the bucket\n").unwrap();
+    // No pod counted as succeeded yet (an empty count), one failed, and the Job gave up (backoffLimit 0).
+    fake_kubectl(&bin, &logs, &pods, ("", "1", "True"));
+    let (stdout, stderr, ok) = collect(&bin, &out);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stderr.contains("job/gcs-speed-tui-fleet: 0 succeeded, 1 failed"), "{stderr}");
+    assert!(stderr.contains("warning: fleet-2-c printed no report"), "{stderr}");
+    assert!(stdout.contains("fleet-0-a http-json") && stdout.contains("fleet http-json"), "{stdout}");
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fleet.json")).unwrap()).unwrap();
+    assert_eq!(merged["fleet"]["hosts"], serde_json::json!(["fleet-0-a", "fleet-1-b"]));
+    assert!(out.join("pods/fleet-2-c.log").exists() && !out.join("pods/fleet-2-c.json").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,29 +199,22 @@ async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_w
         assert!(status.success(), "{pod}: {status}\n{log}");
         assert!(log.contains("starting at"), "a countdown on stderr: {log}");
     }
-    fake_kubectl(&bin, &logs, &pods);
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let collected = tokio::task::spawn_blocking({
-        let out = out.clone();
-        move || {
-            Command::new(repo("assets/k8s/collect.sh"))
-                .args(["gcs-speed-tui-fleet", out.to_str().unwrap()])
-                .env("PATH", path)
-                .env("GCS_SPEED_TUI", common::binary())
-                .output()
-                .unwrap()
-        }
+    fake_kubectl(&bin, &logs, &pods, (&PODS.to_string(), "", ""));
+    let (stdout, stderr, ok) = tokio::task::spawn_blocking({
+        let (bin, out) = (bin.clone(), out.clone());
+        move || collect(&bin, &out)
     })
     .await
     .unwrap();
-    let (stdout, stderr) = (String::from_utf8_lossy(&collected.stdout), String::from_utf8_lossy(&collected.stderr));
-    assert!(collected.status.success(), "{stdout}\n{stderr}");
+    assert!(ok, "{stdout}\n{stderr}");
     assert!(stdout.contains("fleet http-json") && stdout.contains("fleet grpc"), "{stdout}");
     let merged: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("fleet.json")).unwrap()).unwrap();
     let hosts: Vec<serde_json::Value> = pods
         .iter()
-        .map(|pod| serde_json::from_str(&std::fs::read_to_string(out.join(format!("{pod}.json"))).unwrap()).unwrap())
+        .map(|pod| {
+            serde_json::from_str(&std::fs::read_to_string(out.join(format!("pods/{pod}.json"))).unwrap()).unwrap()
+        })
         .collect();
     assert_eq!(merged["fleet"]["hosts"].as_array().unwrap().len(), PODS);
     let starts = micros(&start_at);

@@ -108,7 +108,7 @@ fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
     let refused = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b), loaded("c.json", &bigger)]).unwrap_err();
     assert_eq!(
         refused,
-        "cannot merge runs configured differently: --size (a.json 1048576, c.json 2097152); merge the reports of one configuration"
+        "cannot merge runs configured differently: --size (a.json 1MiB, c.json 2MiB); merge the reports of one configuration"
     );
     let twice = merge_loaded(&[loaded("a.json", &a), loaded("again.json", &a)]).unwrap_err();
     assert_eq!(twice, "a.json and again.json hold the same run (run-a): give each report once");
@@ -161,7 +161,7 @@ fn logs_with_markers_read_as_reports_and_compare_says_what_changed() {
     assert!(said.text.contains("same options"), "{}", said.text);
     let bigger = host("c", 3.0, &[50; 4], 50, 0.040, "2MiB");
     let differ = compare_loaded(&loaded("a.json", &a), &loaded("c.json", &bigger)).unwrap();
-    assert!(differ.text.contains("options that differ: --size (a.json 1048576, c.json 2097152)"), "{}", differ.text);
+    assert!(differ.text.contains("options that differ: --size (a.json 1MiB, c.json 2MiB)"), "{}", differ.text);
 }
 
 #[test]

@@ -34,6 +34,25 @@ pub fn merged<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Option<His
     Ok(sum)
 }
 
+/// A histogram field as its `encode`d text (null when empty), so that a
+/// report read back keeps it: `#[serde(with = "crate::engine::histogram::as_text")]`.
+pub mod as_text {
+    use hdrhistogram::Histogram;
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(histogram: &Histogram<u64>, s: S) -> Result<S::Ok, S::Error> {
+        if histogram.is_empty() { s.serialize_none() } else { s.serialize_some(&super::encode(histogram)) }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Histogram<u64>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            Some(text) => super::decode(&text).map_err(D::Error::custom),
+            // Empty: grows to whatever is added to it.
+            None => Histogram::new(3).map_err(|e| D::Error::custom(format!("{e:?}"))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

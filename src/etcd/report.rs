@@ -275,6 +275,9 @@ impl EtcdReport {
     pub fn summary_line(&self) -> String {
         match &self.comparison {
             Some(verdict) => verdict.sentence.clone(),
+            None if let Some(apart) = self.fleet.as_ref().and_then(|f| f.apart.as_ref()) => {
+                format!("no fleet verdict: {apart}")
+            }
             None => format!("etcd {}: one transport, no comparison", mode_name(self.config.mode)),
         }
     }
@@ -293,7 +296,9 @@ impl EtcdReport {
             let unit = if watch { RateUnit::Events } else { RateUnit::Ops };
             lines.extend(fleet.lines(unit, &names));
         }
-        lines.extend(self.transports.iter().map(|t| per_op_line(t, watch)));
+        // A fleet's server CPU is not summed (see its note), not unread.
+        let unread = if self.hosts.len() > 1 { "not merged" } else { "not read" };
+        lines.extend(self.transports.iter().map(|t| per_op_line(t, watch, unread)));
         if let [a, b] = self.transports.as_slice() {
             lines.extend(ratios_line(a, b));
         }
@@ -319,7 +324,7 @@ impl EtcdReport {
         let mut rows = vec![self.table_headers().map(String::from).to_vec()];
         rows.extend(self.table_rows());
         let mut out = format!("{}\n\n{}\n", self.heading(), aligned(&rows));
-        if self.comparison.is_some() {
+        if self.comparison.is_some() || self.fleet.as_ref().is_some_and(|f| f.apart.is_some()) {
             out += &self.summary_line();
             out.push('\n');
         }
@@ -350,13 +355,13 @@ fn mode_name(mode: Mode) -> &'static str {
 }
 
 /// `grpc: 196 B sent and 61 B received per op, client CPU 21 µs/op, etcd CPU 84 µs/op`.
-fn per_op_line(t: &EtcdSummary, watch: bool) -> String {
+fn per_op_line(t: &EtcdSummary, watch: bool, unread: &str) -> String {
     let unit = if watch { "event" } else { "op" };
     let (Some(sent), Some(received), Some(cpu)) = (t.wire_sent_per_op, t.wire_received_per_op, t.client_cpu_us_per_op)
     else {
         return format!("{}: no complete round: no wire or CPU figures", t.transport.name());
     };
-    let server = t.server_cpu_us_per_op.map_or("not read".into(), |s| format!("{s:.0} µs/{unit}"));
+    let server = t.server_cpu_us_per_op.map_or(unread.into(), |s| format!("{s:.0} µs/{unit}"));
     format!(
         "{}: {sent:.0} B sent and {received:.0} B received per {unit}, client CPU {cpu:.1} µs/{unit}, etcd CPU {server}",
         t.transport.name()

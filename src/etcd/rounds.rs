@@ -26,8 +26,13 @@ pub struct EtcdRound {
     pub server_cpu_s: Option<f64>,
     pub wire_sent_bytes: u64,
     pub wire_received_bytes: u64,
-    /// Request latency (watch: put acknowledged -> event received), µs.
-    #[serde(skip, default = "super::workload::latency_histogram")]
+    /// Request latency (watch: put acknowledged -> event received), µs:
+    /// HdrHistogram V2 compressed, base64, in the JSON.
+    #[serde(
+        rename = "latency_histogram",
+        default = "super::workload::latency_histogram",
+        with = "crate::engine::histogram::as_text"
+    )]
     pub latency: Histogram<u64>,
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]

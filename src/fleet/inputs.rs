@@ -101,12 +101,18 @@ pub fn differing_options(a: &Loaded, b: &Loaded) -> Vec<String> {
     let (Some(x), Some(y)) = (config_of(&a.report), config_of(&b.report)) else { return vec!["the target".into()] };
     let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
     keys.into_iter()
-        // A path to the same CA may differ from host to host.
-        .filter(|key| key.as_str() != "ca_cert")
+        // Not what was measured: a path to the same CA may differ from host
+        // to host, the unit only changes what is shown, and a timeout not
+        // hit changed nothing (one hit is in that host's outcome).
+        .filter(|key| !["ca_cert", "rate_unit", "timeout"].contains(&key.as_str()))
         .filter(|key| x.get(*key) != y.get(*key))
         .map(|key| {
-            let value = |m: &serde_json::Map<String, serde_json::Value>| {
-                m.get(key).map_or("unset".to_string(), |v| v.to_string())
+            let value = |m: &serde_json::Map<String, serde_json::Value>| match m.get(key) {
+                None => "unset".to_string(),
+                Some(serde_json::Value::Number(n)) if key.ends_with("_size") => {
+                    n.as_u64().map_or(n.to_string(), crate::units::format_size_exact)
+                }
+                Some(v) => v.to_string(),
             };
             format!("{} ({} {}, {} {})", flag_of(key), a.name, value(&x), b.name, value(&y))
         })
@@ -227,6 +233,10 @@ pub fn warnings(loaded: &[Loaded]) -> Vec<String> {
                 .unwrap_or_default(),
             first.report.short_target()
         ));
+    }
+    let hosts: usize = loaded.iter().map(|l| l.report.fleet_size().unwrap_or(1)).sum();
+    if hosts == 1 {
+        said.push(format!("{} is one host's report: the fleet is that host alone", first.name));
     }
     let own_emulators = loaded.iter().any(|l| matches!(&l.report, Finished::Gcs(r) if r.target.kind == "emulator"));
     if own_emulators && loaded.len() > 1 {

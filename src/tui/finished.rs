@@ -46,6 +46,14 @@ impl Finished {
         }
     }
 
+    /// Where it ran, briefly, and how many hosts a merged one had.
+    pub fn place(&self) -> String {
+        match self.fleet_size() {
+            Some(n) => format!("fleet of {n} · {}", self.short_target()),
+            None => self.short_target(),
+        }
+    }
+
     /// A merged report's number of hosts.
     pub fn fleet_size(&self) -> Option<usize> {
         let hosts = match self {

@@ -166,6 +166,9 @@ impl RunReport {
     }
 
     fn single_verdict(&self) -> String {
+        if let (None, Some(apart)) = (&self.comparison, self.fleet.as_ref().and_then(|f| f.apart.as_ref())) {
+            return format!("no fleet verdict: {apart}");
+        }
         match (&self.comparison, self.transports.len()) {
             (Some(comparison), _) => comparison.sentence(self.config.rate_unit),
             (None, 1) => match self.transports[0].throughput_mib_s {

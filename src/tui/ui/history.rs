@@ -29,12 +29,11 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let day = report.started_at().get(5..10).unwrap_or("");
             let unit = report.unit();
             let rate = |kind| throughput(report, kind).map(|r| unit.format(r)).unwrap_or_else(|| "-".into());
-            let fleet = report.fleet_size().map(|n| format!("fleet of {n} · ")).unwrap_or_default();
             let first = format!(
-                "{mark}#{:<2} {day} {}  {fleet}{} · {}",
+                "{mark}#{:<2} {day} {}  {} · {}",
                 i + 1,
                 &report.started_at().get(11..19).unwrap_or(""),
-                report.short_target(),
+                report.place(),
                 key_options(report)
             );
             let second = format!(
@@ -69,7 +68,7 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     let base_n = app.history.marked.unwrap_or(0) + 1;
     let other_n = app.history.selected + 1;
     let describe = |n: usize, report: &Finished| {
-        format!(" #{n}: {} · {}{}", report.short_target(), key_options(report), outcome_mark(report))
+        format!(" #{n}: {} · {}{}", report.place(), key_options(report), outcome_mark(report))
     };
     let mut lines =
         vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
@@ -81,8 +80,10 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     }
     lines.push(Line::from(""));
     let rows = differences(base, other);
-    if rows.is_empty() {
-        lines.push(Line::from(" these runs share no transport with a timed round"));
+    if rows.is_empty() && std::mem::discriminant(base) != std::mem::discriminant(other) {
+        lines.push(Line::from(" these runs measured different things (GCS and etcd): nothing to compare"));
+    } else if rows.is_empty() {
+        lines.push(Line::from(" these runs share no row with a timed round (a transport, or its uploads or reads)"));
     }
     for (kind, name, a, b, percent) in rows {
         lines.push(Line::styled(
