@@ -1,0 +1,128 @@
+//! The report's table: its rows (a merged report's hosts, then its fleet)
+//! and the lines under it that say each transport's protocol, wire, CPU
+//! and phases.
+
+use super::RunReport;
+use crate::config::Workload;
+use crate::engine::report::plural;
+use crate::gcs::stats::{Operation, TransportSummary};
+use crate::units::{RateUnit, format_seconds, format_size};
+
+pub const TABLE_HEADERS: [&str; 12] =
+    ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
+
+/// A row's name: the transport, and what it did when a workload does two things.
+pub fn row_name(t: &TransportSummary, workload: Workload) -> String {
+    match workload {
+        Workload::W1r3 => format!("{} {}", t.transport.name(), t.operation.name()),
+        _ => t.transport.name().to_string(),
+    }
+}
+
+/// The table's cells, shared by the text table and the TUI: a merged
+/// report's hosts' rows first, then its fleet rows.
+pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
+    table_lines(report).into_iter().map(|(_, cells)| cells).collect()
+}
+
+/// Each row's transport and cells.
+pub fn table_lines(report: &RunReport) -> Vec<(crate::config::TransportKind, Vec<String>)> {
+    let workload = report.config.workload;
+    let unit = report.config.rate_unit;
+    if report.hosts.is_empty() {
+        return report.transports.iter().map(|t| (t.transport, row_cells(row_name(t, workload), t, unit))).collect();
+    }
+    let hosts = report.hosts.iter().flat_map(|h| {
+        h.transports
+            .iter()
+            .map(move |t| (t.transport, row_cells(format!("{} {}", h.host, row_name(t, workload)), t, unit)))
+    });
+    let fleet =
+        report.transports.iter().map(|t| (t.transport, row_cells(format!("fleet {}", row_name(t, workload)), t, unit)));
+    hosts.chain(fleet).collect()
+}
+
+fn row_cells(name: String, t: &TransportSummary, unit: RateUnit) -> Vec<String> {
+    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    vec![
+        name,
+        t.runs.to_string(),
+        format_size(t.bytes_per_run),
+        seconds(t.min_s),
+        seconds(t.median_s),
+        seconds(t.mean_s),
+        seconds(t.max_s),
+        seconds(t.p50_s),
+        seconds(t.p90_s),
+        seconds(t.p99_s),
+        t.throughput_mib_s.map(|r| unit.format(r)).unwrap_or_else(|| "-".into()),
+        t.errors.to_string(),
+    ]
+}
+
+/// One transport's protocol, connections, wire and CPU figures and phases,
+/// each over the work it names; "no completed uploads" when there is none.
+pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
+    let noun = t.operation.name();
+    let connections = match t.protocol.as_str() {
+        "" => plural(t.connections as usize, "connection"),
+        protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
+    };
+    let (Some(cpu), Some(per_object)) = (t.cpu_s_per_gib, t.per_object_mib_s) else {
+        let finished = if t.objects == 0 {
+            format!("no completed {noun}s")
+        } else {
+            format!("{} finished, but no complete round", plural(t.objects, noun))
+        };
+        return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
+    };
+    let mut resent = String::new();
+    if t.wire_retransmitted_bytes > 0 {
+        // Loss on the path (or the kernel's tail-loss probes): part of the wire figure.
+        resent += &format!(" ({} of it TCP retransmissions)", format_size(t.wire_retransmitted_bytes));
+    }
+    if t.wire_resent_bytes > 0 {
+        // Not "of it": bytes a retry handed over again may never have left a
+        // stalled connection, so they are said beside the wire figure.
+        resent += &format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes));
+    }
+    let wire = match t.wire_ratio {
+        Some(wire) => format!("wire {wire:.3}x payload{resent}"),
+        None => "wire not measured (a connection closed mid-round, taking its last counts with it)".into(),
+    };
+    let mut lines = vec![format!(
+        "{name}: {connections} · {}: {wire}, client CPU {cpu:.2} s/GiB · per {noun} {}{}",
+        plural(t.runs, "complete round"),
+        unit.format(per_object),
+        t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
+    )];
+    let recovery = if t.retries + t.resumes > 0 {
+        format!(
+            " · {}, {}, {} re-sent",
+            plural(t.retries as usize, "retry"),
+            plural(t.resumes as usize, "resume"),
+            format_size(t.resent_bytes)
+        )
+    } else {
+        String::new()
+    };
+    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    if t.operation == Operation::Download {
+        let recovery = recovery.replace(" re-sent", " re-read");
+        lines.push(format!(
+            "  first byte p50 {} · p90 {} · p99 {} · transfer (median) {}{recovery}",
+            seconds(t.first_byte_p50_s),
+            seconds(t.first_byte_p90_s),
+            seconds(t.first_byte_p99_s),
+            seconds(t.transfer_median_s)
+        ));
+        return lines;
+    }
+    lines.push(format!(
+        "  phases (median): session {} · transfer {} · finalize {}{recovery}",
+        seconds(t.session_median_s),
+        seconds(t.transfer_median_s),
+        seconds(t.finalize_median_s)
+    ));
+    lines
+}
