@@ -235,7 +235,10 @@ async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_w
         let fleet_rate = fleet["throughput_mib_s"].as_f64().unwrap();
         let mib = |round: &serde_json::Value| round["bytes"].as_f64().unwrap() / (1024.0 * 1024.0);
         let sum: f64 = hosts.iter().map(|host| rate_in(host, transport, window, mib)).sum();
-        println!("{transport}: fleet {fleet_rate:.1} MiB/s, the hosts' in the window add to {sum:.1}");
+        println!(
+            "{transport}: fleet {fleet_rate:.1} MiB/s, the hosts' in the window add to {sum:.1} ({:+.1e})",
+            fleet_rate / sum - 1.0
+        );
         assert!((fleet_rate / sum - 1.0).abs() < 0.01, "{transport}: fleet {fleet_rate} vs the hosts' sum {sum}");
         let runs: u64 = hosts
             .iter()

@@ -111,8 +111,11 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         format!("cancelling {:.1} s", app.elapsed_s())
     } else if app.running {
         format!("running {:.1} s", app.elapsed_s())
-    } else if app.report.is_some() {
+    } else if !app.history.this_session().is_empty() {
         format!("done · {} this session", crate::gcs::report::plural(app.history.this_session().len(), "run"))
+    } else if app.report.is_some() {
+        // A report opened from a file (--open): nothing has run yet.
+        "ready · showing an opened report".into()
     } else {
         "ready".into()
     };
