@@ -177,6 +177,13 @@ fn a_merged_report_opens_with_its_hosts_and_fleet_rows() {
         assert!(screen.contains(row), "{row}:\n{screen}");
     }
     assert!(screen.contains("fleet of 2: common window"), "{screen}");
+    // A small window hides the last lines; ] scrolls to them.
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "100", "-y", "30"]);
+    let small = tmux.wait_for("] scrolls down", Duration::from_secs(5));
+    assert!(!small.contains("cleanup: deleted"), "{small}");
+    tmux.keys(&["]", "]", "]", "]", "]", "]"]);
+    let scrolled = tmux.wait_for("[ scrolls up", Duration::from_secs(5));
+    assert!(scrolled.contains("cleanup: deleted"), "the last line is in view:\n{scrolled}");
     tmux.keys(&["h"]);
     let history = tmux.wait_for("history", Duration::from_secs(5));
     assert!(history.contains("fleet of 2 · emulator"), "{history}");

@@ -46,6 +46,9 @@ pub enum Effect {
     },
 }
 
+/// Lines `]` and `[` scroll the results pane by.
+const RESULTS_STEP: u16 = 5;
+
 pub struct App {
     pub form: Form,
     pub pane: Pane,
@@ -69,6 +72,9 @@ pub struct App {
     /// The path being typed for an export, the report it is for, and whether
     /// the suggested name is still untouched (the first key typed replaces it).
     pub export_prompt: Option<(tui_input::Input, Box<Finished>, bool)>,
+    /// Lines of the results pane scrolled past (`]` and `[`): a merged
+    /// report's rows can outgrow any window.
+    pub results_scroll: u16,
 }
 
 impl App {
@@ -95,6 +101,7 @@ impl App {
             color,
             interrupted: None,
             export_prompt: None,
+            results_scroll: 0,
         }
     }
 
@@ -163,6 +170,7 @@ impl App {
         if let Some(report) = report {
             self.status = Some(format!("opened {}: {}", report.run_id(), report.summary_line()));
             self.report = Some(report);
+            self.results_scroll = 0;
         }
     }
 
@@ -179,6 +187,7 @@ impl App {
         self.cancelling = false;
         self.history.push(report.clone());
         self.report = Some(report.clone());
+        self.results_scroll = 0;
         if self.quit_after_run {
             self.quit = true;
         }
@@ -232,6 +241,8 @@ impl App {
                 self.pane = if self.pane == Pane::History { Pane::Run } else { Pane::History };
             }
             KeyCode::Char('e') => return self.export(),
+            KeyCode::Char(']') => self.results_scroll = self.results_scroll.saturating_add(RESULTS_STEP),
+            KeyCode::Char('[') => self.results_scroll = self.results_scroll.saturating_sub(RESULTS_STEP),
             _ if self.pane == Pane::History => self.history_key(key.code),
             _ => self.form_key(key),
         }
@@ -255,6 +266,7 @@ impl App {
     }
 
     fn history_key(&mut self, code: KeyCode) {
+        self.results_scroll = 0; // another run shown, from its top
         match code {
             KeyCode::Up => self.history.move_by(-1),
             KeyCode::Down => self.history.move_by(1),

@@ -58,8 +58,8 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     match app.pane {
         Pane::History if app.history.pair().is_some() => history::render_comparison(frame, bottom, app, &theme),
-        Pane::History => results::render(frame, bottom, app.history.selected_run(), &theme),
-        Pane::Run => results::render(frame, bottom, app.report.as_ref(), &theme),
+        Pane::History => results::render(frame, bottom, app.history.selected_run(), app.results_scroll, &theme),
+        Pane::Run => results::render(frame, bottom, app.report.as_ref(), app.results_scroll, &theme),
     }
     if let Some((input, _, _)) = &app.export_prompt {
         render_export_prompt(frame, status, input, &theme);
@@ -175,6 +175,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("h", "history of runs, this session's and the last 50 kept from earlier ones"),
     ("Space (history)", "mark a run; select another to compare"),
     ("e", "export the run shown (or selected): type a path, .json or .csv"),
+    ("] / [", "scroll the results down or up (a merged report's rows can be many)"),
     ("?", "this help"),
     ("q", "quit (asks first while a run is going)"),
     ("Ctrl-C", "cancel and clean up a run, then quit; twice: quit at once"),

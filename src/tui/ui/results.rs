@@ -8,7 +8,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
-pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, theme: &Theme) {
+/// The pane, `scroll` lines down (table rows first, then the sentences; the
+/// table's header stays).
+pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: u16, theme: &Theme) {
     let Some(report) = report else {
         let block = Block::bordered().title(" results ");
         frame.render_widget(
@@ -21,21 +23,32 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, theme: &
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let (headers, rows, kinds) = report.table();
+    let text = text_lines(report, area.width);
+    let inner_width = inner.width.max(1) as usize;
+    let text_total: usize = text.iter().map(|l| wrapped_line_count(l, inner_width)).sum();
+    // Never past the end: the last screenful stays in view.
+    let content = rows.len() + text_total;
+    let room = (inner.height as usize).saturating_sub(1).max(1);
+    let scroll = (scroll as usize).min(content.saturating_sub(room));
+    let skipped_rows = scroll.min(rows.len());
+    let text_scroll = (scroll - skipped_rows) as u16;
     let [table_area, text_area] =
-        Layout::vertical([Constraint::Length(rows.len() as u16 + 1), Constraint::Min(1)]).areas(inner);
+        Layout::vertical([Constraint::Length((rows.len() - skipped_rows) as u16 + 1), Constraint::Min(1)]).areas(inner);
     let shown = columns_that_fit(&headers, &rows, report.column_priority(), table_area.width);
     let pick = |cells: &[String]| shown.iter().map(|&i| cells[i].clone()).collect::<Vec<_>>();
     let widths: Vec<Constraint> =
         shown.iter().map(|&i| Constraint::Length(column_width(&headers, &rows, i) as u16)).collect();
     let table = Table::new(
-        rows.iter().zip(&kinds).map(|(cells, kind)| Row::new(pick(cells)).style(theme.transport(*kind))),
+        rows.iter()
+            .zip(&kinds)
+            .skip(skipped_rows)
+            .map(|(cells, kind)| Row::new(pick(cells)).style(theme.transport(*kind))),
         widths,
     )
     .header(Row::new(shown.iter().map(|&i| headers[i])).style(theme.accent()))
     .column_spacing(1);
     frame.render_widget(table, table_area);
-    let text = text_lines(report, area.width);
-    let wanted: usize = text.iter().map(|l| wrapped_line_count(l, text_area.width.max(1) as usize)).sum();
+    let wanted = text_total - text_scroll as usize;
     let lines: Vec<Line> = text
         .into_iter()
         .enumerate()
@@ -47,11 +60,16 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, theme: &
         .collect();
     // Wrapped: these sentences are the verdict and its caveats. Should the
     // window still be too short, the border says how much is below.
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text_area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((text_scroll, 0)), text_area);
     let hidden = wanted.saturating_sub(text_area.height as usize);
-    if hidden > 0 {
-        let note = Line::from(format!(" ↓ {hidden} more lines: enlarge the window, or see `run` "));
-        frame.render_widget(Block::new().title_bottom(note.right_aligned()), area);
+    let note = match (scroll, hidden) {
+        (0, 0) => None,
+        (0, hidden) => Some(format!(" ↓ {hidden} more lines: ] scrolls down, or enlarge the window ")),
+        (scroll, 0) => Some(format!(" ↑ {scroll} lines above: [ scrolls up ")),
+        (scroll, hidden) => Some(format!(" ↑ {scroll} above, ↓ {hidden} below: [ and ] scroll ")),
+    };
+    if let Some(note) = note {
+        frame.render_widget(Block::new().title_bottom(Line::from(note).right_aligned()), area);
     }
 }
 
