@@ -111,12 +111,12 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
-    let (start_at, host) = match args.start.resolve(std::time::SystemTime::now()) {
+    let (start_at, host) = match args.report.start.resolve(std::time::SystemTime::now()) {
         Ok(start) => start,
         Err(error) => return usage_error(error),
     };
     // Open the output first: a typo in its path should not cost a whole run.
-    let mut output = match open_output(&args.output) {
+    let mut output = match open_output(&args.report.output) {
         Ok(output) => output,
         Err(message) => return usage_error(message),
     };
@@ -150,8 +150,7 @@ async fn run(args: RunArgs) -> ExitCode {
     let report = runner.run().await.host_label(host);
     let _ = printer.await;
     let succeeded = report.succeeded();
-    let text = Finished::from(report).render(args.format);
-    let text = gcs_speed_tui::engine::start::marked(text, args.start.log_markers);
+    let text = args.report.text(Finished::from(report));
     write_report(&mut output, &text, interrupted.get(), succeeded)
 }
 
@@ -176,7 +175,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
-    let (start_at, host) = match args.start.resolve(std::time::SystemTime::now()) {
+    let (start_at, host) = match args.report.start.resolve(std::time::SystemTime::now()) {
         Ok(start) => start,
         Err(error) => return usage_error(error),
     };
@@ -196,7 +195,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Ok(runner) => runner,
         Err(error) => return usage_error(error),
     };
-    let mut output = match open_output(&args.output) {
+    let mut output = match open_output(&args.report.output) {
         Ok(output) => output,
         Err(message) => return usage_error(message),
     };
@@ -210,8 +209,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = client.run(runner.starting_at(start_at).run()).await.host_label(host);
     let succeeded = report.succeeded();
-    let text = Finished::from(report).render(args.format);
-    let text = gcs_speed_tui::engine::start::marked(text, args.start.log_markers);
+    let text = args.report.text(Finished::from(report));
     write_report(&mut output, &text, interrupted.get(), succeeded)
 }
 

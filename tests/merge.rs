@@ -122,6 +122,10 @@ fn differing_configurations_a_repeated_run_and_a_repeated_host_are_refused() {
         untimed,
         "old.json has rounds without times (written by an older version): run it again with this version to merge it"
     );
+    let mut corrupt = b.clone();
+    corrupt.transports[0].latency_histogram = Some("bm90IGEgaGlzdG9ncmFt".into());
+    let refused = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &corrupt)]).unwrap_err();
+    assert!(refused.starts_with("b.json has a latency_histogram that is not an HdrHistogram"), "{refused}");
     assert!(parse("x.json", "{\"tool\": 1}").unwrap_err().starts_with("x.json is not a gcs-speed-tui report ("));
     assert!(parse("x.json", "not json").unwrap_err().starts_with("x.json is not JSON ("));
 }

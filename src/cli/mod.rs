@@ -64,6 +64,14 @@ pub struct RunArgs {
     #[command(flatten)]
     pub bench: BenchArgs,
     #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// How a run's report is written, and when the run begins: `run` and
+/// `etcd run` alike.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ReportArgs {
+    #[command(flatten)]
     pub start: crate::engine::start::StartArgs,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -73,6 +81,13 @@ pub struct RunArgs {
     pub output: Option<PathBuf>,
 }
 
+impl ReportArgs {
+    /// The report as `--format` and `--log-markers` ask.
+    pub fn text(&self, report: crate::tui::finished::Finished) -> String {
+        crate::engine::start::marked(report.render(self.format), self.start.log_markers)
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
     /// The same target options as `run` (--bucket, --endpoint, --credentials, --auth, --ca-cert, ...).
@@ -80,8 +95,9 @@ pub struct DoctorArgs {
     pub bench: BenchArgs,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
+    #[default]
     Table,
     Json,
     Csv,
@@ -358,7 +374,7 @@ mod tests {
         assert!(run.bench.warmup);
         assert!(!run.bench.disable_grpc_autochecksum);
         assert_eq!(run.bench.to_options().size, "1MiB");
-        assert_eq!(run.format, Format::Table);
+        assert_eq!(run.report.format, Format::Table);
     }
 
     #[test]

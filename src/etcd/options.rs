@@ -3,7 +3,6 @@
 //! target shares.
 
 use super::client::Reach;
-use crate::cli::Format;
 use crate::config::schedule::{Schedule, ScheduleText};
 use crate::config::{ConfigError, parse_count};
 use clap::{ArgAction, Args, ValueEnum};
@@ -99,13 +98,7 @@ pub struct EtcdRunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: Option<u16>,
     #[command(flatten)]
-    pub start: crate::engine::start::StartArgs,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
-    /// Write the report to this file instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub report: crate::cli::ReportArgs,
 }
 
 /// A validated etcd run.
@@ -176,9 +169,7 @@ impl EtcdRunArgs {
             timeout: o.timeout.clone(),
             cleanup: o.cleanup,
             client_threads: None,
-            start: Default::default(),
-            format: Format::Table,
-            output: None,
+            report: Default::default(),
         }
     }
 

@@ -171,6 +171,10 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
             old.name
         ));
     }
+    for item in loaded {
+        histograms_add_up(&item.report)
+            .map_err(|why| format!("{} has {why}: give reports as run wrote them", item.name))?;
+    }
     let mut seen: Vec<(String, String, &str)> = Vec::new();
     for item in loaded {
         for (host, run_id) in hosts(&item.report) {
@@ -187,6 +191,32 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Every histogram decodes and fits the range its target's records use, so
+/// that adding them cannot fail (a percentile would go missing) or panic.
+fn histograms_add_up(report: &Finished) -> Result<(), String> {
+    let (texts, highest, rounds): (Vec<&str>, u64, Vec<&hdrhistogram::Histogram<u64>>) = match report {
+        Finished::Gcs(r) => (
+            r.transports.iter().filter_map(|t| t.latency_histogram.as_deref()).collect(),
+            crate::gcs::stats::latency_histogram(&[]).high(),
+            Vec::new(),
+        ),
+        Finished::Etcd(r) => (
+            r.transports.iter().filter_map(|t| t.latency_histogram.as_deref()).collect(),
+            crate::etcd::workload::latency_histogram().high(),
+            r.rounds.iter().map(|round| &round.latency).collect(),
+        ),
+    };
+    let decoded: Vec<hdrhistogram::Histogram<u64>> = texts
+        .into_iter()
+        .map(crate::engine::histogram::decode)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("a latency_histogram that is {e}"))?;
+    match decoded.iter().chain(rounds).find(|h| !h.is_empty() && h.max() > highest) {
+        Some(h) => Err(format!("a latency of {} µs, beyond the {highest} µs histograms hold", h.max())),
+        None => Ok(()),
+    }
 }
 
 /// Every round says when it ran (reports before fleets did not).

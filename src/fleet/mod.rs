@@ -30,7 +30,7 @@ pub trait FleetRound: PairedRound {
 /// What a merged report says of the fleet as a whole.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Fleet {
-    /// The hosts merged, by `--host-label`, in report order.
+    /// The hosts merged, by `--host-label`, in name order (the rows' order).
     pub hosts: Vec<String>,
     /// Where every host was at work; `None` when the runs never overlapped.
     pub window: Option<Window>,
