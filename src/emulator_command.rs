@@ -5,7 +5,7 @@ use crate::usage_error;
 use gcs_speed_tui::cli::EmulatorArgs;
 use gcs_speed_tui::emulator::authority::AuthOptions;
 use gcs_speed_tui::emulator::tls::TlsMode;
-use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, faults};
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, ReadChecksums, faults};
 use gcs_speed_tui::signals::{self, Interrupt};
 use gcs_speed_tui::units;
 use std::io::Write;
@@ -48,6 +48,7 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         bandwidth,
         faults: rules,
         stream_window: window,
+        read_checksums: args.read_checksums,
         auth: match auth_options(&args) {
             Ok(auth) => auth,
             Err(message) => return usage_error(message),
@@ -66,21 +67,15 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     let grpc = if options_tls { emulator.grpc_url() } else { emulator.grpc_addr().to_string() };
     println!("json={} grpc={grpc}", emulator.json_url());
     let _ = std::io::stdout().flush();
-    let trust = match emulator.ca_pem() {
-        Some(pem) => {
-            let path =
-                args.ca_out.clone().unwrap_or_else(|| std::env::temp_dir().join("gcs-speed-tui-emulator-ca.pem"));
-            if let Err(error) = std::fs::write(&path, pem) {
-                return usage_error(format!(
-                    "cannot write the CA to {}: {error}; choose another --ca-out",
-                    path.display()
-                ));
-            }
-            eprintln!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
-            Some(path)
-        }
-        None => None,
+    // Held until the emulator stops: a file made for this process is removed then.
+    let ca_file = match emulator.ca_pem().map(|pem| write_ca(pem, args.ca_out.as_deref())).transpose() {
+        Ok(file) => file,
+        Err(message) => return usage_error(message),
     };
+    let trust = ca_file.as_ref().map(|file| file.path().to_path_buf());
+    if let Some(path) = &trust {
+        eprintln!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
+    }
     if !args.host.is_loopback() {
         eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
     }
@@ -96,9 +91,11 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         );
     } else {
         let trust = trust.map(|p| format!(" --ca-cert {}", p.display())).unwrap_or_default();
+        // The bucket it was given, so the hint runs as printed.
+        let bucket = args.buckets.first().map(|b| format!(" --bucket {b}")).unwrap_or_default();
         eprintln!(
-            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}\n  \
-             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run\n  \
+            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}{bucket}\n  \
+             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}\n  \
              curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'"
         );
     }
@@ -108,6 +105,7 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     }
     let signal = signals::interrupts().recv().await;
     emulator.shutdown();
+    drop(ca_file);
     let store = emulator.store();
     let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
     let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
@@ -121,6 +119,41 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         Some(Interrupt::Int) | None => ExitCode::SUCCESS,
         Some(other) => ExitCode::from(other.exit_code()),
     }
+}
+
+/// Where the CA the emulator made is kept while it runs.
+enum CaFile {
+    /// `--ca-out`: the user's own path, kept after the emulator stops.
+    Asked(std::path::PathBuf),
+    /// A file of this process's own in the temp directory (created
+    /// exclusively, so another emulator or user cannot share or swap it),
+    /// removed when dropped.
+    Made(tempfile::TempPath),
+}
+
+impl CaFile {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            CaFile::Asked(path) => path,
+            CaFile::Made(path) => path,
+        }
+    }
+}
+
+fn write_ca(pem: &str, asked: Option<&std::path::Path>) -> Result<CaFile, String> {
+    let cannot = |path: &std::path::Path, error: std::io::Error| {
+        format!("cannot write the CA to {}: {error}; choose another --ca-out", path.display())
+    };
+    if let Some(path) = asked {
+        return std::fs::write(path, pem).map(|()| CaFile::Asked(path.to_path_buf())).map_err(|e| cannot(path, e));
+    }
+    let mut file = tempfile::Builder::new()
+        .prefix("gcs-speed-tui-emulator-ca-")
+        .suffix(".pem")
+        .tempfile()
+        .map_err(|e| cannot(&std::env::temp_dir(), e))?;
+    file.write_all(pem.as_bytes()).map_err(|e| cannot(file.path(), e))?;
+    Ok(CaFile::Made(file.into_temp_path()))
 }
 
 /// What this emulator does to traffic, said at start so a shaped or faulty
@@ -138,6 +171,11 @@ fn emulator_settings(args: &EmulatorArgs) -> String {
     }
     if !args.denied.is_empty() {
         parts.push(format!("denied {}", args.denied.join(", ")));
+    }
+    match args.read_checksums {
+        ReadChecksums::Full => {}
+        ReadChecksums::Metadata => parts.push("reads' checksums only in their metadata".into()),
+        ReadChecksums::None => parts.push("reads send no checksums".into()),
     }
     parts.push(match (&args.tls_cert, args.tls) {
         (Some(cert), _) => format!("TLS with {}", cert.display()),

@@ -136,12 +136,7 @@ async fn run(args: RunArgs) -> ExitCode {
         config.workload,
     ));
     let cancel = CancellationToken::new();
-    let stopping = match config.workload {
-        gcs_speed_tui::config::Workload::Upload => "stopping uploads and deleting what this run created",
-        gcs_speed_tui::config::Workload::Download | gcs_speed_tui::config::Workload::W1r3 => {
-            "stopping reads and deleting what this run created"
-        }
-    };
+    let stopping = config.stopping_sentence();
     let runner = Runner::new(config, &connected, events, cancel.clone()).starting_at(start_at);
     let interrupted = Arc::new(OnceLock::new());
     let ledger = runner.ledger();
@@ -187,6 +182,10 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     // Small requests cost more in thread hand-offs than in work: the client
     // gets threads of its own (half the CPUs, leaving etcd on loopback the
     // rest), whose CPU alone is the client's.
+    let stopping = match config.cleanup {
+        true => "stopping requests and deleting this run's keys",
+        false => "stopping requests and keeping this run's keys (--cleanup=false)",
+    };
     let client = match ClientRuntime::new(args.client_threads()) {
         Ok(client) => client,
         Err(error) => return usage_error(error),
@@ -202,7 +201,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     let interrupted = Arc::new(OnceLock::new());
     let prefix = runner.run_prefix();
     let remains = Remains {
-        stopping: "stopping requests and deleting this run's keys",
+        stopping: stopping.into(),
         noun: "key prefix(es)",
         names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
     };
@@ -249,7 +248,7 @@ fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, Stri
 /// How a target's run is cancelled, in words: what stops, what a second
 /// Ctrl-C may leave ("object(s)"), and its names as they stand then.
 struct Remains {
-    stopping: &'static str,
+    stopping: String,
     noun: &'static str,
     names: Box<dyn Fn() -> Vec<String> + Send>,
 }

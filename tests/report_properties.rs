@@ -57,6 +57,7 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
                     resumes: 0,
                     resent_bytes: 0,
                     first_byte_s: None,
+                    unchecked: false,
                 });
             }
             let finished = uploads.iter().filter(|u| u.0).count() as u64;

@@ -72,6 +72,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 resumes: 0,
                 resent_bytes: 0,
                 first_byte_s: None,
+                unchecked: false,
             });
         }
     }
@@ -173,6 +174,7 @@ fn running_app() -> App {
             resumes: 0,
             resent_bytes: 0,
             first_byte_s: None,
+            unchecked: false,
         })),
         RunEvent::RoundDone(RoundDone::from(&RoundSample {
             transport: TransportKind::Json,

@@ -337,7 +337,8 @@ pub struct EmulatorArgs {
     /// With --tls-cert: its PEM private key.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<std::path::PathBuf>,
-    /// Where --tls writes the CA it made [default: gcs-speed-tui-emulator-ca.pem in the temp directory].
+    /// Where --tls writes the CA it made, kept after it stops [default: a file of its own in the temp
+    /// directory, gcs-speed-tui-emulator-ca-*.pem, removed when it stops].
     #[arg(long, value_name = "FILE")]
     pub ca_out: Option<std::path::PathBuf>,
     /// Every API call needs Authorization: Bearer with a token this emulator
@@ -356,6 +357,12 @@ pub struct EmulatorArgs {
     /// A permission no caller has, e.g. storage.objects.delete (repeatable).
     #[arg(long = "deny", value_name = "PERMISSION")]
     pub denied: Vec<String>,
+    /// Where reads say the object's checksums, to try a reader against each
+    /// shape the API allows: full (gRPC object_checksums and each message's
+    /// crc32c; JSON x-goog-hash), metadata (gRPC: only the first message's
+    /// metadata.checksums), none (no checksum at all).
+    #[arg(long, value_enum, value_name = "SHAPE", default_value = "full")]
+    pub read_checksums: crate::emulator::ReadChecksums,
 }
 
 mod usage;

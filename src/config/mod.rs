@@ -83,6 +83,10 @@ impl Workload {
 /// How many times w1r3 reads each object it wrote.
 pub const W1R3_READS: u32 = 3;
 
+/// `--auth auto`'s rule in one sentence, said where no token was sent
+/// (README's "Which runs send a token" says it at length).
+pub const AUTH_AUTO_RULE: &str = "--auth auto sends tokens only to https:// endpoints that are not loopback, or where --credentials names a key; --auth gcs sends them anywhere";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JsonHttp {
     #[serde(rename = "auto")]
@@ -391,6 +395,21 @@ pub(crate) fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -
 }
 
 impl BenchConfig {
+    /// What a cancel does, said as it starts: what stops, and what becomes
+    /// of the objects (deleted, or kept with `--cleanup=false`; a read-only
+    /// `--read-prefix` run created none).
+    pub fn stopping_sentence(&self) -> String {
+        let work = if self.workload == Workload::Upload { "uploads" } else { "reads" };
+        let objects = if self.read_prefix.is_some() {
+            "deleting nothing (the objects under --read-prefix are not this run's)"
+        } else if self.cleanup {
+            "deleting what this run created"
+        } else {
+            "keeping what this run created (--cleanup=false)"
+        };
+        format!("stopping {work} and {objects}")
+    }
+
     /// The schedule flags, as every target has them.
     pub fn schedule(&self) -> Schedule {
         Schedule {

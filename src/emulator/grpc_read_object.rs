@@ -4,13 +4,13 @@
 //! here around slices of the stored bytes, so the content is never copied
 //! (prost would copy it into each message's buffer).
 
-use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::grpc_read::{MessageReader, malformed};
 use super::grpc_reply::Replies;
 use super::grpc_write::{bucket_name, grpc_code, to_proto, to_status};
 use super::reads::{Served, offset_span, serve};
 use super::server::ConnectionKill;
+use super::{ReadChecksums, Shared};
 use bytes::{BufMut, Bytes, BytesMut};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use hyper::body::Incoming;
@@ -68,16 +68,23 @@ async fn start(
         Some(FaultAction::Corrupt) | None => {}
     }
     let (replies, response) = Replies::open();
+    let shape = shared.read_checksums;
+    let mut metadata = to_proto(&object);
+    if shape == ReadChecksums::None {
+        metadata.checksums = None;
+    }
     let first = pb::ReadObjectResponse {
         checksummed_data: None,
-        object_checksums: Some(pb::ObjectChecksums { crc32c: Some(object.crc32c), md5_hash: Default::default() }),
+        object_checksums: (shape == ReadChecksums::Full)
+            .then(|| pb::ObjectChecksums { crc32c: Some(object.crc32c), md5_hash: Default::default() }),
         content_range: Some(pb::ContentRange {
             start: span.start as i64,
             end: span.end as i64,
             complete_length: object.size as i64,
         }),
-        metadata: Some(to_proto(&object)),
+        metadata: Some(metadata),
     };
+    let per_message = shape == ReadChecksums::Full;
     let piece_crcs = shared.store.piece_crcs(&object);
     tokio::spawn(async move {
         let mut head = Some(first.encode_to_vec());
@@ -88,13 +95,13 @@ async fn start(
                 (Some(crcs), false) => crcs.of(piece.as_ptr() as usize - data.as_ptr() as usize, &piece),
                 (None, false) => crc32c::crc32c(&piece),
             };
-            let parts = frame(head.take().unwrap_or_default(), piece, crc);
+            let parts = frame(head.take().unwrap_or_default(), piece, per_message.then_some(crc));
             let replies = replies.clone();
             async move { replies.send_parts(parts).await }
         };
         let served = if span.is_empty() {
             // An empty object (or range) is still one message with its metadata.
-            let parts = frame(head.take().unwrap_or_default(), Bytes::new(), crc32c::crc32c(&[]));
+            let parts = frame(head.take().unwrap_or_default(), Bytes::new(), per_message.then_some(0));
             if replies.send_parts(parts).await { Served::Complete } else { Served::Gone }
         } else {
             serve(&data, span, MESSAGE_CONTENT_BYTES, &mut trigger, send).await
@@ -116,13 +123,14 @@ async fn start(
 
 /// One ReadObjectResponse around `content`, as three buffers: the 5-byte
 /// gRPC prefix with `head` (the message's other fields, encoded) and the
-/// start of `checksummed_data`; the content itself; its crc32c.
-fn frame(head: Vec<u8>, content: Bytes, crc: u32) -> [Bytes; 3] {
+/// start of `checksummed_data`; the content itself; its crc32c, if sent.
+fn frame(head: Vec<u8>, content: Bytes, crc: Option<u32>) -> [Bytes; 3] {
     const CHECKSUMMED_DATA: u64 = 1 << 3 | 2; // field 1, length-delimited
     const CONTENT: u64 = 1 << 3 | 2;
     const CRC32C: u8 = 2 << 3 | 5; // field 2, fixed32
     let content_len = content.len() as u64;
-    let inner_len = 1 + varint_len(content_len) + content_len + 1 + 4;
+    let crc_len = if crc.is_some() { 1 + 4 } else { 0 };
+    let inner_len = 1 + varint_len(content_len) + content_len + crc_len;
     let message_len = head.len() as u64 + 1 + varint_len(inner_len) + inner_len;
     let mut start = BytesMut::with_capacity(5 + head.len() + 24);
     start.put_u8(0); // not compressed
@@ -133,8 +141,10 @@ fn frame(head: Vec<u8>, content: Bytes, crc: u32) -> [Bytes; 3] {
     encode_varint(CONTENT, &mut start);
     encode_varint(content_len, &mut start);
     let mut end = BytesMut::with_capacity(5);
-    end.put_u8(CRC32C);
-    end.put_u32_le(crc);
+    if let Some(crc) = crc {
+        end.put_u8(CRC32C);
+        end.put_u32_le(crc);
+    }
     [start.freeze(), content, end.freeze()]
 }
 
@@ -153,7 +163,7 @@ mod tests {
             ..Default::default()
         };
         let content = Bytes::from_static(b"abcdef");
-        let parts = frame(head.encode_to_vec(), content.clone(), 77);
+        let parts = frame(head.encode_to_vec(), content.clone(), Some(77));
         let wire: Vec<u8> = parts.iter().flat_map(|p| p.to_vec()).collect();
         assert_eq!(wire[0], 0);
         assert_eq!(u32::from_be_bytes(wire[1..5].try_into().unwrap()) as usize, wire.len() - 5);
@@ -161,7 +171,7 @@ mod tests {
         let data = decoded.checksummed_data.unwrap();
         assert_eq!((data.content, data.crc32c), (content, Some(77)));
         assert_eq!(decoded.content_range.unwrap().start, 3);
-        let empty: Vec<u8> = frame(Vec::new(), Bytes::new(), 0).iter().flat_map(|p| p.to_vec()).collect();
+        let empty: Vec<u8> = frame(Vec::new(), Bytes::new(), Some(0)).iter().flat_map(|p| p.to_vec()).collect();
         assert!(pb::ReadObjectResponse::decode(&empty[5..]).unwrap().checksummed_data.is_some());
     }
 }

@@ -87,8 +87,10 @@ pub async fn media(
         .header("content-length", span.len())
         .header("accept-ranges", "bytes")
         .header("x-goog-generation", object.generation)
-        .header("x-goog-stored-content-length", object.size)
-        .header("x-goog-hash", goog_hash_header(&object));
+        .header("x-goog-stored-content-length", object.size);
+    if shared.read_checksums != super::ReadChecksums::None {
+        builder = builder.header("x-goog-hash", goog_hash_header(&object));
+    }
     if partial {
         builder = builder.header("content-range", format!("bytes {}-{}/{}", span.start, span.end - 1, object.size));
     }

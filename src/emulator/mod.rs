@@ -64,6 +64,23 @@ pub struct EmulatorOptions {
     pub tls: Option<tls::TlsMode>,
     /// Tokens: required or not, issued to whom, for how long.
     pub auth: authority::AuthOptions,
+    /// Where reads say the object's checksums (`--read-checksums`).
+    pub read_checksums: ReadChecksums,
+}
+
+/// The shapes of a read's checksums that the v2 proto and the JSON API
+/// allow a server, so a client's reader can be tried against each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReadChecksums {
+    /// gRPC: `object_checksums`, `metadata.checksums` and each message's
+    /// crc32c; JSON: `x-goog-hash`.
+    #[default]
+    Full,
+    /// gRPC: the object's only in the first message's `metadata.checksums`,
+    /// no message's crc32c; JSON: `x-goog-hash` as with full.
+    Metadata,
+    /// No checksum at all: gRPC sends none, JSON no `x-goog-hash`.
+    None,
 }
 
 impl Default for EmulatorOptions {
@@ -81,6 +98,7 @@ impl Default for EmulatorOptions {
             stream_window: DEFAULT_STREAM_WINDOW,
             tls: None,
             auth: authority::AuthOptions::default(),
+            read_checksums: ReadChecksums::Full,
         }
     }
 }
@@ -92,6 +110,7 @@ pub struct Shared {
     pub authority: authority::Authority,
     pub faults: FaultPlan,
     pub link: Arc<Link>,
+    pub read_checksums: ReadChecksums,
 }
 
 /// A running emulator. Dropping it shuts both servers down.
@@ -145,6 +164,7 @@ impl Emulator {
             store: Store::new(options.retain, options.session_ttl),
             faults: FaultPlan::default(),
             link: Arc::new(Link::new(options.latency, options.bandwidth)),
+            read_checksums: options.read_checksums,
         });
         for bucket in &options.buckets {
             shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;

@@ -197,6 +197,10 @@ pub fn t_975(df: usize) -> f64 {
         + (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / (384.0 * d.powi(3))
 }
 
+/// Wider than this (in percentage points), an interval's ends are not
+/// quoted: "-99.4% to +36631.1%" is noise, not a finding.
+pub const READABLE_INTERVAL_POINTS: f64 = 100.0;
+
 impl Comparison {
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
@@ -222,16 +226,18 @@ impl Comparison {
             unit.name()
         );
         let (faster, slower) = (faster.name(), slower.name());
-        if self.significant {
-            format!(
-                "{faster} was {percent:.1}% faster than {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
-                self.pairs
-            )
+        let pairs = crate::engine::report::plural(self.pairs, "pair");
+        // An interval that spans more than the whole of a doubling says
+        // nothing a reader can use: its ends are not printed as if they did.
+        let interval = if high - low > READABLE_INTERVAL_POINTS {
+            format!("the 95% interval is too wide to read (over {READABLE_INTERVAL_POINTS:.0} points): run more rounds")
         } else {
-            format!(
-                "no significant difference: {faster} {percent:+.1}% vs {slower} ({figures}; 95% CI {low:+.1}% to {high:+.1}%, {} pairs)",
-                self.pairs
-            )
+            format!("95% CI {low:+.1}% to {high:+.1}%")
+        };
+        if self.significant {
+            format!("{faster} was {percent:.1}% faster than {slower} ({figures}; {interval}, {pairs})")
+        } else {
+            format!("no significant difference: {faster} {percent:+.1}% vs {slower} ({figures}; {interval}, {pairs})")
         }
     }
 }

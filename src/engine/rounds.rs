@@ -88,7 +88,11 @@ fn why_the_schedule_ended<R: PairedRound>(plan: &Schedule, rounds: &[R]) -> Opti
     let (pairs, now) = widest_interval(rounds, *a, *b);
     let now = match now {
         Some(now) => format!("the 95% interval is {now:.1} points wide"),
-        None => format!("{pairs} complete pairs give no interval yet"),
+        None => format!(
+            "{} give{} no interval yet",
+            crate::engine::report::plural(pairs, "complete pair"),
+            if pairs == 1 { "s" } else { "" }
+        ),
     };
     Some(format!(
         "not stable: hit {limit} before the interval narrowed to {width} points ({now}); allow more rounds to get there"

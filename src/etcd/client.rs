@@ -31,6 +31,10 @@ pub enum EtcdError {
     Connection(String),
     #[error("{0}")]
     Protocol(String),
+    /// The server answered, but not as etcd's gRPC does (UNIMPLEMENTED, or
+    /// an HTTP answer that is not gRPC): another server on that port.
+    #[error("{0}")]
+    NotEtcd(String),
 }
 
 /// One event a watcher received: the key's revision, when it arrived.

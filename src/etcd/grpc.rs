@@ -40,6 +40,9 @@ impl GrpcKv {
             let connector = tower::ServiceExt::map_response(counted, Coalescing::new);
             let channel =
                 endpoint.connect_with_connector(connector).await.map_err(|e| unreachable(url, &root_cause(&e)))?;
+            if index < reach.endpoints.len() {
+                check_is_etcd(url, channel.clone()).await?;
+            }
             channels.push(channel);
         }
         let tls = reach.endpoints[0].starts_with("https://");
@@ -75,6 +78,36 @@ impl GrpcKv {
         Q: prost::Message + Send + 'static,
         A: prost::Message + Default + Send + 'static,
     {
+        unary_on(self.channel(), self.token.as_deref(), path, message).await
+    }
+}
+
+/// An endpoint that answers gRPC is asked for its status, which only etcd
+/// gives (with its version), so that another server on that port is named
+/// now, not found out as failed requests. etcd refusing the question (with
+/// authentication on) still says it is etcd.
+async fn check_is_etcd(url: &str, channel: Channel) -> Result<(), EtcdError> {
+    let not_etcd = |what: String| {
+        EtcdError::Connection(format!(
+            "{url} answered, but it is not etcd's gRPC ({what}): check --endpoints (etcd's client URL, usually port 2379)"
+        ))
+    };
+    match unary_on::<_, StatusResponse>(channel, None, "/etcdserverpb.Maintenance/Status", StatusRequest {}).await {
+        Ok(status) if !status.version.is_empty() => Ok(()),
+        Ok(_) => Err(not_etcd("its status names no etcd version".into())),
+        Err(EtcdError::NotEtcd(what)) => Err(not_etcd(what)),
+        Err(EtcdError::Connection(cause)) => Err(unreachable(url, &cause)),
+        Err(_) => Ok(()),
+    }
+}
+
+/// One unary call on this channel (see `GrpcKv::unary`).
+async fn unary_on<Q, A>(channel: Channel, token: Option<&str>, path: &'static str, message: Q) -> Result<A, EtcdError>
+where
+    Q: prost::Message + Send + 'static,
+    A: prost::Message + Default + Send + 'static,
+{
+    {
         use tonic::codec::Codec;
         let mut frame = bytes::BytesMut::with_capacity(5 + message.encoded_len());
         bytes::BufMut::put_u8(&mut frame, 0); // not compressed
@@ -85,20 +118,28 @@ impl GrpcKv {
             .uri(path)
             .header("content-type", "application/grpc")
             .header("te", "trailers");
-        if let Some(token) = &self.token {
+        if let Some(token) = token {
             request = request.header("token", token);
         }
         let body = http_body_util::Full::new(frame.freeze());
         let request = request
             .body(tonic::body::Body::new(body))
             .map_err(|e| EtcdError::Protocol(format!("cannot build the request: {e}")))?;
-        let response = tower::ServiceExt::oneshot(self.channel(), request)
+        let response = tower::ServiceExt::oneshot(channel, request)
             .await
             .map_err(|e| EtcdError::Connection(format!("the gRPC connection failed: {}", root_cause(&e))))?;
         if let Some(status) = tonic::Status::from_header_map(response.headers())
             && status.code() != tonic::Code::Ok
         {
             return Err(status_error(&status));
+        }
+        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+        if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
+            let what = if content_type.is_empty() { "no content type".to_string() } else { content_type.to_string() };
+            return Err(EtcdError::NotEtcd(format!(
+                "HTTP {} with {what}, not a gRPC answer",
+                response.status().as_u16()
+            )));
         }
         let (parts, body) = response.into_parts();
         let decoder = ProstCodec::<Q, A>::default().decoder();
@@ -130,6 +171,7 @@ async fn endpoint(url: &str, reach: &Reach) -> Result<Endpoint, EtcdError> {
 
 fn status_error(status: &tonic::Status) -> EtcdError {
     match status.code() {
+        tonic::Code::Unimplemented => EtcdError::NotEtcd(format!("UNIMPLEMENTED: {}", status.message())),
         tonic::Code::Unavailable | tonic::Code::Unknown if status.message().contains("transport") => {
             EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
         }

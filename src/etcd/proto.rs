@@ -158,6 +158,18 @@ pub struct AuthenticateResponse {
     pub token: String,
 }
 
+/// `Maintenance/Status`: asked once per endpoint, to know it is etcd.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StatusRequest {}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct StatusResponse {
+    #[prost(message, optional, tag = "1")]
+    pub header: Option<ResponseHeader>,
+    #[prost(string, tag = "2")]
+    pub version: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -211,10 +211,12 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
         uploaders.push(route.open(config, kind).await?);
     }
     let Route { json_url, grpc_url, auth, .. } = route;
-    // On emulators a missing bucket is made; on GCS it is an error.
+    // On emulators a missing bucket is made; on GCS it is an error. Every
+    // transport is asked, so an endpoint that answers but is not GCS is
+    // refused now, not found out as failed rounds.
     let create = config.target != Target::Gcs;
-    if let Some(first) = uploaders.first() {
-        first.prepare_bucket(create).await.map_err(|error| refused_credentials(error, &auth))?;
+    for uploader in &uploaders {
+        uploader.prepare_bucket(create).await.map_err(|error| refused_credentials(error, &auth))?;
     }
     if config.auth {
         check_permissions(&uploaders, &auth, config).await?;

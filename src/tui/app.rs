@@ -308,13 +308,19 @@ impl App {
         }
         self.cancelling = true;
         use super::live::Work;
-        self.status = Some(match self.live.as_ref().map(|l| l.work) {
-            Some(Work::Requests | Work::Events) => "cancelling: stopping requests and deleting this run's keys".into(),
-            Some(Work::Downloads | Work::WritesThenReads) => {
-                "cancelling: stopping reads and deleting what this run created".into()
+        // The run's own options (the form may be edited while it runs).
+        let kept = !self.form.options.cleanup;
+        let what = match self.live.as_ref().map(|l| l.work) {
+            Some(Work::Requests | Work::Events) if kept => "requests and keeping this run's keys (Cleanup off)",
+            Some(Work::Requests | Work::Events) => "requests and deleting this run's keys",
+            Some(Work::Downloads | Work::WritesThenReads) if kept => {
+                "reads and keeping what this run created (Cleanup off)"
             }
-            _ => "cancelling: stopping uploads and deleting what this run created".into(),
-        });
+            Some(Work::Downloads | Work::WritesThenReads) => "reads and deleting what this run created",
+            _ if kept => "uploads and keeping what this run created (Cleanup off)",
+            _ => "uploads and deleting what this run created",
+        };
+        self.status = Some(format!("cancelling: stopping {what}"));
         vec![Effect::CancelRun]
     }
 

@@ -63,6 +63,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 resumes: 0,
                 resent_bytes: 0,
                 first_byte_s: None,
+                unchecked: false,
             });
             now += seconds;
         }

@@ -116,6 +116,13 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
             seconds(t.first_byte_p99_s),
             seconds(t.transfer_median_s)
         ));
+        if t.unchecked_reads > 0 {
+            lines.push(format!(
+                "  {} of {} not checked whole: the server sent no crc32c of the object",
+                t.unchecked_reads,
+                plural(t.objects, "read")
+            ));
+        }
         return lines;
     }
     lines.push(format!(

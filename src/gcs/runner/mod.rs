@@ -301,6 +301,7 @@ impl<'a> Runner<'a> {
                 resumes,
                 resent_bytes,
                 first_byte_s: None,
+                unchecked: false,
             };
             self.record_item(sample).await;
         }

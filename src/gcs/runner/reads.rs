@@ -184,7 +184,7 @@ impl Runner<'_> {
             let (ok, error, outcome) = match result {
                 Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
                 Ok(outcome) => (false, Some(format!("read {} bytes of {expected}", outcome.bytes)), outcome),
-                Err(error) => (false, Some(error), DownloadOutcome { bytes: 0, first_byte_s: 0.0, transfer_s: 0.0 }),
+                Err(error) => (false, Some(error), DownloadOutcome::nothing()),
             };
             if let Some(error) = &error {
                 read.all_ok = false;
@@ -210,6 +210,7 @@ impl Runner<'_> {
                 resumes,
                 resent_bytes: reread_bytes,
                 first_byte_s: ok.then_some(outcome.first_byte_s),
+                unchecked: ok && outcome.unchecked,
             };
             self.record_item(sample).await;
         }

@@ -79,6 +79,10 @@ pub struct ObjectSample {
     /// `transfer_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_s: Option<f64>,
+    /// A finished read whose whole-object crc32c was asked for but not sent
+    /// by the server, so it could not be checked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
 }
 
 /// What a row of figures measured.
@@ -153,6 +157,10 @@ pub struct TransportSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_p99_s: Option<f64>,
     pub errors: usize,
+    /// Finished reads whose whole object could not be checked: the server
+    /// sent no crc32c of it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchecked_reads: usize,
     pub retries: u64,
     pub resumes: u64,
     pub resent_bytes: u64,
@@ -185,6 +193,10 @@ pub struct Accounting {
     pub protocol: String,
     pub connections: u64,
     pub peers: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub fn summarize(
@@ -252,6 +264,7 @@ pub fn summarize(
         first_byte_p90_s: first_byte(0.90),
         first_byte_p99_s: first_byte(0.99),
         errors: objects.iter().filter(|o| !o.ok).count(),
+        unchecked_reads: finished.iter().filter(|o| o.unchecked).count(),
         retries: objects.iter().map(|o| o.retries as u64).sum(),
         resumes: objects.iter().map(|o| o.resumes as u64).sum(),
         resent_bytes: objects.iter().map(|o| o.resent_bytes).sum(),

@@ -34,6 +34,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         resumes: 0,
         resent_bytes: 0,
         first_byte_s: None,
+        unchecked: false,
     }
 }
 

@@ -41,6 +41,17 @@ pub struct DownloadOutcome {
     pub first_byte_s: f64,
     /// From the first byte to the last.
     pub transfer_s: f64,
+    /// A whole-object check was asked for, but the server sent no crc32c of
+    /// the whole object (the proto and the JSON API let it omit one), so only
+    /// what it did send (each gRPC message's, when present) was checked.
+    pub unchecked: bool,
+}
+
+impl DownloadOutcome {
+    /// A read that failed: nothing received.
+    pub fn nothing() -> Self {
+        DownloadOutcome { bytes: 0, first_byte_s: 0.0, transfer_s: 0.0, unchecked: false }
+    }
 }
 
 /// A piece of a body, with its crc32c when the transport computed it
@@ -115,24 +126,14 @@ where
             progress.note_resume();
         }
     }
-    if request.check_crc32c && request.range.is_none() {
-        match server_crc {
-            Some(expected) if expected != crc => {
-                return Err(TransportError::Protocol(format!(
-                    "checksum mismatch reading {}: crc32c of the bytes received is {}, the server's is {}",
-                    request.object.name,
-                    crate::gcs::payload::crc32c_base64(crc),
-                    crate::gcs::payload::crc32c_base64(expected)
-                )));
-            }
-            Some(_) => {}
-            None => {
-                return Err(TransportError::Protocol(format!(
-                    "the server sent no crc32c for {}: read with checksums off (--checksum none) to skip the check",
-                    request.object.name
-                )));
-            }
-        }
+    let whole = request.check_crc32c && request.range.is_none();
+    if let Some(expected) = server_crc.filter(|&expected| whole && expected != crc) {
+        return Err(TransportError::Protocol(format!(
+            "checksum mismatch reading {}: crc32c of the bytes received is {}, the server's is {}",
+            request.object.name,
+            crate::gcs::payload::crc32c_base64(crc),
+            crate::gcs::payload::crc32c_base64(expected)
+        )));
     }
     let end = Instant::now();
     let first_byte = first_byte.unwrap_or(end);
@@ -140,5 +141,6 @@ where
         bytes: received,
         first_byte_s: (first_byte - started).as_secs_f64(),
         transfer_s: (end - first_byte).as_secs_f64(),
+        unchecked: whole && server_crc.is_none(),
     })
 }

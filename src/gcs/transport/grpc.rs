@@ -427,6 +427,14 @@ impl Uploader for GrpcTransport {
                     ),
                 }),
                 Err(status) if status.code() == Code::PermissionDenied => Ok(()),
+                Err(status) if status.code() == Code::Unimplemented => Err(TransportError::Grpc {
+                    code: "UNIMPLEMENTED".into(),
+                    message: format!(
+                        "{} answers gRPC, but not GCS's google.storage.v2.Storage ({}): give a GCS gRPC endpoint in --grpc-endpoint",
+                        self.settings.url,
+                        status.message()
+                    ),
+                }),
                 Err(status) => Err(status_error(status)),
             }
         })

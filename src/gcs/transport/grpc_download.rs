@@ -29,9 +29,8 @@ impl GrpcTransport {
                     .await
                     .map_err(status_error)?
                     .into_inner();
-                // The first message says what the whole object's crc32c is.
                 let first = stream.message().await.map_err(status_error)?;
-                let object_crc32c = first.as_ref().and_then(|m| m.object_checksums.as_ref()).and_then(|c| c.crc32c);
+                let object_crc32c = first.as_ref().and_then(whole_object_crc32c);
                 let mut at = offset;
                 let rest = futures::stream::unfold(stream, |mut stream| async move {
                     let next = stream.message().await.map_err(status_error).transpose()?;
@@ -87,5 +86,31 @@ impl GrpcTransport {
         }
         listed.truncate(limit);
         Ok(listed)
+    }
+}
+
+/// The whole object's crc32c, as the first ReadObject message may say it:
+/// in `object_checksums`, or only in `metadata.checksums` (the proto allows
+/// either, or neither).
+fn whole_object_crc32c(first: &pb::ReadObjectResponse) -> Option<u32> {
+    let in_metadata = || first.metadata.as_ref().and_then(|m| m.checksums.as_ref()).and_then(|c| c.crc32c);
+    first.object_checksums.as_ref().and_then(|c| c.crc32c).or_else(in_metadata)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_whole_objects_crc32c_is_read_from_either_place_the_proto_allows() {
+        let checksums = |crc: u32| Some(pb::ObjectChecksums { crc32c: Some(crc), ..Default::default() });
+        let in_metadata = pb::ReadObjectResponse {
+            metadata: Some(pb::Object { checksums: checksums(7), ..Default::default() }),
+            ..Default::default()
+        };
+        assert_eq!(whole_object_crc32c(&in_metadata), Some(7));
+        let both = pb::ReadObjectResponse { object_checksums: checksums(9), ..in_metadata.clone() };
+        assert_eq!(whole_object_crc32c(&both), Some(9), "object_checksums first");
+        assert_eq!(whole_object_crc32c(&pb::ReadObjectResponse::default()), None);
     }
 }
