@@ -49,6 +49,47 @@ async fn doctor_checks_each_step_and_says_what_fails() {
     assert!(said.contains(&format!("FAIL  permissions: {SA_EMAIL} lacks storage.objects.create")), "{said}");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_refused_token_the_steps_that_need_one_are_said_skipped() {
+    let place = place().await;
+    let mut refused = authorized_user(&format!("{}/token", place.emulator.json_url()));
+    refused["refresh_token"] = "1//a-refresh-token-it-never-issued".into();
+    std::fs::write(place.path("refused.json"), refused.to_string()).unwrap();
+    let refused = place.path("refused.json");
+    let (code, said) = doctor(&place, &["--auth", "gcs", "--credentials", refused.to_str().unwrap()], &[]);
+    assert_eq!(code, Some(2), "{said}");
+    let steps: Vec<(&str, &str)> =
+        said.lines().filter_map(|l| Some((l.get(..6)?.trim_end(), l.get(6..)?.split(':').next()?))).collect();
+    assert_eq!(
+        steps,
+        [
+            ("ok", "credentials"),
+            ("FAIL", "token"),
+            ("ok", "target"),
+            ("skip", "bucket"),
+            ("skip", "permissions"),
+            ("skip", "grpc")
+        ],
+        "every step has its line, in order: {said}"
+    );
+    assert!(said.contains("skip  bucket: not tried without a token (fix the line above first)"), "{said}");
+}
+
+#[test]
+fn doctor_says_why_no_token_was_sent_to_a_plaintext_endpoint() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let emulator = runtime.block_on(common::emulator());
+    let grpc = emulator.grpc_addr().to_string();
+    let args = ["doctor", "--endpoint", &emulator.json_url(), "--grpc-endpoint", &grpc, "--bucket", common::BUCKET];
+    let output = common::run(&args, &[]);
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.starts_with(&format!("ok    credentials: none sent ({})\n", gcs_speed_tui::config::AUTH_AUTO_RULE)),
+        "the rule README states, not a guess about the target: {said}"
+    );
+}
+
 #[test]
 fn doctor_checks_the_built_in_emulator_without_options() {
     let output = common::run(&["doctor"], &[]);

@@ -34,7 +34,8 @@ pub async fn handle(
     kill: ConnectionKill,
     req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Infallible> {
-    let method = req.uri().path().strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
+    let path = req.uri().path().to_string();
+    let method = path.strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
     if let Some(refused) = authorize(&shared, &method, req.headers()) {
         return Ok(refused.into_http());
     }
@@ -178,6 +179,8 @@ pub async fn handle(
             });
             grpc::<pb::Bucket, _>().unary(service, req).await
         }
+        "" => Status::unimplemented(format!("unknown service for {path}: this is GCS's google.storage.v2.Storage"))
+            .into_http(),
         other => Status::unimplemented(format!("the emulator does not implement {other}")).into_http(),
     };
     Ok(response)

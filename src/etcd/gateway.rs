@@ -45,7 +45,16 @@ impl GatewayKv {
     /// `GET /version` answers `{"etcdserver": "3.4.23", ...}` on etcd only.
     async fn check_is_etcd(&self, endpoint: &str) -> Result<(), EtcdError> {
         let url = format!("{endpoint}/version");
-        let response = self.client.get(&url).send().await.map_err(|e| unreachable(endpoint, &root_cause(&e)))?;
+        let response = self.client.get(&url).send().await.map_err(|e| {
+            let cause = root_cause(&e);
+            // An HTTP/2-only server (a gRPC port) answers HTTP/1.1 with its own preface.
+            match cause.contains("invalid HTTP version") {
+                true => EtcdError::NotEtcd(format!(
+                    "{endpoint} answered, but not in HTTP/1.1 (an HTTP/2-only or gRPC-only server): it is not etcd's client URL, which serves both; check --endpoints"
+                )),
+                false => unreachable(endpoint, &cause),
+            }
+        })?;
         let text = response.text().await.unwrap_or_default();
         let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         if body["etcdserver"].is_string() {

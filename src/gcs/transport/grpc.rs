@@ -427,15 +427,13 @@ impl Uploader for GrpcTransport {
                     ),
                 }),
                 Err(status) if status.code() == Code::PermissionDenied => Ok(()),
-                Err(status) if status.code() == Code::Unimplemented => Err(TransportError::Grpc {
-                    code: "UNIMPLEMENTED".into(),
-                    message: format!(
-                        "{} answers gRPC, but not GCS's google.storage.v2.Storage ({}): give a GCS gRPC endpoint in --grpc-endpoint",
+                Err(status) => match answered_but_not_gcs(&status) {
+                    Some(what) => Err(TransportError::Protocol(format!(
+                        "{} answered, but it is not GCS's gRPC API google.storage.v2.Storage ({what}): give a GCS gRPC endpoint in --grpc-endpoint",
                         self.settings.url,
-                        status.message()
-                    ),
-                }),
-                Err(status) => Err(status_error(status)),
+                    ))),
+                    None => Err(status_error(status)),
+                },
             }
         })
     }
@@ -452,4 +450,19 @@ impl Uploader for GrpcTransport {
     fn peer_port(&self) -> u16 {
         super::url_port(&self.settings.url)
     }
+}
+
+/// A server that answers, but not as GCS's gRPC API does: another gRPC
+/// service (UNIMPLEMENTED: unknown service), or an HTTP/2 server that is not
+/// gRPC at all (tonic reads its HTTP status into the error).
+/// What it said, when so.
+fn answered_but_not_gcs(status: &tonic::Status) -> Option<String> {
+    let message = status.message();
+    if let Some(http) = message.split("while receiving response with status: ").nth(1) {
+        return Some(format!("it answered HTTP {http}, not gRPC"));
+    }
+    if let Some(code) = message.split("mapped from HTTP status code ").nth(1) {
+        return Some(format!("it answered HTTP {code}, not gRPC"));
+    }
+    (status.code() == Code::Unimplemented).then(|| format!("UNIMPLEMENTED: {message}"))
 }
