@@ -12,6 +12,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub async fn emulator(args: EmulatorArgs) -> ExitCode {
+    // Listened for before anything is made, so that a Ctrl-C straight after
+    // start still stops it the orderly way (its CA file removed).
+    let mut interrupts = signals::interrupts();
     let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
         Ok(latency) => latency.unwrap_or_default(),
         Err(error) => return usage_error(format!("--latency: {error}")),
@@ -103,7 +106,7 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     if let Some(metadata) = emulator.metadata_addr() {
         eprintln!("  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token", emulator.json_url());
     }
-    let signal = signals::interrupts().recv().await;
+    let signal = interrupts.recv().await;
     emulator.shutdown();
     drop(ca_file);
     let store = emulator.store();

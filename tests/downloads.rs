@@ -134,9 +134,14 @@ async fn a_read_prefix_reads_what_exists_there_and_never_deletes_it() {
     assert!(!report.succeeded());
     assert_eq!(
         report.stopped_because.as_deref(),
-        Some("there are no objects under --read-prefix nothing-here/ in bucket test-bucket")
+        Some(
+            "there are no objects under --read-prefix nothing-here/ in bucket test-bucket: give a prefix that holds objects, or leave --read-prefix out to read objects the run uploads"
+        )
     );
     assert!(report.transports.iter().all(|t| t.throughput_mib_s.is_none()), "nothing measured, no figure");
+    let table = report.to_table();
+    assert_eq!(table.matches("there are no objects under").count(), 1, "said once: {table}");
+    assert!(!table.contains("Transport  Runs"), "no table of dashes for a run that never started: {table}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -10,10 +10,12 @@ use std::path::PathBuf;
 #[command(
     name = "gcs-speed-tui",
     version,
-    about = "Compare GCS upload throughput over the JSON API and gRPC, live in a terminal",
-    long_about = "Opens the interactive app on a terminal. `run` is the headless benchmark for scripts and CI; \
-                  `emulator` serves the built-in GCS emulator on its own; `merge` puts the reports of many hosts \
-                  (a fleet) together; `compare` sets two saved reports side by side.\n\n\
+    about = "Compare GCS (and etcd) over HTTP/JSON and gRPC, live in a terminal",
+    long_about = "Opens the interactive app on a terminal. `run` is the headless GCS benchmark for scripts and CI; \
+                  `doctor` checks, before any upload, that a run would work; `etcd run` asks the same question of \
+                  etcd (its HTTP gateway against gRPC); `emulator` serves the built-in GCS emulator on its own; \
+                  `merge` puts the reports of many hosts (a fleet) together; `compare` sets two saved reports side \
+                  by side.\n\n\
                   With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",
     args_conflicts_with_subcommands = true
 )]

@@ -255,7 +255,13 @@ impl Options {
                 return fail("json_http", format!("--json-http '{other}' is not one of auto, 1.1, 2"));
             }
         };
-        let prefix = self.prefix.trim().trim_matches('/').to_string();
+        // Object names get no empty parts ('/' at the start or end, '//'),
+        // and a prefix that is changed for that says so.
+        let typed = self.prefix.trim();
+        let prefix = typed.split('/').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("/");
+        if prefix != typed.trim_end_matches('/') {
+            notes.push(format!("--prefix '{typed}' is used as '{prefix}' (object names get no empty parts)"));
+        }
         if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
             return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
         }

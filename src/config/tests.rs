@@ -57,3 +57,17 @@ fn grpc_checksums_follow_both_switches() {
     let none = valid(&Options { checksum: "none".into(), ..Options::default() });
     assert!(!none.json_checksum && !none.grpc_checksum);
 }
+
+#[test]
+fn a_prefix_with_empty_parts_is_cleaned_and_says_so() {
+    let notes = |prefix: &str| {
+        let config = valid(&Options { prefix: prefix.into(), ..Options::default() });
+        let said: Vec<String> = config.notes.into_iter().filter(|n| n.contains("--prefix")).collect();
+        (config.prefix, said)
+    };
+    let (prefix, said) = notes("/abs//x");
+    assert_eq!(prefix, "abs/x");
+    assert_eq!(said, ["--prefix '/abs//x' is used as 'abs/x' (object names get no empty parts)"]);
+    assert_eq!(notes("team/bench/"), ("team/bench".to_string(), vec![]), "a trailing slash is the separator");
+    assert_eq!(notes(""), (String::new(), vec![]));
+}

@@ -78,7 +78,7 @@ impl StartArgs {
         match now.duration_since(at) {
             Ok(late) if late > LATE_BY_AT_MOST => Err(format!(
                 "--start-at {text} was {} ago: give a time in the future (or within {} past)",
-                crate::units::format_duration(Duration::from_secs(late.as_secs())),
+                crate::units::format_span(late),
                 crate::units::format_duration(LATE_BY_AT_MOST)
             )),
             _ => Ok(Some(at)),

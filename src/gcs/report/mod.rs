@@ -137,6 +137,11 @@ impl RunReport {
         self
     }
 
+    /// Set-up failed before any round began: nothing was measured.
+    pub fn never_started(&self) -> bool {
+        self.outcome == RunOutcome::SetupFailed && self.rounds.is_empty() && self.samples.is_empty()
+    }
+
     /// Every upload succeeded, the schedule ran to its end and nothing was left behind.
     pub fn succeeded(&self) -> bool {
         self.outcome == RunOutcome::Completed && self.samples.iter().all(|s| s.ok) && self.cleanup.left.is_empty()
@@ -213,6 +218,11 @@ impl RunReport {
     }
 
     pub fn to_table(&self) -> String {
+        if self.never_started() {
+            // Nothing was measured: no table of dashes, just why, and the cleanup.
+            let lines = std::iter::once(self.outcome_detail.clone()).chain(self.cleanup_lines());
+            return lines.map(|l| format!("{l}\n")).collect();
+        }
         let mut rows = vec![TABLE_HEADERS.map(String::from).to_vec()];
         rows.extend(table_rows(self));
         let mut out = aligned(&rows);
@@ -245,7 +255,8 @@ impl RunReport {
         for t in &self.transports {
             lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, self.config.rate_unit));
         }
-        if let Some(why) = &self.stopped_because {
+        if let Some(why) = self.stopped_because.as_ref().filter(|_| self.outcome != RunOutcome::SetupFailed) {
+            // (A setup failure's reason is its outcome sentence, below.)
             lines.push(why.clone());
         }
         if self.auth_refreshes > 0 {
@@ -257,19 +268,23 @@ impl RunReport {
         if self.outcome != RunOutcome::Completed {
             lines.push(self.outcome_detail.clone());
         }
-        if self.cleanup.kept.is_empty() {
-            lines.push(format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len()));
+        lines.extend(self.cleanup_lines());
+        lines
+    }
+
+    /// What cleanup deleted, kept on purpose, or left behind.
+    fn cleanup_lines(&self) -> Vec<String> {
+        let mut lines = vec![if self.cleanup.kept.is_empty() {
+            format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len())
         } else {
-            lines.push(format!(
-                "cleanup off: kept {} under {}/{}",
-                plural(self.cleanup.kept.len(), "object"),
-                self.config.prefix,
-                self.run_id
-            ));
-        }
-        for name in &self.cleanup.left {
-            lines.push(format!("left behind: {name}"));
-        }
+            // The objects' names start PREFIX/RUN-ID/ (RUN-ID/ with no prefix).
+            let under = match self.config.prefix.as_str() {
+                "" => self.run_id.clone(),
+                prefix => format!("{prefix}/{}", self.run_id),
+            };
+            format!("cleanup off: kept {} under {under}/", plural(self.cleanup.kept.len(), "object"))
+        }];
+        lines.extend(self.cleanup.left.iter().map(|name| format!("left behind: {name}")));
         lines
     }
 }

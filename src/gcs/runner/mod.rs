@@ -275,10 +275,13 @@ impl<'a> Runner<'a> {
                 }
                 Err(error) => {
                     all_ok = false;
+                    // Counted from 1, as rounds are (the CSV's worker column is the 0-based index).
                     self.emit(RunEvent::Note(format!(
-                        "{} round {} upload {worker} failed: {error}",
+                        "{} round {} upload {} of {} failed: {error}",
                         kind.name(),
-                        round + 1
+                        round + 1,
+                        worker + 1,
+                        self.config.concurrency
                     )))
                     .await;
                     (false, Some(error), Phases::default())

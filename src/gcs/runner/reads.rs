@@ -58,7 +58,7 @@ impl Runner<'_> {
                 }
                 Ok(_) => {
                     self.cannot_read(format!(
-                        "there are no objects under --read-prefix {prefix} in bucket {}",
+                        "there are no objects under --read-prefix {prefix} in bucket {}: give a prefix that holds objects, or leave --read-prefix out to read objects the run uploads",
                         self.config.bucket
                     ))
                     .await
@@ -188,7 +188,14 @@ impl Runner<'_> {
             };
             if let Some(error) = &error {
                 read.all_ok = false;
-                let line = format!("{} round {} download {worker} failed: {error}", kind.name(), round + 1);
+                // Counted from 1, as rounds are (the CSV's worker column is the 0-based index).
+                let line = format!(
+                    "{} round {} download {} of {} failed: {error}",
+                    kind.name(),
+                    round + 1,
+                    worker + 1,
+                    sizes.len()
+                );
                 self.emit(RunEvent::Note(line)).await;
             } else {
                 read.bytes += outcome.bytes;

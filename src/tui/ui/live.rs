@@ -63,11 +63,15 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("r", theme.accent()),
             Span::raw(match (etcd, reads, w1r3) {
                 (true, ..) => " to run against ",
-                (false, _, true) => " to write to and read from the ",
-                (false, true, false) => " to read from the ",
-                (false, false, _) => " to upload to the ",
+                (false, _, true) => " to write to and read from ",
+                (false, true, false) => " to read from ",
+                (false, false, _) => " to upload to ",
             }),
-            Span::raw(super::target_label(app)),
+            // "the built-in emulator", "the endpoint ...", but "gs://b on GCS".
+            Span::raw(match super::target_label(app) {
+                label if label.starts_with("gs://") || etcd => label,
+                label => format!("the {label}"),
+            }),
             Span::raw("."),
         ]),
         Err(error) => Line::styled(

@@ -171,6 +171,24 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// A span for people, in its two largest units: `10s`, `3m 20s`, `2h 5m`,
+/// `3d 4h`, `6.9 years` (not 218336548s).
+pub fn format_span(duration: Duration) -> String {
+    const YEAR: u64 = 365 * 86_400;
+    let secs = duration.as_secs();
+    let pair = |big: u64, big_unit: &str, small: u64, small_unit: &str| match small {
+        0 => format!("{big}{big_unit}"),
+        _ => format!("{big}{big_unit} {small}{small_unit}"),
+    };
+    match secs {
+        s if s >= YEAR => format!("{:.1} years", s as f64 / YEAR as f64),
+        s if s >= 86_400 => pair(s / 86_400, "d", s % 86_400 / 3600, "h"),
+        s if s >= 3600 => pair(s / 3600, "h", s % 3600 / 60, "m"),
+        s if s >= 60 => pair(s / 60, "m", s % 60, "s"),
+        s => format!("{s}s"),
+    }
+}
+
 /// Throughput in MiB/s with two decimals, as the original tool printed it.
 pub fn format_mib_s(mib_per_second: f64) -> String {
     RateUnit::MiB.format(mib_per_second)
@@ -303,99 +321,4 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_rfc3339() {
-        let t = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_796_018_200_123);
-        assert_eq!(rfc3339(t), "2026-11-30T05:56:40.123Z");
-        assert_eq!(rfc3339(std::time::SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-    }
-
-    #[test]
-    fn rates_convert_between_units() {
-        assert_eq!(RateUnit::MiB.format(7.56), "7.56 MiB/s");
-        // 100 MiB/s = 104.8576 MB/s = 0.8388608 Gbit/s.
-        assert_eq!(RateUnit::MB.format(100.0), "104.86 MB/s");
-        assert_eq!(RateUnit::Gbit.format(100.0), "0.839 Gbit/s");
-        assert_eq!(RateUnit::Gbit.format(1192.0929), "10.0 Gbit/s");
-        assert_eq!(RateUnit::parse("gbit"), Ok(RateUnit::Gbit));
-        assert_eq!(RateUnit::parse("MB/s"), Ok(RateUnit::MB));
-        assert!(RateUnit::parse("furlongs").is_err());
-    }
-
-    #[test]
-    fn sizes_parse_in_binary_and_decimal_units() {
-        assert_eq!(parse_size("64MiB"), Ok(64 * MIB));
-        assert_eq!(parse_size("1GiB"), Ok(GIB));
-        assert_eq!(parse_size("1.5KiB"), Ok(1536));
-        assert_eq!(parse_size("100MB"), Ok(100_000_000));
-        assert_eq!(parse_size("256K"), Ok(256 * KIB));
-        assert_eq!(parse_size("4096B"), Ok(4096));
-        assert_eq!(parse_size("64"), Err("'64' has no unit: write 64B for bytes, or 64MiB".into()));
-        assert_eq!(parse_size(" 2 MiB "), Ok(2 * MIB));
-        assert_eq!(parse_size("0"), Ok(0));
-    }
-
-    #[test]
-    fn bad_sizes_say_what_to_type() {
-        for bad in ["", "MiB", "12XB", "-1MiB", "1.2.3MiB", "0.3B"] {
-            let error = parse_size(bad).unwrap_err();
-            assert!(error.contains(bad), "{error}");
-        }
-        assert!(parse_size("99999999999TiB").unwrap_err().contains("too large"));
-    }
-
-    #[test]
-    fn durations_parse_with_units_and_compounds() {
-        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("2.5s"), Ok(Duration::from_millis(2500)));
-        for bad in ["", "10", "5 minutes", "s", "1x"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn rates_parse_bits_and_bytes() {
-        assert_eq!(parse_rate("200Mbit"), Ok(25_000_000));
-        assert_eq!(parse_rate("1Gbit"), Ok(125_000_000));
-        assert_eq!(parse_rate("100MiB"), Ok(100 * MIB));
-        assert!(parse_rate("fast").is_err());
-        assert!(parse_rate("200").unwrap_err().contains("with a unit"), "bits or bytes? say which");
-        assert!(parse_rate("0Mbit").unwrap_err().contains("leave the flag out"));
-        assert!(parse_rate("0B").is_err());
-    }
-
-    #[test]
-    fn go_style_booleans() {
-        assert_eq!(parse_bool("false"), Ok(false));
-        assert_eq!(parse_bool("T"), Ok(true));
-        assert_eq!(parse_bool("0"), Ok(false));
-        assert!(parse_bool("yes").is_err());
-    }
-
-    #[test]
-    fn sizes_and_times_print_for_people() {
-        assert_eq!(format_size(64 * MIB), "64 MiB");
-        assert_eq!(format_size(1536 * KIB), "1.50 MiB");
-        assert_eq!(format_size(100), "100 B");
-        assert_eq!(format_size_exact(64 * MIB), "64MiB");
-        assert_eq!(format_size_exact(1536 * KIB), "1536KiB");
-        assert_eq!(format_seconds(8.5134), "8.51 s");
-        assert_eq!(format_seconds(0.12345), "0.123 s");
-        assert_eq!(format_seconds(12.345), "12.3 s");
-        assert_eq!(format_duration(Duration::from_secs(600)), "10m");
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
-        assert_eq!(format_mib_s(7.5647), "7.56 MiB/s");
-    }
-
-    #[test]
-    fn throughput_is_mib_over_seconds() {
-        assert_eq!(mib_per_second(64 * MIB, 8.0), 8.0);
-        assert_eq!(mib_per_second(64 * MIB, 0.0), 0.0);
-    }
-}
+mod tests;
