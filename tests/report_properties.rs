@@ -58,6 +58,8 @@ fn build(concurrency: usize, plan: &[(Round, Round)], outcome: RunOutcome) -> Ru
                     resent_bytes: 0,
                     first_byte_s: None,
                     unchecked: false,
+                    error_kind: None,
+                    retried_after: Default::default(),
                 });
             }
             let finished = uploads.iter().filter(|u| u.0).count() as u64;

@@ -73,6 +73,8 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 resent_bytes: 0,
                 first_byte_s: None,
                 unchecked: false,
+                error_kind: None,
+                retried_after: Default::default(),
             });
         }
     }
@@ -175,6 +177,8 @@ fn running_app() -> App {
             resent_bytes: 0,
             first_byte_s: None,
             unchecked: false,
+            error_kind: None,
+            retried_after: Default::default(),
         })),
         RunEvent::RoundDone(RoundDone::from(&RoundSample {
             transport: TransportKind::Json,

@@ -64,6 +64,8 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 resent_bytes: 0,
                 first_byte_s: None,
                 unchecked: false,
+                error_kind: None,
+                retried_after: Default::default(),
             });
             now += seconds;
         }

@@ -7,7 +7,8 @@ use crate::engine::compare::compare_rates;
 use crate::engine::report::Host;
 use crate::fleet::{FleetRound, Row};
 use crate::gcs::stats::{
-    self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict, latency_histogram, quantile_s,
+    self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict, at_most_the_slowest,
+    latency_histogram, quantile_s,
 };
 use crate::units::MIB;
 
@@ -184,9 +185,14 @@ fn fleet_summary(
         .ok()
         .flatten()
         .unwrap_or_else(|| latency_histogram(&[]));
-    summary.p50_s = quantile_s(&histogram, 0.50);
-    summary.p90_s = quantile_s(&histogram, 0.90);
-    summary.p99_s = quantile_s(&histogram, 0.99);
+    let finished: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.ok && s.transport == first.transport && s.operation == first.operation)
+        .map(|s| s.elapsed_s)
+        .collect();
+    summary.p50_s = at_most_the_slowest(quantile_s(&histogram, 0.50), &finished);
+    summary.p90_s = at_most_the_slowest(quantile_s(&histogram, 0.90), &finished);
+    summary.p99_s = at_most_the_slowest(quantile_s(&histogram, 0.99), &finished);
     summary.latency_histogram = (!histogram.is_empty()).then(|| crate::engine::histogram::encode(&histogram));
     // Objects per second in the window: the fleet's MiB/s in objects.
     summary.objects_per_s = match (summary.objects_per_s, summary.throughput_mib_s, rate) {

@@ -6,6 +6,7 @@ use super::RunReport;
 use crate::config::Workload;
 use crate::engine::report::plural;
 use crate::gcs::stats::{Operation, TransportSummary};
+use crate::gcs::transport::error_kind::format_kinds;
 use crate::units::{RateUnit, format_seconds, format_size};
 
 pub const TABLE_HEADERS: [&str; 12] =
@@ -74,7 +75,9 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
         } else {
             format!("{} finished, but no complete round", plural(t.objects, noun))
         };
-        return vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
+        let mut lines = vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
+        lines.extend(errors_line(t));
+        return lines;
     };
     let mut resent = String::new();
     if t.wire_retransmitted_bytes > 0 {
@@ -97,8 +100,12 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
         t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
     )];
     let recovery = if t.retries + t.resumes > 0 {
+        let after = match format_kinds(&t.retried_after) {
+            kinds if kinds.is_empty() => String::new(),
+            kinds => format!(" (after {kinds})"),
+        };
         format!(
-            " · {}, {}, {} re-sent",
+            " · {}{after}, {}, {} re-sent",
             plural(t.retries as usize, "retry"),
             plural(t.resumes as usize, "resume"),
             format_size(t.resent_bytes)
@@ -116,6 +123,7 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
             seconds(t.first_byte_p99_s),
             seconds(t.transfer_median_s)
         ));
+        lines.extend(errors_line(t));
         if t.unchecked_reads > 0 {
             lines.push(format!(
                 "  {} of {} not checked whole: the server sent no crc32c of the object",
@@ -131,5 +139,15 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
         seconds(t.transfer_median_s),
         seconds(t.finalize_median_s)
     ));
+    lines.extend(errors_line(t));
     lines
+}
+
+/// `  2 failed: HTTP 503 x2`: the failed items by kind, when any failed.
+fn errors_line(t: &TransportSummary) -> Option<String> {
+    (t.errors > 0).then(|| {
+        let kinds = format_kinds(&t.error_kinds);
+        let kinds = if kinds.is_empty() { String::new() } else { format!(": {kinds}") };
+        format!("  {} failed{kinds}", plural(t.errors, t.operation.name()))
+    })
 }

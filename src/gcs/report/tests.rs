@@ -32,6 +32,8 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         resent_bytes: 65536,
         first_byte_s: None,
         unchecked: false,
+        error_kind: None,
+        retried_after: Default::default(),
     };
     let t = summarize(Json, crate::gcs::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
     let line = &super::transport_lines("http-json", &t, crate::units::RateUnit::MiB)[0];

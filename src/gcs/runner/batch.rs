@@ -5,7 +5,7 @@ use super::delivered::Delivered;
 use super::{PROGRESS_INTERVAL, Runner, Stop};
 use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
-use crate::gcs::transport::Progress;
+use crate::gcs::transport::{Progress, Recovery};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
@@ -15,7 +15,8 @@ impl Runner<'_> {
     /// tick (capped by what the peer acknowledged, for uploads), until all
     /// are done, the run is cancelled or its time is up (the tasks still
     /// running are then aborted); returns what finished, with each one's
-    /// (retries, resumes, bytes moved more than once, of its item's size).
+    /// recovery (retries and what they followed, resumes, bytes moved more
+    /// than once, of its item's size).
     /// Progress counts from `done_before`, the round's work before this batch.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn collect<T: Send + 'static>(
@@ -27,7 +28,7 @@ impl Runner<'_> {
         (done_before, bytes_total): (u64, u64),
         item_sizes: &[u64],
         mut delivered: Option<Delivered>,
-    ) -> (Vec<(u32, f64, f64, T, (u32, u32, u64))>, Option<Stop>) {
+    ) -> (Vec<(u32, f64, f64, T, Recovery)>, Option<Stop>) {
         let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
         let mut progress = move || {

@@ -10,7 +10,7 @@ use crate::gcs::report::{RunOutcome, RunReport};
 use crate::gcs::stats::{self, Accounting, ObjectSample, Operation, RoundSample};
 use crate::gcs::target::Connected;
 use crate::gcs::transport::download::ListedObject;
-use crate::gcs::transport::{CreatedObject, Phases, Progress, UploadRequest, Uploader, object_name};
+use crate::gcs::transport::{CreatedObject, Phases, Progress, Recovery, UploadRequest, Uploader, object_name};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,11 +23,13 @@ use tokio_util::sync::CancellationToken;
 mod batch;
 mod cleanup;
 mod delivered;
+mod failed;
 mod meter;
 mod reads;
 mod warmup;
 
 use delivered::Delivered;
+use failed::Failed;
 use meter::{Meter, Metered};
 
 use crate::engine::Stop;
@@ -69,8 +71,8 @@ pub struct Runner<'a> {
 }
 
 /// One finished upload: worker, start and duration in run seconds, what came
-/// of it, and its (retries, resumes, bytes re-sent).
-type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), String>, (u32, u32, u64));
+/// of it, and what it took beyond one clean attempt.
+type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), Failed>, Recovery);
 
 impl<'a> Runner<'a> {
     pub fn new(
@@ -264,7 +266,7 @@ impl<'a> Runner<'a> {
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(metered.start_s, f64::max);
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
-        for (worker, start, elapsed, result, (retries, resumes, resent_bytes)) in results {
+        for (worker, start, elapsed, result, recovery) in results {
             let (ok, error, phases) = match result {
                 Ok((object, phases)) => {
                     self.ledger.add(&object.name);
@@ -287,6 +289,7 @@ impl<'a> Runner<'a> {
                     (false, Some(error), Phases::default())
                 }
             };
+            let error_kind = error.as_ref().map(|e| e.kind.clone());
             let sample = ObjectSample {
                 host: crate::engine::timeline::this_host().to_string(),
                 transport: kind,
@@ -298,11 +301,13 @@ impl<'a> Runner<'a> {
                 start_s: start,
                 elapsed_s: elapsed,
                 ok,
-                error,
+                error: error.map(|e| e.said),
+                error_kind,
                 phases,
-                retries,
-                resumes,
-                resent_bytes,
+                retries: recovery.retries,
+                resumes: recovery.resumes,
+                resent_bytes: recovery.resent_bytes,
+                retried_after: recovery.retried_after,
                 first_byte_s: None,
                 unchecked: false,
             };
@@ -382,11 +387,14 @@ impl<'a> Runner<'a> {
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
                 let expected = request.payload.size();
-                let result = uploader.upload(request).await.map_err(|e| e.explained(&bucket)).and_then(|outcome| {
+                let result = uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(|outcome| {
                     if outcome.size == expected {
                         Ok((outcome.object, outcome.phases))
                     } else {
-                        Err(format!("the server stored {} bytes of {expected}", outcome.size))
+                        Err(Failed::short(
+                            "short write",
+                            format!("the server stored {} bytes of {expected}", outcome.size),
+                        ))
                     }
                 });
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)

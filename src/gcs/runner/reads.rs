@@ -172,18 +172,21 @@ impl Runner<'_> {
             let (reader, clock, bucket) = (reader.clone(), self.clock, self.config.bucket.clone());
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
-                let result = reader.download(request).await.map_err(|e| e.explained(&bucket));
+                let result = reader.download(request).await.map_err(|e| super::Failed::of(&e, &bucket));
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
         let mut read = PassRead { end_s: 0.0, bytes: 0, all_ok: results.len() == sizes.len(), stop };
-        for (worker, start, elapsed, result, (retries, resumes, reread_bytes)) in results {
+        for (worker, start, elapsed, result, recovery) in results {
             read.end_s = read.end_s.max(start + elapsed);
             let expected = sizes[worker as usize];
             let (ok, error, outcome) = match result {
                 Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
-                Ok(outcome) => (false, Some(format!("read {} bytes of {expected}", outcome.bytes)), outcome),
+                Ok(outcome) => {
+                    let said = format!("read {} bytes of {expected}", outcome.bytes);
+                    (false, Some(super::Failed::short("short read", said)), outcome)
+                }
                 Err(error) => (false, Some(error), DownloadOutcome::nothing()),
             };
             if let Some(error) = &error {
@@ -200,6 +203,7 @@ impl Runner<'_> {
             } else {
                 read.bytes += outcome.bytes;
             }
+            let error_kind = error.as_ref().map(|e| e.kind.clone());
             let sample = ObjectSample {
                 host: crate::engine::timeline::this_host().to_string(),
                 transport: kind,
@@ -211,11 +215,13 @@ impl Runner<'_> {
                 start_s: start,
                 elapsed_s: elapsed,
                 ok,
-                error,
+                error: error.map(|e| e.said),
+                error_kind,
                 phases: Phases { session_s: 0.0, transfer_s: outcome.transfer_s, finalize_s: 0.0 },
-                retries,
-                resumes,
-                resent_bytes: reread_bytes,
+                retries: recovery.retries,
+                resumes: recovery.resumes,
+                resent_bytes: recovery.resent_bytes,
+                retried_after: recovery.retried_after,
                 first_byte_s: ok.then_some(outcome.first_byte_s),
                 unchecked: ok && outcome.unchecked,
             };

@@ -3,6 +3,7 @@
 
 use crate::config::TransportKind;
 use crate::gcs::transport::Phases;
+use crate::gcs::transport::error_kind::ErrorKinds;
 use crate::units::{GIB, mib_per_second};
 
 /// One round of one transport: `concurrency` objects uploaded at once.
@@ -69,12 +70,18 @@ pub struct ObjectSample {
     pub elapsed_s: f64,
     pub ok: bool,
     pub error: Option<String>,
+    /// The error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`), counted by the summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
     #[serde(flatten)]
     pub phases: Phases,
     /// Requests tried again, sessions resumed, and bytes sent more than once.
     pub retries: u32,
     pub resumes: u32,
     pub resent_bytes: u64,
+    /// What the retries followed, by kind.
+    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    pub retried_after: ErrorKinds,
     /// Reads: from the request to the first byte of the body (the rest is
     /// `transfer_s`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +164,12 @@ pub struct TransportSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_p99_s: Option<f64>,
     pub errors: usize,
+    /// The failed items by kind (`{"HTTP 503": 2}`); they sum to `errors`.
+    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    pub error_kinds: ErrorKinds,
+    /// What the retries followed, by kind; they sum to `retries`.
+    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    pub retried_after: ErrorKinds,
     /// Finished reads whose whole object could not be checked: the server
     /// sent no crc32c of it.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -195,6 +208,15 @@ pub struct Accounting {
     pub peers: Vec<String>,
 }
 
+/// Adds up counts by kind.
+fn count_kinds<'a>(counts: impl Iterator<Item = (&'a str, u32)>) -> ErrorKinds {
+    let mut kinds = ErrorKinds::new();
+    for (kind, count) in counts {
+        *kinds.entry(kind.to_string()).or_default() += count;
+    }
+    kinds
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -227,7 +249,7 @@ pub fn summarize(
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
     let histogram = latency_histogram(&object_times);
-    let quantile = |q| quantile_s(&histogram, q);
+    let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
     let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
     let object_time: f64 = object_times.iter().sum();
     let phase_median = |phase: fn(&Phases) -> f64| {
@@ -235,9 +257,9 @@ pub fn summarize(
         values.sort_by(f64::total_cmp);
         median(&values)
     };
-    let first_bytes: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
-    let first_bytes = latency_histogram(&first_bytes);
-    let first_byte = |q| quantile_s(&first_bytes, q);
+    let first_byte_times: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
+    let first_bytes = latency_histogram(&first_byte_times);
+    let first_byte = |q| at_most_the_slowest(quantile_s(&first_bytes, q), &first_byte_times);
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     TransportSummary {
@@ -264,6 +286,10 @@ pub fn summarize(
         first_byte_p90_s: first_byte(0.90),
         first_byte_p99_s: first_byte(0.99),
         errors: objects.iter().filter(|o| !o.ok).count(),
+        error_kinds: count_kinds(
+            objects.iter().filter(|o| !o.ok).map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1)),
+        ),
+        retried_after: count_kinds(objects.iter().flat_map(|o| o.retried_after.iter().map(|(k, n)| (k.as_str(), *n)))),
         unchecked_reads: finished.iter().filter(|o| o.unchecked).count(),
         retries: objects.iter().map(|o| o.retries as u64).sum(),
         resumes: objects.iter().map(|o| o.resumes as u64).sum(),
@@ -353,6 +379,14 @@ pub fn latency_histogram(seconds: &[f64]) -> hdrhistogram::Histogram<u64> {
         histogram.saturating_record((s * 1e6).round().max(1.0) as u64);
     }
     histogram
+}
+
+/// A histogram's quantile is the top of its bucket (3 significant digits),
+/// which can lie above every value recorded: it is cut to the slowest, so
+/// that no percentile exceeds the max of the same data.
+pub fn at_most_the_slowest(quantile: Option<f64>, values: &[f64]) -> Option<f64> {
+    let slowest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    quantile.map(|q| q.min(slowest))
 }
 
 /// The `q` quantile of a latency histogram, in seconds.

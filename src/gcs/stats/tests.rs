@@ -35,6 +35,8 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         resent_bytes: 0,
         first_byte_s: None,
         unchecked: false,
+        error_kind: None,
+        retried_after: Default::default(),
     }
 }
 
@@ -158,4 +160,41 @@ fn percentiles_come_from_object_times() {
 fn medians_of_even_counts_average_the_middle() {
     assert_eq!(median(&[1.0, 2.0, 3.0, 10.0]), Some(2.5));
     assert_eq!(median(&[]), None);
+}
+
+#[test]
+fn no_percentile_exceeds_the_slowest_of_the_same_data() {
+    let json = TransportKind::Json;
+    // One upload per round: 2.09 s lies in HDR's bucket [2,088,960, 2,091,007]
+    // µs, whose top (2.091 s) was printed as "p50 2.10 s" beside "Max 2.09 s".
+    let rounds = [round(json, 0, 2.09)];
+    let objects = [object(json, 2.09, true)];
+    let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
+    assert_eq!((summary.p50_s, summary.p99_s, summary.max_s), (Some(2.09), Some(2.09), Some(2.09)));
+    // Many values: each percentile stays within a bucket of the exact one.
+    let times: Vec<f64> = (1..=100).map(|i| 0.128 - f64::from(i) * 1e-5).collect();
+    let objects: Vec<ObjectSample> = times.iter().map(|&t| object(json, t, true)).collect();
+    let summary =
+        summarize(json, Operation::Upload, 64 * MIB, &[round(json, 0, 0.128)], &objects, Accounting::default());
+    let slowest = times.iter().copied().fold(0.0, f64::max);
+    assert!(summary.p90_s.unwrap() <= slowest && summary.p99_s.unwrap() <= slowest, "{summary:?}");
+    assert!((summary.p99_s.unwrap() - 0.12799).abs() < 0.12799 * 1e-3, "p99 within 3 digits: {:?}", summary.p99_s);
+}
+
+#[test]
+fn failures_and_retries_are_counted_by_kind() {
+    let json = TransportKind::Json;
+    let failed = |kind: &str| ObjectSample { error_kind: Some(kind.into()), ..object(json, 0.5, false) };
+    let retried = ObjectSample {
+        retries: 3,
+        retried_after: [("HTTP 503".to_string(), 2), ("reset".to_string(), 1)].into(),
+        ..object(json, 1.0, true)
+    };
+    let objects = [failed("HTTP 503"), failed("HTTP 503"), failed("reset"), retried];
+    let summary = summarize(json, Operation::Upload, 64 * MIB, &[], &objects, Accounting::default());
+    assert_eq!(summary.error_kinds, [("HTTP 503".to_string(), 2), ("reset".to_string(), 1)].into());
+    assert_eq!(summary.errors, 3);
+    // The helper's failed samples claim 2 retries each but name no kind (a
+    // real sample names one per retry): only the last one's count by kind.
+    assert_eq!(summary.retried_after, [("HTTP 503".to_string(), 2), ("reset".to_string(), 1)].into());
 }

@@ -3,6 +3,7 @@
 //! reqwest and the gRPC v2 API over tonic.
 
 pub mod download;
+pub mod error_kind;
 pub mod grpc;
 mod grpc_download;
 pub(crate) mod grpc_frame;
@@ -11,17 +12,18 @@ pub mod json;
 mod json_answers;
 mod json_download;
 mod payload_body;
+mod progress;
 pub mod retry;
 
 pub use crate::engine::connections::{CountConnections, root_cause};
+pub use progress::{Progress, Recovery};
 pub use retry::RetryPolicy;
 
 use crate::config::TransportKind;
 use crate::gcs::auth::AuthError;
 use crate::gcs::payload::Payload;
 use futures::future::BoxFuture;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Data per gRPC message (GCS's MAX_WRITE_CHUNK_BYTES), and the slice size
@@ -39,75 +41,6 @@ pub struct UploadRequest {
     pub name: String,
     pub payload: Payload,
     pub progress: Arc<Progress>,
-}
-
-/// How far one upload has got, shared with the runner's ticker.
-#[derive(Default)]
-pub struct Progress {
-    /// Bytes handed to the connection so far, as an absolute offset (a
-    /// resumed upload moves it back).
-    bytes: AtomicU64,
-    /// When the last byte of the object was handed over.
-    last_byte: Mutex<Option<Instant>>,
-    /// The open resumable session (JSON session URI or gRPC upload_id), so
-    /// that an upload cut off by a cancel can have it cancelled too.
-    session: Mutex<Option<String>>,
-    /// Bytes handed over in all, resends included.
-    sent: AtomicU64,
-    retries: AtomicU32,
-    resumes: AtomicU32,
-    /// The one retry after a refused token has been used.
-    auth_retried: std::sync::atomic::AtomicBool,
-}
-
-impl Progress {
-    /// Takes this item's one retry after a refused token; false if it was taken.
-    pub fn take_auth_retry(&self) -> bool {
-        !self.auth_retried.swap(true, Ordering::Relaxed)
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.bytes.load(Ordering::Relaxed)
-    }
-
-    /// Moves to an absolute offset; going back (a resume) counts nothing,
-    /// going forward counts the bytes as sent (again, after going back).
-    pub fn advance_to(&self, offset: u64) {
-        let before = self.bytes.swap(offset, Ordering::Relaxed);
-        if offset > before {
-            self.sent.fetch_add(offset - before, Ordering::Relaxed);
-        }
-    }
-
-    pub fn note_retry(&self) {
-        self.retries.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn note_resume(&self) {
-        self.resumes.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// (retries, resumes, bytes sent more than once) of an upload of `size` bytes.
-    pub fn recovery(&self, size: u64) -> (u32, u32, u64) {
-        let sent = self.sent.load(Ordering::Relaxed);
-        (self.retries.load(Ordering::Relaxed), self.resumes.load(Ordering::Relaxed), sent.saturating_sub(size))
-    }
-
-    pub fn mark_last_byte(&self) {
-        *self.last_byte.lock().unwrap() = Some(Instant::now());
-    }
-
-    pub fn last_byte(&self) -> Option<Instant> {
-        *self.last_byte.lock().unwrap()
-    }
-
-    pub fn set_session(&self, session: Option<String>) {
-        *self.session.lock().unwrap() = session;
-    }
-
-    pub fn session(&self) -> Option<String> {
-        self.session.lock().unwrap().clone()
-    }
 }
 
 /// Where an upload's time went: starting a resumable session, sending the
@@ -307,7 +240,7 @@ pub async fn back_off_or_fail(
     if policy.refresh_after(&error, progress) {
         tracing::info!("the token was refused: retrying once with a new one");
         *retries += 1;
-        progress.note_retry();
+        progress.note_retry(&error);
         return Ok(());
     }
     if !policy.allows(*retries, started.elapsed(), &error) {
@@ -316,7 +249,7 @@ pub async fn back_off_or_fail(
     tracing::info!("retrying after: {error}");
     tokio::time::sleep(policy.backoff(*retries, crate::engine::schedule::random_u64())).await;
     *retries += 1;
-    progress.note_retry();
+    progress.note_retry(&error);
     Ok(())
 }
 

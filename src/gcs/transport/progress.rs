@@ -1,0 +1,96 @@
+//! How far one upload or read has got, shared with the runner's ticker, and
+//! what it took to get there (retries, and what each was a retry after).
+
+use super::TransportError;
+use super::error_kind::ErrorKinds;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::Instant;
+
+#[derive(Default)]
+pub struct Progress {
+    /// Bytes handed to the connection so far, as an absolute offset (a
+    /// resumed upload moves it back).
+    bytes: AtomicU64,
+    /// When the last byte of the object was handed over.
+    last_byte: Mutex<Option<Instant>>,
+    /// The open resumable session (JSON session URI or gRPC upload_id), so
+    /// that an upload cut off by a cancel can have it cancelled too.
+    session: Mutex<Option<String>>,
+    /// Bytes handed over in all, resends included.
+    sent: AtomicU64,
+    retries: AtomicU32,
+    /// The kind of each error a retry followed (`HTTP 503`, `reset`).
+    retried_after: Mutex<ErrorKinds>,
+    resumes: AtomicU32,
+    /// The one retry after a refused token has been used.
+    auth_retried: AtomicBool,
+}
+
+/// What an item took beyond one clean attempt.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recovery {
+    pub retries: u32,
+    pub resumes: u32,
+    /// Bytes moved more than once.
+    pub resent_bytes: u64,
+    /// What the retries followed, by kind.
+    pub retried_after: ErrorKinds,
+}
+
+impl Progress {
+    /// Takes this item's one retry after a refused token; false if it was taken.
+    pub fn take_auth_retry(&self) -> bool {
+        !self.auth_retried.swap(true, Ordering::Relaxed)
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Moves to an absolute offset; going back (a resume) counts nothing,
+    /// going forward counts the bytes as sent (again, after going back).
+    pub fn advance_to(&self, offset: u64) {
+        let before = self.bytes.swap(offset, Ordering::Relaxed);
+        if offset > before {
+            self.sent.fetch_add(offset - before, Ordering::Relaxed);
+        }
+    }
+
+    /// A retry after `error`.
+    pub fn note_retry(&self, error: &TransportError) {
+        self.retries.fetch_add(1, Ordering::Relaxed);
+        *self.retried_after.lock().unwrap().entry(error.kind()).or_default() += 1;
+    }
+
+    pub fn note_resume(&self) {
+        self.resumes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What an upload or read of `size` bytes took beyond one clean attempt.
+    pub fn recovery(&self, size: u64) -> Recovery {
+        let sent = self.sent.load(Ordering::Relaxed);
+        Recovery {
+            retries: self.retries.load(Ordering::Relaxed),
+            resumes: self.resumes.load(Ordering::Relaxed),
+            resent_bytes: sent.saturating_sub(size),
+            retried_after: self.retried_after.lock().unwrap().clone(),
+        }
+    }
+
+    pub fn mark_last_byte(&self) {
+        *self.last_byte.lock().unwrap() = Some(Instant::now());
+    }
+
+    pub fn last_byte(&self) -> Option<Instant> {
+        *self.last_byte.lock().unwrap()
+    }
+
+    pub fn set_session(&self, session: Option<String>) {
+        *self.session.lock().unwrap() = session;
+    }
+
+    pub fn session(&self) -> Option<String> {
+        self.session.lock().unwrap().clone()
+    }
+}
