@@ -89,10 +89,17 @@ fn csv_goes_to_the_output_file() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host"
+        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target"
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);
+    // Each row names its run (the id its object names hold) and where it ran.
+    for row in &lines[1..] {
+        let cells: Vec<&str> = row.split(',').collect();
+        let (object, run_id, target) = (cells[3], cells[15], cells[16]);
+        assert!(object.starts_with(&format!("gcs-speed-tui/{run_id}/")), "the default prefix, then the run: {row}");
+        assert_eq!(target, "emulator", "{row}");
+    }
 }
 
 #[test]

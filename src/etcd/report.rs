@@ -181,7 +181,7 @@ impl EtcdReport {
 
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes,host,started_at,ended_at\n",
+            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes,host,started_at,ended_at,run_id,target,mode\n",
         );
         for r in &self.rounds {
             let rate = crate::engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
@@ -205,6 +205,15 @@ impl EtcdReport {
                 r.span.host.clone(),
                 r.span.started_at.clone(),
                 r.span.ended_at.clone(),
+                // Which run, against what, doing what: a CSV alone says what was measured.
+                self.run_id.clone(),
+                self.config.endpoints.join(","),
+                match self.config.mode {
+                    Mode::Put => "put",
+                    Mode::Range => "range",
+                    Mode::Watch => "watch",
+                }
+                .to_string(),
             ];
             let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             out.push_str(&fields.join(","));

@@ -127,7 +127,8 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
                 };
                 let of_part: Vec<_> = pairs.iter().filter(|p| p.part == operation as u8).collect();
                 let comparison = compare_rates([(*a, rate(*a)), (*b, rate(*b))], &of_part)?;
-                Some(Verdict { operation, comparison })
+                let rows: Vec<&TransportSummary> = transports.iter().filter(|t| t.operation == operation).collect();
+                Some(Verdict::new(operation, comparison, &rows))
             })
             .collect(),
         _ => Vec::new(),

@@ -158,16 +158,21 @@ impl RunReport {
 
     /// The verdict of each operation, a line each: w1r3 has two (uploads,
     /// then reads), the other workloads one.
+    /// Each is followed by its caution when the transports met unlike trouble.
     pub fn verdict_lines(&self) -> Vec<String> {
+        let caution = |v: &Verdict| v.caveat.as_ref().map(|c| format!("  {c}"));
         if self.verdicts.len() > 1 {
             let unit = self.config.rate_unit;
             return self
                 .verdicts
                 .iter()
-                .map(|v| format!("{}s: {}", v.operation.name(), v.comparison.sentence(unit)))
+                .flat_map(|v| {
+                    let sentence = format!("{}s: {}", v.operation.name(), v.comparison.sentence(unit));
+                    std::iter::once(sentence).chain(caution(v))
+                })
                 .collect();
         }
-        vec![self.single_verdict()]
+        std::iter::once(self.single_verdict()).chain(self.verdicts.first().and_then(caution)).collect()
     }
 
     fn single_verdict(&self) -> String {
@@ -192,12 +197,15 @@ impl RunReport {
 
     pub fn to_csv(&self) -> String {
         let mut out = String::from(
-            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host\n",
+            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target\n",
         );
+        // Every row says which run and where (with any injected fault), so a
+        // CSV alone tells what was measured.
+        let run = format!("{},{}", csv_field(&self.run_id), csv_field(&self.target.short()));
         for s in &self.samples {
             let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
             out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{}\n",
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{},{run}\n",
                 s.transport.name(),
                 s.round + 1,
                 s.worker,
@@ -227,7 +235,10 @@ impl RunReport {
         rows.extend(table_rows(self));
         let mut out = aligned(&rows);
         out.push('\n');
-        for line in self.verdict_lines().into_iter().chain(self.footer_lines()) {
+        // The saved table stands alone: where it was measured, and any fault
+        // (the app's header says it for the app).
+        let target = self.target.describe();
+        for line in self.verdict_lines().into_iter().chain([target]).chain(self.footer_lines()) {
             out.push_str(&line);
             out.push('\n');
         }

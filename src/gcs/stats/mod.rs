@@ -325,36 +325,6 @@ impl crate::engine::compare::PairedRound for RoundSample {
     }
 }
 
-/// The verdict of one operation of a workload (w1r3 has two).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Verdict {
-    pub operation: Operation,
-    #[serde(flatten)]
-    pub comparison: crate::engine::compare::Comparison,
-}
-
-/// Compares the two transports of each operation, in the summaries' order;
-/// empty unless two transports were run. A winner is named only from
-/// `MIN_PAIRS` or more complete pairs of rounds of that operation.
-pub fn compare(summaries: &[TransportSummary], rounds: &[RoundSample]) -> Vec<Verdict> {
-    let mut operations: Vec<Operation> = summaries.iter().map(|s| s.operation).collect();
-    operations.dedup();
-    operations
-        .into_iter()
-        .filter_map(|operation| {
-            let [a, b] = summaries.iter().filter(|s| s.operation == operation).collect::<Vec<_>>()[..] else {
-                return None;
-            };
-            let rounds: Vec<&RoundSample> = rounds.iter().filter(|r| r.operation == operation).collect();
-            let comparison = crate::engine::compare::compare_rates(
-                [(a.transport, a.throughput_mib_s), (b.transport, b.throughput_mib_s)],
-                &rounds,
-            )?;
-            Some(Verdict { operation, comparison })
-        })
-        .collect()
-}
-
 /// MiB/s, or `None` when nothing was timed.
 fn rate(bytes: u64, seconds: f64) -> Option<f64> {
     (bytes > 0 && seconds > 0.0).then(|| mib_per_second(bytes, seconds))
@@ -393,6 +363,9 @@ pub fn at_most_the_slowest(quantile: Option<f64>, values: &[f64]) -> Option<f64>
 pub fn quantile_s(histogram: &hdrhistogram::Histogram<u64>, q: f64) -> Option<f64> {
     (!histogram.is_empty()).then(|| histogram.value_at_quantile(q) as f64 / 1e6)
 }
+
+mod verdict;
+pub use verdict::{Verdict, compare};
 
 #[cfg(test)]
 mod tests;
