@@ -17,6 +17,8 @@ mod emulator_command;
 
 /// Bad usage or configuration: nothing was run.
 const EXIT_USAGE: u8 = 2;
+/// A `--fail-if` condition held of the run.
+const EXIT_CROSSED: u8 = 3;
 
 fn main() -> ExitCode {
     let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
@@ -115,6 +117,10 @@ async fn run(args: RunArgs) -> ExitCode {
         Ok(start) => start,
         Err(error) => return usage_error(error),
     };
+    let thresholds = match args.report.thresholds() {
+        Ok(thresholds) => thresholds,
+        Err(error) => return usage_error(error),
+    };
     // Open the output first: a typo in its path should not cost a whole run.
     let mut output = match open_output(&args.report.output) {
         Ok(output) => output,
@@ -145,13 +151,28 @@ async fn run(args: RunArgs) -> ExitCode {
     let report = runner.run().await.host_label(host);
     let _ = printer.await;
     let succeeded = report.succeeded();
-    let text = args.report.text(Finished::from(report));
-    write_report(&mut output, &text, interrupted.get(), succeeded)
+    let finished = Finished::from(report);
+    let crossed = crossed_thresholds(&finished, &thresholds);
+    write_report(&mut output, &args.report.text(&finished), interrupted.get(), ending(succeeded, crossed))
+}
+
+/// `--fail-if`: says each condition that held of the run, on stderr; true
+/// if any did.
+fn crossed_thresholds(finished: &Finished, thresholds: &[gcs_speed_tui::engine::threshold::Threshold]) -> bool {
+    let crossed: Vec<String> = thresholds.iter().flat_map(|t| finished.crossed(t)).collect();
+    for line in &crossed {
+        eprintln!("fail-if: {line}");
+    }
+    if !thresholds.is_empty() && crossed.is_empty() {
+        let checked = gcs_speed_tui::engine::report::plural(thresholds.len(), "condition");
+        eprintln!("fail-if: {checked} checked, none held");
+    }
+    !crossed.is_empty()
 }
 
 /// Writes the report; the exit code says how the run ended (an interrupt's,
-/// 1 for failures, 0 when all went well).
-fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&Interrupt>, succeeded: bool) -> ExitCode {
+/// 1 for failures, 3 for a `--fail-if` that held, 0 when all went well).
+fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&Interrupt>, ended: u8) -> ExitCode {
     if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
         eprintln!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
@@ -159,7 +180,17 @@ fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&In
     if let Some(signal) = interrupted {
         return ExitCode::from(signal.exit_code());
     }
-    if succeeded { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    ExitCode::from(ended)
+}
+
+/// How a run ended, as its exit code: 1 when work failed (that comes
+/// first), 3 when a `--fail-if` held, else 0.
+fn ending(succeeded: bool, crossed: bool) -> u8 {
+    match (succeeded, crossed) {
+        (false, _) => 1,
+        (true, true) => EXIT_CROSSED,
+        (true, false) => 0,
+    }
 }
 
 /// `etcd run`: bad input and an unreachable or refusing cluster end before
@@ -172,6 +203,10 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     };
     let (start_at, host) = match args.report.start.resolve(std::time::SystemTime::now()) {
         Ok(start) => start,
+        Err(error) => return usage_error(error),
+    };
+    let thresholds = match args.report.thresholds() {
+        Ok(thresholds) => thresholds,
         Err(error) => return usage_error(error),
     };
     for note in &config.notes {
@@ -208,8 +243,9 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
     let report = client.run(runner.starting_at(start_at).run()).await.host_label(host);
     let succeeded = report.succeeded();
-    let text = args.report.text(Finished::from(report));
-    write_report(&mut output, &text, interrupted.get(), succeeded)
+    let finished = Finished::from(report);
+    let crossed = crossed_thresholds(&finished, &thresholds);
+    write_report(&mut output, &args.report.text(&finished), interrupted.get(), ending(succeeded, crossed))
 }
 
 /// `merge` and `compare`: warnings on stderr, the text to its place; a
@@ -229,7 +265,7 @@ fn report_command(
         Ok(output) => output,
         Err(message) => return usage_error(message),
     };
-    write_report(&mut output, &said.text, None, true)
+    write_report(&mut output, &said.text, None, 0)
 }
 
 /// The report's destination: a file, or stdout for none or `-`.

@@ -81,12 +81,24 @@ pub struct ReportArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Exit 3 when this holds of the finished run, for CI gates:
+    /// '[http-json.|grpc.]METRIC OP LIMIT' with METRIC p50, p90, p99 (with a
+    /// unit: 50ms), throughput (MiB/s; etcd ops/s), errors, retries or
+    /// ratio (gRPC's rate over HTTP/JSON's), OP < <= > >=; repeatable. A
+    /// figure the run did not measure counts as crossing.
+    #[arg(long = "fail-if", value_name = "CONDITION")]
+    pub fail_if: Vec<String>,
 }
 
 impl ReportArgs {
     /// The report as `--format` and `--log-markers` ask.
-    pub fn text(&self, report: crate::tui::finished::Finished) -> String {
+    pub fn text(&self, report: &crate::tui::finished::Finished) -> String {
         crate::engine::start::marked(report.render(self.format), self.start.log_markers)
+    }
+
+    /// `--fail-if`, parsed, or the sentence that says what is wrong.
+    pub fn thresholds(&self) -> Result<Vec<crate::engine::threshold::Threshold>, String> {
+        self.fail_if.iter().map(|text| crate::engine::threshold::Threshold::parse(text)).collect()
     }
 }
 

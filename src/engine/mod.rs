@@ -13,6 +13,7 @@ pub mod report;
 pub mod rounds;
 pub mod schedule;
 pub mod start;
+pub mod threshold;
 pub mod timeline;
 
 pub use rounds::{Rounds, Stop, measure};

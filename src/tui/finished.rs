@@ -122,6 +122,15 @@ impl Finished {
     }
 
     /// As `--format` asks.
+    /// What `threshold` asks of this report (see `engine::threshold`).
+    pub fn crossed(&self, threshold: &crate::engine::threshold::Threshold) -> Vec<String> {
+        let figures = match self {
+            Finished::Gcs(r) => r.figures(threshold.metric, threshold.transport),
+            Finished::Etcd(r) => r.figures(threshold.metric, threshold.transport),
+        };
+        threshold.crossed(&figures)
+    }
+
     pub fn render(&self, format: crate::cli::Format) -> String {
         match format {
             crate::cli::Format::Table => self.to_table(),

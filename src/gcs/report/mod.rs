@@ -238,7 +238,8 @@ impl RunReport {
         // The saved table stands alone: where it was measured, and any fault
         // (the app's header says it for the app).
         let target = self.target.describe();
-        for line in self.verdict_lines().into_iter().chain([target]).chain(self.footer_lines()) {
+        let lines = self.verdict_lines().into_iter().chain([target]).chain(self.footer_lines());
+        for line in lines.chain(self.histogram_lines()) {
             out.push_str(&line);
             out.push('\n');
         }
@@ -362,6 +363,8 @@ fn outcome_sentence(
     }
 }
 
+mod figures;
+mod histogram;
 pub mod merge;
 mod table;
 
