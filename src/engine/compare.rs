@@ -205,6 +205,12 @@ impl Comparison {
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
     pub fn sentence(&self, unit: RateUnit) -> String {
+        self.sentence_in(&|rate| unit.number(rate), unit.name())
+    }
+
+    /// The sentence with its rates shown by `number` in `unit` (small
+    /// objects: objects/s; the ratio is the same whatever the unit).
+    pub fn sentence_in(&self, number: &dyn Fn(f64) -> String, unit: &str) -> String {
         let (Some(faster), Some(slower), Some(percent), Some(low), Some(high)) =
             (self.faster, self.slower, self.percent, self.ci_low, self.ci_high)
         else {
@@ -212,7 +218,7 @@ impl Comparison {
                 .measured
                 .iter()
                 .map(|(kind, rate)| match rate {
-                    Some(rate) => format!("{} {}", kind.name(), unit.format(*rate)),
+                    Some(rate) => format!("{} {} {unit}", kind.name(), number(*rate)),
                     None => format!("{} no completed round", kind.name()),
                 })
                 .collect();
@@ -220,10 +226,9 @@ impl Comparison {
             return format!("no verdict ({}): {reason}", rates.join(", "));
         };
         let figures = format!(
-            "{} vs {} {}",
-            unit.number(self.faster_mib_s.unwrap_or(0.0)),
-            unit.number(self.slower_mib_s.unwrap_or(0.0)),
-            unit.name()
+            "{} vs {} {unit}",
+            number(self.faster_mib_s.unwrap_or(0.0)),
+            number(self.slower_mib_s.unwrap_or(0.0)),
         );
         let (faster, slower) = (faster.name(), slower.name());
         let pairs = crate::engine::report::plural(self.pairs, "pair");

@@ -157,6 +157,16 @@ pub fn format_seconds(seconds: f64) -> String {
     format!("{} s", significant(seconds, 3))
 }
 
+/// A latency for people, 3 significant digits in the unit that fits:
+/// `838 µs`, `3.99 ms`, `2.09 s`.
+pub fn format_latency(seconds: f64) -> String {
+    match seconds {
+        s if s < 1e-3 => format!("{} µs", significant(s * 1e6, 3)),
+        s if s < 1.0 => format!("{} ms", significant(s * 1e3, 3)),
+        s => format_seconds(s),
+    }
+}
+
 /// A duration in the spelling `parse_duration` reads back (`10m`, `30s`, `500ms`).
 pub fn format_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
@@ -260,6 +270,8 @@ impl RateUnit {
         match self {
             RateUnit::Gbit => significant(value, 3),
             RateUnit::Ops | RateUnit::Events => format!("{value:.0}"),
+            // Below 0.1, two decimals would round a measured figure to 0.0x or 0.00.
+            _ if value.abs() < 0.1 && value != 0.0 => significant(value, 3),
             _ => format!("{value:.2}"),
         }
     }

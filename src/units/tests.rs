@@ -104,3 +104,12 @@ fn long_spans_are_said_in_their_two_largest_units() {
     assert_eq!(span(3 * 86_400 + 4 * 3600 + 59), "3d 4h");
     assert_eq!(span(218_336_548), "6.9 years");
 }
+
+#[test]
+fn latencies_are_said_in_the_unit_that_fits_and_small_rates_keep_their_digits() {
+    assert_eq!(format_latency(0.000838), "838 µs");
+    assert_eq!(format_latency(0.00399), "3.99 ms");
+    assert_eq!(format_latency(2.09), "2.09 s");
+    assert_eq!(RateUnit::MiB.format(0.000954), "0.000954 MiB/s", "never 0.00 for a measured rate");
+    assert_eq!(RateUnit::MiB.format(7.5632), "7.56 MiB/s");
+}

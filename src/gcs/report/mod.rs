@@ -162,12 +162,13 @@ impl RunReport {
     pub fn verdict_lines(&self) -> Vec<String> {
         let caution = |v: &Verdict| v.caveat.as_ref().map(|c| format!("  {c}"));
         if self.verdicts.len() > 1 {
-            let unit = self.config.rate_unit;
+            let shown = Shown::of(self);
             return self
                 .verdicts
                 .iter()
                 .flat_map(|v| {
-                    let sentence = format!("{}s: {}", v.operation.name(), v.comparison.sentence(unit));
+                    let said = shown.verdict(&v.comparison, &self.rows_of(v.operation));
+                    let sentence = format!("{}s: {said}", v.operation.name());
                     std::iter::once(sentence).chain(caution(v))
                 })
                 .collect();
@@ -180,10 +181,10 @@ impl RunReport {
             return format!("no fleet verdict: {apart}");
         }
         match (&self.comparison, self.transports.len()) {
-            (Some(comparison), _) => comparison.sentence(self.config.rate_unit),
+            (Some(comparison), _) => Shown::of(self).verdict(comparison, &self.transports.iter().collect::<Vec<_>>()),
             (None, 1) => match self.transports[0].throughput_mib_s {
-                Some(rate) => {
-                    format!("{}: {}", self.transports[0].transport.name(), self.config.rate_unit.format(rate))
+                Some(_) => {
+                    format!("{}: {}", self.transports[0].transport.name(), Shown::of(self).rate(&self.transports[0]))
                 }
                 None => format!("{}: no completed uploads", self.transports[0].transport.name()),
             },
@@ -265,7 +266,7 @@ impl RunReport {
         }
         let fleet = if self.fleet.is_some() { "fleet " } else { "" };
         for t in &self.transports {
-            lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, self.config.rate_unit));
+            lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, Shown::of(self)));
         }
         if let Some(why) = self.stopped_because.as_ref().filter(|_| self.outcome != RunOutcome::SetupFailed) {
             // (A setup failure's reason is its outcome sentence, below.)
@@ -366,8 +367,11 @@ fn outcome_sentence(
 mod figures;
 mod histogram;
 pub mod merge;
+mod shown;
 mod table;
 
+pub use shown::SMALL_OBJECT_BYTES;
+use shown::Shown;
 use table::transport_lines;
 pub use table::{TABLE_HEADERS, row_name, table_lines, table_rows};
 

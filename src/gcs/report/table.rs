@@ -7,7 +7,7 @@ use crate::config::Workload;
 use crate::engine::report::plural;
 use crate::gcs::stats::{Operation, TransportSummary};
 use crate::gcs::transport::error_kind::format_kinds;
-use crate::units::{RateUnit, format_seconds, format_size};
+use crate::units::{format_size, significant};
 
 pub const TABLE_HEADERS: [&str; 12] =
     ["Transport", "Runs", "Bytes/run", "Min", "Median", "Mean", "Max", "p50", "p90", "p99", "Throughput", "Errors"];
@@ -29,7 +29,7 @@ pub fn table_rows(report: &RunReport) -> Vec<Vec<String>> {
 /// Each row's transport and cells.
 pub fn table_lines(report: &RunReport) -> Vec<(crate::config::TransportKind, Vec<String>)> {
     let workload = report.config.workload;
-    let unit = report.config.rate_unit;
+    let unit = super::Shown::of(report);
     if report.hosts.is_empty() {
         return report.transports.iter().map(|t| (t.transport, row_cells(row_name(t, workload), t, unit))).collect();
     }
@@ -43,8 +43,8 @@ pub fn table_lines(report: &RunReport) -> Vec<(crate::config::TransportKind, Vec
     hosts.chain(fleet).collect()
 }
 
-fn row_cells(name: String, t: &TransportSummary, unit: RateUnit) -> Vec<String> {
-    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+fn row_cells(name: String, t: &TransportSummary, shown: super::Shown) -> Vec<String> {
+    let seconds = |s: Option<f64>| shown.time(s);
     vec![
         name,
         t.runs.to_string(),
@@ -56,28 +56,22 @@ fn row_cells(name: String, t: &TransportSummary, unit: RateUnit) -> Vec<String> 
         seconds(t.p50_s),
         seconds(t.p90_s),
         seconds(t.p99_s),
-        t.throughput_mib_s.map(|r| unit.format(r)).unwrap_or_else(|| "-".into()),
+        shown.rate(t),
         t.errors.to_string(),
     ]
 }
 
+/// Said for a wire figure a reset took with it.
+pub(super) const WIRE_UNMEASURED: &str =
+    "wire not measured (a connection closed mid-round, taking its last counts with it)";
+
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
-pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummary, unit: RateUnit) -> Vec<String> {
+pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Shown) -> Vec<String> {
     let noun = t.operation.name();
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
         protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
-    };
-    let (Some(cpu), Some(per_object)) = (t.cpu_s_per_gib, t.per_object_mib_s) else {
-        let finished = if t.objects == 0 {
-            format!("no completed {noun}s")
-        } else {
-            format!("{} finished, but no complete round", plural(t.objects, noun))
-        };
-        let mut lines = vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
-        lines.extend(errors_line(t));
-        return lines;
     };
     let mut resent = String::new();
     if t.wire_retransmitted_bytes > 0 {
@@ -89,16 +83,27 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
         // stalled connection, so they are said beside the wire figure.
         resent += &format!(" (retries handed over {} again)", format_size(t.wire_resent_bytes));
     }
-    let wire = match t.wire_ratio {
-        Some(wire) => format!("wire {wire:.3}x payload{resent}"),
-        None => "wire not measured (a connection closed mid-round, taking its last counts with it)".into(),
+    let (Some((wire, cpu)), Some(per_object)) = (shown.cost(t, &resent), t.per_object_mib_s) else {
+        let finished = if t.objects == 0 {
+            format!("no completed {noun}s")
+        } else {
+            format!("{} finished, but no complete round", plural(t.objects, noun))
+        };
+        let mut lines = vec![format!("{name}: {connections}, {finished}: no throughput, wire or CPU figures")];
+        lines.extend(errors_line(t));
+        return lines;
     };
-    let mut lines = vec![format!(
-        "{name}: {connections} · {}: {wire}, client CPU {cpu:.2} s/GiB · per {noun} {}{}",
-        plural(t.runs, "complete round"),
-        unit.format(per_object),
-        t.objects_per_s.map(|n| format!(", {} objects/s", crate::units::significant(n, 3))).unwrap_or_default()
-    )];
+    // Small objects: the rate per object is its latency, in the table already.
+    let per = match shown.small {
+        true => t.objects_per_s.map(|n| format!("{} objects/s", significant(n, 4))).unwrap_or_default(),
+        false => format!(
+            "per {noun} {}{}",
+            shown.unit.format(per_object),
+            t.objects_per_s.map(|n| format!(", {} objects/s", significant(n, 3))).unwrap_or_default()
+        ),
+    };
+    let mut lines =
+        vec![format!("{name}: {connections} · {}: {wire}, {cpu} · {per}", plural(t.runs, "complete round"))];
     let recovery = if t.retries + t.resumes > 0 {
         let after = match format_kinds(&t.retried_after) {
             kinds if kinds.is_empty() => String::new(),
@@ -113,7 +118,7 @@ pub(super) fn transport_lines(name: &str, t: &crate::gcs::stats::TransportSummar
     } else {
         String::new()
     };
-    let seconds = |s: Option<f64>| s.map(format_seconds).unwrap_or_else(|| "-".into());
+    let seconds = |s: Option<f64>| shown.time(s);
     if t.operation == Operation::Download {
         let recovery = recovery.replace(" re-sent", " re-read");
         lines.push(format!(

@@ -36,7 +36,8 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         retried_after: Default::default(),
     };
     let t = summarize(Json, crate::gcs::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
-    let line = &super::transport_lines("http-json", &t, crate::units::RateUnit::MiB)[0];
+    let shown = super::Shown { unit: crate::units::RateUnit::MiB, small: false };
+    let line = &super::transport_lines("http-json", &t, shown)[0];
     assert!(
         line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),
         "{line}"

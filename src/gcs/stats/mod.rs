@@ -182,11 +182,18 @@ pub struct TransportSummary {
     pub cpu_s: f64,
     /// cpu_s / the payload bytes of those same rounds.
     pub cpu_s_per_gib: Option<f64>,
+    /// cpu_s / the objects finished in those same rounds, in µs: the figure
+    /// for small objects, where bytes are not the story.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_object: Option<f64>,
     pub connections: u64,
     /// Bytes the kernel sent on this transport's sockets during its complete rounds.
     pub wire_bytes: u64,
     /// wire_bytes / payload bytes of those same rounds (re-sent bytes included).
     pub wire_ratio: Option<f64>,
+    /// wire_bytes / the objects finished in those same rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire_bytes_per_object: Option<f64>,
     /// Bytes re-sent by retries and resumes within those rounds (part of wire_bytes).
     pub wire_resent_bytes: u64,
     /// Bytes TCP retransmitted within those rounds (part of wire_bytes): loss on the path.
@@ -262,6 +269,7 @@ pub fn summarize(
     let first_byte = |q| at_most_the_slowest(quantile_s(&first_bytes, q), &first_byte_times);
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
+    let per_object = |value: f64| (total_bytes > 0 && complete_objects > 0).then(|| value / complete_objects as f64);
     TransportSummary {
         transport,
         operation,
@@ -297,9 +305,11 @@ pub fn summarize(
         protocol: accounting.protocol,
         cpu_s,
         cpu_s_per_gib: per_byte(cpu_s * GIB as f64),
+        cpu_us_per_object: per_object(cpu_s * 1e6),
         connections: accounting.connections,
         wire_bytes,
         wire_ratio: per_byte(wire_bytes as f64),
+        wire_bytes_per_object: per_object(wire_bytes as f64),
         wire_resent_bytes: objects.iter().filter(|o| in_complete_round(o)).map(|o| o.resent_bytes).sum(),
         wire_retransmitted_bytes,
         peers: accounting.peers,

@@ -1,0 +1,89 @@
+//! How a report's figures are shown. Most runs: rates in the report's unit
+//! (MiB/s), times in seconds, CPU per GiB, wire bytes as a share of the
+//! payload. Objects under `SMALL_OBJECT_BYTES` are latency-bound, not
+//! byte-bound: there the rate is objects/s (the verdict's ratio is the same
+//! in either unit, both transports moving the same objects), times are in
+//! ms or µs, and CPU and wire bytes are per object.
+
+use super::RunReport;
+use crate::engine::compare::Comparison;
+use crate::gcs::stats::{Operation, TransportSummary};
+use crate::units::{KIB, RateUnit, format_latency, format_seconds, format_size, significant};
+
+/// Below this, bytes stop being the story: a request's cost dominates.
+pub const SMALL_OBJECT_BYTES: u64 = 256 * KIB;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Shown {
+    pub unit: RateUnit,
+    /// Objects are small: counted, not weighed.
+    pub small: bool,
+}
+
+impl Shown {
+    pub fn of(report: &RunReport) -> Shown {
+        Shown { unit: report.config.rate_unit, small: report.config.object_size < SMALL_OBJECT_BYTES }
+    }
+
+    /// A time, or "-" when nothing measured it.
+    pub fn time(&self, seconds: Option<f64>) -> String {
+        match seconds {
+            None => "-".into(),
+            Some(s) if self.small => format_latency(s),
+            Some(s) => format_seconds(s),
+        }
+    }
+
+    /// The row's rate: MiB/s (or the chosen unit), or objects/s.
+    pub fn rate(&self, t: &TransportSummary) -> String {
+        let shown = if self.small {
+            t.objects_per_s.map(objects_per_s)
+        } else {
+            t.throughput_mib_s.map(|r| self.unit.format(r))
+        };
+        shown.unwrap_or_else(|| "-".into())
+    }
+
+    /// CPU and wire bytes of the complete rounds, per GiB and per byte of
+    /// payload, or per object.
+    pub fn cost(&self, t: &TransportSummary, wire_resent: &str) -> Option<(String, String)> {
+        if self.small {
+            let cpu = t.cpu_us_per_object?;
+            let wire = match t.wire_bytes_per_object {
+                Some(bytes) => format!("wire {} per object{wire_resent}", format_size(bytes.round() as u64)),
+                None => super::table::WIRE_UNMEASURED.into(),
+            };
+            return Some((wire, format!("client CPU {} µs/object", significant(cpu, 3))));
+        }
+        let cpu = t.cpu_s_per_gib?;
+        let wire = match t.wire_ratio {
+            Some(ratio) => format!("wire {ratio:.3}x payload{wire_resent}"),
+            None => super::table::WIRE_UNMEASURED.into(),
+        };
+        Some((wire, format!("client CPU {cpu:.2} s/GiB")))
+    }
+
+    /// The verdict's sentence, its rates in the shown unit.
+    pub fn verdict(&self, comparison: &Comparison, rows: &[&TransportSummary]) -> String {
+        // Objects per MiB, the same for both transports' rows (the same objects).
+        let per_mib = rows.iter().find_map(|t| Some(t.objects_per_s? / t.throughput_mib_s.filter(|r| *r > 0.0)?));
+        match (self.small, per_mib) {
+            (true, Some(per_mib)) => {
+                let said = comparison.sentence_in(&|mib| significant(mib * per_mib, 4), "objects/s");
+                format!("{said} · judged on objects/s")
+            }
+            _ => comparison.sentence(self.unit),
+        }
+    }
+}
+
+fn objects_per_s(rate: f64) -> String {
+    format!("{} objects/s", significant(rate, 4))
+}
+
+impl RunReport {
+    /// The rows of one operation, for its verdict.
+    pub(super) fn rows_of(&self, operation: Operation) -> Vec<&TransportSummary> {
+        self.transports.iter().filter(|t| t.operation == operation).collect()
+    }
+}
