@@ -223,12 +223,16 @@ fn bad_input_is_one_sentence_exit_2_and_nothing_written() {
         }
     });
     let closed_url = format!("http://127.0.0.1:{closed}");
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["--endpoints", &closed_url], "cannot reach etcd at"),
         (&["--endpoints", &not_etcd_url], "it is not etcd"),
         (&["--endpoints", "127.0.0.1:2379"], "needs http:// or https://"),
         (&["--requests", "0"], "--requests must be between 1 and"),
-        (&["--value-size", "5000000"], "--value-size takes a number of bytes from 0 to"),
+        (
+            &["--value-size", "5000000"],
+            "--value-size takes a size from 0 B to 1.50 MiB, like 256 or 1KiB (not '5000000')",
+        ),
+        (&["--value-size", "2MiB"], "--value-size takes a size from 0 B to 1.50 MiB"),
         (&["--key-size", "2", "--key-space", "1000"], "raise --key-size"),
         (&["--user", "u"], "--user needs --password"),
         (&["--cert", "c.pem"], "--cert and --key go together"),

@@ -125,12 +125,21 @@ pub const WARMUP_REQUESTS: u32 = 100;
 /// etcd refuses requests above 1.5 MiB by default.
 const MAX_REQUEST_BYTES: usize = 1536 * 1024;
 
-/// A size in bytes, said as etcd counts it (a plain number of bytes).
+/// A size: a number of bytes as etcd counts them (`256`), or with a unit
+/// as `run --size` takes it (`1KiB`, `1MiB`).
 fn parse_bytes(text: &str, field: &'static str, min: usize, max: usize) -> Result<usize, ConfigError> {
     let flag = field.replace('_', "-");
-    match text.trim().parse::<usize>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => fail(field, format!("--{flag} takes a number of bytes from {min} to {max}, like 256 (not '{text}')")),
+    let bytes = text.trim().parse::<usize>().ok().or_else(|| crate::units::parse_size(text).ok().map(|n| n as usize));
+    match bytes {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ => fail(
+            field,
+            format!(
+                "--{flag} takes a size from {} to {}, like 256 or 1KiB (not '{text}')",
+                crate::units::format_size(min as u64),
+                crate::units::format_size(max as u64)
+            ),
+        ),
     }
 }
 

@@ -370,10 +370,16 @@ fn per_op_line(t: &EtcdSummary, watch: bool, unread: &str) -> String {
     else {
         return format!("{}: no complete round: no wire or CPU figures", t.transport.name());
     };
-    let server = t.server_cpu_us_per_op.map_or(unread.into(), |s| format!("{s:.0} µs/{unit}"));
+    // Sizes and times in the unit that fits: 1 MiB values are not "1048712 B".
+    let size = |bytes: f64| crate::units::format_size(bytes.round() as u64);
+    let time = |us: f64| crate::units::format_latency(us / 1e6);
+    let server = t.server_cpu_us_per_op.map_or(unread.into(), |s| format!("{}/{unit}", time(s)));
     format!(
-        "{}: {sent:.0} B sent and {received:.0} B received per {unit}, client CPU {cpu:.1} µs/{unit}, etcd CPU {server}",
-        t.transport.name()
+        "{}: {} sent and {} received per {unit}, client CPU {}/{unit}, etcd CPU {server}",
+        t.transport.name(),
+        size(sent),
+        size(received),
+        time(cpu)
     )
 }
 
