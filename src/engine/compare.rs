@@ -233,12 +233,22 @@ impl Comparison {
         let (faster, slower) = (faster.name(), slower.name());
         let pairs = crate::engine::report::plural(self.pairs, "pair");
         // An interval that spans more than the whole of a doubling says
-        // nothing a reader can use: its ends are not printed as if they did.
-        let interval = if high - low > READABLE_INTERVAL_POINTS {
-            format!("the 95% interval is too wide to read (over {READABLE_INTERVAL_POINTS:.0} points): run more rounds")
-        } else {
-            format!("95% CI {low:+.1}% to {high:+.1}%")
-        };
+        // nothing a reader can use: neither its ends nor a percentage are
+        // printed as if they did ("no significant difference: +1176%").
+        if high - low > READABLE_INTERVAL_POINTS {
+            let why = format!(
+                "the 95% interval is over {READABLE_INTERVAL_POINTS:.0} points wide, too wide to read: run more rounds, {pairs}"
+            );
+            return match self.significant {
+                true => format!("{faster} was faster than {slower}, by how much is unclear ({figures}; {why})"),
+                false => {
+                    let faster_rate = number(self.faster_mib_s.unwrap_or(0.0));
+                    let slower_rate = number(self.slower_mib_s.unwrap_or(0.0));
+                    format!("no verdict yet ({faster} {faster_rate} vs {slower} {slower_rate} {unit}; {why})")
+                }
+            };
+        }
+        let interval = format!("95% CI {low:+.1}% to {high:+.1}%");
         if self.significant {
             format!("{faster} was {percent:.1}% faster than {slower} ({figures}; {interval}, {pairs})")
         } else {
@@ -250,6 +260,34 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_too_wide_to_read_quotes_no_percentage() {
+        let wide = Comparison {
+            faster: Some(Json),
+            slower: Some(Grpc),
+            percent: Some(1176.1),
+            faster_mib_s: Some(2036.38),
+            slower_mib_s: Some(159.58),
+            ci_low: Some(-60.0),
+            ci_high: Some(4000.0),
+            pairs: 3,
+            pairs_attempted: 3,
+            method: String::new(),
+            significant: false,
+            no_verdict: None,
+            measured: [(Json, Some(2036.38)), (Grpc, Some(159.58))],
+        };
+        let said = wide.sentence(RateUnit::MiB);
+        assert_eq!(
+            said,
+            "no verdict yet (http-json 2036.38 vs grpc 159.58 MiB/s; the 95% interval is over 100 points wide, too wide to read: run more rounds, 3 pairs)"
+        );
+        let faster = Comparison { significant: true, ci_low: Some(5.0), ..wide };
+        let said = faster.sentence(RateUnit::MiB);
+        assert!(said.starts_with("http-json was faster than grpc, by how much is unclear ("), "{said}");
+        assert_eq!(said.matches('%').count(), 1, "only the interval's '95%': {said}");
+    }
     use crate::gcs::stats::{RoundSample, TransportSummary, compare};
     use TransportKind::{Grpc, Json};
 
