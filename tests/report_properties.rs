@@ -151,12 +151,20 @@ proptest! {
             let line = text.lines().find(|l| l.starts_with(&format!("{}:", t.transport.name()))).unwrap();
             prop_assert!(line.contains("no completed uploads") && !line.contains("x payload"), "{}", line);
         }
-        prop_assert!(!text.contains("0.00 MiB/s") && !text.contains("wire 0.000x"), "{}", text);
+        // (A whole word "0.00": "100.00 MiB/s" is a measured figure.)
+        let rounded_to_zero = text.split(|c: char| c.is_whitespace() || c == '(').any(|w| w == "0.00" || w == "0.000x");
+        prop_assert!(!rounded_to_zero, "{}", text);
         // A winner only from enough complete pairs.
         let comparison = report.comparison.as_ref().unwrap();
         prop_assert_eq!(comparison.faster.is_some(), comparison.pairs >= MIN_PAIRS, "{}", report.summary_line());
         let sentence = report.summary_line();
-        prop_assert_eq!(sentence.contains("faster than") || sentence.contains("no significant"), comparison.pairs >= MIN_PAIRS);
+        // From enough pairs: a winner, no significant difference, or an
+        // interval too wide to read, which then quotes no percentage.
+        let judged = ["faster than", "no significant", "no verdict yet"].iter().any(|s| sentence.contains(s));
+        prop_assert_eq!(judged, comparison.pairs >= MIN_PAIRS, "{}", sentence);
+        if sentence.contains("too wide to read") {
+            prop_assert_eq!(sentence.matches('%').count(), 1, "only '95%': {}", sentence);
+        }
         // The outcome says what happened.
         let failed = report.samples.iter().any(|s| !s.ok);
         if outcome == RunOutcome::Completed {

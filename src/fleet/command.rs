@@ -134,7 +134,10 @@ fn describe(loaded: &Loaded) -> String {
 /// What a report measured, in a few words: `GCS upload`, `etcd put`.
 fn what(report: &Finished) -> String {
     match report {
-        Finished::Gcs(r) => format!("GCS {}", r.config.workload.noun()),
+        Finished::Gcs(r) => match r.config.workload {
+            crate::config::Workload::W1r3 => "GCS w1r3 (uploads, then reads)".to_string(),
+            workload => format!("GCS {}", workload.noun()),
+        },
         Finished::Etcd(r) => format!("etcd {}", crate::etcd::merge::operation(r.config.mode)),
     }
 }

@@ -175,15 +175,23 @@ impl Finished {
 
     /// Each row's transport, name (`http-json`, or `grpc download` in a
     /// w1r3 run) and overall rate (MiB/s, or ops/s for etcd).
+    /// Each row's transport, name and rate. The name always says the
+    /// operation (`http-json upload`, `grpc put`), so that rows compare by
+    /// what they did: a w1r3 run's uploads with an upload run's, never an
+    /// upload with a download or a put with a range.
     pub fn row_rates(&self) -> Vec<(TransportKind, String, Option<f64>)> {
         match self {
             Finished::Gcs(r) => r
                 .transports
                 .iter()
-                .map(|t| (t.transport, crate::gcs::report::row_name(t, r.config.workload), t.throughput_mib_s))
+                .map(|t| (t.transport, format!("{} {}", t.transport.name(), t.operation.name()), t.throughput_mib_s))
                 .collect(),
             Finished::Etcd(r) => {
-                r.transports.iter().map(|t| (t.transport, t.transport.name().into(), t.ops_per_s)).collect()
+                let operation = crate::etcd::merge::operation(r.config.mode);
+                r.transports
+                    .iter()
+                    .map(|t| (t.transport, format!("{} {operation}", t.transport.name()), t.ops_per_s))
+                    .collect()
             }
         }
     }

@@ -54,7 +54,7 @@ impl History {
     }
 }
 
-/// The options that tell runs apart: `64MiB x3 c1 chunk 16 MiB crc32c`,
+/// The options that tell runs apart: `upload 64MiB x3 c1 chunk 16 MiB crc32c`,
 /// `put x3 10 clients x 8000, 256 B values`.
 pub fn key_options(finished: &Finished) -> String {
     let report = match finished {
@@ -69,6 +69,11 @@ pub fn key_options(finished: &Finished) -> String {
         }
     };
     let c = &report.config;
+    let workload = match c.workload {
+        crate::config::Workload::Upload => "upload",
+        crate::config::Workload::Download => "download",
+        crate::config::Workload::W1r3 => "w1r3",
+    };
     let chunk =
         if c.chunk_size == 0 { "one request".to_string() } else { format!("chunk {}", format_size(c.chunk_size)) };
     let checksum = match (c.json_checksum, c.grpc_checksum) {
@@ -77,7 +82,7 @@ pub fn key_options(finished: &Finished) -> String {
         (true, false) => "crc32c (not gRPC)",
         (false, true) => "crc32c (gRPC only)",
     };
-    format!("{} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
+    format!("{workload} {} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
 }
 
 pub fn throughput(report: &Finished, kind: TransportKind) -> Option<f64> {

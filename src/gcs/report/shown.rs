@@ -57,10 +57,10 @@ impl Shown {
         }
         let cpu = t.cpu_s_per_gib?;
         let wire = match t.wire_ratio {
-            Some(ratio) => format!("wire {ratio:.3}x payload{wire_resent}"),
+            Some(ratio) => format!("wire {}x payload{wire_resent}", digits_kept(ratio, 3)),
             None => super::table::WIRE_UNMEASURED.into(),
         };
-        Some((wire, format!("client CPU {cpu:.2} s/GiB")))
+        Some((wire, format!("client CPU {} s/GiB", digits_kept(cpu, 2))))
     }
 
     /// The verdict's sentence, its rates in the shown unit.
@@ -74,6 +74,19 @@ impl Shown {
             }
             _ => comparison.sentence(self.unit),
         }
+    }
+}
+
+/// `decimals` places, or 3 significant digits where those places would
+/// round a measured figure to zero (a read's request bytes: 0.000012x);
+/// an exact zero is "0", not "0.000".
+fn digits_kept(value: f64, decimals: usize) -> String {
+    if value == 0.0 {
+        "0".into()
+    } else if value.abs() < 10f64.powi(-(decimals as i32)) {
+        significant(value, 3)
+    } else {
+        format!("{value:.decimals$}")
     }
 }
 

@@ -83,12 +83,15 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     if rows.is_empty() && std::mem::discriminant(base) != std::mem::discriminant(other) {
         lines.push(Line::from(" these runs measured different things (GCS and etcd): nothing to compare"));
     } else if rows.is_empty() {
-        lines.push(Line::from(" these runs share no row with a timed round (a transport, or its uploads or reads)"));
+        lines.push(Line::from(
+            " these runs share no row with a timed round: no transport did the same operation (upload, download, put...) in both",
+        ));
     }
+    let width = rows.iter().map(|row| row.1.chars().count()).max().unwrap_or(0);
     for (kind, name, a, b, percent) in rows {
         lines.push(Line::styled(
             format!(
-                " {name:<9}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
+                " {name:<width$}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
                 other.unit().format(a),
                 other.unit().format(b)
             ),
