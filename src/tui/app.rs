@@ -286,7 +286,8 @@ impl App {
                 if let Some(index) = self.form.fields().iter().position(|f| f.key == error.field) {
                     self.form.select_field(index);
                 }
-                self.status = Some(format!("cannot run: {}", error.message));
+                let said = self.form.error_message().unwrap_or_else(|| error.message.clone());
+                self.status = Some(format!("cannot run: {said}"));
                 return Vec::new();
             }
         };

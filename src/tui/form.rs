@@ -117,11 +117,24 @@ impl Form {
         match field.access {
             // Typed, but never shown.
             Access::Text(get) if field.key == "password" => "•".repeat(get(&mut options).chars().count()),
-            // The port is what tells endpoints apart: the scheme goes when space is short.
-            Access::Text(get) if field.key == "endpoints" => short_endpoints(get(&mut options)),
             Access::Text(get) | Access::Choice(get, _) => get(&mut options).clone(),
             Access::Toggle(get) => if *get(&mut options) { "on" } else { "off" }.into(),
         }
+    }
+
+    /// Why the form is invalid, in the form's own words: the CLI's sentence
+    /// with each `--flag` said as its field's label (`--user needs
+    /// --password` reads "User needs Password").
+    pub fn error_message(&self) -> Option<String> {
+        let error = self.checked.as_ref().err()?;
+        let mut fields: Vec<&FieldSpec> = self.fields().iter().collect();
+        // Longer flags first: --warmup-size before --warmup.
+        fields.sort_by_key(|f| std::cmp::Reverse(f.key.len()));
+        let mut said = error.message.clone();
+        for field in fields {
+            said = said.replace(&format!("--{}", field.key.replace('_', "-")), field.label);
+        }
+        Some(said)
     }
 
     pub fn error_for(&self, index: usize) -> Option<&str> {
@@ -217,31 +230,52 @@ impl Form {
 
 /// `127.0.0.1:2379` for `http://127.0.0.1:2379`, `tls 10.0.0.5:2379` for
 /// https: a host and port fit the form where a whole URL is cut before its port.
-fn short_endpoints(endpoints: &str) -> String {
-    endpoints
-        .split(',')
-        .map(|e| match e.trim().split_once("://") {
-            Some(("https", rest)) => format!("tls {rest}"),
-            Some((_, rest)) => rest.to_string(),
-            None => e.trim().to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 /// Flags given on the command line (`given`: their option names) win over
 /// the remembered form, even when a flag's value is its default
 /// (`--iterations 3`); a flag not given takes the remembered value.
 pub fn merge(remembered: Options, command_line: &Options, given: &[String]) -> Options {
     let mut merged = remembered;
-    for field in FIELDS.iter().filter(|f| given.iter().any(|g| g == f.key)) {
-        let mut from = command_line.clone();
-        match field.access {
-            Access::Text(get) | Access::Choice(get, _) => *get(&mut merged) = get(&mut from).clone(),
-            Access::Toggle(get) => *get(&mut merged) = *get(&mut from),
-        }
+    let flags: Vec<&FieldSpec> = FIELDS.iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
+    for field in &flags {
+        copy_field(field, &mut merged, command_line);
+    }
+    // The app's flags are GCS's: given any, it opens on GCS whatever the
+    // last session's target was.
+    if !flags.is_empty() {
+        merged.target = "gcs".into();
     }
     merged
+}
+
+fn copy_field(field: &FieldSpec, to: &mut Options, from: &Options) {
+    let mut from = from.clone();
+    match field.access {
+        Access::Text(get) | Access::Choice(get, _) => *get(to) = get(&mut from).clone(),
+        Access::Toggle(get) => *get(to) = *get(&mut from),
+    }
+}
+
+/// A remembered value that no longer validates (a user whose password is
+/// never remembered, a value an older version took) is put back to its
+/// default, so that remembered state never makes a launch invalid; what
+/// the command line gave is kept, and said if wrong.
+pub fn forget_invalid(mut options: Options, given: &[String], env: &Environment) -> Options {
+    let defaults = Options::default();
+    for _ in 0..FIELDS.len() + ETCD_FIELDS.len() {
+        let Err(error) = check(&options, env) else { break };
+        let fields: &[FieldSpec] = if options.target == "etcd" { &ETCD_FIELDS } else { &FIELDS };
+        let Some(field) = fields.iter().find(|f| f.key == error.field) else { break };
+        if given.iter().any(|g| g == field.key) {
+            break;
+        }
+        copy_field(field, &mut options, &defaults);
+        if matches!(field.key, "user" | "password") {
+            // A user goes with its password, which is never kept.
+            options.etcd.user.clear();
+            options.etcd.password.clear();
+        }
+    }
+    options
 }
 
 #[cfg(test)]

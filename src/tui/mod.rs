@@ -42,7 +42,8 @@ pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<finish
         return ExitCode::from(2);
     }
     let log = init_file_logging();
-    let options = form::merge(persist::load(), &command_line, &given);
+    let options =
+        form::forget_invalid(form::merge(persist::load(), &command_line, &given), &given, &Environment::from_process());
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let shown = opened.last().cloned();
     let mut earlier = persist::load_runs();

@@ -21,7 +21,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let form = &app.form;
     let rows = form.rows();
     let inner_width = area.width.saturating_sub(2);
-    let error = form.checked.as_ref().err().map(|e| e.message.as_str());
+    let error = form.error_message();
+    let error = error.as_deref();
     // The sentence is shown whole: as many lines as it wraps to.
     let error_height = error.map_or(0, |e| wrapped_height(e, inner_width));
     let [list_area, help_area, error_area] =
@@ -78,6 +79,8 @@ fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Th
                 (Some(input), true) => {
                     input.value().chars().skip(input.visual_scroll(value_width)).take(value_width).collect()
                 }
+                // An invalid value is marked by a character too, not only by colour.
+                _ if form.error_for(index).is_some() => ellipsized(&format!("✗ {}", form.value(index)), value_width),
                 _ => ellipsized(&form.value(index), value_width),
             };
             let value_style = if form.error_for(index).is_some() { theme.error() } else { Default::default() };

@@ -82,6 +82,15 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.error(),
         ),
     };
+    // The hint follows the form: with a bucket (or an endpoint) set, it is
+    // not "set the Bucket field".
+    let gcs_hint = match (app.form.options.bucket.trim(), app.form.options.endpoint.trim()) {
+        ("", "") => "Set the Bucket field for real GCS; ? lists the keys.",
+        (_, "") => {
+            "Runs go to that bucket on real GCS (clear the Bucket field for the built-in emulator); ? lists the keys."
+        }
+        _ => "Runs go to the JSON endpoint set under advanced; ? lists the keys.",
+    };
     let (what, hint) = if etcd {
         (
             "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.",
@@ -90,17 +99,17 @@ fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if w1r3 {
         (
             "Each round writes new objects and then reads each of them three times, on one transport and then the other; this pane shows their throughput live, and the table below compares uploads and reads, each with its own verdict.",
-            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
+            gcs_hint,
         )
     } else if reads {
         (
             "The objects to read are uploaded first (not timed); then both transports read them in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
-            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
+            gcs_hint,
         )
     } else {
         (
             "Both transports upload the same payload in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
-            "Set the Bucket field (or --bucket) for real GCS; ? lists the keys.",
+            gcs_hint,
         )
     };
     let text = vec![first, Line::from(""), Line::from(format!("{what}{reads_what}")), Line::from(""), Line::from(hint)];

@@ -1,0 +1,44 @@
+//! The app keeps faith with what the user typed: flags given at launch win
+//! and choose their target, remembered state never makes a launch invalid,
+//! a field shows what it stores, and the form's sentences name its fields.
+
+use gcs_speed_tui::config::{Environment, Options};
+use gcs_speed_tui::tui::form::{Form, forget_invalid, merge};
+
+fn etcd_remembered() -> Options {
+    let mut remembered = Options { target: "etcd".into(), ..Options::default() };
+    remembered.etcd.user = "alice".into(); // its password is never remembered
+    remembered
+}
+
+#[test]
+fn a_gcs_flag_at_launch_opens_on_gcs_whatever_was_remembered() {
+    let typed = Options { bucket: "my-bucket".into(), ..Options::default() };
+    let merged = merge(etcd_remembered(), &typed, &["bucket".into()]);
+    assert_eq!((merged.target.as_str(), merged.bucket.as_str()), ("gcs", "my-bucket"));
+    // Without flags, the remembered target stays.
+    assert_eq!(merge(etcd_remembered(), &Options::default(), &[]).target, "etcd");
+}
+
+#[test]
+fn remembered_state_never_makes_a_launch_invalid_but_a_typed_mistake_is_kept() {
+    let env = Environment::default();
+    let invalid = Form::new(etcd_remembered(), env.clone());
+    assert!(invalid.checked.is_err(), "a user without a password is invalid, so it must not be restored as is");
+    let launched = forget_invalid(etcd_remembered(), &[], &env);
+    assert!(Form::new(launched.clone(), env.clone()).checked.is_ok());
+    assert_eq!((launched.target.as_str(), launched.etcd.user.as_str()), ("etcd", ""), "the user went, the target stayed");
+    let remembered = Options { size: "12XB".into(), ..Options::default() };
+    assert_eq!(forget_invalid(remembered.clone(), &[], &env).size, Options::default().size);
+    assert_eq!(forget_invalid(remembered, &["size".into()], &env).size, "12XB", "typed: kept and said");
+}
+
+#[test]
+fn the_endpoints_field_shows_what_it_stores_and_sentences_name_fields() {
+    let form = Form::new(etcd_remembered(), Environment::default());
+    let endpoints = form.fields().iter().position(|f| f.key == "endpoints").unwrap();
+    assert_eq!(form.value(endpoints), "http://127.0.0.1:2379", "the form it accepts, scheme and all");
+    let said = form.error_message().unwrap();
+    assert!(said.starts_with("User needs Password"), "field labels, not flags: {said}");
+    assert!(!said.contains("--"), "{said}");
+}
