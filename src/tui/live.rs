@@ -40,7 +40,7 @@ impl Work {
     /// A latency, as short as it reads well: `8.51 s`, `2.03 ms`.
     pub fn latency(self, seconds: f64) -> String {
         match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => crate::units::format_seconds(seconds),
+            Work::Uploads | Work::Downloads | Work::WritesThenReads => crate::units::format_latency(seconds),
             _ if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
             _ => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
         }

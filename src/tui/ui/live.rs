@@ -191,8 +191,17 @@ fn render_lane(frame: &mut Frame, area: Rect, lane: &Lane, live: &Live, range: (
         String::new()
     };
     let average = lane.average_mib_s().map(|r| live.unit.format(r)).unwrap_or_else(|| "-".into());
-    let text = format!("now {now} · avg {average}{errors}{recovery}");
-    frame.render_widget(Paragraph::new(super::form::ellipsized(&text, numbers.width as usize)), numbers);
+    // Narrower: the unit said once, then the average alone; never a figure cut short.
+    let number = |rate: Option<f64>| rate.map(|r| live.unit.number(r)).unwrap_or_else(|| "-".into());
+    let now_number = if lane.in_round && !lane.warmup { number(Some(lane.current_mib_s)) } else { "-".into() };
+    let unit = live.unit.name();
+    let texts = [
+        format!("now {now} · avg {average}{errors}{recovery}"),
+        format!("now {now_number} · avg {} {unit}{errors}", number(lane.average_mib_s())),
+        format!("avg {average}{errors}"),
+        format!("avg {average}"),
+    ];
+    frame.render_widget(Paragraph::new(first_that_fits(&texts, numbers.width)), numbers);
     let latency_text = match lane.latency_percentiles() {
         Some((p50, p90, p99)) => first_that_fits(
             &[

@@ -40,12 +40,15 @@ pub fn render(frame: &mut Frame, app: &App) {
         (_, None) => 3,
     };
     let min_top = if shown.is_some() { MIN_TOP_HEIGHT_WITH_RESULTS } else { MIN_TOP_HEIGHT };
-    let results_height = wanted.min(area.height.saturating_sub(4 + min_top));
+    // A status a line cannot hold (a verdict with its interval) gets two.
+    let status_text = app.status.clone().unwrap_or_default();
+    let status_rows = results::wrapped_line_count(&status_text, area.width as usize).clamp(1, 2) as u16;
+    let results_height = wanted.min(area.height.saturating_sub(3 + status_rows + min_top));
     let [header, top, bottom, status, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(min_top),
         Constraint::Length(results_height),
-        Constraint::Length(1),
+        Constraint::Length(status_rows),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -64,8 +67,14 @@ pub fn render(frame: &mut Frame, app: &App) {
     if let Some((input, _, _)) = &app.export_prompt {
         render_export_prompt(frame, status, input, &theme);
     } else {
-        let status_text = form::ellipsized(&app.status.clone().unwrap_or_default(), status.width as usize);
-        frame.render_widget(Paragraph::new(Line::from(Span::styled(status_text, theme.status()))), status);
+        // Beyond two lines, the rest is cut with "…" (the results pane has it whole).
+        let width = status.width as usize;
+        let mut text = status_text;
+        while results::wrapped_line_count(&text, width) > 2 {
+            text = form::ellipsized(&text, text.chars().count().saturating_sub(8).max(1));
+        }
+        let paragraph = Paragraph::new(Line::from(Span::styled(text, theme.status()))).wrap(Wrap { trim: true });
+        frame.render_widget(paragraph, status);
     }
     frame.render_widget(Paragraph::new(footer_keys(app)).style(theme.dim()), footer);
     if app.help {
@@ -147,8 +156,28 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             _ => " credentials: none needed".into(),
         },
     };
-    let second = form::ellipsized(&second, area.width as usize);
+    let second = fitted(&second, area.width as usize);
     frame.render_widget(Paragraph::new(vec![first, Line::styled(second, theme.dim())]), area);
+}
+
+/// A line that must fit one row: whole if it does; else without its
+/// parenthesized details (the emulator's addresses), which the run's report
+/// keeps; else cut with "…".
+fn fitted(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in line.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    form::ellipsized(&plain.replace("  ", " ").replace(" ,", ","), width)
 }
 
 fn footer_keys(app: &App) -> String {

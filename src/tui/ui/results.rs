@@ -89,7 +89,27 @@ fn text_lines(report: &Finished, width: u16) -> Vec<String> {
         lines.push(NARROW_NOTE.to_string());
     }
     lines.extend(report.footer_lines());
-    lines
+    lines.iter().map(|line| units_kept(line)).collect()
+}
+
+/// The units a figure may carry, which must stay on its line.
+const UNITS: [&str; 14] =
+    ["MiB/s", "MB/s", "Gbit/s", "s/GiB", "objects/s", "ops/s", "events/s", "µs", "ms", "s", "B", "KiB", "MiB", "GiB"];
+
+/// `1642.87 MiB/s` with a no-break space, so that wrapping never puts a
+/// number at a line's end and its unit at the next one's start.
+pub fn units_kept(line: &str) -> String {
+    let words: Vec<&str> = line.split(' ').collect();
+    let mut out = String::with_capacity(line.len());
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            let number_before = words[i - 1].ends_with(|c: char| c.is_ascii_digit());
+            let unit_here = UNITS.iter().any(|unit| word.starts_with(unit));
+            out.push(if number_before && unit_here { '\u{a0}' } else { ' ' });
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 const NARROW_NOTE: &str = "(a wider window shows every column; `run` prints them all)";
