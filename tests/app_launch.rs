@@ -27,7 +27,11 @@ fn remembered_state_never_makes_a_launch_invalid_but_a_typed_mistake_is_kept() {
     assert!(invalid.checked.is_err(), "a user without a password is invalid, so it must not be restored as is");
     let launched = forget_invalid(etcd_remembered(), &[], &env);
     assert!(Form::new(launched.clone(), env.clone()).checked.is_ok());
-    assert_eq!((launched.target.as_str(), launched.etcd.user.as_str()), ("etcd", ""), "the user went, the target stayed");
+    assert_eq!(
+        (launched.target.as_str(), launched.etcd.user.as_str()),
+        ("etcd", ""),
+        "the user went, the target stayed"
+    );
     let remembered = Options { size: "12XB".into(), ..Options::default() };
     assert_eq!(forget_invalid(remembered.clone(), &[], &env).size, Options::default().size);
     assert_eq!(forget_invalid(remembered, &["size".into()], &env).size, "12XB", "typed: kept and said");

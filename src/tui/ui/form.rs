@@ -14,8 +14,10 @@ use ratatui::widgets::{
 };
 
 const LABEL_WIDTH: usize = 18;
-/// The longest `--help` text is three lines at the form's width.
+/// The field help's least room; it takes more, to show whole, while the
+/// list keeps `LIST_AT_LEAST` rows.
 const HELP_HEIGHT: u16 = 3;
+const LIST_AT_LEAST: u16 = 6;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let form = &app.form;
@@ -25,8 +27,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let error = error.as_deref();
     // The sentence is shown whole: as many lines as it wraps to.
     let error_height = error.map_or(0, |e| wrapped_height(e, inner_width));
+    let help = match form.selected() {
+        Some(index) => crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default(),
+        None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
+    };
+    let room = area.height.saturating_sub(2 + error_height + LIST_AT_LEAST);
+    let wrapped = super::results::wrapped_line_count(&help, inner_width.max(1) as usize) as u16;
+    let help_height = wrapped.clamp(HELP_HEIGHT, room.max(HELP_HEIGHT));
     let [list_area, help_area, error_area] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(HELP_HEIGHT), Constraint::Length(error_height)])
+        Layout::vertical([Constraint::Min(3), Constraint::Length(help_height), Constraint::Length(error_height)])
             .areas(area.inner(ratatui::layout::Margin::new(1, 1)));
     let height = list_area.height as usize;
     let offset = form.cursor.saturating_sub(height.saturating_sub(1));
@@ -50,10 +59,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         frame.render_stateful_widget(bar, list_area, &mut scroll);
     }
 
-    let help = match form.selected() {
-        Some(index) => crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default(),
-        None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
-    };
     frame.render_widget(Paragraph::new(help).style(theme.dim()).wrap(Wrap { trim: true }), help_area);
     if let Some(error) = error {
         frame.render_widget(Paragraph::new(error).style(theme.error()).wrap(Wrap { trim: true }), error_area);

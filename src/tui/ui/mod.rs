@@ -120,8 +120,14 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         format!("cancelling {:.1} s", app.elapsed_s())
     } else if app.running {
         format!("running {:.1} s", app.elapsed_s())
-    } else if !app.history.this_session().is_empty() {
-        format!("done · {} this session", crate::gcs::report::plural(app.history.this_session().len(), "run"))
+    } else if let Some(last) = app.history.this_session().last() {
+        // The last run's own ending: a cancelled run is not "done".
+        let ended = match last.outcome() {
+            crate::engine::report::RunOutcome::Cancelled => "cancelled",
+            crate::engine::report::RunOutcome::TimedOut => "timed out",
+            _ => "done",
+        };
+        format!("{ended} · {} this session", crate::gcs::report::plural(app.history.this_session().len(), "run"))
     } else if app.report.is_some() {
         // A report opened from a file (--open): nothing has run yet.
         "ready · showing an opened report".into()
