@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 const SMALL: &[&str] = &["run", "--size", "512KiB", "--iterations", "2", "--warmup-size", "256KiB"];
@@ -143,15 +142,7 @@ fn an_unreachable_endpoint_is_named() {
 
 #[test]
 fn the_emulator_command_prints_its_addresses_first() {
-    let mut child = Command::new(binary())
-        .args(["emulator", "--bucket", "cli-bucket", "--latency", "1ms"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-    let first = first.trim().to_string();
+    let (mut child, first) = spawn_emulator(&["--bucket", "cli-bucket", "--latency", "1ms"]);
     let (json, grpc) = first.split_once(' ').unwrap();
     let json = json.strip_prefix("json=http://127.0.0.1:").expect(&first);
     let grpc = grpc.strip_prefix("grpc=127.0.0.1:").expect(&first);

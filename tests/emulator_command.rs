@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStderr};
 
 struct TlsEmulator {
     child: Child,
@@ -17,15 +17,8 @@ struct TlsEmulator {
 }
 
 fn start_tls_emulator(bucket: &str) -> TlsEmulator {
-    let mut child = Command::new(binary())
-        .args(["emulator", "--tls", "--bucket", bucket])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-    let (json, grpc) = first.trim().split_once(' ').expect(&first);
+    let (mut child, first) = spawn_emulator(&["--tls", "--bucket", bucket]);
+    let (json, grpc) = first.split_once(' ').expect(&first);
     let (json, grpc) =
         (json.strip_prefix("json=").unwrap().to_string(), grpc.strip_prefix("grpc=").unwrap().to_string());
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -86,14 +79,7 @@ fn two_tls_emulators_keep_a_ca_file_each_and_remove_it_when_they_stop() {
 fn a_ca_out_file_is_the_users_and_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let asked = dir.path().join("ca.pem");
-    let mut child = Command::new(binary())
-        .args(["emulator", "--tls", "--ca-out", asked.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let (mut child, _) = spawn_emulator(&["--tls", "--ca-out", asked.to_str().unwrap()]);
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();

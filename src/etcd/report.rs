@@ -208,12 +208,7 @@ impl EtcdReport {
                 // Which run, against what, doing what: a CSV alone says what was measured.
                 self.run_id.clone(),
                 self.config.endpoints.join(","),
-                match self.config.mode {
-                    Mode::Put => "put",
-                    Mode::Range => "range",
-                    Mode::Watch => "watch",
-                }
-                .to_string(),
+                super::merge::operation(self.config.mode).to_string(),
             ];
             let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
             out.push_str(&fields.join(","));

@@ -84,6 +84,22 @@ pub fn run(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     command.output().unwrap()
 }
 
+/// `gcs-speed-tui emulator ARGS` running, with stderr piped, and the first
+/// line of its stdout (`json=URL grpc=ADDR`), once it has printed it.
+pub fn spawn_emulator(args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(binary())
+        .arg("emulator")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    (child, first.trim().to_string())
+}
+
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gcs-speed-tui"))
 }
