@@ -36,7 +36,9 @@ fn every_mode_runs_on_both_transports_and_leaves_no_keys() {
             assert_eq!(t["ops"], 3 * 4 * 50, "{mode} {name}: every request of every round counted once");
             assert_eq!(t["errors"], 0);
             let per_op = |field: &str| t[field].as_f64().unwrap_or_else(|| panic!("{mode} {name} {field}: {t}"));
-            assert!(per_op("ops_per_s") > 0.0 && t["latency"]["p50_ms"].as_f64() > Some(0.0));
+            // A watched event may arrive before its put's answer: a delay of 0, measured.
+            let least = if mode == "watch" { Some(0.0) } else { Some(f64::MIN_POSITIVE) };
+            assert!(per_op("ops_per_s") > 0.0 && t["latency"]["p50_ms"].as_f64() >= least, "{mode} {name}: {t}");
             assert!(per_op("client_cpu_us_per_op") > 0.0 && per_op("server_cpu_us_per_op") > 0.0, "{t}");
             // Bytes each way per op: a 256 B value goes up on put and comes back on range and watch.
             let (sent, received) = (per_op("wire_sent_per_op"), per_op("wire_received_per_op"));

@@ -133,6 +133,16 @@ mod tests {
     use super::*;
     use TransportKind::Json;
 
+    #[test]
+    fn an_event_that_came_before_its_answer_is_a_delay_of_0_as_the_note_says() {
+        let mut delays = crate::etcd::workload::latency_histogram();
+        for micros in [0, 0, 0, 250] {
+            delays.record(micros).unwrap();
+        }
+        let latency = quantiles(&delays);
+        assert_eq!((latency.p50_ms, latency.p999_ms), (Some(0.0), Some(0.25)), "0, not the histogram's 1 µs floor");
+    }
+
     fn round(index: u32, ops: u64, elapsed_s: f64, ok: bool) -> EtcdRound {
         let mut latency = crate::etcd::workload::latency_histogram();
         for micros in 1..=ops {
