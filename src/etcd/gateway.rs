@@ -47,8 +47,9 @@ impl GatewayKv {
         let url = format!("{endpoint}/version");
         let response = self.client.get(&url).send().await.map_err(|e| {
             let cause = root_cause(&e);
-            // An HTTP/2-only server (a gRPC port) answers HTTP/1.1 with its own preface.
-            match cause.contains("invalid HTTP version") {
+            // An HTTP/2-only server (a gRPC port) answers HTTP/1.1 with its own
+            // preface: read as a bad version, or as a message before any request.
+            match cause.contains("invalid HTTP version") || cause.contains("unexpected message from connection") {
                 true => EtcdError::NotEtcd(format!(
                     "{endpoint} answered, but not in HTTP/1.1 (an HTTP/2-only or gRPC-only server): it is not etcd's client URL, which serves both; check --endpoints"
                 )),

@@ -136,7 +136,7 @@ impl JsonTransport {
         let start = Instant::now();
         let response = self.send(builder.body(reqwest::Body::wrap(body)), "upload").await?;
         let phases = Phases::from_instants(start, None, request.progress.last_byte(), Instant::now());
-        finished_object(response, phases).await
+        finished_object(response, &request.name, phases).await
     }
 
     async fn adopt(&self, name: &str) -> Result<UploadOutcome, TransportError> {
@@ -150,7 +150,7 @@ impl JsonTransport {
         let response = self.send(self.request(Method::GET, &url).await?, "look up an object").await?;
         match response.status() {
             StatusCode::NOT_FOUND => Ok(None),
-            status if status.is_success() => Ok(Some(finished_object(response, Phases::default()).await?)),
+            status if status.is_success() => Ok(Some(finished_object(response, name, Phases::default()).await?)),
             _ => Err(http_error(response).await),
         }
     }

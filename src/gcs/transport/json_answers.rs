@@ -14,7 +14,7 @@ pub async fn finish_session(
 ) -> Result<UploadOutcome, TransportError> {
     request.progress.set_session(None);
     let phases = Phases::from_instants(started, Some(session_ready), request.progress.last_byte(), Instant::now());
-    finished_object(response, phases).await
+    finished_object(response, &request.name, phases).await
 }
 
 /// What a session said to a chunk or a status query.
@@ -45,7 +45,10 @@ pub fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
         .ok_or_else(|| TransportError::Protocol(format!("unreadable Range header {range:?}")))
 }
 
-pub async fn finished_object(response: Response, phases: Phases) -> Result<UploadOutcome, TransportError> {
+/// The object an answer describes. Only its generation is required (cleanup
+/// deletes by it); a name the answer leaves out is the one asked for, and a
+/// size it leaves out is unknown (0), never a reason to fail the upload.
+pub async fn finished_object(response: Response, asked: &str, phases: Phases) -> Result<UploadOutcome, TransportError> {
     if !response.status().is_success() {
         return Err(http_error(response).await);
     }
@@ -57,7 +60,7 @@ pub async fn finished_object(response: Response, phases: Phases) -> Result<Uploa
     let generation =
         number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
     Ok(UploadOutcome {
-        object: CreatedObject { name: object["name"].as_str().unwrap_or_default().to_string(), generation },
+        object: CreatedObject { name: object["name"].as_str().unwrap_or(asked).to_string(), generation },
         size: number("size").unwrap_or(0) as u64,
         phases,
     })
