@@ -94,7 +94,7 @@ impl Threshold {
         Ok(Threshold { text: text.trim().to_string(), transport, metric, op, limit })
     }
 
-    /// The rows that cross it, said one each (`grpc p99 0.0612 s`, `grpc
+    /// The rows that cross it, said one each (`grpc p99 61.2 ms`, `grpc
     /// download p99 not measured`); empty when every row is within it.
     /// No row at all (the transport did not run) crosses it too.
     pub fn crossed(&self, figures: &[Figure]) -> Vec<String> {
@@ -123,7 +123,7 @@ impl Threshold {
 
     fn show(&self, value: f64) -> String {
         match self.metric {
-            Metric::P50 | Metric::P90 | Metric::P99 => crate::units::format_seconds(value),
+            Metric::P50 | Metric::P90 | Metric::P99 => crate::units::format_latency(value),
             Metric::Errors | Metric::Retries => format!("{value}"),
             _ => crate::units::significant(value, 4),
         }
@@ -178,7 +178,7 @@ mod tests {
             p99.crossed(&[row("http-json", Some(0.049)), row("grpc", Some(0.050))]).is_empty(),
             "50 ms is not > 50 ms"
         );
-        assert_eq!(p99.crossed(&[row("grpc", Some(0.0612))]), ["p99 > 50ms: grpc was 0.0612 s"]);
+        assert_eq!(p99.crossed(&[row("grpc", Some(0.0612))]), ["p99 > 50ms: grpc was 61.2 ms"]);
         assert_eq!(p99.crossed(&[row("grpc", None)]), ["p99 > 50ms: grpc not measured"]);
         assert_eq!(p99.crossed(&[]), ["p99 > 50ms: nothing measured to check"]);
         let errors = Threshold::parse("errors > 0").unwrap();
