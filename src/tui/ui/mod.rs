@@ -71,7 +71,13 @@ pub fn render(frame: &mut Frame, app: &App) {
         let width = status.width as usize;
         let mut text = status_text;
         while results::wrapped_line_count(&text, width) > 2 {
-            text = form::ellipsized(&text, text.chars().count().saturating_sub(8).max(1));
+            // Cut at a word, not inside one ("the 95% inte…").
+            let words: Vec<&str> = text.trim_end_matches('…').split(' ').collect();
+            if words.len() < 2 {
+                text = form::ellipsized(&text, width);
+                break;
+            }
+            text = format!("{}…", words[..words.len() - 1].join(" "));
         }
         let paragraph = Paragraph::new(Line::from(Span::styled(text, theme.status()))).wrap(Wrap { trim: true });
         frame.render_widget(paragraph, status);
