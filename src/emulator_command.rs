@@ -82,26 +82,7 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     if !args.host.is_loopback() {
         eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
     }
-    let json = emulator.json_url();
-    if args.require_auth {
-        // Tokens come from a credential file it trusts, and the token
-        // libraries read the CA from SSL_CERT_FILE (not --ca-cert).
-        let trust = trust.map(|p| format!("SSL_CERT_FILE={} ", p.display())).unwrap_or_default();
-        let bucket = args.buckets.first().map_or("BUCKET", String::as_str);
-        eprintln!(
-            "GCS emulator ready (Ctrl-C to stop); tokens required: point a credential file's token URL at {json}/token and --trust it.\n  \
-             {trust}gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc} --bucket {bucket} --auth gcs --credentials KEY.json"
-        );
-    } else {
-        let trust = trust.map(|p| format!(" --ca-cert {}", p.display())).unwrap_or_default();
-        // The bucket it was given, so the hint runs as printed.
-        let bucket = args.buckets.first().map(|b| format!(" --bucket {b}")).unwrap_or_default();
-        eprintln!(
-            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}{bucket}\n  \
-             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}\n  \
-             curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'"
-        );
-    }
+    say_ready(&args, &emulator.json_url(), &grpc, trust.as_deref());
     eprintln!("  {settings}");
     if let Some(metadata) = emulator.metadata_addr() {
         eprintln!("  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token", emulator.json_url());
@@ -121,6 +102,30 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     match signal {
         Some(Interrupt::Int) | None => ExitCode::SUCCESS,
         Some(other) => ExitCode::from(other.exit_code()),
+    }
+}
+
+/// The hint on stderr: a `run` line that works as printed (its bucket, its
+/// CA), or, when tokens are required, how to get one.
+fn say_ready(args: &EmulatorArgs, json: &str, grpc: &str, trust: Option<&std::path::Path>) {
+    if args.require_auth {
+        // Tokens come from a credential file it trusts, and the token
+        // libraries read the CA from SSL_CERT_FILE (not --ca-cert).
+        let trust = trust.map(|p| format!("SSL_CERT_FILE={} ", p.display())).unwrap_or_default();
+        let bucket = args.buckets.first().map_or("BUCKET", String::as_str);
+        eprintln!(
+            "GCS emulator ready (Ctrl-C to stop); tokens required: point a credential file's token URL at {json}/token and --trust it.\n  \
+             {trust}gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc} --bucket {bucket} --auth gcs --credentials KEY.json"
+        );
+    } else {
+        let trust = trust.map(|p| format!(" --ca-cert {}", p.display())).unwrap_or_default();
+        // The bucket it was given, so the hint runs as printed.
+        let bucket = args.buckets.first().map(|b| format!(" --bucket {b}")).unwrap_or_default();
+        eprintln!(
+            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}{bucket}\n  \
+             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}\n  \
+             curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'"
+        );
     }
 }
 

@@ -8,8 +8,9 @@ use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::grpc_read::{MessageReader, malformed};
 use super::grpc_reply::Replies;
 use super::grpc_write::{bucket_name, grpc_code, to_proto, to_status};
-use super::reads::{Served, offset_span, serve};
+use super::reads::{Served, Span, offset_span, serve};
 use super::server::ConnectionKill;
+use super::store::StoredObject;
 use super::{ReadChecksums, Shared};
 use bytes::{BufMut, Bytes, BytesMut};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
@@ -68,23 +69,8 @@ async fn start(
         Some(FaultAction::Corrupt) | None => {}
     }
     let (replies, response) = Replies::open();
-    let shape = shared.read_checksums;
-    let mut metadata = to_proto(&object);
-    if shape == ReadChecksums::None {
-        metadata.checksums = None;
-    }
-    let first = pb::ReadObjectResponse {
-        checksummed_data: None,
-        object_checksums: (shape == ReadChecksums::Full)
-            .then(|| pb::ObjectChecksums { crc32c: Some(object.crc32c), md5_hash: Default::default() }),
-        content_range: Some(pb::ContentRange {
-            start: span.start as i64,
-            end: span.end as i64,
-            complete_length: object.size as i64,
-        }),
-        metadata: Some(metadata),
-    };
-    let per_message = shape == ReadChecksums::Full;
+    let first = first_message(&object, &span, shared.read_checksums);
+    let per_message = shared.read_checksums == ReadChecksums::Full;
     let piece_crcs = shared.store.piece_crcs(&object);
     tokio::spawn(async move {
         let mut head = Some(first.encode_to_vec());
@@ -119,6 +105,26 @@ async fn start(
         }
     });
     Ok(response)
+}
+
+/// The first message's fields besides its content: the object's metadata,
+/// the content range, and its checksums where `shape` says.
+fn first_message(object: &StoredObject, span: &Span, shape: ReadChecksums) -> pb::ReadObjectResponse {
+    let mut metadata = to_proto(object);
+    if shape == ReadChecksums::None {
+        metadata.checksums = None;
+    }
+    pb::ReadObjectResponse {
+        checksummed_data: None,
+        object_checksums: (shape == ReadChecksums::Full)
+            .then(|| pb::ObjectChecksums { crc32c: Some(object.crc32c), md5_hash: Default::default() }),
+        content_range: Some(pb::ContentRange {
+            start: span.start as i64,
+            end: span.end as i64,
+            complete_length: object.size as i64,
+        }),
+        metadata: Some(metadata),
+    }
 }
 
 /// One ReadObjectResponse around `content`, as three buffers: the 5-byte
