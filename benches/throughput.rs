@@ -17,6 +17,10 @@ mod support;
 
 use gcs_speed_tui::config::TransportKind;
 use support::{Case, MIB, Measured, measure, median, raw_tcp};
+use user_run::{UserRun, print_user_runs, user_run};
+
+#[path = "support/user_run.rs"]
+mod user_run;
 
 /// The goals: one stream, one request, crc32c on, as a share of raw
 /// loopback TCP, for (transport, reads) — issue 11's for uploads, issue 13's
@@ -62,16 +66,19 @@ fn main() {
     // below keep GiBs in the in-process emulator.
     let peak_rss = picks.is_empty().then(|| peak_rss(quick));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let (raw_one, raw_four, measured) = runtime.block_on(async {
+    let users = picks.is_empty() || picks.iter().any(|w| w == "binary");
+    let (raw_one, raw_four, measured, user_runs) = runtime.block_on(async {
         let emulator = support::emulator().await;
         // Reads need the bytes kept; uploads are measured without that cost.
         let reads = support::retaining_emulator().await;
         raw_tcp(1, big / 4).await; // warm
         let (mut raw_one, mut raw_four) = (Vec::new(), Vec::new());
         let mut measured: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
+        let mut user_runs: Vec<UserRun> = Vec::new();
         // Trials go round all the cases, with the baseline between them, so
         // that a slow spell of the machine falls on many cases a little
-        // rather than on one case entirely; each case reports its median.
+        // rather than on one case entirely; each case reports its median
+        // and the range of its trials.
         for _ in 0..trials {
             raw_one.push(raw_tcp(1, big).await);
             raw_four.push(raw_tcp(4, small).await);
@@ -79,36 +86,52 @@ fn main() {
                 let server = if case.download { &reads } else { &emulator };
                 results.push(measure(server, case, 1).await);
             }
+            if users {
+                // What a user runs, the binary as it ships, against the raw
+                // limit measured just before it.
+                for download in [false, true] {
+                    let raw = raw_tcp(1, big).await;
+                    user_runs.push(tokio::task::spawn_blocking(move || user_run(big, download, raw)).await.unwrap());
+                }
+            }
         }
         raw_one.push(raw_tcp(1, big).await);
         raw_four.push(raw_tcp(4, small).await);
-        (raw_one, raw_four, measured)
+        (raw_one, raw_four, measured, user_runs)
     });
     let (one, four) = (median(&raw_one), median(&raw_four));
     println!(
-        "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s)",
+        "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s), and their range",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    println!("{:<60} {:>10} {:>9} {:>14} {:>14}", "case", "MiB/s", "x raw", "client CPU", "emulator CPU");
+    println!(
+        "{:<60} {:>10} {:>9} {:>13} {:>14} {:>14}",
+        "case", "MiB/s", "x raw", "x raw range", "client CPU", "emulator CPU"
+    );
     for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &raw_four)] {
-        let spread = format!("{:.0}-{:.0} seen", min(seen), max(seen));
-        println!("{:<60} {median:>10.0} {:>9} {spread:>29}", format!("raw loopback TCP, {label} (median)"), "1.00");
+        let spread = format!("{:.0}-{:.0} MiB/s seen", min(seen), max(seen));
+        println!("{:<60} {median:>10.0} {:>9} {spread:>28}", format!("raw loopback TCP, {label}"), "1.00");
     }
     let mut ratios = Vec::new();
     let mut cpus = Vec::new();
     for (case, results) in cases.iter().zip(&measured) {
         let of = |field: fn(&Measured) -> f64| median(&results.iter().map(field).collect::<Vec<_>>());
         let rate = of(|m| m.mib_s);
-        let ratio = rate / if case.streams == 1 { one } else { four };
+        // Each trial's rate over the baseline measured just before it.
+        let raws = if case.streams == 1 { &raw_one } else { &raw_four };
+        let trial_ratios: Vec<f64> = results.iter().zip(raws).map(|(m, raw)| m.mib_s / raw).collect();
+        let ratio = median(&trial_ratios);
         println!(
-            "{:<60} {rate:>10.0} {ratio:>8.2}x {:>9.2} s/GiB {:>9.2} s/GiB",
+            "{:<60} {rate:>10.0} {ratio:>8.2}x {:>13} {:>9.2} s/GiB {:>9.2} s/GiB",
             case.label(),
+            range(&trial_ratios),
             of(|m| m.client_cpu_s_per_gib),
             of(|m| m.emulator_cpu_s_per_gib)
         );
         ratios.push(ratio);
         cpus.push((of(|m| m.client_cpu_s_per_gib), of(|m| m.emulator_cpu_s_per_gib)));
     }
+    print_user_runs(&user_runs, big);
     let goal_case = |transport, download| {
         cases.iter().position(|c| {
             c.transport == transport
@@ -159,6 +182,11 @@ fn main() {
     if let Some(line) = peak_rss {
         println!("{line}");
     }
+}
+
+/// `0.61-0.74x`: the lowest and highest of a case's trials.
+fn range(ratios: &[f64]) -> String {
+    format!("{:.2}-{:.2}x", min(ratios), max(ratios))
 }
 
 fn min(values: &[f64]) -> f64 {

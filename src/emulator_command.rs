@@ -5,7 +5,7 @@ use crate::usage_error;
 use gcs_speed_tui::cli::EmulatorArgs;
 use gcs_speed_tui::emulator::authority::AuthOptions;
 use gcs_speed_tui::emulator::tls::TlsMode;
-use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, ReadChecksums, faults};
+use gcs_speed_tui::emulator::{Emulator, EmulatorOptions, ReadChecksums, UploadAnswers, faults};
 use gcs_speed_tui::signals::{self, Interrupt};
 use gcs_speed_tui::units;
 use std::io::Write;
@@ -52,6 +52,7 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         faults: rules,
         stream_window: window,
         read_checksums: args.read_checksums,
+        upload_answers: args.upload_answers,
         auth: match auth_options(&args) {
             Ok(auth) => auth,
             Err(message) => return usage_error(message),
@@ -184,6 +185,9 @@ fn emulator_settings(args: &EmulatorArgs) -> String {
         ReadChecksums::Full => {}
         ReadChecksums::Metadata => parts.push("reads' checksums only in their metadata".into()),
         ReadChecksums::None => parts.push("reads send no checksums".into()),
+    }
+    if args.upload_answers == UploadAnswers::Minimal {
+        parts.push("JSON upload answers carry no size".into());
     }
     parts.push(match (&args.tls_cert, args.tls) {
         (Some(cert), _) => format!("TLS with {}", cert.display()),

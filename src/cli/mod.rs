@@ -377,6 +377,11 @@ pub struct EmulatorArgs {
     /// metadata.checksums), none (no checksum at all).
     #[arg(long, value_enum, value_name = "SHAPE", default_value = "full")]
     pub read_checksums: crate::emulator::ReadChecksums,
+    /// What a JSON upload's answer carries, to try a writer against each
+    /// shape: full (the object resource, as GCS sends it), minimal (only
+    /// kind, name, bucket and generation: no size, no checksums).
+    #[arg(long, value_enum, value_name = "SHAPE", default_value = "full")]
+    pub upload_answers: crate::emulator::UploadAnswers,
 }
 
 mod usage;

@@ -10,7 +10,7 @@ use super::ingest::Ingest;
 use super::json_api::{optional_i64, read_json};
 use super::json_wire::*;
 use super::server::ConnectionKill;
-use super::store::{NewObject, SessionEntry};
+use super::store::{NewObject, SessionEntry, StoredObject};
 use bytes::BytesMut;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -160,7 +160,7 @@ async fn multipart(
 
 fn finish(shared: &Shared, spec: &NewObject, ingest: Ingest) -> JsonResponse {
     match shared.store.finalize(spec, ingest) {
-        Ok(object) => json_response(StatusCode::OK, &object_resource(&object)),
+        Ok(object) => json_response(StatusCode::OK, &upload_answer(shared, &object)),
         Err(error) => store_error_response(&error),
     }
 }
@@ -215,7 +215,7 @@ async fn put_chunk(
         Err(error) => return store_error_response(&error),
     };
     if let Some(object) = entry.finished() {
-        return json_response(StatusCode::OK, &object_resource(&object));
+        return json_response(StatusCode::OK, &upload_answer(shared, &object));
     }
     let range = match req.headers().get("content-range") {
         None => None,
@@ -284,7 +284,7 @@ async fn put_chunk(
     let ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
     match shared.store.finalize(&session.spec, ingest) {
         Ok(object) => {
-            let response = json_response(StatusCode::OK, &object_resource(&object));
+            let response = json_response(StatusCode::OK, &upload_answer(shared, &object));
             entry.set_finished(object);
             response
         }
@@ -379,4 +379,16 @@ async fn drain(body: &mut Incoming) {
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+/// The final answer to an upload, in the shape `--upload-answers` asks for.
+fn upload_answer(shared: &Shared, object: &StoredObject) -> serde_json::Value {
+    let resource = object_resource(object);
+    match shared.upload_answers {
+        super::UploadAnswers::Full => resource,
+        super::UploadAnswers::Minimal => {
+            let keep = ["kind", "name", "bucket", "generation"];
+            keep.iter().map(|key| (key.to_string(), resource[key].clone())).collect::<serde_json::Map<_, _>>().into()
+        }
+    }
 }

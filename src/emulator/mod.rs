@@ -21,9 +21,12 @@ mod oauth;
 mod reads;
 mod rope;
 mod server;
+mod shapes;
 pub mod shaping;
 pub mod store;
 pub mod tls;
+
+pub use shapes::{ReadChecksums, UploadAnswers};
 
 use faults::{Fault, FaultPlan};
 use hyper::service::service_fn;
@@ -66,21 +69,8 @@ pub struct EmulatorOptions {
     pub auth: authority::AuthOptions,
     /// Where reads say the object's checksums (`--read-checksums`).
     pub read_checksums: ReadChecksums,
-}
-
-/// The shapes of a read's checksums that the v2 proto and the JSON API
-/// allow a server, so a client's reader can be tried against each.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReadChecksums {
-    /// gRPC: `object_checksums`, `metadata.checksums` and each message's
-    /// crc32c; JSON: `x-goog-hash`.
-    #[default]
-    Full,
-    /// gRPC: the object's only in the first message's `metadata.checksums`,
-    /// no message's crc32c; JSON: `x-goog-hash` as with full.
-    Metadata,
-    /// No checksum at all: gRPC sends none, JSON no `x-goog-hash`.
-    None,
+    /// What a JSON upload's answer carries (`--upload-answers`).
+    pub upload_answers: UploadAnswers,
 }
 
 impl Default for EmulatorOptions {
@@ -99,6 +89,7 @@ impl Default for EmulatorOptions {
             tls: None,
             auth: authority::AuthOptions::default(),
             read_checksums: ReadChecksums::Full,
+            upload_answers: UploadAnswers::Full,
         }
     }
 }
@@ -111,6 +102,7 @@ pub struct Shared {
     pub faults: FaultPlan,
     pub link: Arc<Link>,
     pub read_checksums: ReadChecksums,
+    pub upload_answers: UploadAnswers,
 }
 
 /// A running emulator. Dropping it shuts both servers down.
@@ -165,6 +157,7 @@ impl Emulator {
             faults: FaultPlan::default(),
             link: Arc::new(Link::new(options.latency, options.bandwidth)),
             read_checksums: options.read_checksums,
+            upload_answers: options.upload_answers,
         });
         for bucket in &options.buckets {
             shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;

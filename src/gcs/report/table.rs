@@ -145,6 +145,13 @@ pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Sh
         seconds(t.finalize_median_s)
     ));
     lines.extend(errors_line(t));
+    if t.unchecked_uploads > 0 {
+        lines.push(format!(
+            "  {} of {} not checked for length: the server's answer gave no size",
+            t.unchecked_uploads,
+            plural(t.objects, "upload")
+        ));
+    }
     lines
 }
 

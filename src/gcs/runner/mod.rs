@@ -72,7 +72,15 @@ pub struct Runner<'a> {
 
 /// One finished upload: worker, start and duration in run seconds, what came
 /// of it, and what it took beyond one clean attempt.
-type Finished = (u32, f64, f64, Result<(CreatedObject, Phases), Failed>, Recovery);
+type Finished = (u32, f64, f64, Result<Stored, Failed>, Recovery);
+
+/// An upload the server took: the object, its phases, and whether the
+/// server's answer said a size to check it by.
+struct Stored {
+    object: CreatedObject,
+    phases: Phases,
+    unchecked: bool,
+}
 
 impl<'a> Runner<'a> {
     pub fn new(
@@ -267,13 +275,13 @@ impl<'a> Runner<'a> {
         let mut bytes = 0;
         let mut all_ok = results.len() == names.len();
         for (worker, start, elapsed, result, recovery) in results {
-            let (ok, error, phases) = match result {
-                Ok((object, phases)) => {
+            let (ok, error, phases, unchecked) = match result {
+                Ok(Stored { object, phases, unchecked }) => {
                     self.ledger.add(&object.name);
                     written.push(ListedObject { object: object.clone(), size: payload.size() });
                     self.created.push((kind, object));
                     bytes += payload.size();
-                    (true, None, phases)
+                    (true, None, phases, unchecked)
                 }
                 Err(error) => {
                     all_ok = false;
@@ -286,7 +294,7 @@ impl<'a> Runner<'a> {
                         self.config.concurrency
                     )))
                     .await;
-                    (false, Some(error), Phases::default())
+                    (false, Some(error), Phases::default(), false)
                 }
             };
             let error_kind = error.as_ref().map(|e| e.kind.clone());
@@ -309,7 +317,7 @@ impl<'a> Runner<'a> {
                 resent_bytes: recovery.resent_bytes,
                 retried_after: recovery.retried_after,
                 first_byte_s: None,
-                unchecked: false,
+                unchecked,
             };
             self.record_item(sample).await;
         }
@@ -387,16 +395,18 @@ impl<'a> Runner<'a> {
             tasks.spawn(async move {
                 let start = clock.elapsed().as_secs_f64();
                 let expected = request.payload.size();
-                let result = uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(|outcome| {
-                    if outcome.size == expected {
-                        Ok((outcome.object, outcome.phases))
-                    } else {
-                        Err(Failed::short(
-                            "short write",
-                            format!("the server stored {} bytes of {expected}", outcome.size),
-                        ))
-                    }
-                });
+                let result =
+                    uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(
+                        |outcome| match outcome.size {
+                            Some(size) if size != expected => Err(Failed::short(
+                                "short write",
+                                format!("the server stored {size} bytes of {expected}"),
+                            )),
+                            size => {
+                                Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() })
+                            }
+                        },
+                    );
                 (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
             });
         }

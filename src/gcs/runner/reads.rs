@@ -81,7 +81,7 @@ impl Runner<'_> {
         let mut failed = None;
         for (_, _, _, result, _) in results {
             match result {
-                Ok((object, _)) => {
+                Ok(super::Stored { object, .. }) => {
                     self.ledger.add(&object.name);
                     self.created.push((kind, object.clone()));
                     self.read_set.push(ListedObject { object, size: payload.size() });

@@ -22,7 +22,7 @@ impl Runner<'_> {
             let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
             for (_, _, _, result, _) in results {
                 match result {
-                    Ok((object, _)) => {
+                    Ok(super::Stored { object, .. }) => {
                         if let Err(error) = uploader.delete(&object).await {
                             self.emit(RunEvent::Note(format!(
                                 "could not delete warmup object {}: {error}",

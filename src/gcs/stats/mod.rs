@@ -2,8 +2,8 @@
 //! between transports. No clocks, no I/O: easy to check by hand.
 
 use crate::config::TransportKind;
+use crate::engine::error_kinds::{ErrorKinds, count_kinds};
 use crate::gcs::transport::Phases;
-use crate::gcs::transport::error_kind::ErrorKinds;
 use crate::units::{GIB, mib_per_second};
 
 /// One round of one transport: `concurrency` objects uploaded at once.
@@ -87,7 +87,7 @@ pub struct ObjectSample {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_s: Option<f64>,
     /// A finished read whose whole-object crc32c was asked for but not sent
-    /// by the server, so it could not be checked.
+    /// by the server, or an upload whose answer said no size: not checked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unchecked: bool,
 }
@@ -174,6 +174,10 @@ pub struct TransportSummary {
     /// sent no crc32c of it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unchecked_reads: usize,
+    /// Finished uploads whose length could not be checked: the server's
+    /// answer said no size.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchecked_uploads: usize,
     pub retries: u64,
     pub resumes: u64,
     pub resent_bytes: u64,
@@ -213,15 +217,6 @@ pub struct Accounting {
     pub protocol: String,
     pub connections: u64,
     pub peers: Vec<String>,
-}
-
-/// Adds up counts by kind.
-fn count_kinds<'a>(counts: impl Iterator<Item = (&'a str, u32)>) -> ErrorKinds {
-    let mut kinds = ErrorKinds::new();
-    for (kind, count) in counts {
-        *kinds.entry(kind.to_string()).or_default() += count;
-    }
-    kinds
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -298,7 +293,8 @@ pub fn summarize(
             objects.iter().filter(|o| !o.ok).map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1)),
         ),
         retried_after: count_kinds(objects.iter().flat_map(|o| o.retried_after.iter().map(|(k, n)| (k.as_str(), *n)))),
-        unchecked_reads: finished.iter().filter(|o| o.unchecked).count(),
+        unchecked_reads: finished.iter().filter(|o| o.unchecked && operation == Operation::Download).count(),
+        unchecked_uploads: finished.iter().filter(|o| o.unchecked && operation == Operation::Upload).count(),
         retries: objects.iter().map(|o| o.retries as u64).sum(),
         resumes: objects.iter().map(|o| o.resumes as u64).sum(),
         resent_bytes: objects.iter().map(|o| o.resent_bytes).sum(),

@@ -118,7 +118,8 @@ pub fn finished(
 pub fn outcome(object: pb::Object, phases: Phases) -> UploadOutcome {
     UploadOutcome {
         object: CreatedObject { name: object.name, generation: object.generation },
-        size: object.size as u64,
+        // proto3 gives `size` no presence: a v2 server always sends it.
+        size: Some(object.size as u64),
         phases,
     }
 }
@@ -136,25 +137,7 @@ pub fn status_error(status: Status) -> TransportError {
         }
         _ => status.message().to_string(),
     };
-    TransportError::Grpc { code: format!("{:?}", status.code()).to_uppercase_snake(), message }
-}
-
-/// `FailedPrecondition` -> `FAILED_PRECONDITION`, as gRPC spells codes.
-trait UpperSnake {
-    fn to_uppercase_snake(&self) -> String;
-}
-
-impl UpperSnake for String {
-    fn to_uppercase_snake(&self) -> String {
-        let mut out = String::new();
-        for (i, c) in self.chars().enumerate() {
-            if c.is_uppercase() && i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_uppercase());
-        }
-        out
-    }
+    TransportError::Grpc { code: crate::engine::error_kinds::grpc_code_name(status.code()), message }
 }
 
 #[cfg(test)]

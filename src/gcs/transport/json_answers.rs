@@ -47,7 +47,7 @@ pub fn persisted_bytes(response: &Response) -> Result<u64, TransportError> {
 
 /// The object an answer describes. Only its generation is required (cleanup
 /// deletes by it); a name the answer leaves out is the one asked for, and a
-/// size it leaves out is unknown (0), never a reason to fail the upload.
+/// size it leaves out is unknown (not checked), never a reason to fail the upload.
 pub async fn finished_object(response: Response, asked: &str, phases: Phases) -> Result<UploadOutcome, TransportError> {
     if !response.status().is_success() {
         return Err(http_error(response).await);
@@ -61,7 +61,7 @@ pub async fn finished_object(response: Response, asked: &str, phases: Phases) ->
         number("generation").ok_or_else(|| TransportError::Protocol("the object has no generation".into()))?;
     Ok(UploadOutcome {
         object: CreatedObject { name: object["name"].as_str().unwrap_or(asked).to_string(), generation },
-        size: number("size").unwrap_or(0) as u64,
+        size: number("size").map(|size| size as u64),
         phases,
     })
 }

@@ -69,8 +69,10 @@ impl Phases {
 #[derive(Clone, Debug)]
 pub struct UploadOutcome {
     pub object: CreatedObject,
-    /// The size the server reports.
-    pub size: u64,
+    /// The size the server reports; `None` when its answer leaves it out
+    /// (the JSON API's answer may: a partial response, a minimal server),
+    /// so the upload's length could not be checked.
+    pub size: Option<u64>,
     pub phases: Phases,
 }
 
