@@ -5,6 +5,7 @@ mod common;
 mod etcd_server;
 use common::run;
 use etcd_server::{Etcd, make_certificates};
+use gcs_speed_tui::etcd::report::EtcdReport;
 use serde_json::Value;
 
 const SMALL: [&str; 6] = ["--clients", "4", "--requests", "50", "--key-space", "100"];
@@ -64,21 +65,75 @@ fn every_mode_runs_on_both_transports_and_leaves_no_keys() {
     assert_eq!(etcd.ctl_ok(&["get", "someone-elses/key", "--print-value-only"]).trim(), "theirs");
 }
 
+/// One run's report, saved as JSON: the same run for every rendering.
+fn saved_run(etcd: &Etcd, extra: &[&str]) -> (std::process::Output, EtcdReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let (output, _) = etcd_run(etcd, &[extra, &["--output", path.to_str().unwrap()]].concat());
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no report: {}", stderr(&output)));
+    (output, serde_json::from_str(&text).unwrap())
+}
+
+/// CSV rows as maps from the header's names.
+fn csv_rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines.map(|line| header.iter().map(|h| h.to_string()).zip(line.split(',').map(String::from)).collect()).collect()
+}
+
 #[test]
 fn the_table_and_csv_say_the_same_run() {
     let etcd = Etcd::start();
-    let args = [&["etcd", "run", "--endpoints", &etcd.url, "--iterations", "1"][..], &SMALL].concat();
-    let table = run(&args, &[]);
-    let text = String::from_utf8_lossy(&table.stdout);
-    assert!(table.status.success(), "{}", stderr(&table));
-    assert!(text.contains("Ops/s") && text.contains("http-json") && text.contains("grpc"), "{text}");
-    assert!(text.contains("no verdict") && text.contains("1 paired round is too few"), "{text}");
-    assert!(text.contains("cleanup: deleted"), "{text}");
-    let csv = run(&[&args[..], &["--format", "csv"]].concat(), &[]);
-    let csv = String::from_utf8_lossy(&csv.stdout);
-    let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("transport,round,elapsed_s,ops,"), "{csv}");
-    assert_eq!(lines.len(), 3, "one row per round: {csv}");
+    let (output, report) = saved_run(&etcd, &["--iterations", "2"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (table, csv) = (report.to_table(), report.to_csv());
+    assert!(table.contains("Ops/s") && table.contains("cleanup: deleted"), "{table}");
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len(), 2 * 2, "one row per round of each transport: {csv}");
+    for transport in ["http-json", "grpc"] {
+        let mine: Vec<_> = rows.iter().filter(|r| r["transport"] == transport).collect();
+        let field = |r: &std::collections::HashMap<String, String>, name: &str| r[name].parse::<f64>().unwrap();
+        let ops: f64 = mine.iter().map(|r| field(r, "ops")).sum();
+        let seconds: f64 = mine.iter().map(|r| field(r, "elapsed_s")).sum();
+        assert_eq!(ops, (2 * 4 * 50) as f64, "{transport}: every request of both rounds: {csv}");
+        assert!(mine.iter().all(|r| r["ok"] == "true" && r["errors"] == "0" && r["run_id"] == report.run_id));
+        // The table's row, its cells by the header's names.
+        let line = table.lines().find(|l| l.starts_with(&format!("{transport} "))).expect(&table);
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[2], "2", "{transport}: rounds, as the CSV has them: {line}");
+        let shown: f64 = cells[3].parse().unwrap();
+        // The CSV's seconds are rounded to the microsecond: the rate to within a hundredth.
+        assert!((shown - ops / seconds).abs() <= 0.51, "{transport}: table {shown} ops/s, CSV {} ops/s", ops / seconds);
+        assert_eq!(cells.last(), Some(&"0"), "{transport}: errors: {line}");
+    }
+}
+
+#[test]
+fn failed_requests_are_counted_by_kind_in_the_table_json_and_csv() {
+    // etcd refuses a request over --max-request-bytes ("request is too
+    // large"): INVALID_ARGUMENT over gRPC, HTTP 400 from its gateway. Its
+    // start-up probe (an empty value) fits; every 4 KiB put does not.
+    let etcd = Etcd::start_with_flags(&["--max-request-bytes", "2048"]);
+    let (output, report) = saved_run(&etcd, &["--value-size", "4KiB", "--warmup=false"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    // Each of the 4 clients stops at its first refusal: 4 a round, 3 rounds.
+    let (clients, rounds) = (4, 3);
+    let table = report.to_table();
+    for (transport, kind) in [("http-json", "HTTP 400"), ("grpc", "INVALID_ARGUMENT")] {
+        let summary = report.transports.iter().find(|t| t.transport.name() == transport).unwrap();
+        assert_eq!(summary.errors, clients * rounds, "{transport}");
+        assert_eq!(summary.error_kinds, [(kind.to_string(), (clients * rounds) as u32)].into(), "{transport}");
+        let said = format!("{transport}: {} puts failed: {kind} x{}", clients * rounds, clients * rounds);
+        assert!(table.lines().any(|l| l == said), "the table says {said}:\n{table}");
+        let json: Value = serde_json::from_str(&report.to_json()).unwrap();
+        let row = json["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+        assert_eq!(row["error_kinds"][kind], clients * rounds, "{row}");
+        let csv = report.to_csv();
+        let mine: Vec<_> = csv_rows(&csv).into_iter().filter(|r| r["transport"] == transport).collect();
+        assert_eq!(mine.len(), rounds as usize, "{csv}");
+        assert!(mine.iter().all(|r| r["error_kinds"] == format!("{kind} x{clients}")), "{csv}");
+    }
+    assert_eq!(etcd.count("gcs-speed-tui/", None), 0, "nothing was written, nothing left");
 }
 
 #[test]

@@ -69,3 +69,43 @@ fn the_warmup_is_no_larger_than_a_round_and_cleanup_deletes_exactly_the_keys() {
     assert_eq!(report["cleanup"]["deleted"], CLIENTS * REQUESTS, "the distinct keys, exactly");
     assert_eq!(etcd.count(report["cleanup"]["prefix"].as_str().unwrap(), None), 0, "none left");
 }
+
+#[test]
+fn a_range_that_finds_nothing_is_a_failed_request_not_an_op() {
+    let etcd = Etcd::start();
+    let (clients, requests, rounds, key_space) = (2u64, 2000u64, 3u64, 100u64);
+    let (c, r, i, k) = (clients.to_string(), requests.to_string(), rounds.to_string(), key_space.to_string());
+    let args = ["etcd", "run", "--endpoints", &etcd.url, "--format", "json", "--mode", "range", "--prefix", "gone"];
+    let sized = ["--clients", &c, "--requests", &r, "--iterations", &i, "--key-space", &k, "--warmup=false"];
+    let args: Vec<String> = [&args[..], &sized].concat().iter().map(|s| s.to_string()).collect();
+    let running = std::thread::spawn(move || run(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]));
+    // Once the run has written its key space, someone else deletes it.
+    let started = std::time::Instant::now();
+    while etcd.count("gone/", None) < key_space {
+        assert!(started.elapsed().as_secs() < 20, "the run wrote its {key_space} keys");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    etcd.ctl_ok(&["del", "gone/", "--prefix"]);
+    let output = running.join().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let done = report["rounds"].as_array().unwrap();
+    assert_eq!(done.len() as u64, 2 * rounds, "{report}");
+    let mut missing = 0;
+    for round in done {
+        // Each range either found its key (an op) or found none (a failure):
+        // none of a round's requests is dropped, none counted twice.
+        let (ops, errors) = (round["ops"].as_u64().unwrap(), round["errors"].as_u64().unwrap());
+        assert_eq!(ops + errors, clients * requests, "{round}");
+        if errors > 0 {
+            assert_eq!(round["error_kinds"], serde_json::json!({ "not found": errors }), "{round}");
+            assert_eq!(round["ok"], false, "{round}");
+        }
+        missing += errors;
+    }
+    // The last round began after the deletion: every one of its ranges missed.
+    let last = done.iter().max_by_key(|r| r["started_at"].as_str().unwrap().to_string()).unwrap();
+    assert_eq!(last["ops"], 0, "{last}");
+    assert!(missing >= clients * requests, "{missing} ranges found nothing");
+    assert_eq!(etcd.count("gone/", None), 0);
+}

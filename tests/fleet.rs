@@ -3,11 +3,16 @@
 //! Kubernetes expands them) run by three processes with one --start-at
 //! against one emulator; collect.sh (with a stand-in for kubectl, which has
 //! no cluster here) cuts their reports from the logs and merges them; the
-//! fleet's throughput is the sum of the hosts' in the common window.
+//! fleet's throughput is the sum of the hosts' in the common window, its
+//! window and percentiles those worked out from the hosts' own reports, and
+//! each round's wall-clock span holds the server's record of its objects.
 
 mod common;
 
-use common::fleet::{assert_clocks_agree, micros, rate_in, window};
+use common::fleet::{
+    assert_within_hdr_precision, expected_window, finished_times, merged_window, micros, nearest_rank, rate_in, span_of,
+};
+use gcs_speed_tui::emulator::Emulator;
 use serde_yaml::Value as Yaml;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -180,8 +185,11 @@ async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_w
             ]);
             // The pod's log has both streams, as `kubectl logs` shows them.
             let log = std::fs::File::create(logs.join(format!("{pod}.log"))).unwrap();
+            // Objects kept (--cleanup=false): the emulator's record of when
+            // each was stored is what the rounds' spans are checked against.
             Command::new(common::binary())
                 .args(&line[1..])
+                .arg("--cleanup=false")
                 .env("STORAGE_EMULATOR_HOST", emulator.json_url())
                 .env("STORAGE_EMULATOR_HOST_GRPC", emulator.grpc_addr().to_string())
                 .stdout(Stdio::from(log.try_clone().unwrap()))
@@ -217,19 +225,36 @@ async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_w
         })
         .collect();
     assert_eq!(merged["fleet"]["hosts"].as_array().unwrap().len(), PODS);
+    let flag = |name: &str| -> usize {
+        let line = command_line(&[("BUCKET", String::new()), ("START_AT", String::new()), ("POD_NAME", String::new())]);
+        let at = line.iter().position(|w| w == name).unwrap_or_else(|| panic!("{name} in the manifest"));
+        line[at + 1].parse().unwrap()
+    };
+    let (iterations, concurrency) = (flag("--iterations"), flag("--concurrency"));
     let starts = micros(&start_at);
-    for host in &hosts {
-        assert_clocks_agree(host);
-        let first = host["rounds"].as_array().unwrap().iter().map(|r| micros(r["started_at"].as_str().unwrap())).min();
+    for (pod, host) in pods.iter().zip(&hosts) {
+        let first = host["rounds"].as_array().unwrap().iter().map(|r| span_of(r).0).min();
         assert!(first.unwrap() >= starts, "no round began before --start-at");
+        assert_rounds_hold_their_objects(pod, host, &emulator, iterations * concurrency * 2);
     }
-    let window = window(&merged);
-    println!(
-        "window {:.3} s, trimmed {} s / {} s",
-        (window.1 - window.0) as f64 / 1e6,
-        merged["fleet"]["window"]["trimmed_start_s"],
-        merged["fleet"]["window"]["trimmed_end_s"]
-    );
+    assert_merge_is_the_hosts(&merged, &pods, &hosts, (iterations, concurrency));
+}
+
+/// The merge's window, throughput, rounds and percentiles, each worked out
+/// here from the pods' own reports (run with `iterations` x `concurrency`).
+fn assert_merge_is_the_hosts(
+    merged: &serde_json::Value,
+    pods: &[String],
+    hosts: &[serde_json::Value],
+    (iterations, concurrency): (usize, usize),
+) {
+    // The window from the hosts' own rounds: the last first start to the first last end.
+    let named: Vec<(&str, &serde_json::Value)> = pods.iter().map(String::as_str).zip(hosts).collect();
+    let expected = expected_window(&named);
+    let seconds = (expected.end - expected.start) as f64 / 1e6;
+    println!("window {seconds:.3} s, trimmed {} µs / {} µs", expected.trimmed_start, expected.trimmed_end);
+    assert_eq!(merged_window(merged), expected, "the merge's window is the one worked out from the hosts");
+    let window = (expected.start, expected.end);
     for transport in ["http-json", "grpc"] {
         let fleet = merged["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
         let fleet_rate = fleet["throughput_mib_s"].as_f64().unwrap();
@@ -240,14 +265,40 @@ async fn a_fleet_started_together_merges_to_the_sum_of_its_hosts_in_the_common_w
             fleet_rate / sum - 1.0
         );
         assert!((fleet_rate / sum - 1.0).abs() < 0.01, "{transport}: fleet {fleet_rate} vs the hosts' sum {sum}");
-        let runs: u64 = hosts
+        assert_eq!(fleet["runs"].as_u64(), Some((PODS * iterations) as u64), "each pod's --iterations rounds");
+        // Percentiles of every pod's uploads together, ranked here.
+        let times = finished_times(&hosts.iter().collect::<Vec<_>>(), transport);
+        assert_eq!(times.len(), PODS * iterations * concurrency, "{transport}: every upload finished");
+        for (percent, field) in [(50, "p50_s"), (90, "p90_s"), (99, "p99_s")] {
+            let reported = fleet[field].as_f64().unwrap();
+            assert_within_hdr_precision(reported, nearest_rank(&times, percent), &format!("{transport} {field}"));
+        }
+    }
+}
+
+/// The pod's rounds are placed right on the wall clock: the emulator's own
+/// record of when it stored each object (its clock, read when the upload
+/// finished) lies inside the span of the round that uploaded it. The two
+/// are measured apart: a span comes from the pod's clock, `created` from
+/// the server's (one machine's wall clock, so they can be compared).
+fn assert_rounds_hold_their_objects(pod: &str, host: &serde_json::Value, emulator: &Emulator, objects: usize) {
+    let rounds = host["rounds"].as_array().unwrap();
+    let samples = host["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), objects, "{pod}: --iterations x --concurrency uploads per transport, both transports");
+    for sample in samples {
+        let round = rounds
             .iter()
-            .map(|h| {
-                h["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap()["runs"]
-                    .as_u64()
-                    .unwrap()
-            })
-            .sum();
-        assert_eq!(fleet["runs"].as_u64(), Some(runs), "the fleet's rounds are the hosts'");
+            .find(|r| r["transport"] == sample["transport"] && r["round"] == sample["round"])
+            .unwrap_or_else(|| panic!("{pod}: the round of {sample}"));
+        let (start, end) = span_of(round);
+        let name = sample["object"].as_str().unwrap();
+        let stored = emulator.store().get(common::BUCKET, name).unwrap_or_else(|e| panic!("{pod}: {name} kept: {e:?}"));
+        let created = stored.created.duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as i64;
+        // 1 ms: each side writes whole microseconds, and the pod's anchor is
+        // read a few µs apart on its two clocks.
+        assert!(
+            start - 1000 <= created && created <= end + 1000,
+            "{pod}: {name} stored at {created} µs, outside its round [{start}, {end}]"
+        );
     }
 }

@@ -40,6 +40,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 elapsed_s: 80_000.0 / ops_s,
                 ops: 80_000,
                 errors: 0,
+                error_kinds: Default::default(),
                 ok: true,
                 cpu_s: 80_000.0 * 50e-6,
                 server_cpu_s: Some(80_000.0 * if transport == TransportKind::Json { 300e-6 } else { 160e-6 }),

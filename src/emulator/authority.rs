@@ -50,8 +50,21 @@ struct TrustedUser {
 
 struct Issued {
     principal: String,
+    issued: Instant,
     expires: Instant,
     revoked: bool,
+    requests: u64,
+    last_used: Option<Instant>,
+}
+
+/// How one issued token was used: what shows whether a client reuses a
+/// token while it is good and renews it in time.
+#[derive(Clone, Copy, Debug)]
+pub struct TokenUse {
+    pub issued: Instant,
+    /// Requests it was accepted for.
+    pub requests: u64,
+    pub last_used: Option<Instant>,
 }
 
 pub struct Authority {
@@ -137,7 +150,15 @@ impl Authority {
             crate::engine::schedule::random_u64(),
             crate::engine::schedule::random_u64()
         );
-        let issued = Issued { principal: principal.to_string(), expires: Instant::now() + self.ttl, revoked: false };
+        let now = Instant::now();
+        let issued = Issued {
+            principal: principal.to_string(),
+            issued: now,
+            expires: now + self.ttl,
+            revoked: false,
+            requests: 0,
+            last_used: None,
+        };
         self.issued.lock().unwrap().insert(token.clone(), issued);
         self.tokens_issued.fetch_add(1, Ordering::Relaxed);
         (token, self.ttl)
@@ -155,6 +176,17 @@ impl Authority {
         issued.len()
     }
 
+    /// Each token issued so far, in the order issued.
+    pub fn token_uses(&self) -> Vec<TokenUse> {
+        let issued = self.issued.lock().unwrap();
+        let mut uses: Vec<TokenUse> = issued
+            .values()
+            .map(|t| TokenUse { issued: t.issued, requests: t.requests, last_used: t.last_used })
+            .collect();
+        uses.sort_by_key(|u| u.issued);
+        uses
+    }
+
     /// Who a request's `Authorization` header speaks for, or why not.
     pub fn principal(&self, authorization: Option<&str>) -> Result<String, Refusal> {
         let refused = |why: &str| {
@@ -164,12 +196,15 @@ impl Authority {
         let Some(token) = authorization.and_then(|h| h.strip_prefix("Bearer ")).map(str::trim) else {
             return refused("the request has no Authorization: Bearer token");
         };
-        if let Some(issued) = self.issued.lock().unwrap().get(token) {
+        if let Some(issued) = self.issued.lock().unwrap().get_mut(token) {
+            let now = Instant::now();
             return if issued.revoked {
                 refused("the token was revoked")
-            } else if issued.expires <= Instant::now() {
+            } else if issued.expires <= now {
                 refused("the token has expired")
             } else {
+                issued.requests += 1;
+                issued.last_used = Some(now);
                 Ok(issued.principal.clone())
             };
         }
@@ -249,6 +284,7 @@ mod tests {
             Authority::new(&AuthOptions { token_ttl: Duration::from_millis(50), ..AuthOptions::default() }).unwrap();
         let (token, _) = authority.issue("sa@p");
         assert_eq!(authority.principal(Some(&format!("Bearer {token}"))), Ok("sa@p".into()));
+        assert_eq!(authority.token_uses().iter().map(|u| u.requests).collect::<Vec<_>>(), [1]);
         assert_eq!(authority.principal(None).unwrap_err(), "the request has no Authorization: Bearer token");
         assert_eq!(authority.principal(Some("Bearer nope")).unwrap_err(), "the token was not issued by this emulator");
         std::thread::sleep(Duration::from_millis(60));

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod connections;
 pub mod cpu;
+pub mod error_kinds;
 pub mod events;
 pub mod histogram;
 pub mod netstat;

@@ -24,9 +24,11 @@ pub struct Reach {
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum EtcdError {
-    /// etcd's own refusal (gRPC status, or the gateway's JSON error).
-    #[error("{0}")]
-    Server(String),
+    /// etcd's own refusal (gRPC status, or the gateway's JSON error), and
+    /// its kind for the report: `INVALID_ARGUMENT` over gRPC, `HTTP 400`
+    /// from the gateway.
+    #[error("{message}")]
+    Server { kind: String, message: String },
     #[error("{0}")]
     Connection(String),
     #[error("{0}")]
@@ -35,6 +37,23 @@ pub enum EtcdError {
     /// an HTTP answer that is not gRPC): another server on that port.
     #[error("{0}")]
     NotEtcd(String),
+    /// etcd answered, but the key the run wrote was not there (a range
+    /// that found nothing: deleted under the run).
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl EtcdError {
+    /// The kind a report counts it under (`HTTP 400`, `UNAVAILABLE`, `refused`).
+    pub fn kind(&self) -> String {
+        match self {
+            EtcdError::Server { kind, .. } => kind.clone(),
+            EtcdError::Connection(message) => crate::engine::error_kinds::connection_kind(message).into(),
+            EtcdError::Protocol(_) => "protocol".into(),
+            EtcdError::NotEtcd(_) => "not etcd".into(),
+            EtcdError::NotFound(_) => "not found".into(),
+        }
+    }
 }
 
 /// One event a watcher received: the key's revision, when it arrived.

@@ -140,10 +140,19 @@ fn connection_error(e: &reqwest::Error) -> EtcdError {
     unreachable(&endpoint, &root_cause(e))
 }
 
-/// The gateway's errors are `{"error": ..., "code": N, "message": ...}`.
+/// The gateway's errors are `{"error": ..., "code": N, "message": ...}`,
+/// counted by their HTTP status (an error inside a watch's stream, answered
+/// 200, by the gRPC code it carries).
 fn gateway_error(answer: &Value, status: reqwest::StatusCode) -> EtcdError {
     let message = answer["message"].as_str().or(answer["error"].as_str()).map(str::to_string);
-    EtcdError::Server(explain_server_error(&message.unwrap_or_else(|| format!("HTTP {status}"))))
+    let kind = match status.is_success() {
+        false => format!("HTTP {}", status.as_u16()),
+        true => {
+            let code = answer["code"].as_i64().or(answer["error"]["grpc_code"].as_i64()).unwrap_or(2);
+            crate::engine::error_kinds::grpc_code_name(tonic::Code::from_i32(code as i32))
+        }
+    };
+    EtcdError::Server { kind, message: explain_server_error(&message.unwrap_or_else(|| format!("HTTP {status}"))) }
 }
 
 /// The gateway writes int64s as JSON strings (and leaves zeros out).
@@ -208,10 +217,8 @@ impl Kv for GatewayKv {
                     let at = Instant::now();
                     let result = &answer["result"];
                     if result["canceled"] == Value::Bool(true) {
-                        return Err(EtcdError::Server(format!(
-                            "etcd cancelled the watch: {}",
-                            result["cancel_reason"]
-                        )));
+                        let message = format!("etcd cancelled the watch: {}", result["cancel_reason"]);
+                        return Err(EtcdError::Server { kind: "watch cancelled".into(), message });
                     }
                     if answer.get("error").is_some() {
                         return Err(gateway_error(&answer, reqwest::StatusCode::OK));

@@ -175,7 +175,10 @@ fn status_error(status: &tonic::Status) -> EtcdError {
         tonic::Code::Unavailable | tonic::Code::Unknown if status.message().contains("transport") => {
             EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
         }
-        _ => EtcdError::Server(explain_server_error(status.message())),
+        code => EtcdError::Server {
+            kind: crate::engine::error_kinds::grpc_code_name(code),
+            message: explain_server_error(status.message()),
+        },
     }
 }
 
@@ -245,7 +248,8 @@ impl Kv for GrpcKv {
                         return Err(EtcdError::Connection("etcd ended the watch stream".into()));
                     };
                     if answer.canceled {
-                        return Err(EtcdError::Server(format!("etcd cancelled the watch: {}", answer.cancel_reason)));
+                        let message = format!("etcd cancelled the watch: {}", answer.cancel_reason);
+                        return Err(EtcdError::Server { kind: "watch cancelled".into(), message });
                     }
                     let at = Instant::now();
                     for event in answer.events {

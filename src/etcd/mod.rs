@@ -4,6 +4,7 @@
 pub mod client;
 pub mod client_runtime;
 mod coalesce;
+mod csv;
 mod figures;
 pub mod gateway;
 pub mod grpc;

@@ -5,7 +5,8 @@ use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
 use crate::config::TransportKind;
 use crate::engine::compare::{Comparison, compare_rates};
-use crate::engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+use crate::engine::error_kinds::format_kinds;
+use crate::engine::report::{Host, RunOutcome, Tool, aligned, plural};
 use crate::units::RateUnit;
 
 /// What the run did to the keys it wrote.
@@ -179,44 +180,6 @@ impl EtcdReport {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
 
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "transport,round,elapsed_s,ops,errors,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes,host,started_at,ended_at,run_id,target,mode\n",
-        );
-        for r in &self.rounds {
-            let rate = crate::engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
-            let quantile = |q: f64| {
-                (!r.latency.is_empty()).then(|| format!("{:.3}", r.latency.value_at_quantile(q) as f64 / 1000.0))
-            };
-            let fields = [
-                r.transport.name().to_string(),
-                (r.round + 1).to_string(),
-                format!("{:.6}", r.elapsed_s),
-                r.ops.to_string(),
-                r.errors.to_string(),
-                r.ok.to_string(),
-                rate,
-                quantile(0.5).unwrap_or_default(),
-                quantile(0.99).unwrap_or_default(),
-                format!("{:.6}", r.cpu_s),
-                r.server_cpu_s.map(|s| format!("{s:.6}")).unwrap_or_default(),
-                r.wire_sent_bytes.to_string(),
-                r.wire_received_bytes.to_string(),
-                r.span.host.clone(),
-                r.span.started_at.clone(),
-                r.span.ended_at.clone(),
-                // Which run, against what, doing what: a CSV alone says what was measured.
-                self.run_id.clone(),
-                self.config.endpoints.join(","),
-                super::merge::operation(self.config.mode).to_string(),
-            ];
-            let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-            out.push_str(&fields.join(","));
-            out.push('\n');
-        }
-        out
-    }
-
     /// The line above the table: what ran, where.
     pub fn heading(&self) -> String {
         let c = &self.config;
@@ -303,6 +266,7 @@ impl EtcdReport {
         // A fleet's server CPU is not summed (see its note), not unread.
         let unread = if self.hosts.len() > 1 { "not merged" } else { "not read" };
         lines.extend(self.transports.iter().map(|t| per_op_line(t, watch, unread)));
+        lines.extend(self.transports.iter().filter_map(|t| errors_line(t, self.config.mode)));
         if let [a, b] = self.transports.as_slice() {
             lines.extend(ratios_line(a, b));
         }
@@ -376,6 +340,23 @@ fn per_op_line(t: &EtcdSummary, watch: bool, unread: &str) -> String {
         size(received),
         time(cpu)
     )
+}
+
+/// `grpc: 4 puts failed: INVALID_ARGUMENT x4`, when any failed (etcd
+/// requests are not retried: each failure is one request's).
+fn errors_line(t: &EtcdSummary, mode: Mode) -> Option<String> {
+    let what = match mode {
+        Mode::Put => "put",
+        Mode::Range => "range",
+        Mode::Watch => "watch request",
+    };
+    (t.errors > 0).then(|| {
+        let kinds = match format_kinds(&t.error_kinds) {
+            kinds if kinds.is_empty() => String::new(),
+            kinds => format!(": {kinds}"),
+        };
+        format!("{}: {} failed{kinds}", t.transport.name(), plural(t.errors as usize, what))
+    })
 }
 
 /// How the first transport's costs compare with the second's, per op.

@@ -4,6 +4,7 @@
 
 use crate::config::TransportKind;
 use crate::engine::compare::PairedRound;
+use crate::engine::error_kinds::{ErrorKinds, count_kinds};
 use hdrhistogram::Histogram;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -18,6 +19,9 @@ pub struct EtcdRound {
     /// Requests answered (watch: events delivered).
     pub ops: u64,
     pub errors: u64,
+    /// The failed requests by kind (`{"HTTP 400": 4}`); they sum to `errors`.
+    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    pub error_kinds: ErrorKinds,
     /// Every request answered (watch: every event delivered, once, in order).
     pub ok: bool,
     /// Client CPU (user + system) during the round.
@@ -73,6 +77,9 @@ pub struct EtcdSummary {
     pub ops: u64,
     /// Failed requests in any round.
     pub errors: u64,
+    /// Those by kind (`{"UNAVAILABLE": 3}`); they sum to `errors`.
+    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    pub error_kinds: ErrorKinds,
     /// ops / time over the complete rounds.
     pub ops_per_s: Option<f64>,
     pub latency: Latency,
@@ -89,7 +96,8 @@ pub struct EtcdSummary {
 }
 
 pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds: &[EtcdRound]) -> EtcdSummary {
-    let complete: Vec<&EtcdRound> = rounds.iter().filter(|r| r.transport == kind && r.ok).collect();
+    let mine = || rounds.iter().filter(move |r| r.transport == kind);
+    let complete: Vec<&EtcdRound> = mine().filter(|r| r.ok).collect();
     let ops: u64 = complete.iter().map(|r| r.ops).sum();
     let time: f64 = complete.iter().map(|r| r.elapsed_s).sum();
     let per_op = |total: f64| (ops > 0).then(|| total / ops as f64);
@@ -103,7 +111,8 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
         protocol,
         runs: complete.len(),
         ops,
-        errors: rounds.iter().filter(|r| r.transport == kind).map(|r| r.errors).sum(),
+        errors: mine().map(|r| r.errors).sum(),
+        error_kinds: count_kinds(mine().flat_map(|r| r.error_kinds.iter().map(|(k, n)| (k.as_str(), *n)))),
         ops_per_s: (ops > 0 && time > 0.0).then(|| ops as f64 / time),
         latency: quantiles(&latency),
         connections,
@@ -154,6 +163,7 @@ mod tests {
             elapsed_s,
             ops,
             errors: u64::from(!ok),
+            error_kinds: if ok { ErrorKinds::new() } else { [("HTTP 503".to_string(), 1)].into() },
             ok,
             cpu_s: ops as f64 * 1e-5,
             server_cpu_s: Some(ops as f64 * 4e-5),
@@ -170,6 +180,7 @@ mod tests {
         let rounds = [round(0, 1000, 1.0, true), round(1, 10, 100.0, false), round(2, 1000, 3.0, true)];
         let s = summarize(Json, "HTTP/1.1".into(), 10, &rounds);
         assert_eq!((s.runs, s.ops, s.errors), (2, 2000, 1));
+        assert_eq!(s.error_kinds, [("HTTP 503".to_string(), 1)].into(), "the failed round's errors, by kind");
         assert_eq!(s.ops_per_s, Some(500.0));
         assert!((s.client_cpu_us_per_op.unwrap() - 10.0).abs() < 1e-9);
         assert!((s.server_cpu_us_per_op.unwrap() - 40.0).abs() < 1e-9);

@@ -7,13 +7,12 @@ use super::gateway::{GatewayKv, http_client};
 use super::grpc::GrpcKv;
 use super::meter::{Owner, WireMeter};
 use super::metrics::ServerCpu;
-use super::options::{EtcdConfig, Mode, WARMUP_REQUESTS};
+use super::options::{EtcdConfig, Mode};
 use super::report::{EtcdReport, KeysCleanup};
 use super::rounds::{EtcdRound, summarize};
-use super::watch::run_watch_round;
 use super::workload::{Keys, Work, run_batch};
 use crate::config::TransportKind;
-use crate::engine::events::{Phase, RoundDone, RunEvent};
+use crate::engine::events::{Phase, RunEvent};
 use crate::engine::report::RunOutcome;
 use crate::engine::{Rounds, Stop};
 use std::collections::BTreeMap;
@@ -24,6 +23,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use super::client_runtime::{CLIENT_THREAD_NAME, ClientRuntime};
+
+mod round;
 
 /// How often a round's progress is sent to the live view.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -236,7 +237,7 @@ impl EtcdRunner {
                 Ok(batch) => batch,
                 Err(stop) => return Some(stop),
             };
-            if let Some(error) = batch.first_error {
+            if let Some(error) = batch.failures.first {
                 self.notes.push(format!("writing the key space failed: {error}"));
                 return Some(Stop::FailFast);
             }
@@ -284,100 +285,6 @@ impl EtcdRunner {
         work.stop.store(true, Ordering::Relaxed);
         let _ = tokio::time::timeout(DRAIN, running).await;
         Err(stop)
-    }
-
-    /// One round of `kind` (`None`: the untimed warmup, not recorded).
-    async fn round(&mut self, kind: TransportKind, round: Option<u32>) -> Result<(), Stop> {
-        let kv = self.kvs[&kind].clone();
-        let requests = if round.is_some() { self.config.requests } else { WARMUP_REQUESTS.min(self.config.requests) };
-        let below = match round {
-            Some(round) => format!("{}/{:04}/", kind.name(), round + 1),
-            None => format!("{}/warmup/", kind.name()),
-        };
-        let keys = match self.config.mode {
-            Mode::Watch => self.keys(&below),
-            _ => self.keys(""),
-        };
-        let work = self.work(keys, self.config.clients, requests);
-        let server_before = self.server_cpu.seconds().await.ok().flatten();
-        self.wire.claim(Owner::Tool);
-        self.wire.sample(kind);
-        let cpu_before = crate::engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
-        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
-        let started = Instant::now();
-        let mut open_watch = None;
-        let (ops, mut errors, mut first_error, latency, elapsed, broken) = match self.config.mode {
-            Mode::Watch => {
-                let watching = run_watch_round(&*kv, self.tool.clone(), &work);
-                match self.bounded(watching, &work, Some((kind, round))).await? {
-                    Ok((w, open)) => {
-                        open_watch = Some(open);
-                        (w.events, w.errors, w.first_error, w.delay, w.elapsed, w.broken)
-                    }
-                    Err(error) => (0, 1, Some(error), super::workload::latency_histogram(), started.elapsed(), None),
-                }
-            }
-            mode => {
-                let batch = self.bounded(run_batch(kv.clone(), mode, &work), &work, Some((kind, round))).await?;
-                (batch.ops, batch.errors, batch.first_error, batch.latency, started.elapsed(), None)
-            }
-        };
-        let cpu_s = crate::engine::cpu::threads_seconds(CLIENT_THREAD_NAME) - cpu_before;
-        let wire = self.wire.sample(kind);
-        if let Some(open) = open_watch
-            && let Some(error) = open.close().await
-        {
-            errors += 1;
-            first_error.get_or_insert(error);
-        }
-        let server_after = self.server_cpu.seconds().await.ok().flatten();
-        let name = match round {
-            Some(round) => format!("{} round {}", kind.name(), round + 1),
-            None => format!("{} warmup", kind.name()),
-        };
-        if let Some(error) = &first_error {
-            let said = format!("{name}: {errors} failed, the first: {error}");
-            self.say(said.clone()).await;
-            self.notes.push(said);
-        }
-        if let Some(broken) = &broken {
-            let said = format!("{name}: {broken}");
-            self.say(said.clone()).await;
-            self.broken.get_or_insert(said);
-        }
-        let Some(round) = round else { return Ok(()) };
-        let ok = errors == 0 && broken.is_none() && ops > 0;
-        let elapsed_s = elapsed.as_secs_f64();
-        if ok {
-            let what = match self.config.mode {
-                Mode::Put => "puts",
-                Mode::Range => "ranges",
-                Mode::Watch => "events",
-            };
-            (self.progress)(&format!("{name}: {ops} {what} in {elapsed_s:.2} s, {:.0}/s", ops as f64 / elapsed_s));
-        }
-        self.emit(RunEvent::RoundDone(RoundDone { transport: kind, round, done: ops, elapsed_s, ok })).await;
-        if ok {
-            // The complete rounds' latencies, as the report merges them.
-            self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(latency.clone()) }).await;
-        }
-        let anchor = crate::engine::timeline::Anchor::of(self.measuring_since);
-        self.rounds.push(EtcdRound {
-            transport: kind,
-            round,
-            elapsed_s,
-            ops,
-            errors,
-            ok,
-            cpu_s,
-            // The counter has 10 ms steps: microseconds are more than enough.
-            server_cpu_s: server_before.zip(server_after).map(|(before, after)| ((after - before) * 1e6).round() / 1e6),
-            wire_sent_bytes: wire.sent,
-            wire_received_bytes: wire.received,
-            latency,
-            span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
-        });
-        Ok(())
     }
 
     /// Deletes exactly the run's prefix (or says what is kept).

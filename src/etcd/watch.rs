@@ -4,7 +4,7 @@
 //! revision put must arrive once, in order.
 
 use super::client::{Delivered, EtcdError, Kv, WatchEnd};
-use super::workload::{Work, latency_histogram};
+use super::workload::{Failures, Work, latency_histogram};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,8 +18,8 @@ pub const CATCH_UP: Duration = Duration::from_secs(10);
 pub struct WatchRound {
     /// Events delivered of the round's puts (each counted once).
     pub events: u64,
-    pub errors: u64,
-    pub first_error: Option<EtcdError>,
+    /// Puts of the load that failed.
+    pub failures: Failures,
     /// Put acknowledged -> event received, in microseconds.
     pub delay: Histogram<u64>,
     /// From the first put's start to the last event's arrival.
@@ -55,8 +55,7 @@ pub async fn run_watch_round(
         });
     }
     let mut acked: HashMap<i64, Instant> = HashMap::new();
-    let mut first_error = None;
-    let mut errors = 0;
+    let mut failures = Failures::default();
     let mut delivered: Vec<Delivered> = Vec::with_capacity((clients * requests) as usize);
     let arrived = |event: Delivered, delivered: &mut Vec<Delivered>| {
         work.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed); // for the live view
@@ -68,10 +67,7 @@ pub async fn run_watch_round(
             joined = tasks.join_next() => match joined {
                 Some(done) => match done.map_err(|e| EtcdError::Protocol(format!("a put client failed: {e}"))).and_then(|r| r) {
                     Ok(acks) => acked.extend(acks),
-                    Err(error) => {
-                        errors += 1;
-                        first_error.get_or_insert(error);
-                    }
+                    Err(error) => failures.add(error),
                 },
                 None => break,
             },
@@ -108,8 +104,7 @@ pub async fn run_watch_round(
     let arrived: Vec<i64> = delivered.iter().map(|e| e.revision).collect();
     let round = WatchRound {
         events: matched as u64,
-        errors,
-        first_error,
+        failures,
         delay,
         elapsed,
         broken: check_delivery(&put_revisions, &arrived),

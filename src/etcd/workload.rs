@@ -4,6 +4,7 @@
 
 use super::client::{EtcdError, Kv};
 use super::options::Mode;
+use crate::engine::error_kinds::ErrorKinds;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -68,56 +69,97 @@ impl Work {
     }
 }
 
+/// The requests that failed: how many, by kind, and the first (said in the notes).
+#[derive(Clone, Debug, Default)]
+pub struct Failures {
+    pub count: u64,
+    pub kinds: ErrorKinds,
+    pub first: Option<EtcdError>,
+}
+
+impl Failures {
+    pub fn add(&mut self, error: EtcdError) {
+        self.count += 1;
+        *self.kinds.entry(error.kind()).or_default() += 1;
+        self.first.get_or_insert(error);
+    }
+
+    /// Another client's failures into these (the first seen stays first).
+    pub fn absorb(&mut self, other: Failures) {
+        self.count += other.count;
+        for (kind, count) in other.kinds {
+            *self.kinds.entry(kind).or_default() += count;
+        }
+        self.first = self.first.take().or(other.first);
+    }
+}
+
 /// What one batch of clients did.
 pub struct Batch {
     pub ops: u64,
-    pub errors: u64,
-    pub first_error: Option<EtcdError>,
+    pub failures: Failures,
     pub latency: Histogram<u64>,
+}
+
+impl Batch {
+    fn new() -> Self {
+        Batch { ops: 0, failures: Failures::default(), latency: latency_histogram() }
+    }
+}
+
+/// One request of `mode`; a range must find the key the run wrote (one kv
+/// back): a range that finds nothing measured no read.
+async fn request(kv: &dyn Kv, mode: Mode, key: Vec<u8>, value: &[u8]) -> Result<(), EtcdError> {
+    match mode {
+        Mode::Range => match kv.range(key.clone()).await? {
+            0 => Err(EtcdError::NotFound(format!(
+                "a range of {} found no key: it was written before the rounds, so something deleted it",
+                String::from_utf8_lossy(&key)
+            ))),
+            _ => Ok(()),
+        },
+        _ => kv.put(key, value.to_vec()).await.map(drop),
+    }
+}
+
+/// One client's requests, one after another.
+async fn run_client(kv: Arc<dyn Kv>, mode: Mode, work: Work, client: u32) -> Batch {
+    let mut batch = Batch::new();
+    for n in 0..work.requests as u64 {
+        if work.stopped() {
+            break;
+        }
+        let key = work.keys.nth(client, n, work.clients);
+        let started = Instant::now();
+        match request(&*kv, mode, key, &work.value).await {
+            Ok(()) => {
+                batch.ops += 1;
+                work.done.fetch_add(1, Ordering::Relaxed);
+                batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
+            }
+            // A missing key is that key's: the next may be there.
+            Err(error @ EtcdError::NotFound(_)) => batch.failures.add(error),
+            Err(error) => {
+                batch.failures.add(error);
+                // A refusing server refuses the rest too: stop this client.
+                break;
+            }
+        }
+    }
+    batch
 }
 
 /// Runs `clients` x `requests` puts or ranges on `kv` and waits for them all.
 pub async fn run_batch(kv: Arc<dyn Kv>, mode: Mode, work: &Work) -> Batch {
-    let (clients, requests) = (work.clients, work.requests);
     let mut tasks = JoinSet::new();
-    for client in 0..clients {
-        let (kv, keys, value, done) = (kv.clone(), work.keys.clone(), work.value.clone(), work.done.clone());
-        let work = work.clone();
-        tasks.spawn(async move {
-            let mut batch = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
-            for n in 0..requests as u64 {
-                if work.stopped() {
-                    break;
-                }
-                let key = keys.nth(client, n, clients);
-                let started = Instant::now();
-                let result = match mode {
-                    Mode::Range => kv.range(key).await.map(drop),
-                    _ => kv.put(key, value.to_vec()).await.map(drop),
-                };
-                match result {
-                    Ok(()) => {
-                        batch.ops += 1;
-                        done.fetch_add(1, Ordering::Relaxed);
-                        batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
-                    }
-                    Err(error) => {
-                        batch.errors += 1;
-                        batch.first_error.get_or_insert(error);
-                        // A refusing server refuses the rest too: stop this client.
-                        break;
-                    }
-                }
-            }
-            batch
-        });
+    for client in 0..work.clients {
+        tasks.spawn(run_client(kv.clone(), mode, work.clone(), client));
     }
-    let mut total = Batch { ops: 0, errors: 0, first_error: None, latency: latency_histogram() };
+    let mut total = Batch::new();
     while let Some(done) = tasks.join_next().await {
         let Ok(batch) = done else { continue };
         total.ops += batch.ops;
-        total.errors += batch.errors;
-        total.first_error = total.first_error.or(batch.first_error);
+        total.failures.absorb(batch.failures);
         total.latency.add(&batch.latency).expect("same histogram bounds");
     }
     total

@@ -34,15 +34,20 @@ impl Etcd {
 
     /// With certificates: https only, and client certificates required.
     pub fn start_with(tls: Option<&Certificates>) -> Etcd {
-        Self::launch(tls, false)
+        Self::launch(tls, false, &[])
     }
 
     /// As a real deployment runs it: every write fsynced (for benchmarks).
     pub fn start_durable() -> Etcd {
-        Self::launch(None, true)
+        Self::launch(None, true, &[])
     }
 
-    fn launch(tls: Option<&Certificates>, fsync: bool) -> Etcd {
+    /// With etcd flags of the test's own (`--max-request-bytes 2048`).
+    pub fn start_with_flags(flags: &[&str]) -> Etcd {
+        Self::launch(None, false, flags)
+    }
+
+    fn launch(tls: Option<&Certificates>, fsync: bool, flags: &[&str]) -> Etcd {
         let dir = tempfile::tempdir().unwrap();
         let (client, peer) = (free_port(), free_port());
         let scheme = if tls.is_some() { "https" } else { "http" };
@@ -54,6 +59,7 @@ impl Etcd {
             .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
             .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
             .args(["--initial-cluster", &format!("default={peer_url}")])
+            .args(flags)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.path().join("etcd.log")).unwrap());
         if !fsync {

@@ -1,12 +1,9 @@
-//! An error's kind in a word or two (`HTTP 503`, `UNAVAILABLE`, `reset`,
-//! `timeout`), so that a report can count errors and retries by kind, as
-//! oha, k6 and ghz do.
+//! A GCS transport error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`,
+//! `timeout`); the counting by kind is the engine's, shared with etcd.
 
 use super::TransportError;
-use std::collections::BTreeMap;
-
-/// Counts by kind, in a stable order.
-pub type ErrorKinds = BTreeMap<String, u32>;
+use crate::engine::error_kinds::connection_kind;
+pub use crate::engine::error_kinds::{ErrorKinds, format_kinds};
 
 impl TransportError {
     pub fn kind(&self) -> String {
@@ -20,28 +17,6 @@ impl TransportError {
             TransportError::Timeout(_) => "timeout".into(),
         }
     }
-}
-
-fn connection_kind(message: &str) -> &'static str {
-    let message = message.to_ascii_lowercase();
-    if message.contains("reset") {
-        "reset"
-    } else if message.contains("refused") {
-        "refused"
-    } else if message.contains("timed out") {
-        "timeout"
-    } else if ["certificate", "tls", "handshake"].iter().any(|w| message.contains(w)) {
-        "tls"
-    } else {
-        "connection"
-    }
-}
-
-/// `HTTP 503 x12, reset x2`: the most frequent first.
-pub fn format_kinds(kinds: &ErrorKinds) -> String {
-    let mut by_count: Vec<(&String, &u32)> = kinds.iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    by_count.iter().map(|(kind, count)| format!("{kind} x{count}")).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
@@ -58,12 +33,5 @@ mod tests {
         assert_eq!(TransportError::Connection("Connection refused (os error 111)".into()).kind(), "refused");
         assert_eq!(TransportError::Protocol("checksum mismatch reading o".into()).kind(), "checksum mismatch");
         assert_eq!(TransportError::Timeout("no byte in 30s".into()).kind(), "timeout");
-    }
-
-    #[test]
-    fn kinds_are_listed_most_frequent_first() {
-        let kinds: ErrorKinds = [("reset".to_string(), 2), ("HTTP 503".to_string(), 12), ("HTTP 429".into(), 2)].into();
-        assert_eq!(format_kinds(&kinds), "HTTP 503 x12, HTTP 429 x2, reset x2");
-        assert_eq!(format_kinds(&ErrorKinds::new()), "");
     }
 }

@@ -1,0 +1,156 @@
+//! One round of one transport: its work, with the client's CPU, the bytes
+//! on the wire and etcd's CPU read around it; said as it ends, and recorded.
+
+use super::EtcdRunner;
+use crate::config::TransportKind;
+use crate::engine::Stop;
+use crate::engine::events::{RoundDone, RunEvent};
+use crate::etcd::client::Kv;
+use crate::etcd::meter::{Owner, Wire};
+use crate::etcd::options::{Mode, WARMUP_REQUESTS};
+use crate::etcd::rounds::EtcdRound;
+use crate::etcd::watch::{OpenWatch, run_watch_round};
+use crate::etcd::workload::{Failures, Work, latency_histogram, run_batch};
+use hdrhistogram::Histogram;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a round's work did, whatever the mode.
+struct Measured {
+    /// Requests answered (watch: events delivered).
+    ops: u64,
+    failures: Failures,
+    latency: Histogram<u64>,
+    elapsed: Duration,
+    /// Lost, duplicated or reordered watch events, as one sentence.
+    broken: Option<String>,
+}
+
+/// What the round cost beside its requests.
+struct Costs {
+    cpu_s: f64,
+    server_cpu_s: Option<f64>,
+    wire: Wire,
+}
+
+impl EtcdRunner {
+    /// One round of `kind` (`None`: the untimed warmup, not recorded).
+    pub(super) async fn round(&mut self, kind: TransportKind, round: Option<u32>) -> Result<(), Stop> {
+        let kv = self.kvs[&kind].clone();
+        let requests = if round.is_some() { self.config.requests } else { WARMUP_REQUESTS.min(self.config.requests) };
+        let below = match round {
+            Some(round) => format!("{}/{:04}/", kind.name(), round + 1),
+            None => format!("{}/warmup/", kind.name()),
+        };
+        let keys = match self.config.mode {
+            Mode::Watch => self.keys(&below),
+            _ => self.keys(""),
+        };
+        let work = self.work(keys, self.config.clients, requests);
+        let server_before = self.server_cpu.seconds().await.ok().flatten();
+        self.wire.claim(Owner::Tool);
+        self.wire.sample(kind);
+        let cpu_before = crate::engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME);
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
+        let started = Instant::now();
+        let (mut measured, open_watch) = self.work_of(kv, &work, (kind, round), started).await?;
+        let cpu_s = crate::engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
+        // Before the watch closes: an HTTP watch's socket goes with it.
+        let wire = self.wire.sample(kind);
+        if let Some(open) = open_watch
+            && let Some(error) = open.close().await
+        {
+            measured.failures.add(error);
+        }
+        let server_after = self.server_cpu.seconds().await.ok().flatten();
+        // The counter has 10 ms steps: microseconds are more than enough.
+        let server_cpu_s =
+            server_before.zip(server_after).map(|(before, after)| ((after - before) * 1e6).round() / 1e6);
+        self.record(kind, round, measured, Costs { cpu_s, server_cpu_s, wire }, started).await;
+        Ok(())
+    }
+
+    /// The round's requests (or watched events), until done or stopped.
+    async fn work_of(
+        &self,
+        kv: Arc<dyn Kv>,
+        work: &Work,
+        (kind, round): (TransportKind, Option<u32>),
+        started: Instant,
+    ) -> Result<(Measured, Option<OpenWatch>), Stop> {
+        if self.config.mode != Mode::Watch {
+            let batch = self.bounded(run_batch(kv, self.config.mode, work), work, Some((kind, round))).await?;
+            let (ops, failures, latency) = (batch.ops, batch.failures, batch.latency);
+            return Ok((Measured { ops, failures, latency, elapsed: started.elapsed(), broken: None }, None));
+        }
+        let watching = run_watch_round(&*kv, self.tool.clone(), work);
+        Ok(match self.bounded(watching, work, Some((kind, round))).await? {
+            Ok((w, open)) => {
+                let (ops, failures, latency, elapsed, broken) = (w.events, w.failures, w.delay, w.elapsed, w.broken);
+                (Measured { ops, failures, latency, elapsed, broken }, Some(open))
+            }
+            Err(error) => {
+                let mut failures = Failures::default();
+                failures.add(error);
+                let latency = latency_histogram();
+                (Measured { ops: 0, failures, latency, elapsed: started.elapsed(), broken: None }, None)
+            }
+        })
+    }
+
+    /// Says how the round went, sends it to the live view, and keeps it
+    /// (a timed round only).
+    async fn record(&mut self, kind: TransportKind, round: Option<u32>, m: Measured, costs: Costs, started: Instant) {
+        let name = match round {
+            Some(round) => format!("{} round {}", kind.name(), round + 1),
+            None => format!("{} warmup", kind.name()),
+        };
+        if let Some(error) = &m.failures.first {
+            let said = format!("{name}: {} failed, the first: {error}", m.failures.count);
+            self.say(said.clone()).await;
+            self.notes.push(said);
+        }
+        if let Some(broken) = &m.broken {
+            let said = format!("{name}: {broken}");
+            self.say(said.clone()).await;
+            self.broken.get_or_insert(said);
+        }
+        let Some(round) = round else { return };
+        let ok = m.failures.count == 0 && m.broken.is_none() && m.ops > 0;
+        let elapsed_s = m.elapsed.as_secs_f64();
+        if ok {
+            let what = match self.config.mode {
+                Mode::Put => "puts",
+                Mode::Range => "ranges",
+                Mode::Watch => "events",
+            };
+            (self.progress)(&format!(
+                "{name}: {} {what} in {elapsed_s:.2} s, {:.0}/s",
+                m.ops,
+                m.ops as f64 / elapsed_s
+            ));
+        }
+        let done = RoundDone { transport: kind, round, done: m.ops, elapsed_s, ok };
+        self.emit(RunEvent::RoundDone(done)).await;
+        if ok {
+            // The complete rounds' latencies, as the report merges them.
+            self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(m.latency.clone()) }).await;
+        }
+        let anchor = crate::engine::timeline::Anchor::of(self.measuring_since);
+        self.rounds.push(EtcdRound {
+            transport: kind,
+            round,
+            elapsed_s,
+            ops: m.ops,
+            errors: m.failures.count,
+            error_kinds: m.failures.kinds,
+            ok,
+            cpu_s: costs.cpu_s,
+            server_cpu_s: costs.server_cpu_s,
+            wire_sent_bytes: costs.wire.sent,
+            wire_received_bytes: costs.wire.received,
+            latency: m.latency,
+            span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + m.elapsed)),
+        });
+    }
+}
