@@ -201,7 +201,9 @@ fn fleet_summary(
         _ => None,
     };
     summary.throughput_mib_s = rate;
-    if parts.iter().any(|p| p.wire_ratio.is_none()) {
+    // A host whose wire went unmeasured leaves the sum unknown; one with no
+    // complete round added nothing to it.
+    if parts.iter().any(|p| p.runs > 0 && p.wire_ratio.is_none()) {
         summary.wire_ratio = None;
     }
     summary

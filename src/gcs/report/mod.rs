@@ -186,7 +186,11 @@ impl RunReport {
                 Some(_) => {
                     format!("{}: {}", self.transports[0].transport.name(), Shown::of(self).rate(&self.transports[0]))
                 }
-                None => format!("{}: no completed uploads", self.transports[0].transport.name()),
+                None => format!(
+                    "{}: no completed {}s",
+                    self.transports[0].transport.name(),
+                    self.transports[0].operation.name()
+                ),
             },
             (None, _) => "no comparison: no transport ran".into(),
         }
