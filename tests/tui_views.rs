@@ -386,3 +386,40 @@ fn runs_are_kept_across_sessions_bounded() {
     app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3]))))));
     assert_eq!(app.history.this_session().len(), 1);
 }
+
+/// Every sentence the app shows names form fields, not CLI flags: a note
+/// from the shared config code, each field's help, and a refusal to run.
+#[test]
+fn sentences_name_form_fields_not_flags() {
+    // `emulator --tls` is another command's flag (the CA certificate's help
+    // says how to start a TLS emulator), not a field of this form.
+    let flag = |text: &str| {
+        text.match_indices("--").any(|(i, _)| {
+            text[i + 2..].starts_with(|c: char| c.is_ascii_lowercase()) && !text[i..].starts_with("--tls")
+        })
+    };
+    let mut app = app();
+    press(&mut app, KeyCode::Char('r'));
+    let text = screen(&app, 120, 40);
+    // The config's note "no --bucket given: ..." with --bucket said as the field's label.
+    assert!(text.contains("no Bucket given"), "{text}");
+    for etcd in [false, true] {
+        let mut app = App::new(
+            Options { target: if etcd { "etcd" } else { "gcs" }.into(), ..Options::default() },
+            Environment::default(),
+            false,
+        );
+        for index in 0..app.form.fields().len() {
+            app.form.select_field(index);
+            let text = screen(&app, 200, 60);
+            assert!(!flag(&text), "{}: {text}", app.form.fields()[index].label);
+        }
+    }
+    // "--credentials needs --bucket: ..." refused, in the status line and under the form.
+    let mut app =
+        App::new(Options { credentials: "/k.json".into(), ..Options::default() }, Environment::default(), false);
+    press(&mut app, KeyCode::Char('r'));
+    let text = screen(&app, 100, 30);
+    assert!(text.contains("cannot run: Credentials needs Bucket"), "{text}");
+    assert!(!flag(&text), "{text}");
+}

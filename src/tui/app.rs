@@ -414,7 +414,7 @@ impl App {
             "{}: cleanup deleted {deleted}, left {}{}",
             crate::gcs::report::plural(runs.len(), "run"),
             left.len(),
-            if kept > 0 { format!(", kept {kept} on purpose (--cleanup=false)") } else { String::new() }
+            if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
         )];
         lines.extend(left.iter().map(|name| format!("left behind: {name}")));
         lines

@@ -127,14 +127,7 @@ impl Form {
     /// --password` reads "User needs Password").
     pub fn error_message(&self) -> Option<String> {
         let error = self.checked.as_ref().err()?;
-        let mut fields: Vec<&FieldSpec> = self.fields().iter().collect();
-        // Longer flags first: --warmup-size before --warmup.
-        fields.sort_by_key(|f| std::cmp::Reverse(f.key.len()));
-        let mut said = error.message.clone();
-        for field in fields {
-            said = said.replace(&format!("--{}", field.key.replace('_', "-")), field.label);
-        }
-        Some(said)
+        Some(super::fields::in_form_words(&error.message, self.etcd()))
     }
 
     pub fn error_for(&self, index: usize) -> Option<&str> {

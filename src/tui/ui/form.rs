@@ -28,7 +28,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // The sentence is shown whole: as many lines as it wraps to.
     let error_height = error.map_or(0, |e| wrapped_height(e, inner_width));
     let help = match form.selected() {
-        Some(index) => crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default(),
+        Some(index) => {
+            super::words(app, &crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default())
+        }
         None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
     };
     let room = area.height.saturating_sub(2 + error_height + LIST_AT_LEAST);

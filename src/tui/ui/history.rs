@@ -99,8 +99,10 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
         ));
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(format!(" #{base_n}: {}", base.summary_line())));
-    lines.push(Line::from(format!(" #{other_n}: {}", other.summary_line())));
+    for (n, report) in [(base_n, base), (other_n, other)] {
+        let said = crate::tui::fields::in_form_words(&report.summary_line(), matches!(report, Finished::Etcd(_)));
+        lines.push(Line::from(format!(" #{n}: {said}")));
+    }
     let block = Block::bordered().title(format!(" run #{other_n} against run #{base_n} "));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
 }

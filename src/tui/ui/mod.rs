@@ -41,7 +41,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     };
     let min_top = if shown.is_some() { MIN_TOP_HEIGHT_WITH_RESULTS } else { MIN_TOP_HEIGHT };
     // A status a line cannot hold (a verdict with its interval) gets two.
-    let status_text = app.status.clone().unwrap_or_default();
+    let status_text = words(app, &app.status.clone().unwrap_or_default());
     let status_rows = results::wrapped_line_count(&status_text, area.width as usize).clamp(1, 2) as u16;
     let results_height = wanted.min(area.height.saturating_sub(3 + status_rows + min_top));
     let [header, top, bottom, status, footer] = Layout::vertical([
@@ -106,6 +106,11 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
     frame.render_widget(Paragraph::new(text).style(theme.warning()).wrap(Wrap { trim: true }), area);
 }
 
+/// A sentence shared with the CLI, in the form's words: fields, not flags.
+pub fn words(app: &App, text: &str) -> String {
+    crate::tui::fields::in_form_words(text, app.form.etcd())
+}
+
 /// What the target is, plainly: nobody should mistake loopback for GCS.
 pub fn target_label(app: &App) -> String {
     match &app.form.checked {
@@ -158,7 +163,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(live) => format!(" {}", live.target),
         None => match &app.form.checked {
             Ok(Checked::Gcs(config)) if config.target == Target::Gcs => {
-                " credentials: looked up when the run starts (--credentials, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)"
+                " credentials: looked up when the run starts (Credentials field, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)"
                     .into()
             }
             Ok(Checked::Etcd(config)) => match &config.reach.user {

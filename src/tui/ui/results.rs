@@ -89,7 +89,9 @@ fn text_lines(report: &Finished, width: u16) -> Vec<String> {
         lines.push(NARROW_NOTE.to_string());
     }
     lines.extend(report.footer_lines());
-    lines.iter().map(|line| units_kept(line)).collect()
+    // The report's sentences are the CLI's; the app names its fields.
+    let etcd = matches!(report, Finished::Etcd(_));
+    lines.iter().map(|line| units_kept(&crate::tui::fields::in_form_words(line, etcd))).collect()
 }
 
 /// The units a figure may carry, which must stay on its line.
