@@ -46,3 +46,20 @@ fn the_endpoints_field_shows_what_it_stores_and_sentences_name_fields() {
     assert!(said.starts_with("User needs Password"), "field labels, not flags: {said}");
     assert!(!said.contains("--"), "{said}");
 }
+
+/// Switching the Target field is remembered when it happens, not only when
+/// a run starts: quitting right after reopens on the new target (the
+/// remembered form then loses to any GCS flag given at launch, as above).
+#[test]
+fn a_new_target_is_remembered_when_it_changes() {
+    use gcs_speed_tui::tui::app::{App, Effect, Message};
+    use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    let mut app = App::new(Options::default(), Environment::default(), false);
+    let mut press = |code| app.update(Message::Terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))));
+    // The cursor opens on Target, the first field: gcs → etcd → gcs.
+    assert_eq!(press(KeyCode::Right), [Effect::SaveTarget("etcd".into())]);
+    assert_eq!(press(KeyCode::Down), [], "moving is no change");
+    assert_eq!(press(KeyCode::Up), []);
+    assert_eq!(press(KeyCode::Left), [Effect::SaveTarget("gcs".into())]);
+    assert_eq!(press(KeyCode::Enter), [Effect::SaveTarget("etcd".into())], "Enter steps the choice too");
+}

@@ -38,6 +38,9 @@ pub enum Effect {
     StartEtcdRun(Box<crate::etcd::options::EtcdConfig>),
     CancelRun,
     SaveForm(Box<Options>),
+    /// The Target field changed: remembered alone (the rest of the form is
+    /// remembered when a run starts).
+    SaveTarget(String),
     /// Keep a finished run for later sessions' history.
     SaveRun(Box<Finished>),
     Export {
@@ -244,12 +247,15 @@ impl App {
             KeyCode::Char(']') => self.results_scroll = self.results_scroll.saturating_add(RESULTS_STEP),
             KeyCode::Char('[') => self.results_scroll = self.results_scroll.saturating_sub(RESULTS_STEP),
             _ if self.pane == Pane::History => self.history_key(key.code),
-            _ => self.form_key(key),
+            _ => return self.form_key(key),
         }
         Vec::new()
     }
 
-    fn form_key(&mut self, key: KeyEvent) {
+    /// A key for the form; a new target is remembered at once (a later
+    /// session opens on it), not only when a run starts.
+    fn form_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let target = self.form.options.target.clone();
         match key.code {
             KeyCode::Tab | KeyCode::Down | KeyCode::Char('j') => self.form.move_by(1),
             KeyCode::BackTab | KeyCode::Up | KeyCode::Char('k') => self.form.move_by(-1),
@@ -263,6 +269,10 @@ impl App {
             KeyCode::Right => self.form.step_choice(1),
             _ => {}
         }
+        if self.form.options.target == target {
+            return Vec::new();
+        }
+        vec![Effect::SaveTarget(self.form.options.target.clone())]
     }
 
     fn history_key(&mut self, code: KeyCode) {
@@ -347,77 +357,6 @@ impl App {
         }
         self.quit_after_run = true;
         self.cancel()
-    }
-
-    /// `e`: asks where to export the shown run, the default name filled in.
-    fn export(&mut self) -> Vec<Effect> {
-        let report = match self.pane {
-            Pane::History => self.history.selected_run(),
-            Pane::Run => self.report.as_ref(),
-        };
-        match report {
-            Some(report) => {
-                let path = format!("gcs-speed-tui-{}.json", report.run_id());
-                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone()), true));
-            }
-            None => self.status = Some("nothing to export yet: press r to run".into()),
-        }
-        Vec::new()
-    }
-
-    /// Typing the export path: Enter writes JSON (or CSV for a `.csv` name), Esc gives up.
-    fn export_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        use tui_input::backend::crossterm::EventHandler;
-        match key.code {
-            KeyCode::Esc => {
-                self.export_prompt = None;
-                self.status = Some("export cancelled".into());
-            }
-            KeyCode::Enter => {
-                let Some((input, report, _)) = self.export_prompt.take() else { return Vec::new() };
-                let path = input.value().trim().to_string();
-                if path.is_empty() {
-                    self.status = Some("export cancelled: no path given".into());
-                    return Vec::new();
-                }
-                let contents =
-                    if path.to_ascii_lowercase().ends_with(".csv") { report.to_csv() } else { report.to_json() + "\n" };
-                return vec![Effect::Export { path, contents }];
-            }
-            _ => {
-                if let Some((input, _, pristine)) = &mut self.export_prompt {
-                    if std::mem::take(pristine)
-                        && matches!(key.code, KeyCode::Char(_))
-                        && !key.modifiers.contains(KeyModifiers::CONTROL)
-                    {
-                        *input = tui_input::Input::default(); // typing a path replaces the suggestion
-                    }
-                    input.handle_event(&Event::Key(key));
-                }
-            }
-        }
-        Vec::new()
-    }
-
-    /// What the app tells the shell on leaving: every run's cleanup, and
-    /// what may be left behind.
-    pub fn farewell(&self) -> Vec<String> {
-        let runs = self.history.this_session();
-        if runs.is_empty() {
-            return Vec::new();
-        }
-        let cleanups: Vec<(usize, Vec<String>, usize)> = runs.iter().map(Finished::cleanup).collect();
-        let deleted: usize = cleanups.iter().map(|c| c.0).sum();
-        let left: Vec<&String> = cleanups.iter().flat_map(|c| c.1.iter()).collect();
-        let kept: usize = cleanups.iter().map(|c| c.2).sum();
-        let mut lines = vec![format!(
-            "{}: cleanup deleted {deleted}, left {}{}",
-            crate::gcs::report::plural(runs.len(), "run"),
-            left.len(),
-            if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
-        )];
-        lines.extend(left.iter().map(|name| format!("left behind: {name}")));
-        lines
     }
 
     /// Seconds the current (or last) run has been going.

@@ -2,6 +2,7 @@
 //! table, re-runs and history. Same runner and statistics as `run`.
 
 pub mod app;
+pub mod export;
 pub mod fields;
 pub mod finished;
 pub mod form;
@@ -166,6 +167,11 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
                 Effect::SaveForm(options) => {
                     if let Err(error) = persist::save(&options) {
                         tracing::warn!("could not remember the form: {error}");
+                    }
+                }
+                Effect::SaveTarget(target) => {
+                    if let Err(error) = persist::save_target(&target) {
+                        tracing::warn!("could not remember the target: {error}");
                     }
                 }
                 Effect::SaveRun(report) => {

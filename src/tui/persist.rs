@@ -21,10 +21,11 @@ fn form_file() -> Option<PathBuf> {
 
 /// The remembered form, or the defaults when there is none (or it is unreadable).
 pub fn load() -> Options {
-    form_file()
-        .and_then(|path| std::fs::read_to_string(path).ok())
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default()
+    form_file().map(|path| load_from(&path)).unwrap_or_default()
+}
+
+pub fn load_from(path: &Path) -> Options {
+    std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
 }
 
 /// Runs kept for the history pane across sessions.
@@ -96,9 +97,28 @@ fn is_run_file_name(name: &str) -> bool {
 }
 
 pub fn save(options: &Options) -> std::io::Result<()> {
-    let Some(path) = form_file() else {
-        return Ok(());
-    };
+    match form_file() {
+        Some(path) => save_to(&path, options),
+        None => Ok(()),
+    }
+}
+
+/// The Target field alone, into the remembered form: switching targets is
+/// remembered at once (quitting then reopens on it), while the other fields'
+/// edits wait for a run, as before.
+pub fn save_target(target: &str) -> std::io::Result<()> {
+    match form_file() {
+        Some(path) => save_target_to(&path, target),
+        None => Ok(()),
+    }
+}
+
+pub fn save_target_to(path: &Path, target: &str) -> std::io::Result<()> {
+    let options = Options { target: target.into(), ..load_from(path) };
+    save_to(path, &options)
+}
+
+pub fn save_to(path: &Path, options: &Options) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -111,6 +131,19 @@ pub fn save(options: &Options) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use crate::config::Options;
+
+    #[test]
+    fn a_new_target_is_remembered_alone_and_reopened_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("form.json");
+        super::save_target_to(&path, "etcd").unwrap();
+        assert_eq!(super::load_from(&path), Options { target: "etcd".into(), ..Options::default() }, "no form yet");
+        let ran = Options { size: "8MiB".into(), ..Options::default() };
+        super::save_to(&path, &ran).unwrap();
+        super::save_target_to(&path, "etcd").unwrap();
+        let reopened = super::load_from(&path);
+        assert_eq!((reopened.target.as_str(), reopened.size.as_str()), ("etcd", "8MiB"), "the rest stays as last run");
+    }
 
     #[test]
     fn faults_and_the_emulator_override_are_never_remembered() {

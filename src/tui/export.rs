@@ -1,0 +1,80 @@
+//! The app's export prompt (`e`) and its goodbye: what it writes and what it
+//! tells the shell on leaving. Apart from `app.rs` so that file stays about
+//! keys and runs.
+
+use super::app::{App, Effect, Pane};
+use super::finished::Finished;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+impl App {
+    /// `e`: asks where to export the shown run, the default name filled in.
+    pub(super) fn export(&mut self) -> Vec<Effect> {
+        let report = match self.pane {
+            Pane::History => self.history.selected_run(),
+            Pane::Run => self.report.as_ref(),
+        };
+        match report {
+            Some(report) => {
+                let path = format!("gcs-speed-tui-{}.json", report.run_id());
+                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone()), true));
+            }
+            None => self.status = Some("nothing to export yet: press r to run".into()),
+        }
+        Vec::new()
+    }
+
+    /// Typing the export path: Enter writes JSON (or CSV for a `.csv` name), Esc gives up.
+    pub(super) fn export_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        use tui_input::backend::crossterm::EventHandler;
+        match key.code {
+            KeyCode::Esc => {
+                self.export_prompt = None;
+                self.status = Some("export cancelled".into());
+            }
+            KeyCode::Enter => {
+                let Some((input, report, _)) = self.export_prompt.take() else { return Vec::new() };
+                let path = input.value().trim().to_string();
+                if path.is_empty() {
+                    self.status = Some("export cancelled: no path given".into());
+                    return Vec::new();
+                }
+                let contents =
+                    if path.to_ascii_lowercase().ends_with(".csv") { report.to_csv() } else { report.to_json() + "\n" };
+                return vec![Effect::Export { path, contents }];
+            }
+            _ => {
+                if let Some((input, _, pristine)) = &mut self.export_prompt {
+                    if std::mem::take(pristine)
+                        && matches!(key.code, KeyCode::Char(_))
+                        && !key.modifiers.contains(KeyModifiers::CONTROL)
+                    {
+                        *input = tui_input::Input::default(); // typing a path replaces the suggestion
+                    }
+                    input.handle_event(&Event::Key(key));
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// What the app tells the shell on leaving: every run's cleanup, and
+    /// what may be left behind.
+    pub fn farewell(&self) -> Vec<String> {
+        let runs = self.history.this_session();
+        if runs.is_empty() {
+            return Vec::new();
+        }
+        let cleanups: Vec<(usize, Vec<String>, usize)> = runs.iter().map(Finished::cleanup).collect();
+        let deleted: usize = cleanups.iter().map(|c| c.0).sum();
+        let left: Vec<&String> = cleanups.iter().flat_map(|c| c.1.iter()).collect();
+        let kept: usize = cleanups.iter().map(|c| c.2).sum();
+        let mut lines = vec![format!(
+            "{}: cleanup deleted {deleted}, left {}{}",
+            crate::gcs::report::plural(runs.len(), "run"),
+            left.len(),
+            if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
+        )];
+        lines.extend(left.iter().map(|name| format!("left behind: {name}")));
+        lines
+    }
+}
