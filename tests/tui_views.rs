@@ -423,3 +423,33 @@ fn sentences_name_form_fields_not_flags() {
     assert!(text.contains("cannot run: Credentials needs Bucket"), "{text}");
     assert!(!flag(&text), "{text}");
 }
+
+/// Types `text` into the field labelled `label` (Ctrl-U clears it first).
+fn type_into(app: &mut App, label: &str, text: &str) {
+    let index = app.form.fields().iter().position(|f| f.label == label).unwrap();
+    app.form.select_field(index);
+    press(app, KeyCode::Enter);
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL))));
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+    press(app, KeyCode::Enter);
+}
+
+/// After a run, the header describes what the form will run next, not
+/// the last run's target; with a field invalid it says so.
+#[test]
+fn the_header_follows_the_form_after_a_run() {
+    let mut app = app();
+    replay(&mut app, report("20261130-060000-abcd", [8.0, 8.2, 8.1], [7.9, 7.8, 7.7]));
+    let header = |app: &App| screen(app, 100, 30).lines().take(2).collect::<Vec<_>>().join("\n");
+    assert!(header(&app).contains("built-in emulator"), "{}", header(&app));
+    type_into(&mut app, "Bucket", "my-bucket");
+    let said = header(&app);
+    assert!(said.contains("target: gs://my-bucket on GCS"), "{said}");
+    assert!(!said.contains("emulator"), "the last run's target is not what runs next: {said}");
+    type_into(&mut app, "Object size", "12XB");
+    let said = header(&app);
+    assert!(said.contains("Object size"), "the header names the invalid field: {said}");
+    assert!(!said.contains("gs://my-bucket") && !said.contains("emulator"), "{said}");
+}

@@ -122,8 +122,14 @@ pub fn target_label(app: &App) -> String {
             Target::Gcs => format!("gs://{} on GCS", config.bucket),
         },
         Ok(Checked::Etcd(config)) => format!("etcd at {}", config.reach.endpoints.join(",")),
-        Err(_) => "not set: a form field is invalid".into(),
+        Err(_) => format!("unknown until the {} field is fixed", invalid_label(app)),
     }
+}
+
+/// The label of the field the form's error is about.
+fn invalid_label(app: &App) -> &'static str {
+    let error = app.form.checked.as_ref().err().map_or("", |e| e.field);
+    app.form.fields().iter().find(|f| f.key == error).map_or("a", |f| f.label)
 }
 
 fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -159,7 +165,9 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     first.spans.push(Span::raw("   "));
     first.spans.push(Span::styled(state, theme.accent()));
-    let second = match app.live.as_ref().filter(|l| !l.target.is_empty()) {
+    // The run's own target while it runs; else what the form will run (the
+    // last run's target would contradict a form edited since).
+    let second = match app.live.as_ref().filter(|l| app.running && !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
         None => match &app.form.checked {
             Ok(Checked::Gcs(config)) if config.target == Target::Gcs => {
@@ -170,7 +178,8 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Some((user, _)) => format!(" user: {user} (both transports sign in)"),
                 None => " user: none (for a cluster with auth on, set User and Password)".into(),
             },
-            _ => " credentials: none needed".into(),
+            Ok(_) => " credentials: none needed".into(),
+            Err(_) => " r runs nothing until then: the field's sentence is under the form".into(),
         },
     };
     let second = fitted(&second, area.width as usize);
