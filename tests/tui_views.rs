@@ -453,3 +453,25 @@ fn the_header_follows_the_form_after_a_run() {
     assert!(said.contains("Object size"), "the header names the invalid field: {said}");
     assert!(!said.contains("gs://my-bucket") && !said.contains("emulator"), "{said}");
 }
+
+/// The form's column of the screen, its rows' text joined by spaces (what
+/// a reader reads down the pane, wrapping undone).
+fn form_text(screen: &str) -> String {
+    let rows = screen.lines().map(|line| line.chars().skip(1).take(40).collect::<String>());
+    rows.map(|row| row.trim().to_string()).filter(|row| !row.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// After a run the form is short (the results take the rest), yet an
+/// invalid field's sentence shows whole under it at every size.
+#[test]
+fn an_error_under_the_form_shows_whole_after_a_run() {
+    let mut app = app();
+    replay(&mut app, report("20261130-060000-abcd", [8.0, 8.2, 8.1], [7.9, 7.8, 7.7]));
+    type_into(&mut app, "Object size", "12XB");
+    // The CLI's sentence for --size 12XB, --size said as the field's label.
+    let sentence = "Object size: '12XB' is not a size: use a number with B, KiB, MiB, GiB, KB, MB or GB, like 64MiB";
+    for (width, height) in SIZES {
+        let text = screen(&app, width, height);
+        assert!(form_text(&text).contains(sentence), "{width}x{height}:\n{text}");
+    }
+}

@@ -25,19 +25,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner_width = area.width.saturating_sub(2);
     let error = form.error_message();
     let error = error.as_deref();
-    // The sentence is shown whole: as many lines as it wraps to.
-    let error_height = error.map_or(0, |e| wrapped_height(e, inner_width));
+    let inner_height = area.height.saturating_sub(2);
+    let wrapped = |text: &str| super::results::wrapped_line_count(text, inner_width.max(1) as usize) as u16;
+    // The sentence is shown whole: as many lines as it wraps to, with one
+    // row left for the field it is about.
+    let error_height = error.map_or(0, |e| wrapped(e).min(inner_height.saturating_sub(1)));
     let help = match form.selected() {
         Some(index) => {
             super::words(app, &crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default())
         }
         None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
     };
-    let room = area.height.saturating_sub(2 + error_height + LIST_AT_LEAST);
-    let wrapped = super::results::wrapped_line_count(&help, inner_width.max(1) as usize) as u16;
-    let help_height = wrapped.clamp(HELP_HEIGHT, room.max(HELP_HEIGHT));
+    let room = inner_height.saturating_sub(error_height + LIST_AT_LEAST);
+    // The help gives way to an error when the form is short (after a run,
+    // beside the results): why r refuses matters more than `--help`'s text.
+    let help_height = match error {
+        Some(_) => wrapped(&help).min(room),
+        None => wrapped(&help).clamp(HELP_HEIGHT, room.max(HELP_HEIGHT)),
+    };
     let [list_area, help_area, error_area] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(help_height), Constraint::Length(error_height)])
+        Layout::vertical([Constraint::Min(1), Constraint::Length(help_height), Constraint::Length(error_height)])
             .areas(area.inner(ratatui::layout::Margin::new(1, 1)));
     let height = list_area.height as usize;
     let offset = form.cursor.saturating_sub(height.saturating_sub(1));
@@ -109,10 +116,4 @@ pub fn ellipsized(text: &str, width: usize) -> String {
     let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
     cut.push('…');
     cut
-}
-
-/// Lines a wrapped text takes at this width (words are not split, so allow one spare).
-fn wrapped_height(text: &str, width: u16) -> u16 {
-    let width = width.max(1) as usize;
-    (text.chars().count().div_ceil(width) + 1).min(8) as u16
 }
