@@ -28,9 +28,12 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
     let config = EtcdRunArgs::from_form(&options()).validate().unwrap();
     let mut rounds = Vec::new();
     for round in 0..3 {
-        for (transport, ops_s, micros, sent, received) in
-            [(TransportKind::Json, http_ops_s, 2000, 574, 435), (TransportKind::Grpc, 7000.0, 1300, 360, 72)]
-        {
+        let mut both =
+            [(TransportKind::Json, http_ops_s, 2000, 574, 435), (TransportKind::Grpc, 7000.0, 1300, 360, 72)];
+        if round % 2 == 1 {
+            both.reverse(); // which transport goes first alternates by round, as the schedule does
+        }
+        for (transport, ops_s, micros, sent, received) in both {
             let mut latency = latency_histogram();
             latency.record_n(micros, 79_000).unwrap();
             latency.record_n(micros * 5, 1000).unwrap();
@@ -75,59 +78,111 @@ fn etcd_form() {
     insta::assert_snapshot!(three_sizes(&app()));
 }
 
+/// The events a run sends on its way to `report`, each at its run time,
+/// in the order `etcd::runner` sends them: the warmup (a round of each
+/// transport, progress but no end), then each round started, its progress
+/// every second, its end and, complete, its latencies; then the cleanup.
+fn events(report: &EtcdReport) -> Vec<(f64, RunEvent)> {
+    let started = RunEvent::Started {
+        run_id: report.run_id.clone(),
+        target: "etcd at http://127.0.0.1:2379".into(),
+        rounds_per_transport: Some(3),
+    };
+    let mut events = vec![(0.0, started), (0.0, RunEvent::Phase(Phase::Warmup))];
+    let mut at_s = 0.0;
+    for transport in [TransportKind::Json, TransportKind::Grpc] {
+        events.push((at_s, RunEvent::RoundStarted { transport, round: None, at_s }));
+        at_s += 0.2;
+        events.push((at_s, RunEvent::Progress { transport, round: None, done: 1000, total: 1000, at_s }));
+    }
+    events.push((at_s, RunEvent::Phase(Phase::Measuring)));
+    for r in &report.rounds {
+        let (transport, round) = (r.transport, Some(r.round));
+        events.push((at_s, RunEvent::RoundStarted { transport, round, at_s }));
+        let (start, rate) = (at_s, r.ops as f64 / r.elapsed_s);
+        for second in 1..=r.elapsed_s.floor() as u64 {
+            let at_s = start + second as f64;
+            let done = (rate * second as f64).round() as u64;
+            events.push((at_s, RunEvent::Progress { transport, round, done, total: r.ops, at_s }));
+        }
+        at_s = start + r.elapsed_s;
+        let done = RoundDone { transport, round: r.round, done: r.ops, elapsed_s: r.elapsed_s, ok: r.ok };
+        events.push((at_s, RunEvent::RoundDone(done)));
+        events.push((at_s, RunEvent::Latencies { transport, histogram: Box::new(r.latency.clone()) }));
+    }
+    events.push((at_s, RunEvent::Phase(Phase::CleaningUp)));
+    events.push((at_s, RunEvent::CleanupDone { deleted: report.cleanup.deleted as usize, left: vec![] }));
+    events
+}
+
+/// Runs `report` in the app as a real run would: `r`, its events with the
+/// clock at each one's time, and (unless cut short at `until_s`) its report.
+fn replay(app: &mut App, report: &EtcdReport, until_s: Option<f64>) {
+    app.update(Message::Tick(100.0));
+    press(app, KeyCode::Char('r'));
+    let mut last = 0.0;
+    for (at_s, event) in events(report) {
+        if until_s.is_some_and(|until| at_s > until) {
+            return;
+        }
+        app.update(Message::Tick(100.0 + at_s));
+        app.update(Message::Run(event));
+        last = at_s;
+    }
+    app.update(Message::Tick(100.0 + last + 0.1));
+    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report.clone())))));
+}
+
 #[test]
 fn etcd_run_in_progress() {
+    // http-json's first round (80000 puts at 4500/s, 17.8 s) is done; grpc's
+    // began at 18.2 s (after 0.4 s of warmup) and has run 5 s at 7000/s.
     let mut app = app();
-    press(&mut app, KeyCode::Char('r'));
-    let events = [
-        RunEvent::Started {
-            run_id: "r".into(),
-            target: "etcd at http://127.0.0.1:2379".into(),
-            rounds_per_transport: Some(3),
-        },
-        RunEvent::Phase(Phase::Measuring),
-        RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 1.0 },
-        RunEvent::Progress { transport: TransportKind::Json, round: Some(0), done: 9000, total: 80_000, at_s: 3.0 },
-        RunEvent::RoundDone(RoundDone {
-            transport: TransportKind::Json,
-            round: 0,
-            done: 80_000,
-            elapsed_s: 16.0,
-            ok: true,
-        }),
-        RunEvent::Latencies {
-            transport: TransportKind::Json,
-            histogram: Box::new({
-                let mut h = latency_histogram();
-                for micros in 1..=200 {
-                    h.record_n(micros * 20, 400).unwrap();
-                }
-                h
-            }),
-        },
-        RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 17.0 },
-        RunEvent::Progress { transport: TransportKind::Grpc, round: Some(0), done: 35_000, total: 80_000, at_s: 22.0 },
-    ];
-    for event in events {
-        app.update(Message::Run(event));
+    replay(&mut app, &report("r", 4500.0), Some(23.5));
+    let text = three_sizes(&app);
+    let at_120 = text.split("--- ").find(|s| s.starts_with("120x40")).unwrap();
+    for impossible in ["no request done", "none finished yet", "round 0/3"] {
+        assert!(!text.contains(impossible), "{impossible}:\n{text}");
     }
-    let lane = &app.live.as_ref().unwrap().lanes[0];
-    assert_eq!(lane.average_mib_s(), Some(5000.0), "80000 ops in 16 s: ops/s, not MiB/s");
-    let (p50, _, p99) = lane.latency_percentiles().unwrap();
-    assert_eq!((p50, p99), (2.0e-3, 3.961e-3), "the merged histogram's, as the report computes them");
-    insta::assert_snapshot!(three_sizes(&app));
+    for said in [
+        "running 23.2 s",
+        "80000 / 240000 ops · round 1/3",
+        "35000 / 240000 ops · round 1/3",
+        "avg 4500 ops/s",
+        "now 7000 ops/s · avg -",
+        "request p50 2.00 ms · p99 10.0 ms",
+        "request times come at round end",
+        "23.2 s│",
+    ] {
+        assert!(at_120.contains(said), "{said}:\n{at_120}");
+    }
+    insta::assert_snapshot!(text);
+}
+
+/// What each lane says once the run is over, worked out from the rounds the
+/// report is made of: 3 rounds of 80000 puts each, at 4500 (http-json) or
+/// 7000 (grpc) ops/s, latencies 79000 of 2 ms (grpc 1.3 ms) and 1000 of 10
+/// ms (6.5 ms) a round, so p50 the first, p99 the second (1% of requests
+/// exactly: the 99th percentile is the first of the slow ones). HdrHistogram
+/// (3 significant digits) keeps 10 ms as 10.003 and 6.5 ms as 6.501.
+fn lanes_agree_with_the_table(screen: &str) {
+    for (ops_s, p50, p99) in [(4500, "2.00 ms", "10.0 ms"), (7000, "1.30 ms", "6.50 ms")] {
+        for said in [format!("avg {ops_s} ops/s"), format!("request p50 {p50} · p99 {p99}")] {
+            assert!(screen.contains(&said), "{said}:\n{screen}");
+        }
+    }
+    assert_eq!(screen.matches("240000 / 240000 ops · round 3/3").count(), 2, "{screen}");
 }
 
 #[test]
 fn etcd_results_history_and_comparison() {
     let mut app = app();
-    press(&mut app, KeyCode::Char('r'));
-    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report("20261201-060000-aaaa", 4500.0))))));
+    replay(&mut app, &report("20261201-060000-aaaa", 4500.0), None);
     assert!(!app.running);
+    lanes_agree_with_the_table(&views::screen(&app, 120, 40));
     let results = three_sizes(&app);
     assert!(results.contains("grpc was 55.6% faster than http-json (7000 vs 4500 ops/s"), "{results}");
-    press(&mut app, KeyCode::Char('r'));
-    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report("20261201-061000-bbbb", 5000.0))))));
+    replay(&mut app, &report("20261201-061000-bbbb", 5000.0), None);
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Char(' '));

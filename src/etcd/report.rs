@@ -305,7 +305,7 @@ impl EtcdReport {
 }
 
 /// `0.731 ms`, `12.4 ms`: three significant digits down to a microsecond.
-fn format_ms(ms: f64) -> String {
+pub fn format_ms(ms: f64) -> String {
     match ms {
         ms if ms >= 100.0 => format!("{ms:.0} ms"),
         ms if ms >= 10.0 => format!("{ms:.1} ms"),

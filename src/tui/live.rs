@@ -2,169 +2,21 @@
 //! current and average throughput, a sparkline sampled at a fixed interval of
 //! run time, chart points and per-object latencies. Pure: no clock.
 
+mod lane;
+mod work;
+
 use crate::config::{BenchConfig, TransportKind};
 use crate::engine::events::{Phase, RunEvent};
-use crate::units::{MIB, format_size};
-
-/// What a run's unit of work is: the events count bytes uploaded or read
-/// (GCS, shown in MiB/s) or requests answered (etcd, shown in ops/s).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Work {
-    #[default]
-    Uploads,
-    Downloads,
-    /// w1r3: each round uploads, then reads what it wrote.
-    WritesThenReads,
-    Requests,
-    /// Watch events delivered (etcd's watch mode).
-    Events,
-}
-
-impl Work {
-    /// Units of work per unit of rate: MiB, or one request.
-    fn scale(self) -> f64 {
-        match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => MIB as f64,
-            Work::Requests | Work::Events => 1.0,
-        }
-    }
-
-    /// `2.50 GiB` or `12000 ops`.
-    pub fn amount(self, units: u64) -> String {
-        match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => format_size(units),
-            Work::Requests | Work::Events => format!("{units} {}", self.counted()),
-        }
-    }
-
-    /// A latency, as short as it reads well: `8.51 s`, `2.03 ms`.
-    pub fn latency(self, seconds: f64) -> String {
-        match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => crate::units::format_latency(seconds),
-            _ if seconds < 1e-4 => format!("{} µs", crate::units::significant(seconds * 1e6, 3)),
-            _ => format!("{} ms", crate::units::significant(seconds * 1e3, 3)),
-        }
-    }
-
-    /// What one timed piece of work is called: `upload`, `request`.
-    pub fn one(self) -> &'static str {
-        match self {
-            Work::Uploads => "upload",
-            Work::Downloads => "download",
-            Work::WritesThenReads => "transfer",
-            Work::Requests => "request",
-            Work::Events => "event",
-        }
-    }
-
-    /// What the progress counts: `ops`, `events`.
-    pub fn counted(self) -> &'static str {
-        match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => "bytes",
-            Work::Requests => "ops",
-            Work::Events => "events",
-        }
-    }
-}
+use crate::gcs::report::Shown;
+use crate::gcs::stats::Operation;
+pub use lane::{Lane, Part, SAMPLE_SECONDS};
+pub use work::Work;
 
 /// Uploads and reads of each object a round has (w1r3: one write, three reads).
 fn items_per_object(workload: crate::config::Workload) -> u32 {
     match workload {
         crate::config::Workload::W1r3 => 1 + crate::config::W1R3_READS,
         _ => 1,
-    }
-}
-
-/// Throughput is sampled every quarter second of run time.
-pub const SAMPLE_SECONDS: f64 = 0.25;
-/// The sparkline keeps this many samples (the newest at the right).
-const SPARKLINE_SAMPLES: usize = 240;
-
-#[derive(Clone, Debug, Default)]
-pub struct Lane {
-    pub transport: Option<TransportKind>,
-    pub rounds_done: u32,
-    pub rounds_planned: u32,
-    pub objects_done: u32,
-    pub objects_planned: u32,
-    /// Bytes of finished rounds, plus the current round's so far.
-    pub bytes_done: u64,
-    pub round_bytes: u64,
-    pub bytes_planned: u64,
-    pub in_round: bool,
-    pub warmup: bool,
-    pub current_mib_s: f64,
-    timed_bytes: u64,
-    timed_seconds: f64,
-    /// MiB/s per sample, for the sparkline.
-    pub sparkline: Vec<u64>,
-    /// (run seconds, MiB/s), for the chart.
-    pub chart: Vec<(f64, f64)>,
-    /// Seconds per finished object.
-    pub latencies: Vec<f64>,
-    pub errors: u32,
-    pub retries: u32,
-    pub resumes: u32,
-    window: Option<(f64, u64)>,
-    pub work: Work,
-    /// Request latencies of the complete rounds (µs), for targets that send them whole.
-    latency_histogram: Option<hdrhistogram::Histogram<u64>>,
-}
-
-impl Lane {
-    fn rate(&self, units: u64, seconds: f64) -> f64 {
-        if seconds <= 0.0 { 0.0 } else { units as f64 / self.work.scale() / seconds }
-    }
-
-    /// Over the complete rounds so far; `None` before the first.
-    pub fn average_mib_s(&self) -> Option<f64> {
-        (self.timed_seconds > 0.0).then(|| self.rate(self.timed_bytes, self.timed_seconds))
-    }
-
-    /// Merges a round's request latencies (µs); what is drawn is one value
-    /// per 0.5% of them (0.25%, 0.75%, ... 99.75%: the slowest alone does not
-    /// stretch the histogram's range).
-    fn add_latencies(&mut self, round: &hdrhistogram::Histogram<u64>) {
-        let merged = self.latency_histogram.get_or_insert_with(crate::etcd::workload::latency_histogram);
-        merged.add(round).expect("same histogram bounds");
-        self.latencies = (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
-    }
-
-    /// p50, p90 and p99 of the finished uploads' times (nearest rank), or of
-    /// the merged request latencies, exactly as the report computes them.
-    pub fn latency_percentiles(&self) -> Option<(f64, f64, f64)> {
-        if let Some(h) = &self.latency_histogram {
-            let at = |q: f64| h.value_at_quantile(q) as f64 / 1e6;
-            return Some((at(0.50), at(0.90), at(0.99)));
-        }
-        let mut sorted = self.latencies.clone();
-        sorted.sort_by(f64::total_cmp);
-        let rank = |q: f64| sorted[((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1];
-        (!sorted.is_empty()).then(|| (rank(0.50), rank(0.90), rank(0.99)))
-    }
-
-    fn absolute_bytes(&self) -> u64 {
-        self.bytes_done + self.round_bytes
-    }
-
-    /// Records the throughput since the last sample once a sample interval
-    /// has passed (or at a round's end, `flush`, whatever time has passed).
-    fn sample(&mut self, at_s: f64, flush: bool) {
-        let now = self.absolute_bytes();
-        let Some((since, then)) = self.window else {
-            return;
-        };
-        let span = at_s - since;
-        if span >= SAMPLE_SECONDS || (flush && span > 0.0 && now > then) {
-            let rate = self.rate(now.saturating_sub(then), span);
-            self.current_mib_s = rate;
-            self.sparkline.push(rate.round() as u64);
-            if self.sparkline.len() > SPARKLINE_SAMPLES {
-                self.sparkline.remove(0);
-            }
-            self.chart.push((at_s, rate));
-            self.window = Some((at_s, now));
-        }
     }
 }
 
@@ -184,29 +36,32 @@ pub struct Live {
     pub duration_s: Option<f64>,
     /// How rates are shown (they are kept in MiB/s, or ops/s).
     pub unit: crate::units::RateUnit,
+    /// A GCS run's figures as its report will show them (objects/s for small objects).
+    pub shown: Option<Shown>,
     pub work: Work,
 }
 
 impl Live {
     pub fn new(config: &BenchConfig) -> Self {
-        let lanes = config
-            .transports
-            .iter()
-            .map(|&kind| Lane {
-                transport: Some(kind),
-                rounds_planned: config.iterations,
-                objects_planned: config.iterations * config.concurrency * items_per_object(config.workload),
-                bytes_planned: config.bytes_per_round() * config.iterations as u64,
-                ..Lane::default()
-            })
-            .collect();
-        let duration_s = config.duration.map(|d| d.as_secs_f64());
+        let shown = Shown::for_config(config);
         let work = match config.workload {
             crate::config::Workload::Upload => Work::Uploads,
             crate::config::Workload::Download => Work::Downloads,
             crate::config::Workload::W1r3 => Work::WritesThenReads,
         };
-        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit: config.rate_unit, work, ..Self::default() }
+        let lanes = config
+            .transports
+            .iter()
+            .map(|&kind| Lane {
+                rounds_planned: config.iterations,
+                objects_planned: config.iterations * config.concurrency * items_per_object(config.workload),
+                bytes_planned: config.bytes_per_round() * config.iterations as u64,
+                ..Lane::new(kind, work, Operation::of(config.workload), Some(shown))
+            })
+            .collect();
+        let duration_s = config.duration.map(|d| d.as_secs_f64());
+        let unit = config.rate_unit;
+        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit, shown: Some(shown), work, ..Self::default() }
     }
 
     /// An etcd run: requests instead of bytes, ops/s (events/s for watch).
@@ -219,11 +74,9 @@ impl Live {
             .transports
             .iter()
             .map(|&kind| Lane {
-                transport: Some(kind),
                 rounds_planned: schedule.iterations,
                 bytes_planned: per_round * schedule.iterations as u64,
-                work,
-                ..Lane::default()
+                ..Lane::new(kind, work, &[Operation::Upload], None)
             })
             .collect();
         let unit = if watch { crate::units::RateUnit::Events } else { crate::units::RateUnit::Ops };
@@ -235,6 +88,20 @@ impl Live {
             work,
             ..Self::default()
         }
+    }
+
+    /// A rate as the report shows it: `12.50 MiB/s`, `1250 objects/s`, `4500 ops/s`.
+    pub fn format_rate(&self, rate: f64) -> String {
+        format!("{} {}", self.rate_number(rate), self.rate_name())
+    }
+
+    /// The figure without its unit.
+    pub fn rate_number(&self, rate: f64) -> String {
+        self.shown.map_or_else(|| self.unit.number(rate), |s| s.rate_number(rate))
+    }
+
+    pub fn rate_name(&self) -> &'static str {
+        self.shown.map_or_else(|| self.unit.name(), |s| s.rate_name())
     }
 
     fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {
@@ -260,33 +127,19 @@ impl Live {
             RunEvent::RoundStarted { transport, round, at_s } => {
                 self.at_s = *at_s;
                 if let Some(lane) = self.lane(*transport) {
-                    lane.in_round = true;
-                    lane.warmup = round.is_none();
-                    lane.round_bytes = 0;
-                    lane.window = Some((*at_s, lane.absolute_bytes()));
+                    lane.round_started(*round, *at_s);
                 }
             }
             RunEvent::Progress { transport, round, done, at_s, .. } => {
                 self.at_s = *at_s;
-                let Some(lane) = self.lane(*transport) else {
-                    return;
-                };
-                if round.is_none() {
-                    return; // warmup bytes are not counted
+                // Warmup work is not counted.
+                if let Some(lane) = self.lane(*transport).filter(|_| round.is_some()) {
+                    lane.progress(*done, *at_s);
                 }
-                lane.round_bytes = *done;
-                lane.sample(*at_s, false);
             }
-            RunEvent::ItemDone(sample) => {
-                if let Some(lane) = self.lane(sample.transport) {
-                    lane.objects_done += 1;
-                    lane.retries += sample.retries;
-                    lane.resumes += sample.resumes;
-                    if sample.ok {
-                        lane.latencies.push(sample.elapsed_s);
-                    } else {
-                        lane.errors += 1;
-                    }
+            RunEvent::ItemDone(item) => {
+                if let Some(lane) = self.lane(item.transport) {
+                    lane.item_done(item);
                 }
             }
             RunEvent::RoundDone(round) | RunEvent::PartDone(round) => {
@@ -294,16 +147,7 @@ impl Live {
                 // A first part that failed is the whole round: no reads follow.
                 let closes_round = matches!(event, RunEvent::RoundDone(_)) || !round.ok;
                 if let Some(lane) = self.lane(round.transport) {
-                    // A round shorter than a sample interval still gets its point.
-                    lane.sample(at_s, true);
-                    lane.rounds_done += u32::from(closes_round);
-                    lane.in_round = false;
-                    lane.bytes_done += round.done;
-                    lane.round_bytes = 0;
-                    if round.ok {
-                        lane.timed_bytes += round.done;
-                        lane.timed_seconds += round.elapsed_s;
-                    }
+                    lane.part_done(round, closes_round, at_s);
                 }
             }
             RunEvent::Latencies { transport, histogram } => {
@@ -356,7 +200,7 @@ mod tests {
         live.apply(&progress(2 << 20, 1.5));
         assert_eq!(live.lanes[0].sparkline, [4], "2 MiB in 0.5 s");
         assert_eq!(live.lanes[0].chart, [(1.5, 4.0)]);
-        assert_eq!(live.lanes[0].current_mib_s, 4.0);
+        assert_eq!(live.lanes[0].current, Some(4.0));
         // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
         live.apply(&progress(3 << 20, 1.6));
         let round = RoundDone { transport: TransportKind::Json, round: 0, done: 3 << 20, elapsed_s: 0.6, ok: true };
@@ -380,7 +224,7 @@ mod tests {
         assert_eq!(live.lanes[1].bytes_done + live.lanes[1].round_bytes, 0);
         let round = RoundDone { transport: TransportKind::Grpc, round: 0, done: 4 << 20, elapsed_s: 2.0, ok: true };
         live.apply(&RunEvent::RoundDone(round));
-        assert_eq!(live.lanes[1].average_mib_s(), Some(2.0));
+        assert_eq!(live.lanes[1].average(0), Some(2.0));
         assert_eq!((live.lanes[1].rounds_done, live.lanes[1].rounds_planned), (1, 2));
         assert_eq!(live.lanes[1].bytes_planned, 8 << 20);
     }

@@ -28,3 +28,10 @@ pub const SIZES: [(u16, u16); 3] = [(100, 30), (120, 40), (200, 60)];
 pub fn three_sizes(app: &App) -> String {
     SIZES.iter().map(|&(w, h)| format!("--- {w}x{h}\n{}", screen(app, w, h))).collect::<Vec<_>>().join("\n")
 }
+
+/// The drawn cells, styles included (what a text snapshot does not show).
+pub fn buffer(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| ui::render(frame, app)).unwrap();
+    terminal.backend().buffer().clone()
+}

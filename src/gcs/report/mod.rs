@@ -375,7 +375,7 @@ mod shown;
 mod table;
 
 pub use shown::SMALL_OBJECT_BYTES;
-use shown::Shown;
+pub use shown::Shown;
 use table::transport_lines;
 pub use table::{TABLE_HEADERS, row_name, table_lines, table_rows};
 

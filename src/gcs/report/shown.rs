@@ -22,7 +22,13 @@ pub struct Shown {
 
 impl Shown {
     pub fn of(report: &RunReport) -> Shown {
-        Shown { unit: report.config.rate_unit, small: report.config.object_size < SMALL_OBJECT_BYTES }
+        Shown::for_config(&report.config)
+    }
+
+    /// The same decision from the config alone: the app's live lanes show a
+    /// run as its report will.
+    pub fn for_config(config: &crate::config::BenchConfig) -> Shown {
+        Shown { unit: config.rate_unit, small: config.object_size < SMALL_OBJECT_BYTES }
     }
 
     /// A time, or "-" when nothing measured it.
@@ -36,12 +42,23 @@ impl Shown {
 
     /// The row's rate: MiB/s (or the chosen unit), or objects/s.
     pub fn rate(&self, t: &TransportSummary) -> String {
-        let shown = if self.small {
-            t.objects_per_s.map(objects_per_s)
-        } else {
-            t.throughput_mib_s.map(|r| self.unit.format(r))
-        };
-        shown.unwrap_or_else(|| "-".into())
+        let rate = if self.small { t.objects_per_s } else { t.throughput_mib_s };
+        rate.map(|r| self.format_rate(r)).unwrap_or_else(|| "-".into())
+    }
+
+    /// A rate in the shown unit (objects/s for small objects, else MiB/s
+    /// converted to the report's unit), with its unit.
+    pub fn format_rate(&self, rate: f64) -> String {
+        format!("{} {}", self.rate_number(rate), self.rate_name())
+    }
+
+    /// The figure alone, for `now 12.5 · avg 11.9 MiB/s`.
+    pub fn rate_number(&self, rate: f64) -> String {
+        if self.small { significant(rate, 4) } else { self.unit.number(rate) }
+    }
+
+    pub fn rate_name(&self) -> &'static str {
+        if self.small { "objects/s" } else { self.unit.name() }
     }
 
     /// CPU and wire bytes of the complete rounds, per GiB and per byte of
@@ -88,10 +105,6 @@ fn digits_kept(value: f64, decimals: usize) -> String {
     } else {
         format!("{value:.decimals$}")
     }
-}
-
-fn objects_per_s(rate: f64) -> String {
-    format!("{} objects/s", significant(rate, 4))
 }
 
 impl RunReport {
