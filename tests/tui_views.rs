@@ -36,19 +36,24 @@ fn target() -> TargetInfo {
 
 /// A finished run with fixed figures: 64 MiB rounds, http-json at 8.04/8.51/8.83 s.
 fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunReport {
-    let config = Options { size: "64MiB".into(), ..Options::default() }.validate(&Environment::default()).unwrap();
+    report_sized(run_id, 64 * MIB, json_rounds, grpc_rounds)
+}
+
+/// A finished run of one `size`-byte object per round, each round taking the seconds given.
+fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunReport {
+    let config = Options { size: format!("{size}B"), ..Options::default() }.validate(&Environment::default()).unwrap();
     let mut rounds = Vec::new();
     let mut samples = Vec::new();
     for (kind, times) in [(TransportKind::Json, json_rounds), (TransportKind::Grpc, grpc_rounds)] {
         for (round, elapsed_s) in times.into_iter().enumerate() {
             let cpu_s = if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 };
-            let wire_bytes = 64 * MIB + 4096;
+            let wire_bytes = size + 4096;
             rounds.push(RoundSample {
                 transport: kind,
                 operation: gcs_speed_tui::gcs::stats::Operation::Upload,
                 round: round as u32,
                 elapsed_s,
-                bytes: 64 * MIB,
+                bytes: size,
                 ok: true,
                 cpu_s,
                 wire_bytes,
@@ -62,12 +67,16 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
                 round: round as u32,
                 worker: 0,
                 object: format!("p/{run_id}/{}/{round:04}-0", kind.name()),
-                bytes: 64 * MIB,
+                bytes: size,
                 start_s: round as f64 * 20.0,
                 elapsed_s,
                 ok: true,
                 error: None,
-                phases: Phases { session_s: 0.05, transfer_s: elapsed_s - 0.1, finalize_s: 0.05 },
+                // 0.05 s each for session and finalize, less for rounds under half a second.
+                phases: {
+                    let edge_s = (elapsed_s / 10.0).min(0.05);
+                    Phases { session_s: edge_s, transfer_s: elapsed_s - 2.0 * edge_s, finalize_s: edge_s }
+                },
                 retries: 0,
                 resumes: 0,
                 resent_bytes: 0,
@@ -85,7 +94,7 @@ fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunRepo
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
         .map(|kind| {
-            summarize(kind, gcs_speed_tui::gcs::stats::Operation::Upload, 64 * MIB, &rounds, &samples, accounting(kind))
+            summarize(kind, gcs_speed_tui::gcs::stats::Operation::Upload, size, &rounds, &samples, accounting(kind))
         })
         .to_vec();
     RunReport::new(
@@ -474,4 +483,38 @@ fn an_error_under_the_form_shows_whole_after_a_run() {
         let text = screen(&app, width, height);
         assert!(form_text(&text).contains(sentence), "{width}x{height}:\n{text}");
     }
+}
+
+/// Runs of small objects are judged on objects/s (the report's verdict
+/// says so): the history lines and the comparison show that rate, not MiB/s.
+#[test]
+fn small_object_runs_show_objects_per_second_in_the_history() {
+    let mut app = app();
+    // One 1 KiB object a round: objects/s = 3 objects / the rounds' total seconds.
+    let runs = [
+        ("20261130-060000-aaaa", [0.010, 0.011, 0.012], [0.005, 0.0056, 0.0059]), // 3/0.033 = 90.91, 3/0.0165 = 181.8
+        ("20261130-061000-bbbb", [0.009, 0.010, 0.011], [0.0044, 0.0051, 0.0055]), // 3/0.030 = 100.0, 3/0.015 = 200.0
+    ];
+    for (id, json, grpc) in runs {
+        let report = report_sized(id, 1024, json, grpc);
+        assert!(report.summary_line().contains("judged on objects/s"), "{}", report.summary_line());
+        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    }
+    press(&mut app, KeyCode::Char('h'));
+    let text = screen(&app, 200, 60);
+    for shown in
+        ["http-json 90.91 objects/s · grpc 181.8 objects/s", "http-json 100.0 objects/s · grpc 200.0 objects/s"]
+    {
+        assert!(text.contains(shown), "{shown}:\n{text}");
+    }
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Down);
+    let text = screen(&app, 200, 60);
+    // 100.0/90.91 - 1 = +10.0%; 200.0/181.8 - 1 = +10.0%.
+    for row in ["#1 90.91 objects/s   #2 100.0 objects/s   +10.0%", "#1 181.8 objects/s   #2 200.0 objects/s   +10.0%"]
+    {
+        assert!(text.contains(row), "{row}:\n{text}");
+    }
+    assert!(!text.contains("MiB/s"), "no MiB/s where the verdict is on objects/s:\n{text}");
 }

@@ -2,6 +2,7 @@
 
 use super::finished::Finished;
 use crate::config::TransportKind;
+use crate::gcs::report::Shown;
 use crate::units::{format_size, format_size_exact};
 
 #[derive(Default)]
@@ -85,20 +86,52 @@ pub fn key_options(finished: &Finished) -> String {
     format!("{workload} {} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
 }
 
-pub fn throughput(report: &Finished, kind: TransportKind) -> Option<f64> {
-    report.rate(kind)
+/// A GCS run whose report judged its verdict on objects/s (small objects,
+/// latency-bound): the report's own decision (`Shown`), never made twice.
+pub fn judged_on_objects(report: &Finished) -> bool {
+    matches!(report, Finished::Gcs(r) if Shown::of(r).small)
+}
+
+/// Each row's transport, name and the rate its verdict was judged on:
+/// objects/s for small objects, else MiB/s (or ops/s for etcd).
+fn judged_rates(report: &Finished) -> Vec<(TransportKind, String, Option<f64>)> {
+    match report {
+        Finished::Gcs(r) if judged_on_objects(report) => r
+            .transports
+            .iter()
+            .map(|t| (t.transport, format!("{} {}", t.transport.name(), t.operation.name()), t.objects_per_s))
+            .collect(),
+        _ => report.row_rates(),
+    }
+}
+
+/// A rate as the run's report shows it: `12.40 MiB/s`, `4500 ops/s`, `812.3 objects/s`.
+pub fn format_rate(report: &Finished, rate: f64) -> String {
+    if judged_on_objects(report) {
+        format!("{} objects/s", crate::units::significant(rate, 4))
+    } else {
+        report.unit().format(rate)
+    }
+}
+
+/// A transport's rate as the history shows it: the one the report judged on.
+pub fn shown_rate(report: &Finished, kind: TransportKind) -> String {
+    let rate = judged_rates(report).into_iter().find(|(k, ..)| *k == kind).and_then(|(.., rate)| rate);
+    rate.map_or_else(|| "-".into(), |rate| format_rate(report, rate))
 }
 
 /// Per row both runs have (a transport, or a transport's uploads or reads):
-/// its transport, name, base rate, other rate and change in percent; none
-/// between runs of different units (MiB/s against ops/s), and none for rows
-/// one run does not have (an upload against a download).
+/// its transport, name, base rate, other rate and change in percent, in the
+/// rate each report judged on; none between runs of different units (MiB/s
+/// against ops/s, or objects/s), and none for rows one run does not have
+/// (an upload against a download).
 pub fn differences(base: &Finished, other: &Finished) -> Vec<(TransportKind, String, f64, f64, f64)> {
-    if base.unit().is_throughput() != other.unit().is_throughput() {
+    let unit = |r: &Finished| (r.unit().is_throughput(), judged_on_objects(r));
+    if unit(base) != unit(other) {
         return Vec::new();
     }
-    let theirs = other.row_rates();
-    base.row_rates()
+    let theirs = judged_rates(other);
+    judged_rates(base)
         .into_iter()
         .filter_map(|(kind, name, a)| {
             let b = theirs.iter().find(|(_, n, _)| *n == name)?.2;

@@ -5,7 +5,7 @@ use crate::config::TransportKind;
 use crate::engine::report::RunOutcome;
 use crate::tui::app::App;
 use crate::tui::finished::Finished;
-use crate::tui::history::{differences, key_options, throughput};
+use crate::tui::history::{differences, format_rate, key_options, shown_rate};
 use crate::tui::ui::form::ellipsized;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -27,8 +27,7 @@ pub fn render_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|(i, report)| {
             let mark = if history.marked == Some(i) { "*" } else { " " };
             let day = report.started_at().get(5..10).unwrap_or("");
-            let unit = report.unit();
-            let rate = |kind| throughput(report, kind).map(|r| unit.format(r)).unwrap_or_else(|| "-".into());
+            let rate = |kind| shown_rate(report, kind);
             let first = format!(
                 "{mark}#{:<2} {day} {}  {} · {}",
                 i + 1,
@@ -88,13 +87,13 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
         ));
     }
     let width = rows.iter().map(|row| row.1.chars().count()).max().unwrap_or(0);
-    for (kind, name, a, b, percent) in rows {
+    let shown: Vec<(String, String)> =
+        rows.iter().map(|r| (format_rate(other, r.2), format_rate(other, r.3))).collect();
+    // Right-aligned to the widest figure, whatever its unit's length.
+    let figure = shown.iter().map(|(a, b)| a.chars().count().max(b.chars().count())).max().unwrap_or(0);
+    for ((kind, name, _, _, percent), (a, b)) in rows.into_iter().zip(shown) {
         lines.push(Line::styled(
-            format!(
-                " {name:<width$}  #{base_n} {:>14}   #{other_n} {:>14}   {percent:+.1}%",
-                other.unit().format(a),
-                other.unit().format(b)
-            ),
+            format!(" {name:<width$}  #{base_n} {a:>figure$}   #{other_n} {b:>figure$}   {percent:+.1}%"),
             theme.transport(kind),
         ));
     }
