@@ -321,3 +321,24 @@ fn gauges_fill_without_colour() {
     let width = right - left;
     assert_eq!(filled, (width as f64 / 3.0).round() as usize, "{width} columns: {line}");
 }
+
+#[test]
+fn w1r3_in_progress() {
+    // http-json's first round (upload, then three reads) is done and its
+    // second upload under way; grpc has not started.
+    let options = options("4MiB", "w1r3", "2");
+    let mut parts = Vec::new();
+    for round in 0..2 {
+        let (kind, bytes_each) = (TransportKind::Json, 4 * MIB);
+        parts.push(Part { kind, operation: Operation::Upload, round, times: vec![1.0], bytes_each, elapsed_s: 1.0 });
+        let times = vec![0.1, 0.2, 0.3];
+        parts.push(Part { kind, operation: Operation::Download, round, times, bytes_each, elapsed_s: 0.6 });
+    }
+    let report = report(&options, &parts, RunOutcome::Completed);
+    let mut app = app(&options);
+    // Started, Measuring; round 1's upload (4 events) and reads (6); round 2's upload started, with its bytes.
+    replay(&mut app, &report, 2 + 4 + 6 + 2);
+    let text = views::three_sizes(&app);
+    assert!(text.contains("http-json uploading"), "{text}");
+    insta::assert_snapshot!(text);
+}

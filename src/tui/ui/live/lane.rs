@@ -147,7 +147,9 @@ fn figure_lines(lane: &Lane, live: &Live) -> Vec<Vec<String>> {
             format!("{name} avg {}", text(average)),
             format!("{name} {}", number(average)),
         ]);
-        lines.push(percentile_texts(lane, index, name));
+        // Indented where narrow wordings drop the name: they belong to the line above.
+        let texts = percentile_texts(lane, index, name);
+        lines.push(texts.into_iter().map(|t| if t.starts_with(name) { t } else { format!("  {t}") }).collect());
     }
     lines
 }
