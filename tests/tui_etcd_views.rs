@@ -23,7 +23,14 @@ fn app() -> App {
     App::new(options(), Default::default(), false)
 }
 
-/// Three paired put rounds: gRPC at 7000 ops/s, HTTP at 4500, fixed latencies.
+/// Each round's time against its transport's steady one, as real rounds
+/// vary: round 0 as steady (so a run in progress reads 4500 and 7000 ops/s),
+/// then one a little slower and one a little faster, whose total is three
+/// steady rounds' (so the run's ops/s stay 4500 and 7000).
+const ROUND_TIMES: [(f64, f64); 3] = [(1.0, 1.0), (1.02, 0.99), (0.98, 1.01)];
+
+/// Three paired put rounds: gRPC at 7000 ops/s, HTTP at 4500 (each round
+/// off by `ROUND_TIMES`), fixed latencies.
 fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
     let config = EtcdRunArgs::from_form(&options()).validate().unwrap();
     let mut rounds = Vec::new();
@@ -40,7 +47,10 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
             rounds.push(EtcdRound {
                 transport,
                 round,
-                elapsed_s: 80_000.0 / ops_s,
+                elapsed_s: 80_000.0 / ops_s * {
+                    let (json, grpc) = ROUND_TIMES[round as usize];
+                    if transport == TransportKind::Json { json } else { grpc }
+                },
                 ops: 80_000,
                 errors: 0,
                 error_kinds: Default::default(),
@@ -190,4 +200,28 @@ fn etcd_results_history_and_comparison() {
     let history = three_sizes(&app);
     assert!(history.contains("+11.1%"), "http-json 4500 -> 5000 ops/s: {history}");
     insta::assert_snapshot!(format!("{results}\n{history}"));
+}
+
+/// The 95% interval of grpc's lead, worked out from `ROUND_TIMES`: each
+/// pair's log ratio is ln(7000/http * json time / grpc time); mean ± t(2) ×
+/// sd/√3, t(2) = 4.3027. The rounds vary, so the interval has width (the
+/// fixture's rounds were once identical: "+55.6% to +55.6%").
+fn interval(http_ops_s: f64) -> String {
+    let logs: Vec<f64> = ROUND_TIMES.iter().map(|(json, grpc)| (7000.0 / http_ops_s * json / grpc).ln()).collect();
+    let mean = logs.iter().sum::<f64>() / 3.0;
+    let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.302_652_729_911_275 * sd / 3f64.sqrt();
+    let percent = |log: f64| (log.exp() - 1.0) * 100.0;
+    format!("95% CI {:+.1}% to {:+.1}%", percent(mean - half), percent(mean + half))
+}
+
+#[test]
+fn etcd_rounds_vary_and_the_interval_has_width() {
+    assert_eq!(interval(4500.0), "95% CI +44.4% to +67.6%");
+    let mut app = app();
+    replay(&mut app, &report("20261201-060000-aaaa", 4500.0), None);
+    let text = views::screen(&app, 120, 40);
+    // The headline compares totals, which ROUND_TIMES leaves as they were.
+    let said = format!("grpc was 55.6% faster than http-json (7000 vs 4500 ops/s; {}, 3 pairs)", interval(4500.0));
+    assert!(text.contains(&said), "{said}:\n{text}");
 }

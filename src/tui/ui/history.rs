@@ -99,7 +99,7 @@ pub fn render_comparison(frame: &mut Frame, area: Rect, app: &App, theme: &Theme
     }
     lines.push(Line::from(""));
     for (n, report) in [(base_n, base), (other_n, other)] {
-        let said = crate::tui::fields::in_form_words(&report.summary_line(), matches!(report, Finished::Etcd(_)));
+        let said = super::results::said(&report.summary_line(), matches!(report, Finished::Etcd(_)));
         lines.push(Line::from(format!(" #{n}: {said}")));
     }
     let block = Block::bordered().title(format!(" run #{other_n} against run #{base_n} "));

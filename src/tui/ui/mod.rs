@@ -108,7 +108,7 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
 
 /// A sentence shared with the CLI, in the form's words: fields, not flags.
 pub fn words(app: &App, text: &str) -> String {
-    crate::tui::fields::in_form_words(text, app.form.etcd())
+    results::said(text, app.form.etcd())
 }
 
 /// What the target is, plainly: nobody should mistake loopback for GCS.

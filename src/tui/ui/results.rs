@@ -91,7 +91,27 @@ fn text_lines(report: &Finished, width: u16) -> Vec<String> {
     lines.extend(report.footer_lines());
     // The report's sentences are the CLI's; the app names its fields.
     let etcd = matches!(report, Finished::Etcd(_));
-    lines.iter().map(|line| units_kept(&crate::tui::fields::in_form_words(line, etcd))).collect()
+    lines.iter().map(|line| units_kept(&said(line, etcd))).collect()
+}
+
+/// A report's sentence as the app says it: fields for flags, and an
+/// interval with no width said as none.
+pub fn said(line: &str, etcd: bool) -> String {
+    interval_said(&crate::tui::fields::in_form_words(line, etcd))
+}
+
+/// "95% CI +55.6% to +55.6%" was never measured: rounds that vary give an
+/// interval with width, and only identical rounds (a hand-made or damaged
+/// report) give none. Said as what it is, not as a finding.
+pub fn interval_said(line: &str) -> String {
+    const CI: &str = "95% CI ";
+    let Some(at) = line.find(CI) else { return line.to_string() };
+    let Some((low, tail)) = line[at + CI.len()..].split_once(" to ") else { return line.to_string() };
+    let end = tail.find([',', ';', ')']).unwrap_or(tail.len());
+    if low != &tail[..end] {
+        return line.to_string();
+    }
+    format!("{}no interval: every pair of rounds gave {low}{}", &line[..at], &tail[end..])
 }
 
 /// The units a figure may carry, which must stay on its line.
@@ -159,6 +179,17 @@ fn column_width(headers: &[&str], rows: &[Vec<String>], i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::wrapped_line_count;
+
+    #[test]
+    fn an_interval_without_width_is_not_shown_as_measured() {
+        let zero = "grpc was 55.6% faster than http-json (7000 vs 4500 ops/s; 95% CI +55.6% to +55.6%, 3 pairs)";
+        assert_eq!(
+            super::interval_said(zero),
+            "grpc was 55.6% faster than http-json (7000 vs 4500 ops/s; no interval: every pair of rounds gave +55.6%, 3 pairs)"
+        );
+        let measured = "grpc was 55.6% faster than http-json (7000 vs 4500 ops/s; 95% CI +44.4% to +67.6%, 3 pairs)";
+        assert_eq!(super::interval_said(measured), measured);
+    }
 
     #[test]
     fn wrapping_is_counted_at_word_boundaries() {
