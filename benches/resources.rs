@@ -91,6 +91,8 @@ fn emulator(tls: bool) -> (std::process::Child, Vec<String>) {
 
 fn trial(run_args: &[String]) -> Trial {
     use std::io::Read;
+    // Reaped below by wait4, which also gives its rusage.
+    #[allow(clippy::zombie_processes)]
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
         .arg("run")
         .args(run_args)
