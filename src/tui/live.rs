@@ -240,4 +240,58 @@ mod tests {
         assert_eq!((lane.retries, lane.resumes, lane.errors, lane.objects_done), (5, 1, 1, 2));
         assert_eq!(lane.latencies, [1.0], "failed uploads are not timed");
     }
+
+    #[test]
+    fn a_new_round_has_no_current_rate_until_its_first_sample() {
+        let mut live = live();
+        live.apply(&RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(0), at_s: 1.0 });
+        assert_eq!(live.lanes[0].current, None, "nothing measured yet: not 0");
+        live.apply(&progress(2 << 20, 1.5));
+        assert_eq!(live.lanes[0].current, Some(4.0), "2 MiB in 0.5 s");
+        let round = RoundDone { transport: TransportKind::Json, round: 0, done: 4 << 20, elapsed_s: 1.0, ok: true };
+        live.apply(&RunEvent::RoundDone(round));
+        live.apply(&RunEvent::RoundStarted { transport: TransportKind::Json, round: Some(1), at_s: 2.0 });
+        assert_eq!(live.lanes[0].current, None, "the last round's rate is not this one's");
+    }
+
+    #[test]
+    fn w1r3_objects_and_rounds_count_for_their_operation() {
+        let options = Options { size: "4MiB".into(), workload: "w1r3".into(), ..Options::default() };
+        let mut live = Live::new(&options.validate(&Environment::default()).unwrap());
+        let json = TransportKind::Json;
+        let item = |elapsed_s| ItemDone { transport: json, ok: true, elapsed_s, retries: 0, resumes: 0 };
+        let part = |done, elapsed_s| RoundDone { transport: json, round: 0, done, elapsed_s, ok: true };
+        live.apply(&RunEvent::RoundStarted { transport: json, round: Some(0), at_s: 0.0 });
+        live.apply(&RunEvent::ItemDone(item(1.0)));
+        live.apply(&RunEvent::PartDone(part(4 << 20, 1.0)));
+        live.apply(&RunEvent::RoundStarted { transport: json, round: Some(0), at_s: 1.0 });
+        for elapsed_s in [0.1, 0.2, 0.3] {
+            live.apply(&RunEvent::ItemDone(item(elapsed_s)));
+        }
+        live.apply(&RunEvent::RoundDone(part(12 << 20, 0.5)));
+        let lane = &live.lanes[0];
+        assert_eq!((&lane.parts[0].latencies[..], &lane.parts[1].latencies[..]), (&[1.0][..], &[0.1, 0.2, 0.3][..]));
+        assert_eq!((lane.average(0), lane.average(1)), (Some(4.0), Some(24.0)), "4 MiB in 1 s; 12 MiB in 0.5 s");
+        assert_eq!((lane.rounds_done, lane.current_part()), (1, 0), "one round, and the next begins with uploads");
+    }
+
+    #[test]
+    fn small_objects_are_rated_in_objects_per_second() {
+        let options = Options { size: "1KiB".into(), concurrency: "2".into(), ..Options::default() };
+        let mut live = Live::new(&options.validate(&Environment::default()).unwrap());
+        let json = TransportKind::Json;
+        live.apply(&RunEvent::RoundStarted { transport: json, round: Some(0), at_s: 0.0 });
+        for _ in 0..2 {
+            live.apply(&RunEvent::ItemDone(ItemDone {
+                transport: json,
+                ok: true,
+                elapsed_s: 0.4,
+                retries: 0,
+                resumes: 0,
+            }));
+        }
+        live.apply(&RunEvent::RoundDone(RoundDone { transport: json, round: 0, done: 2048, elapsed_s: 0.5, ok: true }));
+        assert_eq!(live.lanes[0].average(0), Some(4.0), "2 objects in 0.5 s");
+        assert_eq!(live.format_rate(4.0), "4.000 objects/s", "4 significant digits, as the table");
+    }
 }
