@@ -35,6 +35,7 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::Run => app.report.as_ref(),
     };
     let wanted = match (app.pane, shown) {
+        (Pane::History, None) if app.history.pair().is_some() => history::comparison_height(app, area.width),
         (Pane::History, None) => 12,
         (_, Some(report)) => results::height(report, area.width),
         (_, None) => 3,

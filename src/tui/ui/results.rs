@@ -62,14 +62,19 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: 
     // window still be too short, the border says how much is below.
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((text_scroll, 0)), text_area);
     let hidden = wanted.saturating_sub(text_area.height as usize);
-    let note = match (scroll, hidden) {
-        (0, 0) => None,
-        (0, hidden) => Some(format!(" ↓ {hidden} more lines: ] scrolls down, or enlarge the window ")),
-        (scroll, 0) => Some(format!(" ↑ {scroll} lines above: [ scrolls up ")),
-        (scroll, hidden) => Some(format!(" ↑ {scroll} above, ↓ {hidden} below: [ and ] scroll ")),
-    };
-    if let Some(note) = note {
+    if let Some(note) = scroll_note(scroll, hidden) {
         frame.render_widget(Block::new().title_bottom(Line::from(note).right_aligned()), area);
+    }
+}
+
+/// The border's note on what lies above and below a scrolled pane, and the
+/// keys that scroll it (`]` and `[`), or none when all of it shows.
+pub fn scroll_note(above: usize, below: usize) -> Option<String> {
+    match (above, below) {
+        (0, 0) => None,
+        (0, below) => Some(format!(" ↓ {below} more lines: ] scrolls down, or enlarge the window ")),
+        (above, 0) => Some(format!(" ↑ {above} lines above: [ scrolls up ")),
+        (above, below) => Some(format!(" ↑ {above} above, ↓ {below} below: [ and ] scroll ")),
     }
 }
 
