@@ -8,13 +8,12 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
-use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 
 mod views;
-use views::{press, screen};
+use views::{press, screen, target};
 
 const MIB: u64 = 1 << 20;
 const KIB: u64 = 1 << 10;
@@ -27,19 +26,6 @@ struct Part {
     times: Vec<f64>,
     bytes_each: u64,
     elapsed_s: f64,
-}
-
-fn target() -> TargetInfo {
-    TargetInfo {
-        kind: "emulator".into(),
-        json_endpoint: Some("http://127.0.0.1:9000".into()),
-        grpc_endpoint: Some("127.0.0.1:9001".into()),
-        bucket: "gcs-speed-tui-bench".into(),
-        credentials: "none (emulator)".into(),
-        credential_type: None,
-        principal: None,
-        emulator_fault: None,
-    }
 }
 
 fn sample(part: &Part, worker: usize, elapsed_s: f64) -> ObjectSample {

@@ -6,32 +6,18 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{ItemDone, Phase, RoundDone, RunEvent};
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
-use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 mod views;
-use views::{SIZES, press, screen, three_sizes};
+use views::{SIZES, press, screen, target, three_sizes};
 
 const MIB: u64 = 1 << 20;
 
 fn app() -> App {
     App::new(Options { size: "64MiB".into(), ..Options::default() }, Environment::default(), false)
-}
-
-fn target() -> TargetInfo {
-    TargetInfo {
-        kind: "emulator".into(),
-        json_endpoint: Some("http://127.0.0.1:9000".into()),
-        grpc_endpoint: Some("127.0.0.1:9001".into()),
-        bucket: "gcs-speed-tui-bench".into(),
-        credentials: "none (emulator)".into(),
-        credential_type: None,
-        principal: None,
-        emulator_fault: None,
-    }
 }
 
 /// A finished run with fixed figures: 64 MiB rounds, http-json at 8.04/8.51/8.83 s.

@@ -35,3 +35,17 @@ pub fn buffer(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
     terminal.draw(|frame| ui::render(frame, app)).unwrap();
     terminal.backend().buffer().clone()
 }
+
+/// The built-in emulator as a finished report names it.
+pub fn target() -> gcs_speed_tui::gcs::target::TargetInfo {
+    gcs_speed_tui::gcs::target::TargetInfo {
+        kind: "emulator".into(),
+        json_endpoint: Some("http://127.0.0.1:9000".into()),
+        grpc_endpoint: Some("127.0.0.1:9001".into()),
+        bucket: "gcs-speed-tui-bench".into(),
+        credentials: "none (emulator)".into(),
+        credential_type: None,
+        principal: None,
+        emulator_fault: None,
+    }
+}
