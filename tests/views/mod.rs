@@ -1,6 +1,8 @@
 //! Drawing the app into a test terminal, as the view snapshots read it.
 #![allow(dead_code)]
 
+pub mod fixtures;
+
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::ui;
 use ratatui::Terminal;
