@@ -88,7 +88,7 @@ fn a_person_runs_compares_and_quits() {
     tmux.keys(&["Down", "Down", "Down", "Down", "Enter", "C-u"]);
     tmux.type_text("384MiB");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Object size        384MiB", Duration::from_secs(5));
+    let screen = tmux.wait_for("Object size       384MiB", Duration::from_secs(5));
     assert!(screen.contains("target: built-in emulator (loopback, not GCS)"), "{screen}");
 
     tmux.keys(&["r"]);

@@ -166,6 +166,13 @@ fn etcd_run_in_progress() {
     ] {
         assert!(at_120.contains(said), "{said}:\n{at_120}");
     }
+    // The lane's histogram is a 200-point sample of the round's: 79000 of
+    // 80000 puts at 2 ms is 98.75% (99%), 1000 at 10 ms 1.25% (1%). Bars
+    // say shares, not the sample's counts (198 and 2).
+    let histogram = at_120.lines().skip_while(|l| !l.contains("% of requests by time (ms)")).take(4);
+    let histogram = histogram.collect::<Vec<_>>().join("\n");
+    assert!(histogram.contains("99%") && histogram.contains("1%"), "{histogram}\n{at_120}");
+    assert!(!histogram.contains("198"), "{histogram}");
     insta::assert_snapshot!(text);
 }
 
@@ -182,6 +189,23 @@ fn lanes_agree_with_the_table(screen: &str) {
         }
     }
     assert_eq!(screen.matches("240000 / 240000 ops · round 3/3").count(), 2, "{screen}");
+}
+
+/// Switching Target after a run: the live pane says what the new target
+/// will run, not the old target's lanes (etcd ops/s under a GCS form).
+#[test]
+fn a_new_target_clears_the_last_runs_lanes() {
+    let mut app = app();
+    replay(&mut app, &report("20261201-060000-aaaa", 4500.0), None);
+    assert!(views::screen(&app, 120, 40).contains("240000 / 240000 ops"));
+    let target = app.form.fields().iter().position(|f| f.key == "target").unwrap();
+    app.form.select_field(target);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.form.options.target, "gcs");
+    let text = views::screen(&app, 120, 40);
+    assert!(!text.contains("ops/s ·") && !text.contains("/ 240000 ops"), "{text}");
+    assert!(text.contains("Press r to upload to the built-in emulator"), "{text}");
+    assert!(text.contains("grpc was 55.6% faster"), "the last run's results stay: {text}");
 }
 
 #[test]

@@ -272,6 +272,11 @@ impl App {
         if self.form.options.target == target {
             return Vec::new();
         }
+        if !self.running {
+            // The last run's lanes belong to the other target; the live pane
+            // says what the new one will run instead.
+            self.live = None;
+        }
         vec![Effect::SaveTarget(self.form.options.target.clone())]
     }
 

@@ -7,8 +7,14 @@ use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
 use crate::gcs::transport::{Progress, Recovery};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::task::JoinSet;
-use tokio::time::MissedTickBehavior;
+use tokio::time::{Instant, MissedTickBehavior};
+
+/// How long a stop waits for session starts in flight to answer. A start
+/// cut off unanswered leaves a session on the server that nobody can cancel
+/// (its id never arrived); one request's round trip is far less than this.
+const SESSION_START_GRACE: Duration = Duration::from_secs(3);
 
 impl Runner<'_> {
     /// Waits for a batch's tasks, sending progress from their counters each
@@ -58,6 +64,7 @@ impl Runner<'_> {
             }
         };
         if stop.is_some() {
+            self.let_session_starts_answer(counters).await;
             tasks.abort_all();
             while let Some(joined) = tasks.join_next().await {
                 if let Ok((worker, start, elapsed, result)) = joined {
@@ -71,5 +78,20 @@ impl Runner<'_> {
         let _ =
             self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
         (results, stop)
+    }
+
+    /// Before a stop aborts the batch, lets each session start in flight
+    /// answer (bounded), so that its session can be cancelled with the rest.
+    async fn let_session_starts_answer(&self, counters: &[Arc<Progress>]) {
+        let give_up = Instant::now() + SESSION_START_GRACE;
+        while counters.iter().any(|c| c.starting_session()) {
+            if Instant::now() >= give_up {
+                let note = "a session start did not answer within 3 s of the stop: its session may stay open on \
+                            the server until it expires (a week on GCS)";
+                self.emit(RunEvent::Note(note.into())).await;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 }

@@ -386,6 +386,9 @@ impl<'a> Runner<'a> {
         let bytes_total = payload.size() * names.len() as u64;
         let counters: Vec<Arc<Progress>> = names.iter().map(|_| Arc::new(Progress::default())).collect();
         let all_names = names.clone();
+        // In flight is "may exist": a second Ctrl-C names them even while a
+        // stop waits for their session starts to answer.
+        names.iter().for_each(|name| self.ledger.add(name));
         let mut tasks = JoinSet::new();
         for (worker, name) in names.into_iter().enumerate() {
             let uploader = uploader.clone();
@@ -413,12 +416,11 @@ impl<'a> Runner<'a> {
         let delivered = Some(Delivered::start(uploader.peer_port()));
         let sizes = vec![payload.size(); counters.len()];
         let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
-        if stop.is_some() {
-            for (worker, name) in all_names.into_iter().enumerate() {
-                if !results.iter().any(|r| r.0 == worker as u32) {
-                    self.ledger.add(&name);
-                    self.cut_off.push((kind, name, counters[worker].session()));
-                }
+        for (worker, name) in all_names.into_iter().enumerate() {
+            match results.iter().find(|r| r.0 == worker as u32) {
+                Some((.., Err(_), _)) => self.ledger.remove(&name),
+                Some(_) => {}
+                None => self.cut_off.push((kind, name, counters[worker].session())),
             }
         }
         (results, stop)

@@ -222,8 +222,7 @@ impl GrpcTransport {
             .await;
         }
         let start = || stall_guard(progress, limit, self.start_resumable(index, &request));
-        let mut upload_id = with_retries(policy, progress, |_| start()).await?;
-        progress.set_session(Some(upload_id.clone()));
+        let mut upload_id = progress.start_session(with_retries(policy, progress, |_| start())).await?;
         let session_ready = Instant::now();
         let (mut offset, mut retries) = (0, 0);
         loop {
@@ -250,8 +249,7 @@ impl GrpcTransport {
                     return Ok(finished(progress, started, session_ready, object));
                 }
                 Err(TransportError::Grpc { code, .. }) if code == "NOT_FOUND" => {
-                    upload_id = with_retries(policy, progress, |_| start()).await?;
-                    progress.set_session(Some(upload_id.clone()));
+                    upload_id = progress.start_session(with_retries(policy, progress, |_| start())).await?;
                     offset = 0;
                     progress.note_resume();
                 }

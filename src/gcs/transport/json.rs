@@ -232,8 +232,7 @@ impl JsonTransport {
         let total = request.payload.size();
         let started = Instant::now();
         let start = || stall_guard(&request.progress, limit, self.start_session(request, token));
-        let mut session = with_retries(policy, &request.progress, |_| start()).await?;
-        request.progress.set_session(Some(session.clone()));
+        let mut session = request.progress.start_session(with_retries(policy, &request.progress, |_| start())).await?;
         let session_ready = Instant::now();
         // crc32c of [0, offset): the last chunk carries the whole object's.
         let (mut offset, mut crc_before, mut retries) = (0, 0, 0);
@@ -273,8 +272,8 @@ impl JsonTransport {
                     return finish_session(request, started, session_ready, response).await;
                 }
                 Err(TransportError::Http { status: 404 | 410, .. }) => {
-                    session = with_retries(policy, &request.progress, |_| start()).await?;
-                    request.progress.set_session(Some(session.clone()));
+                    session =
+                        request.progress.start_session(with_retries(policy, &request.progress, |_| start())).await?;
                     (offset, crc_before) = (0, 0);
                     request.progress.note_resume();
                 }

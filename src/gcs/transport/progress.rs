@@ -17,6 +17,9 @@ pub struct Progress {
     /// The open resumable session (JSON session URI or gRPC upload_id), so
     /// that an upload cut off by a cancel can have it cancelled too.
     session: Mutex<Option<String>>,
+    /// A session start is in flight: the server may create a session that
+    /// only the answer's id can cancel, so a stop lets it answer first.
+    session_starting: AtomicBool,
     /// Bytes handed over in all, resends included.
     sent: AtomicU64,
     retries: AtomicU32,
@@ -90,7 +93,30 @@ impl Progress {
         *self.session.lock().unwrap() = session;
     }
 
+    /// Runs a session start and keeps its id; while it runs,
+    /// [`Progress::starting_session`] says so.
+    pub async fn start_session<E>(&self, start: impl Future<Output = Result<String, E>>) -> Result<String, E> {
+        self.session_starting.store(true, Ordering::Release);
+        let _answered = ClearOnDrop(&self.session_starting);
+        let session = start.await?;
+        self.set_session(Some(session.clone()));
+        Ok(session)
+    }
+
+    pub fn starting_session(&self) -> bool {
+        self.session_starting.load(Ordering::Acquire)
+    }
+
     pub fn session(&self) -> Option<String> {
         self.session.lock().unwrap().clone()
+    }
+}
+
+/// Clears a flag however the future holding it ends (answered, failed or dropped).
+struct ClearOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
     }
 }

@@ -13,7 +13,6 @@ use ratatui::widgets::{
     Block, List, ListItem, ListState, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState, Wrap,
 };
 
-const LABEL_WIDTH: usize = 18;
 /// The field help's least room; it takes more, to show whole, while the
 /// list keeps `LIST_AT_LEAST` rows.
 const HELP_HEIGHT: u16 = 3;
@@ -58,8 +57,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     frame.render_widget(block, area);
 
-    let value_width = (list_area.width as usize).saturating_sub(LABEL_WIDTH + 2);
-    let items: Vec<ListItem> = rows.iter().enumerate().map(|(i, row)| item(app, *row, i, value_width, theme)).collect();
+    // Labels take the longest one's width, values the rest but a column the
+    // scrollbar may take: the etcd default `http://127.0.0.1:2379` fits whole.
+    let label_width = form.fields().iter().map(|f| f.label.chars().count()).max().unwrap_or(0);
+    let value_width = (list_area.width as usize).saturating_sub(label_width + 2);
+    let widths = (label_width, value_width);
+    let items: Vec<ListItem> = rows.iter().enumerate().map(|(i, row)| item(app, *row, i, widths, theme)).collect();
     let mut state = ListState::default().with_selected(Some(form.cursor)).with_offset(offset);
     frame.render_stateful_widget(List::new(items), list_area, &mut state);
     if rows.len() > height {
@@ -75,11 +78,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let (Some(input), Some(index)) = (&form.editing, app.editing_index()) {
         let row = rows.iter().position(|r| *r == Row::Field(index)).unwrap_or(0).saturating_sub(offset) as u16;
         let column = (input.visual_cursor().saturating_sub(input.visual_scroll(value_width))) as u16;
-        frame.set_cursor_position(Position::new(list_area.x + LABEL_WIDTH as u16 + 1 + column, list_area.y + row));
+        frame.set_cursor_position(Position::new(list_area.x + label_width as u16 + 1 + column, list_area.y + row));
     }
 }
 
-fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Theme) -> ListItem<'a> {
+fn item<'a>(
+    app: &App,
+    row: Row,
+    position: usize,
+    (label_width, value_width): (usize, usize),
+    theme: &Theme,
+) -> ListItem<'a> {
     let form = &app.form;
     let mut line = match row {
         Row::Advanced => {
@@ -98,7 +107,7 @@ fn item<'a>(app: &App, row: Row, position: usize, value_width: usize, theme: &Th
                 _ => ellipsized(&form.value(index), value_width),
             };
             let value_style = if form.error_for(index).is_some() { theme.error() } else { Default::default() };
-            let label = format!("{:<LABEL_WIDTH$}", form.fields()[index].label);
+            let label = format!("{:<label_width$}", form.fields()[index].label);
             Line::from(vec![Span::styled(label, theme.dim()), Span::raw(" "), Span::styled(value, value_style)])
         }
     };

@@ -52,9 +52,7 @@ pub fn render(
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // The etcd lanes get a sample of each round's histogram, not every request.
-            Work::Requests | Work::Events => {
-                [format!("share of {one}s by time, 0.5% a count ({unit})"), format!("{one} shares by time ({unit})")]
-            }
+            Work::Requests | Work::Events => [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")],
         },
         caption.width,
     );
@@ -78,12 +76,44 @@ pub fn render(
             }
         }
     }
-    let bars: Vec<Bar> =
-        counts.iter().zip(labels).map(|(&count, label)| Bar::default().value(count).label(Line::from(label))).collect();
+    let total: u64 = counts.iter().sum();
+    let bars: Vec<Bar> = counts
+        .iter()
+        .zip(labels)
+        .map(|(&count, label)| {
+            let bar = Bar::default().value(count).label(Line::from(label));
+            match work {
+                // A sample of the round's histogram: its counts mean nothing
+                // on their own, its shares do.
+                Work::Requests | Work::Events => bar.text_value(percent(count, total)),
+                _ => bar,
+            }
+        })
+        .collect();
     let chart = BarChart::default()
         .data(BarGroup::default().bars(&bars))
         .bar_width(bar_width)
         .bar_gap(1)
         .bar_style(theme.transport(kind));
     frame.render_widget(chart, area);
+}
+
+/// `count` of `total` as a whole percentage; a share that rounds to 0 but is
+/// not empty says `<1%`, so a bar is never labelled as holding nothing.
+fn percent(count: u64, total: u64) -> String {
+    let share = 100.0 * count as f64 / total.max(1) as f64;
+    if count > 0 && share < 0.5 { "<1%".into() } else { format!("{share:.0}%") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent;
+
+    #[test]
+    fn shares_are_whole_percentages_and_a_sliver_is_not_zero() {
+        assert_eq!(percent(198, 200), "99%");
+        assert_eq!(percent(2, 200), "1%");
+        assert_eq!(percent(1, 400), "<1%");
+        assert_eq!(percent(0, 400), "0%");
+    }
 }
