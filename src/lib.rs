@@ -4,14 +4,13 @@
 pub mod cli;
 pub mod config;
 pub mod doctor;
-pub mod emulator;
+pub use gcs_emulator as emulator;
 pub mod engine;
 pub mod etcd;
 pub mod fleet;
 pub mod gcs;
 pub mod launch;
-pub mod malloc;
 pub mod signals;
 pub mod tls;
 pub mod tui;
-pub mod units;
+pub use ::units;

@@ -33,7 +33,7 @@ fn main() -> ExitCode {
             return usage_error(gcs_speed_tui::cli::one_sentence(&error, &args));
         }
     };
-    gcs_speed_tui::malloc::keep_freed_memory();
+    gcs_speed_tui::emulator::malloc::keep_freed_memory();
     // Before any HTTP client of ours or of a library is built.
     gcs_speed_tui::tls::install_crypto_provider();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {

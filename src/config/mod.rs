@@ -2,8 +2,8 @@
 //! fill the same `Options` (text as typed) and get the same `BenchConfig` or
 //! the same one-sentence error back.
 
-use crate::gcs::rules::CHUNK_ALIGNMENT;
 use crate::units::{self, GIB};
+use gcs_protocol::rules::CHUNK_ALIGNMENT;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -56,7 +56,7 @@ impl Options {
     ) -> Result<(Target, String), ConfigError> {
         let bucket = self.bucket.trim().to_string();
         if !bucket.is_empty() {
-            crate::gcs::rules::validate_bucket_name(&bucket)
+            gcs_protocol::rules::validate_bucket_name(&bucket)
                 .map_err(|e| ConfigError { field: "bucket", message: format!("--bucket: {e}") })?;
         }
         let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());

@@ -1,9 +1,6 @@
 //! CPU time of the client: the whole process's, less the built-in emulator's
 //! (which runs on its own threads, named so they can be told apart).
 
-/// Threads of the built-in emulator's runtime carry this name.
-pub const EMULATOR_THREAD_NAME: &str = "gcs-emulator";
-
 /// User + system CPU seconds of the whole process (every thread, ns precision).
 pub fn process_seconds() -> f64 {
     let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -17,7 +14,7 @@ pub fn process_seconds() -> f64 {
 
 /// CPU seconds of the emulator's threads, from /proc (ns precision).
 pub fn emulator_seconds() -> f64 {
-    threads_seconds(EMULATOR_THREAD_NAME)
+    threads_seconds(gcs_emulator::THREAD_NAME)
 }
 
 /// CPU seconds (user + system, ns precision, from /proc) of this process's

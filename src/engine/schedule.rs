@@ -1,6 +1,7 @@
 //! The order of rounds, and the ids a run hands out.
 
 use crate::config::{Order, TransportKind};
+use units::random_u64;
 
 /// The transports of one interleaved round, in order: AB, BA, AB, ... so
 /// that drift and warm caches favour neither.
@@ -22,15 +23,6 @@ pub fn schedule(transports: &[TransportKind], iterations: u32, order: Order) -> 
             transports.iter().flat_map(|&kind| (0..iterations).map(move |round| (round, kind))).collect()
         }
     }
-}
-
-/// A random 64-bit value from the standard library's seeded hasher.
-pub fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher
-        .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
-    hasher.finish()
 }
 
 /// Same across retries of one operation, unique between operations.

@@ -3,11 +3,9 @@
 //! shared engine.
 
 pub mod auth;
-pub mod crc;
 pub mod payload;
 pub mod progress;
 pub mod report;
-pub mod rules;
 pub mod runner;
 pub mod stats;
 pub mod target;

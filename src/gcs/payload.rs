@@ -73,7 +73,7 @@ impl Payload {
                 bounds.iter().map(|&(a, b)| scope.spawn(move || self.crc32c_one_pass(a, b))).collect();
             threads.into_iter().map(|t| t.join().expect("a crc32c pass does not panic")).collect()
         });
-        crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| crate::gcs::crc::combine(crc, *part, b - a))
+        crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| gcs_protocol::crc::combine(crc, *part, b - a))
     }
 
     fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {
@@ -93,18 +93,6 @@ pub fn random_bytes(len: usize, seed: u64) -> Bytes {
     }
     out.truncate(len);
     Bytes::from(out)
-}
-
-/// GCS spells crc32c as base64 of the big-endian u32.
-pub fn crc32c_base64(crc: u32) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(crc.to_be_bytes())
-}
-
-pub fn crc32c_from_base64(text: &str) -> Option<u32> {
-    use base64::Engine;
-    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim()).ok()?;
-    Some(u32::from_be_bytes(raw.try_into().ok()?))
 }
 
 #[cfg(test)]
@@ -152,14 +140,5 @@ mod tests {
         assert_ne!(a, b);
         let distinct: std::collections::HashSet<u8> = a.iter().copied().collect();
         assert!(distinct.len() > 250, "bytes spread over the whole range");
-    }
-
-    #[test]
-    fn crc32c_base64_is_big_endian() {
-        // crc32c("hello world") = 0xc99465aa
-        assert_eq!(crc32c::crc32c(b"hello world"), 0xc994_65aa);
-        assert_eq!(crc32c_base64(0xc994_65aa), "yZRlqg==");
-        assert_eq!(crc32c_from_base64("yZRlqg=="), Some(0xc994_65aa));
-        assert_eq!(crc32c_from_base64("nope"), None);
     }
 }

@@ -116,7 +116,7 @@ pub fn venv_bin(name: &str) -> PathBuf {
 }
 
 pub fn crc32c_b64(data: &[u8]) -> String {
-    gcs_speed_tui::gcs::payload::crc32c_base64(crc32c::crc32c(data))
+    gcs_protocol::crc::crc32c_base64(crc32c::crc32c(data))
 }
 
 /// Bytes on the wire per payload byte, TCP's retransmissions left out: the

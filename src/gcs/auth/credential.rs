@@ -62,7 +62,7 @@ impl Parsed {
         let principal = match kind {
             Kind::ServiceAccount => json["client_email"].as_str().map(String::from),
             Kind::Impersonated | Kind::ExternalAccount => {
-                json["service_account_impersonation_url"].as_str().and_then(impersonated_email)
+                json["service_account_impersonation_url"].as_str().and_then(gcs_protocol::impersonated_email)
             }
             Kind::AuthorizedUser | Kind::MetadataServer => None,
         };
@@ -104,12 +104,6 @@ impl Parsed {
             reason: super::redact(&e.to_string()),
         })
     }
-}
-
-/// `.../serviceAccounts/EMAIL:generateAccessToken` names the account acted as.
-pub fn impersonated_email(url: &str) -> Option<String> {
-    let after = url.rsplit_once("/serviceAccounts/")?.1;
-    Some(after.split(':').next()?.to_string()).filter(|e| !e.is_empty())
 }
 
 /// Hands out access tokens (each library caches its own).

@@ -9,7 +9,7 @@
 
 mod credential;
 
-pub use credential::{Kind, impersonated_email};
+pub use credential::Kind;
 use credential::{Parsed, Provider};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

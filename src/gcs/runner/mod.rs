@@ -33,8 +33,9 @@ use failed::Failed;
 use meter::{Meter, Metered};
 
 use crate::engine::Stop;
-pub use crate::engine::schedule::{idempotency_token, new_run_id, pair_order, random_u64, schedule};
+pub use crate::engine::schedule::{idempotency_token, new_run_id, pair_order, schedule};
 pub use cleanup::Ledger;
+use units::random_u64;
 
 /// How often progress is sampled and sent: coarse enough to cost nothing.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);

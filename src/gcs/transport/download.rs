@@ -102,7 +102,7 @@ where
                 first_byte.get_or_insert_with(Instant::now);
                 if request.check_crc32c {
                     crc = match known {
-                        Some(piece_crc) => crate::gcs::crc::combine(crc, piece_crc, bytes.len() as u64),
+                        Some(piece_crc) => gcs_protocol::crc::combine(crc, piece_crc, bytes.len() as u64),
                         None => crc32c::crc32c_append(crc, &bytes),
                     };
                 }
@@ -131,8 +131,8 @@ where
         return Err(TransportError::Protocol(format!(
             "checksum mismatch reading {}: crc32c of the bytes received is {}, the server's is {}",
             request.object.name,
-            crate::gcs::payload::crc32c_base64(crc),
-            crate::gcs::payload::crc32c_base64(expected)
+            gcs_protocol::crc::crc32c_base64(crc),
+            gcs_protocol::crc::crc32c_base64(expected)
         )));
     }
     let end = Instant::now();

@@ -47,7 +47,7 @@ impl StreamWriter {
             let len = content.len() as u64;
             next = segments.next().map(|content| with_crc(content, offset + len));
             if let Some(crc) = message_crc {
-                self.crc = crate::gcs::crc::combine(self.crc, crc, len);
+                self.crc = gcs_protocol::crc::combine(self.crc, crc, len);
             }
             let last_of_range = offset + len == end;
             let finish = last_of_range && end == total;

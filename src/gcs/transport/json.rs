@@ -10,8 +10,8 @@ use super::{
 };
 use crate::config::{JsonHttp, TransportKind};
 use crate::gcs::auth::Auth;
-use crate::gcs::payload::crc32c_base64;
 use futures::future::BoxFuture;
+use gcs_protocol::crc::crc32c_base64;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::{Method, RequestBuilder, Response, StatusCode, Version};
 use std::sync::Mutex;
@@ -194,7 +194,7 @@ impl JsonTransport {
             .header("content-range", format!("bytes {}-{}/{total}", offset, end - 1))
             .header("content-length", end - offset)
             .header("content-type", CONTENT_TYPE);
-        let combine = |chunk_crc| crate::gcs::crc::combine(crc_before, chunk_crc, end - offset);
+        let combine = |chunk_crc| gcs_protocol::crc::combine(crc_before, chunk_crc, end - offset);
         // The chunk's crc32c pass runs on another core while the chunk is
         // sent, except for the last chunk: it carries the whole object's
         // crc32c in its headers, so it waits for its pass.

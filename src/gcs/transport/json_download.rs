@@ -38,7 +38,7 @@ impl JsonTransport {
                     .filter_map(|v| v.to_str().ok())
                     .flat_map(|v| v.split(','))
                     .find_map(|part| {
-                        part.trim().strip_prefix("crc32c=").and_then(crate::gcs::payload::crc32c_from_base64)
+                        part.trim().strip_prefix("crc32c=").and_then(gcs_protocol::crc::crc32c_from_base64)
                     });
                 let pieces = response
                     .bytes_stream()

@@ -249,7 +249,7 @@ pub async fn back_off_or_fail(
         return Err(error);
     }
     tracing::info!("retrying after: {error}");
-    tokio::time::sleep(policy.backoff(*retries, crate::engine::schedule::random_u64())).await;
+    tokio::time::sleep(policy.backoff(*retries, units::random_u64())).await;
     *retries += 1;
     progress.note_retry(&error);
     Ok(())

@@ -26,7 +26,8 @@ pub struct ServerTls {
 
 impl ServerTls {
     pub fn new(mode: &TlsMode) -> std::io::Result<ServerTls> {
-        crate::tls::install_crypto_provider();
+        // rustls needs one process-wide provider; one installed already is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let (chain_pem, key_pem, ca_pem) = match mode {
             TlsMode::Generated => {
                 let (ca, chain, key) = generate().map_err(std::io::Error::other)?;

@@ -138,7 +138,7 @@ fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {
 fn bucket_resource(shared: &Shared, name: &str) -> serde_json::Value {
     let created = shared.store.bucket_created(name).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
     serde_json::json!({"kind": "storage#bucket", "id": name, "name": name,
-        "location": "US", "storageClass": "STANDARD", "timeCreated": crate::units::rfc3339(created)})
+        "location": "US", "storageClass": "STANDARD", "timeCreated": units::rfc3339(created)})
 }
 
 pub fn optional_i64(query: &std::collections::HashMap<String, String>, key: &str) -> Result<Option<i64>, JsonResponse> {

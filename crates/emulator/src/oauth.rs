@@ -130,10 +130,7 @@ fn impersonate(authority: &Authority, email: &str, authorization: Option<&str>) 
     }
     let (token, ttl) = authority.issue(email);
     let expires = std::time::SystemTime::now() + ttl;
-    json_response(
-        StatusCode::OK,
-        &serde_json::json!({"accessToken": token, "expireTime": crate::units::rfc3339(expires)}),
-    )
+    json_response(StatusCode::OK, &serde_json::json!({"accessToken": token, "expireTime": units::rfc3339(expires)}))
 }
 
 /// GCS's 401: an error body, and the header that says a token is wanted.

@@ -17,6 +17,7 @@ mod json_upload;
 pub mod json_wire;
 pub mod jwt;
 mod link;
+pub mod malloc;
 mod oauth;
 mod reads;
 mod rope;
@@ -42,6 +43,10 @@ use tokio_util::sync::CancellationToken;
 /// Large HTTP/2 frames and windows, so that the emulator's ingest is not what
 /// a benchmark measures (16 KiB frames halve gRPC throughput on loopback).
 const MAX_FRAME_BYTES: u32 = 1 << 20;
+/// Threads of the emulator's runtime carry this name, so that a process
+/// running it beside a client can tell their CPU apart.
+pub const THREAD_NAME: &str = "gcs-emulator";
+
 pub const DEFAULT_STREAM_WINDOW: u32 = 8 << 20;
 
 #[derive(Clone, Debug)]
@@ -123,10 +128,10 @@ pub struct Emulator {
 
 impl Emulator {
     pub async fn start(options: EmulatorOptions) -> std::io::Result<Emulator> {
-        crate::malloc::keep_freed_memory(); // the ingest's buffers are reused, not re-faulted
+        malloc::keep_freed_memory(); // the ingest's buffers are reused, not re-faulted
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
-            .thread_name(crate::engine::cpu::EMULATOR_THREAD_NAME)
+            .thread_name(THREAD_NAME)
             .enable_all()
             .build()?;
         let started = runtime.spawn(Self::start_here(options)).await.map_err(std::io::Error::other).and_then(|r| r);

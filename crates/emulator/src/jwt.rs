@@ -124,7 +124,7 @@ pub mod tests {
         format!("{message}.{}", URL_SAFE_NO_PAD.encode(signature))
     }
 
-    const KEY: &str = include_str!("../../tests/data/test-key.pem");
+    const KEY: &str = include_str!("../../../tests/data/test-key.pem");
 
     fn key_file() -> serde_json::Value {
         serde_json::json!({"client_email": "sa@p.iam.gserviceaccount.com", "private_key_id": "k1", "private_key": KEY})

@@ -161,7 +161,7 @@ impl Store {
     }
 
     pub fn create_bucket(&self, name: &str) -> Result<(), StoreError> {
-        crate::gcs::rules::validate_bucket_name(name).map_err(StoreError::Invalid)?;
+        gcs_protocol::rules::validate_bucket_name(name).map_err(StoreError::Invalid)?;
         let mut buckets = self.buckets.lock().unwrap();
         if buckets.contains_key(name) {
             return Err(StoreError::BucketExists(name.into()));
@@ -258,8 +258,8 @@ impl Store {
         {
             return Err(StoreError::Checksum(format!(
                 "crc32c of the data is {}, the client said {}",
-                crate::gcs::payload::crc32c_base64(ingest.crc32c),
-                crate::gcs::payload::crc32c_base64(expected)
+                gcs_protocol::crc::crc32c_base64(ingest.crc32c),
+                gcs_protocol::crc::crc32c_base64(expected)
             )));
         }
         let mut buckets = self.buckets.lock().unwrap();

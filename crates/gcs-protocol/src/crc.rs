@@ -54,6 +54,18 @@ fn x_pow(mut n: u64, mut k: usize) -> u32 {
     power
 }
 
+/// GCS spells crc32c as base64 of the big-endian u32.
+pub fn crc32c_base64(crc: u32) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(crc.to_be_bytes())
+}
+
+pub fn crc32c_from_base64(text: &str) -> Option<u32> {
+    use base64::Engine;
+    let raw = base64::engine::general_purpose::STANDARD.decode(text.trim()).ok()?;
+    Some(u32::from_be_bytes(raw.try_into().ok()?))
+}
+
 /// crc32c(A ‖ B) from crc32c(A), crc32c(B) and B's length in bytes.
 pub fn combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
     multiply(x_pow(len_b, 3), crc_a) ^ crc_b // x^(8·len): shift A's crc past B's bytes
@@ -65,12 +77,20 @@ mod tests {
 
     #[test]
     fn combining_equals_one_pass_over_both() {
-        let bytes = crate::gcs::payload::random_bytes(5000, 11);
+        // Bytes no two of which line up with the polynomial's period.
+        let bytes: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         for split in [0, 1, 7, 8, 255, 2048, 4999, 5000] {
             let (a, b) = bytes.split_at(split);
             let joined = combine(crc32c::crc32c(a), crc32c::crc32c(b), b.len() as u64);
             assert_eq!(joined, crc32c::crc32c(&bytes), "split at {split}");
         }
+    }
+
+    #[test]
+    fn crc32c_base64_is_big_endian() {
+        assert_eq!(crc32c_base64(0xc994_65aa), "yZRlqg==");
+        assert_eq!(crc32c_from_base64("yZRlqg=="), Some(0xc994_65aa));
+        assert_eq!(crc32c_from_base64("nope"), None);
     }
 
     #[test]

@@ -120,7 +120,7 @@ pub async fn drained<T>(tx: &tokio::sync::mpsc::Sender<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::faults::Fault;
+    use crate::faults::Fault;
 
     #[test]
     fn ranges_parse_as_http_says() {

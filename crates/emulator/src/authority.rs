@@ -126,8 +126,7 @@ impl Authority {
             }),
             Some("impersonated_service_account") => {
                 self.trust(&credential["source_credentials"])?;
-                self.impersonable
-                    .extend(crate::gcs::auth::impersonated_email(&text("service_account_impersonation_url")));
+                self.impersonable.extend(gcs_protocol::impersonated_email(&text("service_account_impersonation_url")));
             }
             Some("external_account") => {
                 let path = credential["credential_source"]["file"]
@@ -135,8 +134,7 @@ impl Authority {
                     .ok_or("an external_account to trust needs a file credential_source")?;
                 let token = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
                 self.subject_tokens.push(token.trim().to_string());
-                self.impersonable
-                    .extend(crate::gcs::auth::impersonated_email(&text("service_account_impersonation_url")));
+                self.impersonable.extend(gcs_protocol::impersonated_email(&text("service_account_impersonation_url")));
             }
             other => return Err(format!("cannot trust a {other:?} credential")),
         }
@@ -145,11 +143,7 @@ impl Authority {
 
     /// A new token for `principal`, good for the configured time.
     pub fn issue(&self, principal: &str) -> (String, Duration) {
-        let token = format!(
-            "ya29.emulator-{:016x}{:016x}",
-            crate::engine::schedule::random_u64(),
-            crate::engine::schedule::random_u64()
-        );
+        let token = format!("ya29.emulator-{:016x}{:016x}", units::random_u64(), units::random_u64());
         let now = Instant::now();
         let issued = Issued {
             principal: principal.to_string(),
@@ -300,7 +294,7 @@ mod tests {
         let key = serde_json::json!({
             "type": "service_account",
             "client_email": "sa@p.iam.gserviceaccount.com",
-            "private_key": include_str!("../../tests/data/test-key.pem"),
+            "private_key": include_str!("../../../tests/data/test-key.pem"),
         });
         let authority = Authority::new(&AuthOptions { trusted: vec![key], ..AuthOptions::default() }).unwrap();
         let now = now_s();
@@ -308,7 +302,7 @@ mod tests {
             serde_json::json!({"iss": iss, "sub": iss, "iat": now, "exp": now + 3600,
                 "scope": "https://www.googleapis.com/auth/devstorage.read_write"})
         };
-        let pem = include_str!("../../tests/data/test-key.pem");
+        let pem = include_str!("../../../tests/data/test-key.pem");
         let token = jwt::tests::sign(&claims("sa@p.iam.gserviceaccount.com"), pem);
         assert_eq!(authority.principal(Some(&format!("Bearer {token}"))), Ok("sa@p.iam.gserviceaccount.com".into()));
         let stranger = jwt::tests::sign(&claims("x@p.iam.gserviceaccount.com"), pem);

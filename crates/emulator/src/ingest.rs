@@ -32,7 +32,7 @@ impl Ingest {
     /// Appends bytes whose crc32c is already known (gRPC verifies each
     /// message's crc first), so the data is read only once.
     pub fn push_checked(&mut self, bytes: &Rope, crc: u32) {
-        self.crc32c = crate::gcs::crc::combine(self.crc32c, crc, bytes.len() as u64);
+        self.crc32c = gcs_protocol::crc::combine(self.crc32c, crc, bytes.len() as u64);
         for piece in bytes.pieces() {
             self.keep(piece);
         }

@@ -113,7 +113,7 @@ pub async fn media(
 
 /// The whole object's hashes, as GCS sends them on every read (ranged too).
 fn goog_hash_header(object: &StoredObject) -> String {
-    let mut value = format!("crc32c={}", crate::gcs::payload::crc32c_base64(object.crc32c));
+    let mut value = format!("crc32c={}", gcs_protocol::crc::crc32c_base64(object.crc32c));
     if let Some(md5) = object.md5 {
         use base64::Engine;
         value += &format!(",md5={}", base64::engine::general_purpose::STANDARD.encode(md5));

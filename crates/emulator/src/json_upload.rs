@@ -17,7 +17,7 @@ use hyper::body::Incoming;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use std::collections::HashMap;
 
-use crate::gcs::rules::CHUNK_ALIGNMENT;
+use gcs_protocol::rules::CHUNK_ALIGNMENT;
 
 /// How a request body's reading ended early.
 enum Cut {
@@ -91,7 +91,7 @@ fn spec_from(
         .or_else(|| metadata["name"].as_str().map(String::from))
         .ok_or_else(|| error_response(StatusCode::BAD_REQUEST, "the upload names no object: add name=..."))?;
     let (header_crc, md5) = goog_hash(headers);
-    let metadata_crc = metadata["crc32c"].as_str().and_then(crate::gcs::payload::crc32c_from_base64);
+    let metadata_crc = metadata["crc32c"].as_str().and_then(gcs_protocol::crc::crc32c_from_base64);
     let content_type = metadata["contentType"]
         .as_str()
         .or_else(|| headers.get("x-upload-content-type").and_then(|v| v.to_str().ok()))

@@ -59,7 +59,7 @@ impl Fault {
         } else if head == "corrupt" {
             FaultAction::Corrupt
         } else if let Some(duration) = head.strip_prefix("stall-for-") {
-            FaultAction::Stall(crate::units::parse_duration(duration).map_err(|_| invalid())?)
+            FaultAction::Stall(units::parse_duration(duration).map_err(|_| invalid())?)
         } else {
             return Err(invalid());
         };
@@ -70,7 +70,7 @@ impl Fault {
 /// Sizes in instructions are written `256K`, `1M`, `512` (binary units; a
 /// bare number is bytes, as the testbench spells it).
 fn parse_fault_size(text: &str) -> Option<u64> {
-    text.parse::<u64>().ok().or_else(|| crate::units::parse_size(text).ok())
+    text.parse::<u64>().ok().or_else(|| units::parse_size(text).ok())
 }
 
 /// The bytes with the first one flipped, as a bad wire would deliver them.

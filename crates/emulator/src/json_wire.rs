@@ -2,12 +2,12 @@
 //! x-goog-hash, multipart/related bodies, object resources and error bodies.
 
 use super::store::{StoreError, StoredObject};
-use crate::units::rfc3339;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 use percent_encoding::percent_decode_str;
 use std::collections::HashMap;
+use units::rfc3339;
 
 pub type JsonResponse = Response<Full<Bytes>>;
 
@@ -67,7 +67,7 @@ pub fn parse_goog_hash(text: &str) -> (Option<u32>, Option<[u8; 16]>) {
     let mut md5 = None;
     for part in text.split(',') {
         match part.trim().split_once('=') {
-            Some(("crc32c", value)) => crc = crate::gcs::payload::crc32c_from_base64(value),
+            Some(("crc32c", value)) => crc = gcs_protocol::crc::crc32c_from_base64(value),
             Some(("md5", value)) => {
                 md5 = base64::engine::general_purpose::STANDARD
                     .decode(value.trim())
@@ -136,7 +136,7 @@ pub fn object_resource(object: &StoredObject) -> serde_json::Value {
         "contentType": object.content_type,
         "storageClass": "STANDARD",
         "size": object.size.to_string(),
-        "crc32c": crate::gcs::payload::crc32c_base64(object.crc32c),
+        "crc32c": gcs_protocol::crc::crc32c_base64(object.crc32c),
         "etag": format!("CN{}", object.generation),
         "timeCreated": created,
         "updated": created,
