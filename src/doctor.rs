@@ -26,7 +26,16 @@ fn failed(step: &str, what_to_do: impl Display) -> u8 {
 /// Runs the checks for this configuration; the exit code.
 pub async fn check(config: &BenchConfig) -> u8 {
     if config.target == Target::BuiltIn {
-        println!("note  no --bucket and no endpoint: checking the built-in emulator (real GCS needs --bucket)");
+        // A bucket of its own on the built-in emulator means --emulator was given.
+        match config.bucket.as_str() {
+            crate::config::DEFAULT_EMULATOR_BUCKET => {
+                println!("note  no --bucket and no endpoint: checking the built-in emulator (real GCS needs --bucket)")
+            }
+            bucket => println!(
+                "note  --emulator: checking the built-in emulator with bucket {bucket} (real GCS: --bucket without \
+                 --emulator)"
+            ),
+        }
     }
     let (server, built_in) = match crate::launch::built_in(config).await {
         Ok(started) => started,

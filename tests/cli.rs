@@ -277,6 +277,26 @@ fn the_built_in_emulator_can_be_made_flaky_to_watch_retries() {
     );
 }
 
+/// An object no larger than a chunk goes in one request: there is no session
+/// to time, so the table says so and the JSON has null, never "session 0 s".
+#[test]
+fn a_one_request_upload_has_no_session_phase() {
+    // 512 KiB objects, 16 MiB chunks (the default): one request each.
+    let table = run(&["run", "--size", "512KiB", "--iterations", "2", "--warmup=false"], &[]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert_eq!(table.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches("phases (median): one request, no session · transfer ").count(), 2, "{text}");
+    assert!(!text.contains("session 0 s"), "{text}");
+    let args = ["run", "--size", "512KiB", "--iterations", "2", "--warmup=false", "--format", "json"];
+    let report: serde_json::Value = serde_json::from_slice(&run(&args, &[]).stdout).unwrap();
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t.get("session_median_s"), Some(&serde_json::Value::Null), "{t}");
+    }
+    let samples = report["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 4, "2 rounds x 2 transports x 1 object");
+    assert!(samples.iter().all(|s| s.get("session_s") == Some(&serde_json::Value::Null)), "{samples:?}");
+}
+
 /// When uploads fail or a run is cut short, the report says so and shows no
 /// number for what was not measured; the figures it does show cover the
 /// same uploads as what they are divided by.

@@ -100,4 +100,17 @@ fn doctor_checks_the_built_in_emulator_without_options() {
         "{said}"
     );
     assert!(said.ends_with("all checks passed: `gcs-speed-tui run` with the same options should work\n"), "{said}");
+    assert!(said.starts_with("note  no --bucket and no endpoint: checking the built-in emulator"), "{said}");
+}
+
+/// `--emulator --bucket B`: the note says the emulator was asked for, with B,
+/// not that no bucket was given.
+#[test]
+fn doctor_on_the_emulator_with_a_bucket_names_it() {
+    let output = common::run(&["doctor", "--emulator", "--bucket", "my-bucket"], &[]);
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.starts_with("note  --emulator: checking the built-in emulator with bucket my-bucket"), "{said}");
+    assert!(!said.contains("no --bucket"), "{said}");
+    assert!(said.contains("ok    bucket: my-bucket exists"), "{said}");
 }

@@ -82,7 +82,7 @@ fn the_header_follows_the_form_after_a_run() {
 /// The form's column of the screen, its rows' text joined by spaces (what
 /// a reader reads down the pane, wrapping undone).
 fn form_text(screen: &str) -> String {
-    let rows = screen.lines().map(|line| line.chars().skip(1).take(40).collect::<String>());
+    let rows = screen.lines().map(|line| line.chars().skip(1).take_while(|c| *c != '│').collect::<String>());
     rows.map(|row| row.trim().to_string()).filter(|row| !row.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
@@ -138,8 +138,10 @@ fn small_object_runs_show_objects_per_second_in_the_history() {
 /// The rows of the pane right of the form whose top border has `title`,
 /// through its bottom border; a no-break space read as the space it shows.
 fn right_pane(screen: &str, title: &str) -> Vec<String> {
+    let form = screen.lines().find_map(|l| l.starts_with("┌ options").then(|| l.chars().position(|c| c == '┐')));
+    let form_width = form.flatten().expect("the form's top border") + 1;
     let rows: Vec<String> =
-        screen.lines().map(|l| l.chars().skip(42).collect::<String>().replace('\u{a0}', " ")).collect();
+        screen.lines().map(|l| l.chars().skip(form_width).collect::<String>().replace('\u{a0}', " ")).collect();
     let top = rows.iter().position(|r| r.starts_with(&format!("┌ {title}"))).expect(title);
     let bottom = top + rows[top..].iter().position(|r| r.starts_with('└')).unwrap();
     rows[top..=bottom].to_vec()
@@ -260,4 +262,17 @@ fn the_comparison_scrolls_and_says_what_lies_beyond() {
     assert_eq!(comparison_pane(&app, 100, 30).0, first, "[ goes back to the top");
     let (whole, text) = comparison_pane(&app, 200, 60);
     assert!(text.contains(last) && !whole.contains("more lines"), "whole at 200x60:\n{whole}");
+}
+
+/// A run that could not start leaves the header saying so, not "ready"
+/// (nor the ending of the run before it).
+#[test]
+fn the_header_says_a_run_could_not_start() {
+    let mut app = app();
+    replay(&mut app, report("20261130-060000-abcd", [8.0, 8.2, 8.1], [7.9, 7.8, 7.7]));
+    press(&mut app, KeyCode::Char('r'));
+    app.update(Message::RunFinished(Err("cannot reach http://127.0.0.1:9: connection refused".into())));
+    let header = screen(&app, 100, 30).lines().next().unwrap().to_string();
+    assert!(header.contains("could not start"), "{header}");
+    assert!(!header.contains("ready") && !header.contains("done"), "{header}");
 }

@@ -268,7 +268,7 @@ impl EtcdReport {
         lines.extend(self.transports.iter().map(|t| per_op_line(t, watch, unread)));
         lines.extend(self.transports.iter().filter_map(|t| errors_line(t, self.config.mode)));
         if let [a, b] = self.transports.as_slice() {
-            lines.extend(ratios_line(a, b));
+            lines.extend(ratios_line(a, b, if watch { "event" } else { "op" }));
         }
         lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
         if self.outcome != RunOutcome::Completed {
@@ -359,8 +359,8 @@ fn errors_line(t: &EtcdSummary, mode: Mode) -> Option<String> {
     })
 }
 
-/// How the first transport's costs compare with the second's, per op.
-fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> Option<String> {
+/// How the first transport's costs compare with the second's, per op (or event).
+fn ratios_line(a: &EtcdSummary, b: &EtcdSummary, unit: &str) -> Option<String> {
     let ratio =
         |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| format!("{:.2}x", x / y));
     let wire = |t: &EtcdSummary| t.wire_sent_per_op.zip(t.wire_received_per_op).map(|(s, r)| s + r);
@@ -373,5 +373,5 @@ fn ratios_line(a: &EtcdSummary, b: &EtcdSummary) -> Option<String> {
     .filter_map(|(what, r)| Some(format!("{what} {}", r?)))
     .collect();
     (!parts.is_empty())
-        .then(|| format!("per op, {} vs {}: {}", a.transport.name(), b.transport.name(), parts.join(", ")))
+        .then(|| format!("per {unit}, {} vs {}: {}", a.transport.name(), b.transport.name(), parts.join(", ")))
 }

@@ -20,7 +20,7 @@ pub struct EtcdRound {
     pub ops: u64,
     pub errors: u64,
     /// The failed requests by kind (`{"HTTP 400": 4}`); they sum to `errors`.
-    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    #[serde(default)]
     pub error_kinds: ErrorKinds,
     /// Every request answered (watch: every event delivered, once, in order).
     pub ok: bool,
@@ -78,7 +78,7 @@ pub struct EtcdSummary {
     /// Failed requests in any round.
     pub errors: u64,
     /// Those by kind (`{"UNAVAILABLE": 3}`); they sum to `errors`.
-    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    #[serde(default)]
     pub error_kinds: ErrorKinds,
     /// ops / time over the complete rounds.
     pub ops_per_s: Option<f64>,

@@ -58,7 +58,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 elapsed_s: latency_s,
                 ok: true,
                 error: None,
-                phases: Phases { session_s: 0.0, transfer_s: latency_s, finalize_s: 0.0 },
+                phases: Phases { session_s: None, transfer_s: latency_s, finalize_s: 0.0 },
                 retries: 0,
                 resumes: 0,
                 resent_bytes: 0,

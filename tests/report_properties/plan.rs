@@ -73,7 +73,7 @@ fn sample(kind: TransportKind, operation: Operation, index: usize, worker: usize
         elapsed_s,
         ok,
         error: (!ok).then(|| "failed".into()),
-        phases: Phases { session_s: 0.0, transfer_s: elapsed_s, finalize_s: 0.0 },
+        phases: Phases { session_s: None, transfer_s: elapsed_s, finalize_s: 0.0 },
         retries,
         resumes,
         resent_bytes: u64::from(resumes) * OBJECT / 4,

@@ -58,7 +58,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 // 0.05 s each for session and finalize, less for rounds under half a second.
                 phases: {
                     let edge_s = (elapsed_s / 10.0).min(0.05);
-                    Phases { session_s: edge_s, transfer_s: elapsed_s - 2.0 * edge_s, finalize_s: edge_s }
+                    Phases { session_s: Some(edge_s), transfer_s: elapsed_s - 2.0 * edge_s, finalize_s: edge_s }
                 },
                 retries: 0,
                 resumes: 0,

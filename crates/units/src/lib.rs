@@ -294,6 +294,20 @@ pub fn significant(value: f64, digits: i32) -> String {
     format!("{value:.decimals$}")
 }
 
+/// `values` with `digits` significant digits, or more (up to six) until no
+/// two read the same: labels of bins that must be told apart.
+pub fn distinct_significant(values: &[f64], mut digits: i32) -> Vec<String> {
+    loop {
+        let labels: Vec<String> = values.iter().map(|v| significant(*v, digits)).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        if unique.len() == labels.len() || digits >= 6 {
+            return labels;
+        }
+        digits += 1;
+    }
+}
+
 /// `2026-11-30T05:56:40.123Z`, without a date library.
 pub fn rfc3339(time: std::time::SystemTime) -> String {
     rfc3339_with(time, 3)

@@ -4,7 +4,7 @@
 
 use super::RunReport;
 use crate::gcs::stats::Operation;
-use crate::units::format_seconds;
+use crate::units::distinct_significant;
 
 const BINS: usize = 10;
 /// The longest bar, in characters.
@@ -61,10 +61,12 @@ fn histogram(noun: &str, series: &[(String, Vec<f64>)]) -> Vec<String> {
         format!("{noun} latency histogram (per {noun}; bins of equal width, each shown by its top, alike for both):"),
         format!("  {:>10}{}", "up to", names.trim_end()),
     ];
-    for bin in 0..bins {
-        let top = if bin + 1 == bins { high } else { low + width * (bin + 1) as f64 };
+    let tops: Vec<f64> =
+        (0..bins).map(|bin| if bin + 1 == bins { high } else { low + width * (bin + 1) as f64 }).collect();
+    // Narrow bins get the digits that tell them apart (0.6691 s, 0.6693 s).
+    for (bin, top) in distinct_significant(&tops, 3).into_iter().enumerate() {
         let cells: String = counts.iter().map(|c| format!("  {}", cell(c[bin]))).collect();
-        lines.push(format!("  {:>10}{}", format_seconds(top), cells.trim_end()));
+        lines.push(format!("  {:>10}{}", format!("{top} s"), cells.trim_end()));
     }
     lines
 }
@@ -90,6 +92,18 @@ mod tests {
             .flat_map(|l| l.split('[').skip(1).map(|c| c.split(']').next().unwrap().trim().parse::<usize>().unwrap()))
             .sum();
         assert_eq!(counted, json.len() + 3, "every item in exactly one bin");
+    }
+
+    #[test]
+    fn narrow_bins_are_labelled_apart() {
+        // 0.6690 to 0.6700 s: bins of 0.1 ms, whose tops three digits would all call 0.669 or 0.670.
+        let times: Vec<f64> = (0..=10).map(|i| 0.669 + f64::from(i) * 0.0001).collect();
+        let lines = histogram("upload", &[("grpc".into(), times)]);
+        let labels: Vec<&str> = lines[2..].iter().map(|l| l.split(" s ").next().unwrap().trim()).collect();
+        assert_eq!(
+            labels,
+            ["0.6691", "0.6692", "0.6693", "0.6694", "0.6695", "0.6696", "0.6697", "0.6698", "0.6699", "0.6700"]
+        );
     }
 
     #[test]

@@ -138,9 +138,12 @@ pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Sh
         }
         return lines;
     }
+    let session = match t.session_median_s {
+        Some(session) => format!("session {} · ", seconds(Some(session))),
+        None => "one request, no session · ".into(),
+    };
     lines.push(format!(
-        "  phases (median): session {} · transfer {} · finalize {}{recovery}",
-        seconds(t.session_median_s),
+        "  phases (median): {session}transfer {} · finalize {}{recovery}",
         seconds(t.transfer_median_s),
         seconds(t.finalize_median_s)
     ));

@@ -217,7 +217,7 @@ impl Runner<'_> {
                 ok,
                 error: error.map(|e| e.said),
                 error_kind,
-                phases: Phases { session_s: 0.0, transfer_s: outcome.transfer_s, finalize_s: 0.0 },
+                phases: Phases { session_s: None, transfer_s: outcome.transfer_s, finalize_s: 0.0 },
                 retries: recovery.retries,
                 resumes: recovery.resumes,
                 resent_bytes: recovery.resent_bytes,

@@ -71,7 +71,7 @@ pub struct ObjectSample {
     pub ok: bool,
     pub error: Option<String>,
     /// The error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`), counted by the summary.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub error_kind: Option<String>,
     #[serde(flatten)]
     pub phases: Phases,
@@ -80,7 +80,7 @@ pub struct ObjectSample {
     pub resumes: u32,
     pub resent_bytes: u64,
     /// What the retries followed, by kind.
-    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    #[serde(default)]
     pub retried_after: ErrorKinds,
     /// Reads: from the request to the first byte of the body (the rest is
     /// `transfer_s`).
@@ -165,18 +165,18 @@ pub struct TransportSummary {
     pub first_byte_p99_s: Option<f64>,
     pub errors: usize,
     /// The failed items by kind (`{"HTTP 503": 2}`); they sum to `errors`.
-    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    #[serde(default)]
     pub error_kinds: ErrorKinds,
     /// What the retries followed, by kind; they sum to `retries`.
-    #[serde(default, skip_serializing_if = "ErrorKinds::is_empty")]
+    #[serde(default)]
     pub retried_after: ErrorKinds,
     /// Finished reads whose whole object could not be checked: the server
     /// sent no crc32c of it.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub unchecked_reads: usize,
     /// Finished uploads whose length could not be checked: the server's
     /// answer said no size.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub unchecked_uploads: usize,
     pub retries: u64,
     pub resumes: u64,
@@ -219,10 +219,6 @@ pub struct Accounting {
     pub peers: Vec<String>,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 pub fn summarize(
     transport: TransportKind,
     operation: Operation,
@@ -254,8 +250,9 @@ pub fn summarize(
     let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
     let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
     let object_time: f64 = object_times.iter().sum();
-    let phase_median = |phase: fn(&Phases) -> f64| {
-        let mut values: Vec<f64> = finished.iter().map(|o| phase(&o.phases)).collect();
+    // Over the objects that had the phase (a one-request upload has no session).
+    let phase_median = |phase: fn(&Phases) -> Option<f64>| {
+        let mut values: Vec<f64> = finished.iter().filter_map(|o| phase(&o.phases)).collect();
         values.sort_by(f64::total_cmp);
         median(&values)
     };
@@ -283,8 +280,8 @@ pub fn summarize(
         objects_per_s: (total_time > 0.0).then(|| complete_objects as f64 / total_time),
         // A read has no session or finalize phase: unmeasured, not 0.
         session_median_s: phase_median(|p| p.session_s).filter(|_| operation == Operation::Upload),
-        transfer_median_s: phase_median(|p| p.transfer_s),
-        finalize_median_s: phase_median(|p| p.finalize_s).filter(|_| operation == Operation::Upload),
+        transfer_median_s: phase_median(|p| Some(p.transfer_s)),
+        finalize_median_s: phase_median(|p| Some(p.finalize_s)).filter(|_| operation == Operation::Upload),
         first_byte_p50_s: first_byte(0.50),
         first_byte_p90_s: first_byte(0.90),
         first_byte_p99_s: first_byte(0.99),

@@ -29,7 +29,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         elapsed_s,
         ok,
         error: (!ok).then(|| "boom".into()),
-        phases: Phases { session_s: 0.0, transfer_s: elapsed_s * 0.9, finalize_s: elapsed_s * 0.1 },
+        phases: Phases { session_s: None, transfer_s: elapsed_s * 0.9, finalize_s: elapsed_s * 0.1 },
         retries: if ok { 0 } else { 2 },
         resumes: 0,
         resent_bytes: 0,

@@ -47,7 +47,10 @@ pub struct UploadRequest {
 /// bytes, and waiting for the final answer after the last byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Phases {
-    pub session_s: f64,
+    /// From the start to the session's answer; none for an upload sent in
+    /// one request (and for reads): nothing to measure, so not a zero.
+    #[serde(default)]
+    pub session_s: Option<f64>,
     pub transfer_s: f64,
     pub finalize_s: f64,
 }
@@ -59,7 +62,7 @@ impl Phases {
         let data_start = session.unwrap_or(start);
         let last_byte = last_byte.unwrap_or(end).clamp(data_start, end);
         Self {
-            session_s: (data_start - start).as_secs_f64(),
+            session_s: session.map(|_| (data_start - start).as_secs_f64()),
             transfer_s: (last_byte - data_start).as_secs_f64(),
             finalize_s: (end - last_byte).as_secs_f64(),
         }
@@ -304,11 +307,11 @@ mod tests {
         let t0 = Instant::now();
         let at = |ms| t0 + Duration::from_millis(ms);
         let resumable = Phases::from_instants(t0, Some(at(100)), Some(at(900)), at(950));
-        assert!((resumable.session_s - 0.1).abs() < 1e-9);
+        assert!((resumable.session_s.unwrap() - 0.1).abs() < 1e-9);
         assert!((resumable.transfer_s - 0.8).abs() < 1e-9);
         assert!((resumable.finalize_s - 0.05).abs() < 1e-9);
         let one_shot = Phases::from_instants(t0, None, Some(at(400)), at(500));
-        assert_eq!(one_shot.session_s, 0.0);
+        assert_eq!(one_shot.session_s, None);
         assert!((one_shot.transfer_s + one_shot.finalize_s - 0.5).abs() < 1e-9, "the phases add up to the upload");
         let unknown = Phases::from_instants(t0, None, None, at(500));
         assert_eq!(unknown.finalize_s, 0.0);

@@ -155,7 +155,9 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     };
     let mut lines =
         vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
-    if !base.same_place(other) {
+    let other_target = std::mem::discriminant(base) != std::mem::discriminant(other);
+    // Runs of two targets compare nothing: no word of "the change below".
+    if !other_target && !base.same_place(other) {
         lines.push(Line::styled(
             " these runs went to different targets: the change below is the targets', not only the options'",
             theme.warning(),
@@ -163,7 +165,7 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     }
     lines.push(Line::from(""));
     let rows = differences(base, other);
-    if rows.is_empty() && std::mem::discriminant(base) != std::mem::discriminant(other) {
+    if rows.is_empty() && other_target {
         lines.push(Line::from(" these runs measured different things (GCS and etcd): nothing to compare"));
     } else if rows.is_empty() {
         lines.push(Line::from(

@@ -61,16 +61,7 @@ fn first_that_fits(texts: &[String], width: u16) -> String {
 /// Bucket edges printed with as few significant digits as keep them apart
 /// (two by default, up to six), so no two labels read the same.
 pub fn distinct_labels(values: &[f64]) -> Vec<String> {
-    let mut digits = 2;
-    loop {
-        let labels: Vec<String> = values.iter().map(|v| significant(*v, digits)).collect();
-        let mut unique = labels.clone();
-        unique.dedup();
-        if unique.len() == labels.len() || digits >= 6 {
-            return labels;
-        }
-        digits += 1;
-    }
+    crate::units::distinct_significant(values, 2)
 }
 
 /// How each transport is drawn on the chart: a braille line for JSON, a line of dots for gRPC,

@@ -17,6 +17,8 @@ pub use theme::Theme;
 
 pub const MIN_WIDTH: u16 = 100;
 pub const MIN_HEIGHT: u16 = 30;
+/// The form's width up to 160 columns; a quarter of wider screens, so that
+/// longer values (endpoints with their ports, paths) show whole there.
 const FORM_WIDTH: u16 = 42;
 /// The form and the live lanes need this much; the results get the rest.
 const MIN_TOP_HEIGHT: u16 = 11;
@@ -53,7 +55,8 @@ pub fn render(frame: &mut Frame, app: &App) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let [form_area, right] = Layout::horizontal([Constraint::Length(FORM_WIDTH), Constraint::Min(40)]).areas(top);
+    let [form_area, right] =
+        Layout::horizontal([Constraint::Length(FORM_WIDTH.max(area.width / 4)), Constraint::Min(40)]).areas(top);
     render_header(frame, header, app, &theme);
     form::render(frame, form_area, app, &theme);
     match app.pane {
@@ -70,7 +73,8 @@ pub fn render(frame: &mut Frame, app: &App) {
     } else {
         // Beyond two lines, the rest is cut with "…" (the results pane has it whole).
         let width = status.width as usize;
-        let mut text = status_text;
+        // Numbers keep their units (and a verdict its "3 pairs") when it wraps.
+        let mut text = results::units_kept(&status_text);
         while results::wrapped_line_count(&text, width) > 2 {
             // Cut at a word, not inside one ("the 95% inte…").
             let words: Vec<&str> = text.trim_end_matches('…').split(' ').collect();
@@ -138,6 +142,9 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         format!("cancelling {:.1} s", app.elapsed_s())
     } else if app.running {
         format!("running {:.1} s", app.elapsed_s())
+    } else if app.live.as_ref().is_some_and(|live| live.setup_failed.is_some()) {
+        // The last r did not start: not "ready", not the run before's ending.
+        "could not start".into()
     } else if let Some(last) = app.history.this_session().last() {
         // The last run's own ending: a cancelled run is not "done".
         let ended = match last.outcome() {

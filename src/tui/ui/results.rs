@@ -90,10 +90,17 @@ pub fn height(report: &Finished, width: u16) -> u16 {
 fn text_lines(report: &Finished, width: u16) -> Vec<String> {
     let (headers, rows, _) = report.table();
     let mut lines = report.verdict_lines();
-    if columns_that_fit(&headers, &rows, report.column_priority(), width.saturating_sub(2)).len() < headers.len() {
+    let shown = columns_that_fit(&headers, &rows, report.column_priority(), width.saturating_sub(2));
+    if shown.len() < headers.len() {
         lines.push(NARROW_NOTE.to_string());
     }
-    lines.extend(report.footer_lines());
+    // The legend speaks of the columns shown: none of Min-Max when they are not.
+    let min_max_shown = shown.iter().any(|&i| headers[i] == "Min");
+    let legend = |line: String| match line.strip_prefix("Min-Max: time per complete round · ") {
+        Some(rest) if !min_max_shown => rest.to_string(),
+        _ => line,
+    };
+    lines.extend(report.footer_lines().into_iter().map(legend));
     // The report's sentences are the CLI's; the app names its fields.
     let etcd = matches!(report, Finished::Etcd(_));
     lines.iter().map(|line| units_kept(&said(line, etcd))).collect()
@@ -120,8 +127,24 @@ pub fn interval_said(line: &str) -> String {
 }
 
 /// The units a figure may carry, which must stay on its line.
-const UNITS: [&str; 14] =
-    ["MiB/s", "MB/s", "Gbit/s", "s/GiB", "objects/s", "ops/s", "events/s", "µs", "ms", "s", "B", "KiB", "MiB", "GiB"];
+/// Units, and the count a verdict ends with ("3 pairs"), kept with their number.
+const UNITS: [&str; 15] = [
+    "MiB/s",
+    "MB/s",
+    "Gbit/s",
+    "s/GiB",
+    "objects/s",
+    "ops/s",
+    "events/s",
+    "µs",
+    "ms",
+    "s",
+    "B",
+    "KiB",
+    "MiB",
+    "GiB",
+    "pair",
+];
 
 /// `1642.87 MiB/s` with a no-break space, so that wrapping never puts a
 /// number at a line's end and its unit at the next one's start.

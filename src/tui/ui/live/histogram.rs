@@ -39,7 +39,7 @@ pub fn render(
         return; // too short to read: the percentiles above say it in numbers
     }
     if lane.latencies.is_empty() {
-        let text = first_that_fits(&[format!("{one} times (s) appear here"), "times appear here".into()], area.width);
+        let text = first_that_fits(&[format!("{one} times appear here"), "times appear here".into()], area.width);
         frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
         return;
     }

@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Gauge, Paragraph, Sparkline};
 
 pub fn render_lane(frame: &mut Frame, area: Rect, (lane, live): (&Lane, &Live), range: (f64, f64), theme: &Theme) {
     let kind = lane.transport.unwrap_or(TransportKind::Json);
-    let block = Block::bordered().title(title(lane, live, theme));
+    let block = Block::bordered().title(title(lane, live, theme, area.width.saturating_sub(2)));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let figures = figure_lines(lane, live);
@@ -42,11 +42,16 @@ pub fn render_lane(frame: &mut Frame, area: Rect, (lane, live): (&Lane, &Live), 
     super::histogram::render(frame, histogram, lane, (range, live.work), theme, kind);
 }
 
-fn title<'a>(lane: &Lane, live: &Live, theme: &Theme) -> Line<'a> {
+/// The lane's title in `width` columns: the transport, and what it is doing
+/// in as many words as fit (a word is dropped whole, never cut).
+fn title<'a>(lane: &Lane, live: &Live, theme: &Theme, width: u16) -> Line<'a> {
     let kind = lane.transport.unwrap_or(TransportKind::Json);
-    let mut title = vec![Span::styled(format!(" {} ", kind.name()), theme.transport(kind))];
+    let name = format!(" {} ", kind.name());
+    let room = (width as usize).saturating_sub(name.chars().count());
+    let mut title = vec![Span::styled(name, theme.transport(kind))];
     if lane.warmup {
-        title.push(Span::styled("warmup (not counted) ", theme.warning()));
+        let warmup = first_that_fits(&["warmup (not counted) ".into(), "warmup ".into()], room as u16);
+        title.push(Span::styled(warmup, theme.warning()));
     } else if lane.in_round {
         let doing = match live.work {
             Work::Uploads => "uploading ",
@@ -116,7 +121,8 @@ fn figure_lines(lane: &Lane, live: &Live) -> Vec<Vec<String>> {
     let now = lane.current.filter(|_| measuring);
     let errors = if lane.errors > 0 { format!(" · {} failed", lane.errors) } else { String::new() };
     let recovery = if lane.retries + lane.resumes > 0 {
-        format!(" · {} retries, {} resumes", lane.retries, lane.resumes)
+        let plural = crate::engine::report::plural;
+        format!(" · {}, {}", plural(lane.retries as usize, "retry"), plural(lane.resumes as usize, "resume"))
     } else {
         String::new()
     };
