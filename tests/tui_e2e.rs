@@ -167,6 +167,10 @@ fn a_merged_report_opens_with_its_hosts_and_fleet_rows() {
         .unwrap();
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
     assert!(String::from_utf8_lossy(&merged.stderr).contains("a built-in emulator of their own"), "said, not refused");
+    // The merged report keeps the caveat: a reader of fleet.json alone learns it.
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&fleet).unwrap()).unwrap();
+    let caveats = report["fleet"]["caveats"].as_array().expect("the fleet's caveats");
+    assert!(caveats.iter().any(|c| c.as_str().unwrap().contains("a built-in emulator of their own")), "{caveats:?}");
 
     let tmux = Tmux::start();
     tmux.wait_for("$", Duration::from_secs(5));

@@ -38,13 +38,17 @@ pub struct Said {
 /// The merge of every report given, rendered; or why they cannot merge.
 pub fn merge(args: &MergeArgs) -> Result<Said, String> {
     let loaded = inputs::load(&args.reports)?;
-    let merged = merge_loaded(&loaded)?;
+    let mut merged = merge_loaded(&loaded)?;
     let mut warnings = inputs::warnings(&loaded);
-    let fleet = match &merged {
-        Finished::Gcs(r) => r.fleet.as_ref(),
-        Finished::Etcd(r) => r.fleet.as_ref(),
+    let fleet = match &mut merged {
+        Finished::Gcs(r) => r.fleet.as_mut(),
+        Finished::Etcd(r) => r.fleet.as_mut(),
     };
-    warnings.extend(fleet.and_then(|f| f.apart.clone()));
+    if let Some(fleet) = fleet {
+        // The report keeps what was warned of: its table, JSON and --open say it too.
+        fleet.caveats = warnings.clone();
+        warnings.extend(fleet.apart.clone());
+    }
     Ok(Said { text: merged.render(args.format), warnings })
 }
 

@@ -38,6 +38,10 @@ pub struct Fleet {
     pub apart: Option<String>,
     /// Each row's throughput inside the window (`None` without one).
     pub rows: Vec<FleetRow>,
+    /// What the merge warned of (hosts on separate servers, other versions):
+    /// kept with the report, so that it stands alone.
+    #[serde(default)]
+    pub caveats: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -108,6 +112,7 @@ impl Fleet {
             });
         }
         lines.push("fleet percentiles: of every host's requests (their histograms added); rounds, errors, CPU and bytes: summed".into());
+        lines.extend(self.caveats.iter().map(|caveat| format!("caveat: {caveat}")));
         lines
     }
 }
@@ -209,8 +214,13 @@ pub fn fleet<R: FleetRound>(hosts: &[(&str, &[R])], rows: &[Row]) -> (Fleet, Vec
             )),
         ),
     };
-    let fleet =
-        Fleet { hosts: hosts.iter().map(|(name, _)| name.to_string()).collect(), window, apart, rows: fleet_rows };
+    let fleet = Fleet {
+        hosts: hosts.iter().map(|(name, _)| name.to_string()).collect(),
+        window,
+        apart,
+        rows: fleet_rows,
+        caveats: Vec::new(),
+    };
     (fleet, pairs(hosts))
 }
 
