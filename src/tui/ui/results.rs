@@ -19,7 +19,7 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: 
         );
         return;
     };
-    let block = Block::bordered().title(format!(" results · run {} ", report.run_id()));
+    let block = Block::bordered().title(format!(" results · run {} · {} ", report.run_id(), report.place()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let (headers, rows, kinds) = report.table();
