@@ -8,18 +8,17 @@ use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::grpc_read::{MAX_MESSAGE_BYTES, MessageReader};
 use super::grpc_reply::Replies;
-use super::grpc_write::{WriteMessage, WriteStop, Writer, bucket_name, new_object, to_proto, to_status};
+use super::grpc_write::{WriteMessage, WriteStop, Writer};
 use super::server::ConnectionKill;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use hyper::body::Incoming;
 use std::convert::Infallible;
 use std::sync::Arc;
+use tonic::Status;
 use tonic::server::Grpc;
-use tonic::{Request, Response, Status};
 use tonic_prost::ProstCodec;
-use tower::service_fn;
 
-fn grpc<E, D>() -> Grpc<ProstCodec<E, D>>
+pub(crate) fn grpc<E, D>() -> Grpc<ProstCodec<E, D>>
 where
     E: prost::Message + Send + 'static,
     D: prost::Message + Default + Send + 'static,
@@ -34,156 +33,56 @@ pub async fn handle(
     kill: ConnectionKill,
     req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Infallible> {
+    use super::grpc_unary::*;
     let path = req.uri().path().to_string();
     let method = path.strip_prefix("/google.storage.v2.Storage/").unwrap_or("").to_string();
     if let Some(refused) = authorize(&shared, &method, req.headers()) {
         return Ok(refused.into_http());
     }
     let response = match method.as_str() {
-        "WriteObject" | "BidiWriteObject" => {
-            let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
-            let mut trigger = match shared.faults.for_data_request(header) {
-                Ok(fault) => Trigger::new(fault),
-                Err(message) => return Ok(Status::invalid_argument(message).into_http()),
-            };
-            match trigger.split(0).1 {
-                Some(FaultAction::Return(code)) => {
-                    let status =
-                        Status::new(super::grpc_write::grpc_code(code), format!("injected fault: return-{code}"));
-                    return Ok(status.into_http());
-                }
-                Some(FaultAction::ResetConnection) => kill.reset().await,
-                Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
-                Some(FaultAction::Corrupt) | None => {}
-            }
-            let bidi = method == "BidiWriteObject";
-            let (replies, response) = Replies::open();
-            // Headers go out at once; the stream is read in its own task.
-            tokio::spawn(write_call(shared, kill, trigger, req.into_body(), replies, bidi));
-            response
-        }
+        "WriteObject" | "BidiWriteObject" => write(shared, kill, req, method == "BidiWriteObject").await,
         "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await,
-        "StartResumableWrite" => {
-            let service = service_fn(move |r: Request<pb::StartResumableWriteRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let r = r.into_inner();
-                    let spec =
-                        r.write_object_spec.ok_or_else(|| Status::invalid_argument("write_object_spec is required"))?;
-                    let spec = new_object(&spec, r.object_checksums.as_ref())?;
-                    let upload_id = shared.store.start_session(spec).map_err(to_status)?;
-                    Ok::<_, Status>(Response::new(pb::StartResumableWriteResponse { upload_id }))
-                }
-            });
-            grpc::<pb::StartResumableWriteResponse, _>().unary(service, req).await
-        }
-        "QueryWriteStatus" => {
-            let service = service_fn(move |r: Request<pb::QueryWriteStatusRequest>| {
-                let shared = shared.clone();
-                async move {
-                    use pb::query_write_status_response::WriteStatus;
-                    // Answered from the session's mirrors: a write in progress does not hold it up.
-                    let entry = shared.store.session(&r.into_inner().upload_id).map_err(to_status)?;
-                    let status = match entry.finished() {
-                        Some(object) => WriteStatus::Resource(to_proto(&object)),
-                        None => WriteStatus::PersistedSize(entry.persisted() as i64),
-                    };
-                    Ok::<_, Status>(Response::new(pb::QueryWriteStatusResponse { write_status: Some(status) }))
-                }
-            });
-            grpc::<pb::QueryWriteStatusResponse, _>().unary(service, req).await
-        }
-        "CancelResumableWrite" => {
-            let service = service_fn(move |r: Request<pb::CancelResumableWriteRequest>| {
-                let shared = shared.clone();
-                async move {
-                    shared.store.cancel_session(&r.into_inner().upload_id).map_err(to_status)?;
-                    Ok::<_, Status>(Response::new(pb::CancelResumableWriteResponse {}))
-                }
-            });
-            grpc::<pb::CancelResumableWriteResponse, _>().unary(service, req).await
-        }
-        "GetObject" => {
-            let service = service_fn(move |r: Request<pb::GetObjectRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let r = r.into_inner();
-                    let object = shared.store.get(bucket_name(&r.bucket)?, &r.object).map_err(to_status)?;
-                    if r.generation != 0 && r.generation != object.generation {
-                        return Err(Status::not_found(format!(
-                            "generation {} of {} not found",
-                            r.generation, r.object
-                        )));
-                    }
-                    Ok(Response::new(to_proto(&object)))
-                }
-            });
-            grpc::<pb::Object, _>().unary(service, req).await
-        }
-        "DeleteObject" => {
-            let service = service_fn(move |r: Request<pb::DeleteObjectRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let r = r.into_inner();
-                    let generation = r.if_generation_match.or((r.generation != 0).then_some(r.generation));
-                    shared.store.delete(bucket_name(&r.bucket)?, &r.object, generation).map_err(to_status)?;
-                    Ok::<_, Status>(Response::new(()))
-                }
-            });
-            grpc::<(), pb::DeleteObjectRequest>().unary(service, req).await
-        }
-        "ListObjects" => {
-            let service = service_fn(move |r: Request<pb::ListObjectsRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let r = r.into_inner();
-                    let objects = shared.store.list(bucket_name(&r.parent)?, &r.prefix).map_err(to_status)?;
-                    // Pages in name order: the token is the last name given.
-                    let page = if r.page_size > 0 { r.page_size as usize } else { 1000 };
-                    let rest: Vec<_> = objects.iter().filter(|o| o.name > r.page_token).collect();
-                    let next_page_token = if rest.len() > page { rest[page - 1].name.clone() } else { String::new() };
-                    let objects = rest.into_iter().take(page).map(to_proto).collect();
-                    Ok::<_, Status>(Response::new(pb::ListObjectsResponse {
-                        objects,
-                        next_page_token,
-                        ..Default::default()
-                    }))
-                }
-            });
-            grpc::<pb::ListObjectsResponse, _>().unary(service, req).await
-        }
-        "GetBucket" => {
-            let service = service_fn(move |r: Request<pb::GetBucketRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let name = r.into_inner().name;
-                    shared.store.bucket_created(bucket_name(&name)?).map_err(to_status)?;
-                    Ok::<_, Status>(Response::new(pb::Bucket {
-                        name: name.clone(),
-                        bucket_id: name,
-                        ..Default::default()
-                    }))
-                }
-            });
-            grpc::<pb::Bucket, _>().unary(service, req).await
-        }
-        "CreateBucket" => {
-            let service = service_fn(move |r: Request<pb::CreateBucketRequest>| {
-                let shared = shared.clone();
-                async move {
-                    let id = r.into_inner().bucket_id;
-                    shared.store.create_bucket(&id).map_err(to_status)?;
-                    let name = format!("{}{id}", super::grpc_write::BUCKET_PREFIX);
-                    Ok::<_, Status>(Response::new(pb::Bucket { name, bucket_id: id, ..Default::default() }))
-                }
-            });
-            grpc::<pb::Bucket, _>().unary(service, req).await
-        }
+        "StartResumableWrite" => unary(shared, req, start_resumable_write).await,
+        "QueryWriteStatus" => unary(shared, req, query_write_status).await,
+        "CancelResumableWrite" => unary(shared, req, cancel_resumable_write).await,
+        "GetObject" => unary(shared, req, get_object).await,
+        "DeleteObject" => unary(shared, req, delete_object).await,
+        "ListObjects" => unary(shared, req, list_objects).await,
+        "GetBucket" => unary(shared, req, get_bucket).await,
+        "CreateBucket" => unary(shared, req, create_bucket).await,
         "" => Status::unimplemented(format!("unknown service for {path}: this is GCS's google.storage.v2.Storage"))
             .into_http(),
         other => Status::unimplemented(format!("the emulator does not implement {other}")).into_http(),
     };
     Ok(response)
+}
+
+/// A write stream: its fault first (a refusal, a reset or a stall before
+/// any message is read), then its messages, read in a task of their own
+/// while the answer's headers go out at once.
+async fn write(
+    shared: Arc<Shared>,
+    kill: ConnectionKill,
+    req: http::Request<Incoming>,
+    bidi: bool,
+) -> http::Response<tonic::body::Body> {
+    let header = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
+    let mut trigger = match shared.faults.for_data_request(header) {
+        Ok(fault) => Trigger::new(fault),
+        Err(message) => return Status::invalid_argument(message).into_http(),
+    };
+    match trigger.split(0).1 {
+        Some(FaultAction::Return(code)) => {
+            let status = Status::new(super::grpc_write::grpc_code(code), format!("injected fault: return-{code}"));
+            return status.into_http();
+        }
+        Some(FaultAction::ResetConnection) => kill.reset().await,
+        Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
+        Some(FaultAction::Corrupt) | None => {}
+    }
+    let (replies, response) = Replies::open();
+    tokio::spawn(write_call(shared, kill, trigger, req.into_body(), replies, bidi));
+    response
 }
 
 /// How a write stream ended when nothing went wrong.

@@ -32,12 +32,9 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
         Ok(answer) => return whole(answer),
         Err(req) => req,
     };
-    let principal = match shared.authority.required {
-        true => match shared.authority.principal(req.headers().get("authorization").and_then(|v| v.to_str().ok())) {
-            Ok(principal) => principal,
-            Err(why) => return whole(super::oauth::refusal(&why)),
-        },
-        false => "the caller".to_string(),
+    let principal = match authenticate(shared, req.headers()) {
+        Ok(principal) => principal,
+        Err(refused) => return whole(refused),
     };
     let method = req.method().clone();
     // Split before decoding: an object name's own slashes arrive as %2F.
@@ -45,32 +42,12 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     let query = query_map(req.uri().query());
     let store = &shared.store;
-    let needed = match (&method, segments.as_slice()) {
-        (&Method::DELETE, ["storage", "v1", "b", _, "o", ..]) => Some("storage.objects.delete"),
-        (&Method::POST, ["upload", "storage", "v1", "b", _, "o"]) => Some("storage.objects.create"),
-        (&Method::GET, ["storage", "v1", "b", _, "o"]) => Some("storage.objects.list"),
-        (&Method::GET, ["storage", "v1", "b", _, "o", _, ..]) | (&Method::GET, ["download", ..]) => {
-            Some("storage.objects.get")
-        }
-        _ => None,
-    };
-    if let Some(permission) = needed.filter(|p| !shared.authority.grants(p)) {
+    if let Some(permission) = permission_needed(&method, &segments).filter(|p| !shared.authority.grants(p)) {
         return whole(super::oauth::forbidden(&principal, permission));
     }
     let answer = match (&method, segments.as_slice()) {
         (&Method::GET, ["storage", "v1", "b", _, "iam", "testPermissions"]) => {
-            // The query repeats `permissions`: read every one of them.
-            let asked = req
-                .uri()
-                .query()
-                .unwrap_or_default()
-                .split('&')
-                .filter_map(|pair| pair.strip_prefix("permissions=").map(super::json_wire::decode));
-            let granted: Vec<String> = asked.filter(|p| shared.authority.grants(p)).collect();
-            json_response(
-                StatusCode::OK,
-                &serde_json::json!({"kind": "storage#testIamPermissionsResponse", "permissions": granted}),
-            )
+            test_permissions(shared, req.uri().query())
         }
         (&Method::POST, ["storage", "v1", "b"]) => match read_json(req).await {
             Ok(body) => create_bucket(shared, &body),
@@ -84,16 +61,7 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             Ok(_) => json_response(StatusCode::OK, &bucket_resource(shared, bucket)),
             Err(error) => store_error_response(&error),
         },
-        (&Method::GET, ["storage", "v1", "b", bucket, "o"]) => {
-            let prefix = query.get("prefix").map_or("", String::as_str);
-            match store.list(bucket, prefix) {
-                Ok(objects) => {
-                    let items: Vec<_> = objects.iter().map(object_resource).collect();
-                    json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#objects", "items": items}))
-                }
-                Err(error) => store_error_response(&error),
-            }
-        }
+        (&Method::GET, ["storage", "v1", "b", bucket, "o"]) => list_objects(shared, bucket, &query),
         // Clients read media from /download/... as well.
         (&Method::GET, ["storage", "v1", "b", bucket, "o", name @ ..])
         | (&Method::GET, ["download", "storage", "v1", "b", bucket, "o", name @ ..]) => {
@@ -107,14 +75,7 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
             json_response(StatusCode::OK, &object_resource(&object))
         }
         (&Method::DELETE, ["storage", "v1", "b", bucket, "o", name @ ..]) => {
-            let if_generation_match = match optional_i64(&query, "ifGenerationMatch") {
-                Ok(value) => value,
-                Err(response) => return whole(response),
-            };
-            match store.delete(bucket, &name.join("/"), if_generation_match) {
-                Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
-                Err(error) => store_error_response(&error),
-            }
+            delete_object(shared, bucket, &name.join("/"), &query)
         }
         (_, ["upload", "storage", "v1", "b", bucket, "o"]) => {
             let bucket = bucket.to_string();
@@ -123,6 +84,65 @@ async fn route(shared: &Shared, kill: &ConnectionKill, req: Request<Incoming>) -
         _ => error_response(StatusCode::NOT_FOUND, &format!("no route for {method} {}", req.uri().path())),
     };
     whole(answer)
+}
+
+/// The caller a token names, when tokens are required; else "the caller".
+fn authenticate(shared: &Shared, headers: &hyper::HeaderMap) -> Result<String, JsonResponse> {
+    if !shared.authority.required {
+        return Ok("the caller".to_string());
+    }
+    let authorization = headers.get("authorization").and_then(|v| v.to_str().ok());
+    shared.authority.principal(authorization).map_err(|why| super::oauth::refusal(&why))
+}
+
+/// The IAM permission a request needs, as GCS names it.
+fn permission_needed(method: &Method, segments: &[&str]) -> Option<&'static str> {
+    match (method, segments) {
+        (&Method::DELETE, ["storage", "v1", "b", _, "o", ..]) => Some("storage.objects.delete"),
+        (&Method::POST, ["upload", "storage", "v1", "b", _, "o"]) => Some("storage.objects.create"),
+        (&Method::GET, ["storage", "v1", "b", _, "o"]) => Some("storage.objects.list"),
+        (&Method::GET, ["storage", "v1", "b", _, "o", _, ..]) | (&Method::GET, ["download", ..]) => {
+            Some("storage.objects.get")
+        }
+        _ => None,
+    }
+}
+
+/// testIamPermissions: the query repeats `permissions`; every one is read.
+fn test_permissions(shared: &Shared, query: Option<&str>) -> JsonResponse {
+    let asked = query.unwrap_or_default().split('&').filter_map(|pair| pair.strip_prefix("permissions=").map(decode));
+    let granted: Vec<String> = asked.filter(|p| shared.authority.grants(p)).collect();
+    json_response(
+        StatusCode::OK,
+        &serde_json::json!({"kind": "storage#testIamPermissionsResponse", "permissions": granted}),
+    )
+}
+
+fn list_objects(shared: &Shared, bucket: &str, query: &std::collections::HashMap<String, String>) -> JsonResponse {
+    let prefix = query.get("prefix").map_or("", String::as_str);
+    match shared.store.list(bucket, prefix) {
+        Ok(objects) => {
+            let items: Vec<_> = objects.iter().map(object_resource).collect();
+            json_response(StatusCode::OK, &serde_json::json!({"kind": "storage#objects", "items": items}))
+        }
+        Err(error) => store_error_response(&error),
+    }
+}
+
+fn delete_object(
+    shared: &Shared,
+    bucket: &str,
+    name: &str,
+    query: &std::collections::HashMap<String, String>,
+) -> JsonResponse {
+    let if_generation_match = match optional_i64(query, "ifGenerationMatch") {
+        Ok(value) => value,
+        Err(response) => return response,
+    };
+    match shared.store.delete(bucket, name, if_generation_match) {
+        Ok(()) => Response::builder().status(StatusCode::NO_CONTENT).body(Full::default()).unwrap(),
+        Err(error) => store_error_response(&error),
+    }
 }
 
 fn create_bucket(shared: &Shared, body: &serde_json::Value) -> JsonResponse {

@@ -41,33 +41,9 @@ pub async fn media(
         Ok(fault) => Trigger::new(fault),
         Err(message) => return whole(error_response(StatusCode::BAD_REQUEST, &message)),
     };
-    for (key, status) in [("generation", StatusCode::NOT_FOUND), ("ifGenerationMatch", StatusCode::PRECONDITION_FAILED)]
-    {
-        match optional_i64(query, key) {
-            Ok(Some(wanted)) if wanted != object.generation => {
-                let message = format!("{key}={wanted} but {} is at generation {}", object.name, object.generation);
-                return whole(error_response(status, &message));
-            }
-            Ok(_) => {}
-            Err(response) => return whole(response),
-        }
-    }
-    let Some(data) = object.data.clone() else {
-        return whole(error_response(
-            StatusCode::NOT_IMPLEMENTED,
-            "this emulator does not keep object bytes: start it with --retain to read them back",
-        ));
-    };
-    let range = headers.get(hyper::header::RANGE).and_then(|v| v.to_str().ok());
-    let span = match parse_range(range, object.size) {
-        Ok(span) => span,
-        Err(message) => {
-            let mut response = error_response(StatusCode::RANGE_NOT_SATISFIABLE, &message);
-            if let Ok(value) = format!("bytes */{}", object.size).parse() {
-                response.headers_mut().insert(hyper::header::CONTENT_RANGE, value);
-            }
-            return whole(response);
-        }
+    let (data, span) = match readable(&object, query, headers) {
+        Ok(readable) => readable,
+        Err(refused) => return whole(refused),
     };
     match trigger.split(0).1 {
         Some(FaultAction::Return(code)) => {
@@ -109,6 +85,40 @@ pub async fn media(
     builder
         .body(Either::Right(StreamBody::new(ReceiverStream::new(rx))))
         .unwrap_or_else(|_| whole(error_response(StatusCode::INTERNAL_SERVER_ERROR, "bad content type")))
+}
+
+/// The object's bytes and the span asked for (none: the whole object), or
+/// the answer refusing the read (another generation, bytes not kept, a range
+/// outside the object).
+// The Err is the finished answer itself, built once on the refusal path.
+#[allow(clippy::result_large_err)]
+fn readable(
+    object: &StoredObject,
+    query: &HashMap<String, String>,
+    headers: &HeaderMap,
+) -> Result<(Bytes, Option<super::reads::Span>), JsonResponse> {
+    for (key, status) in [("generation", StatusCode::NOT_FOUND), ("ifGenerationMatch", StatusCode::PRECONDITION_FAILED)]
+    {
+        if let Some(wanted) = optional_i64(query, key)?.filter(|wanted| *wanted != object.generation) {
+            let message = format!("{key}={wanted} but {} is at generation {}", object.name, object.generation);
+            return Err(error_response(status, &message));
+        }
+    }
+    let Some(data) = object.data.clone() else {
+        return Err(error_response(
+            StatusCode::NOT_IMPLEMENTED,
+            "this emulator does not keep object bytes: start it with --retain to read them back",
+        ));
+    };
+    let range = headers.get(hyper::header::RANGE).and_then(|v| v.to_str().ok());
+    let span = parse_range(range, object.size).map_err(|message| {
+        let mut response = error_response(StatusCode::RANGE_NOT_SATISFIABLE, &message);
+        if let Ok(value) = format!("bytes */{}", object.size).parse() {
+            response.headers_mut().insert(hyper::header::CONTENT_RANGE, value);
+        }
+        response
+    })?;
+    Ok((data, span))
 }
 
 /// The whole object's hashes, as GCS sends them on every read (ranged too).

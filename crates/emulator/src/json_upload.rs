@@ -10,7 +10,7 @@ use super::ingest::Ingest;
 use super::json_api::{optional_i64, read_json};
 use super::json_wire::*;
 use super::server::ConnectionKill;
-use super::store::{NewObject, SessionEntry, StoredObject};
+use super::store::{NewObject, Session, SessionEntry, StoredObject};
 use bytes::BytesMut;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -245,21 +245,8 @@ async fn put_chunk(
         total: Some(content_length.unwrap_or(0)),
     });
     if let Some((first, last)) = range.bytes {
-        if first > persisted {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                &format!("the chunk starts at byte {first} but only {persisted} bytes are persisted"),
-            );
-        }
-        if content_length.is_some_and(|n| n != last - first + 1) {
-            return error_response(StatusCode::BAD_REQUEST, "Content-Length does not match Content-Range");
-        }
-        let is_last = range.total == Some(last + 1);
-        if !is_last && (last + 1) % CHUNK_ALIGNMENT != 0 {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "every chunk but the last must end on a multiple of 256 KiB",
-            );
+        if let Err(refused) = check_chunk((first, last), range.total, persisted, content_length) {
+            return refused;
         }
         let skip = persisted.saturating_sub(first);
         let ingest = &mut session.ingest;
@@ -281,6 +268,35 @@ async fn put_chunk(
     if !done {
         return resume_incomplete(session.ingest.size);
     }
+    finalize(shared, &entry, session)
+}
+
+/// A chunk starts within what is persisted, is as long as Content-Length
+/// says and, unless it is the last, ends on the chunk alignment.
+fn check_chunk(
+    (first, last): (u64, u64),
+    total: Option<u64>,
+    persisted: u64,
+    content_length: Option<u64>,
+) -> Result<(), JsonResponse> {
+    if first > persisted {
+        let message = format!("the chunk starts at byte {first} but only {persisted} bytes are persisted");
+        return Err(error_response(StatusCode::BAD_REQUEST, &message));
+    }
+    if content_length.is_some_and(|n| n != last - first + 1) {
+        return Err(error_response(StatusCode::BAD_REQUEST, "Content-Length does not match Content-Range"));
+    }
+    if total != Some(last + 1) && (last + 1) % CHUNK_ALIGNMENT != 0 {
+        return Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "every chunk but the last must end on a multiple of 256 KiB",
+        ));
+    }
+    Ok(())
+}
+
+/// The whole object is in: it is stored, or the session is dropped with why.
+fn finalize(shared: &Shared, entry: &SessionEntry, mut session: tokio::sync::MutexGuard<'_, Session>) -> JsonResponse {
     let ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
     match shared.store.finalize(&session.spec, ingest) {
         Ok(object) => {

@@ -9,6 +9,7 @@ mod grpc_api;
 mod grpc_read;
 mod grpc_read_object;
 mod grpc_reply;
+mod grpc_unary;
 mod grpc_write;
 mod ingest;
 mod json_api;
@@ -21,6 +22,7 @@ pub mod malloc;
 mod oauth;
 mod reads;
 mod rope;
+mod serve;
 mod server;
 mod shapes;
 pub mod shaping;
@@ -30,8 +32,6 @@ pub mod tls;
 pub use shapes::{ReadChecksums, UploadAnswers};
 
 use faults::{Fault, FaultPlan};
-use hyper::service::service_fn;
-use hyper_util::rt::TokioExecutor;
 use shaping::Link;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -40,13 +40,13 @@ use store::Store;
 use tokio::net::{TcpListener, TcpSocket};
 use tokio_util::sync::CancellationToken;
 
-/// Large HTTP/2 frames and windows, so that the emulator's ingest is not what
-/// a benchmark measures (16 KiB frames halve gRPC throughput on loopback).
-const MAX_FRAME_BYTES: u32 = 1 << 20;
 /// Threads of the emulator's runtime carry this name, so that a process
 /// running it beside a client can tell their CPU apart.
 pub const THREAD_NAME: &str = "gcs-emulator";
 
+/// Large HTTP/2 windows (and frames, in `serve`), so that the emulator's
+/// ingest is not what a benchmark measures (16 KiB frames halve gRPC
+/// throughput on loopback).
 pub const DEFAULT_STREAM_WINDOW: u32 = 8 << 20;
 
 #[derive(Clone, Debug)]
@@ -180,61 +180,13 @@ impl Emulator {
             Some(tls) => (Some(tls.json.clone()), Some(tls.grpc.clone())),
             None => (None, None),
         };
-
-        let mut json_builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-        json_builder
-            .http2()
-            .max_frame_size(MAX_FRAME_BYTES)
-            .initial_stream_window_size(options.stream_window)
-            .initial_connection_window_size(options.stream_window.saturating_mul(2));
-        let json_shared = shared.clone();
-        server::spawn_accept_loop(json_listener, shutdown.clone(), shared.link.clone(), json_tls, move |io, kill| {
-            let builder = json_builder.clone();
-            let shared = json_shared.clone();
-            async move {
-                let service = service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
-                let _ = builder.serve_connection(io, service).await;
-            }
-        });
-
-        let mut grpc_builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
-        grpc_builder
-            .max_frame_size(MAX_FRAME_BYTES)
-            .initial_stream_window_size(options.stream_window)
-            .initial_connection_window_size(options.stream_window.saturating_mul(2));
-        let grpc_shared = shared.clone();
-        server::spawn_accept_loop(grpc_listener, shutdown.clone(), shared.link.clone(), grpc_tls, move |io, kill| {
-            let shared = grpc_shared.clone();
-            let connection = grpc_builder
-                .serve_connection(io, service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)));
-            async move {
-                let _ = connection.await;
-            }
-        });
-        // A VM's metadata server is plain HTTP on a host of its own: here a port.
+        serve::json(json_listener, &shared, &shutdown, json_tls, options.stream_window);
+        serve::grpc(grpc_listener, &shared, &shutdown, grpc_tls, options.stream_window);
         let metadata_addr = match options.auth.required {
             true => {
                 let listener = bind(options.host, 0, "--metadata-port", None)?;
                 let addr = listener.local_addr()?;
-                let metadata_shared = shared.clone();
-                server::spawn_accept_loop(
-                    listener,
-                    shutdown.clone(),
-                    Arc::new(Link::new(Duration::ZERO, None)),
-                    None,
-                    move |io, _| {
-                        let shared = metadata_shared.clone();
-                        async move {
-                            let service = service_fn(move |req| {
-                                let shared = shared.clone();
-                                async move {
-                                    Ok::<_, std::convert::Infallible>(oauth::metadata(&shared.authority, req).await)
-                                }
-                            });
-                            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-                        }
-                    },
-                );
+                serve::metadata(listener, &shared, &shutdown);
                 Some(addr)
             }
             false => None,

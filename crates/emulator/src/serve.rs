@@ -1,0 +1,84 @@
+//! The emulator's three servers on their listeners: the JSON API (HTTP/1.1
+//! and HTTP/2), the gRPC API (HTTP/2) and, with tokens required, a VM's
+//! metadata server (plain HTTP/1.1).
+
+use super::server::spawn_accept_loop;
+use super::shaping::Link;
+use super::{Shared, grpc_api, json_api, oauth};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioExecutor;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tokio_util::sync::CancellationToken;
+
+/// Largest HTTP/2 frame either server accepts: 16 KiB frames halve gRPC
+/// throughput on loopback.
+const MAX_FRAME_BYTES: u32 = 1 << 20;
+
+/// Serves the JSON API: HTTP/1.1 or HTTP/2, whichever the client speaks.
+pub fn json(
+    listener: TcpListener,
+    shared: &Arc<Shared>,
+    shutdown: &CancellationToken,
+    tls: Option<TlsAcceptor>,
+    stream_window: u32,
+) {
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http2()
+        .max_frame_size(MAX_FRAME_BYTES)
+        .initial_stream_window_size(stream_window)
+        .initial_connection_window_size(stream_window.saturating_mul(2));
+    let shared = shared.clone();
+    spawn_accept_loop(listener, shutdown.clone(), shared.link.clone(), tls, move |io, kill| {
+        let builder = builder.clone();
+        let shared = shared.clone();
+        async move {
+            let service = service_fn(move |req| json_api::handle(shared.clone(), kill.clone(), req));
+            let _ = builder.serve_connection(io, service).await;
+        }
+    });
+}
+
+/// Serves google.storage.v2.Storage over HTTP/2.
+pub fn grpc(
+    listener: TcpListener,
+    shared: &Arc<Shared>,
+    shutdown: &CancellationToken,
+    tls: Option<TlsAcceptor>,
+    stream_window: u32,
+) {
+    let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    builder
+        .max_frame_size(MAX_FRAME_BYTES)
+        .initial_stream_window_size(stream_window)
+        .initial_connection_window_size(stream_window.saturating_mul(2));
+    let shared = shared.clone();
+    spawn_accept_loop(listener, shutdown.clone(), shared.link.clone(), tls, move |io, kill| {
+        let shared = shared.clone();
+        let connection =
+            builder.serve_connection(io, service_fn(move |req| grpc_api::handle(shared.clone(), kill.clone(), req)));
+        async move {
+            let _ = connection.await;
+        }
+    });
+}
+
+/// A VM's metadata server is plain HTTP on a host of its own: here a port,
+/// never shaped.
+pub fn metadata(listener: TcpListener, shared: &Arc<Shared>, shutdown: &CancellationToken) {
+    let shared = shared.clone();
+    let unshaped = Arc::new(Link::new(Duration::ZERO, None));
+    spawn_accept_loop(listener, shutdown.clone(), unshaped, None, move |io, _| {
+        let shared = shared.clone();
+        async move {
+            let service = service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, std::convert::Infallible>(oauth::metadata(&shared.authority, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+        }
+    });
+}
