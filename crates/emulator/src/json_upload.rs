@@ -8,25 +8,17 @@ use super::Shared;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::ingest::Ingest;
 use super::json_api::{optional_i64, read_json};
+use super::json_body::{cut_response, drain, read_body};
 use super::json_wire::*;
 use super::server::ConnectionKill;
 use super::store::{NewObject, Session, SessionEntry, StoredObject};
 use bytes::BytesMut;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use std::collections::HashMap;
 
 use gcs_protocol::rules::CHUNK_ALIGNMENT;
-
-/// How a request body's reading ended early.
-enum Cut {
-    Fault(StatusCode),
-    Reset,
-    ClientGone,
-    /// A newer request to the same session took over.
-    Superseded,
-}
 
 pub async fn route(
     shared: &Shared,
@@ -320,77 +312,6 @@ fn resume_incomplete(persisted: u64) -> JsonResponse {
         builder = builder.header("range", format!("bytes=0-{}", persisted - 1));
     }
     builder.body(Full::default()).expect("static headers are valid")
-}
-
-async fn cut_response(kill: &ConnectionKill, cut: Cut) -> JsonResponse {
-    match cut {
-        Cut::Fault(status) => error_response(status, &format!("injected fault: return-{}", status.as_u16())),
-        Cut::Reset => kill.reset().await,
-        Cut::ClientGone => error_response(StatusCode::BAD_REQUEST, "the request body was cut short"),
-        Cut::Superseded => error_response(StatusCode::CONFLICT, "a newer request to this upload session took over"),
-    }
-}
-
-/// Streams a body into `sink`, frame by frame (never buffering the whole
-/// body), dropping the first `skip` bytes (a resend of persisted data),
-/// shaping the rate and firing the request's fault at its offset.
-async fn read_body(
-    mut body: Incoming,
-    trigger: &mut Trigger,
-    mut skip: u64,
-    session: Option<(&SessionEntry, u64)>,
-    mut sink: impl FnMut(&[u8]),
-) -> Result<(), Cut> {
-    // Resolves when a newer request takes the session over (never without one).
-    let superseded = || async move {
-        match session {
-            Some((entry, claim)) => entry.superseded(claim).await,
-            None => std::future::pending().await,
-        }
-    };
-    let mut accept = |bytes: &[u8]| {
-        let dropped = skip.min(bytes.len() as u64) as usize;
-        skip -= dropped as u64;
-        sink(&bytes[dropped..]);
-    };
-    loop {
-        let frame = tokio::select! {
-            frame = body.frame() => frame,
-            _ = superseded() => return Err(Cut::Superseded),
-        };
-        let Some(frame) = frame else { break };
-        let Ok(frame) = frame else {
-            return Err(Cut::ClientGone);
-        };
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        let (take, fault) = trigger.split(data.len());
-        accept(&data[..take]);
-        match fault {
-            None => {}
-            Some(FaultAction::Stall(duration)) => {
-                tokio::select! {
-                    _ = tokio::time::sleep(duration) => {}
-                    _ = superseded() => return Err(Cut::Superseded),
-                }
-                accept(&data[take..]);
-            }
-            Some(FaultAction::Corrupt) => accept(&super::faults::corrupted(&data[take..])),
-            Some(FaultAction::Return(code)) => {
-                drain(&mut body).await;
-                return Err(Cut::Fault(StatusCode::from_u16(code).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)));
-            }
-            Some(FaultAction::ResetConnection) => return Err(Cut::Reset),
-        }
-    }
-    Ok(())
-}
-
-/// Reads and discards the rest of a body, so that a client still sending
-/// sees the answer rather than a broken pipe.
-async fn drain(body: &mut Incoming) {
-    while let Some(Ok(_)) = body.frame().await {}
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> &'a str {

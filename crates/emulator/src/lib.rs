@@ -13,6 +13,7 @@ mod grpc_unary;
 mod grpc_write;
 mod ingest;
 mod json_api;
+mod json_body;
 mod json_read;
 mod json_upload;
 pub mod json_wire;
