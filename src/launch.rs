@@ -29,3 +29,13 @@ pub async fn built_in(config: &BenchConfig) -> Result<(Option<Server>, Option<(S
 
 /// A server kept running for as long as this is held.
 pub type Server = Box<dyn std::any::Any + Send + Sync>;
+
+#[cfg(test)]
+mod tests {
+    /// The engine tells the client's CPU from the built-in emulator's by the
+    /// name the emulator gives its threads: the two must agree.
+    #[test]
+    fn the_engine_knows_the_emulator_threads_by_their_name() {
+        assert_eq!(engine::cpu::IN_PROCESS_SERVER_THREADS, gcs_emulator::THREAD_NAME);
+    }
+}

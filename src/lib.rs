@@ -4,8 +4,9 @@
 pub mod cli;
 pub mod config;
 pub mod doctor;
+pub use ::engine;
 pub use gcs_emulator as emulator;
-pub mod engine;
+pub mod connections;
 pub mod etcd;
 pub mod fleet;
 pub mod gcs;

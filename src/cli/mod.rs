@@ -74,7 +74,7 @@ pub struct RunArgs {
 #[derive(Args, Clone, Debug, Default)]
 pub struct ReportArgs {
     #[command(flatten)]
-    pub start: crate::engine::start::StartArgs,
+    pub start: start::StartArgs,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -384,6 +384,7 @@ pub struct EmulatorArgs {
     pub upload_answers: crate::emulator::UploadAnswers,
 }
 
+pub mod start;
 mod usage;
 pub use usage::one_sentence;
 

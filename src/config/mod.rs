@@ -11,31 +11,7 @@ pub const DEFAULT_EMULATOR_BUCKET: &str = "gcs-speed-tui-bench";
 /// GCS's largest object.
 const MAX_OBJECT_BYTES: u64 = 5 * 1024 * GIB;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum TransportKind {
-    #[serde(rename = "http-json")]
-    Json,
-    #[serde(rename = "grpc")]
-    Grpc,
-}
-
-impl TransportKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TransportKind::Json => "http-json",
-            TransportKind::Grpc => "grpc",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Order {
-    /// Transports alternate round by round, so drift hits both alike.
-    Interleaved,
-    /// All rounds of one transport, then the other (the original tool).
-    Sequential,
-}
+pub use engine::plan::{Order, TransportKind};
 
 /// What a GCS run's rounds do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -190,7 +166,7 @@ mod seconds_serde;
 mod target_choice;
 
 pub use options::{EtcdOptions, Options};
-use schedule::{Schedule, ScheduleText};
+use schedule::{Schedule, ScheduleText, parse_schedule};
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};
 
@@ -265,7 +241,7 @@ impl Options {
         if prefix.contains(['\n', '\r', '#', '[', ']', '*', '?']) || prefix.len() > 512 {
             return fail("prefix", "--prefix may not contain newlines or # [ ] * ? and must be under 512 characters");
         }
-        let Schedule { transports, iterations, timeout, order, duration, until_stable } = Schedule::parse(
+        let Schedule { transports, iterations, timeout, order, duration, until_stable } = parse_schedule(
             &ScheduleText {
                 transports: &self.transports,
                 iterations: &self.iterations,

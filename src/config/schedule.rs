@@ -3,7 +3,6 @@
 
 use super::{ConfigError, Order, TransportKind, fail, flag_error, parse_count};
 use crate::units;
-use std::time::Duration;
 
 /// The schedule flags as typed.
 pub struct ScheduleText<'a> {
@@ -15,78 +14,64 @@ pub struct ScheduleText<'a> {
     pub until_stable: &'a str,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Schedule {
-    pub transports: Vec<TransportKind>,
-    pub iterations: u32,
-    pub timeout: Duration,
-    pub order: Order,
-    pub duration: Option<Duration>,
-    /// Stop when the 95% interval is at most this wide (percentage points).
-    pub until_stable: Option<f64>,
-}
+pub use engine::plan::Schedule;
 
-impl Schedule {
-    /// Checks the flags together; what they imply is added to `notes`.
-    pub fn parse(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
-        let iterations = parse_count(flags.iterations, "iterations", 1, 100_000)?;
-        let timeout = units::parse_duration(flags.timeout).map_err(flag_error("timeout"))?;
-        if timeout.is_zero() {
-            return fail("timeout", "--timeout must be above zero, like 10m");
+/// Checks the schedule flags together; what they imply is added to `notes`.
+pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
+    let iterations = parse_count(flags.iterations, "iterations", 1, 100_000)?;
+    let timeout = units::parse_duration(flags.timeout).map_err(flag_error("timeout"))?;
+    if timeout.is_zero() {
+        return fail("timeout", "--timeout must be above zero, like 10m");
+    }
+    let transports = match flags.transports.trim() {
+        "both" => vec![TransportKind::Json, TransportKind::Grpc],
+        "http-json" | "json" | "http" => vec![TransportKind::Json],
+        "grpc" => vec![TransportKind::Grpc],
+        other => {
+            return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc"));
         }
-        let transports = match flags.transports.trim() {
-            "both" => vec![TransportKind::Json, TransportKind::Grpc],
-            "http-json" | "json" | "http" => vec![TransportKind::Json],
-            "grpc" => vec![TransportKind::Grpc],
-            other => {
-                return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc"));
+    };
+    let order = match flags.order.trim() {
+        "interleaved" => Order::Interleaved,
+        "sequential" => Order::Sequential,
+        other => {
+            return fail("order", format!("--order '{other}' is not one of interleaved, sequential"));
+        }
+    };
+    let duration = match flags.duration.trim() {
+        "" => None,
+        text => match units::parse_duration(text).map_err(flag_error("duration"))? {
+            d if d.is_zero() => return fail("duration", "--duration must be above zero, like 30s"),
+            d => Some(d),
+        },
+    };
+    let until_stable = match flags.until_stable.trim().trim_end_matches('%') {
+        "" => None,
+        text => match text.parse::<f64>() {
+            Ok(width) if width > 0.0 && width.is_finite() => Some(width),
+            _ => {
+                return fail(
+                    "until_stable",
+                    format!("--until-stable '{}' is not a width: use percentage points, like 5%", flags.until_stable),
+                );
             }
-        };
-        let order = match flags.order.trim() {
-            "interleaved" => Order::Interleaved,
-            "sequential" => Order::Sequential,
-            other => {
-                return fail("order", format!("--order '{other}' is not one of interleaved, sequential"));
-            }
-        };
-        let duration = match flags.duration.trim() {
-            "" => None,
-            text => match units::parse_duration(text).map_err(flag_error("duration"))? {
-                d if d.is_zero() => return fail("duration", "--duration must be above zero, like 30s"),
-                d => Some(d),
-            },
-        };
-        let until_stable = match flags.until_stable.trim().trim_end_matches('%') {
-            "" => None,
-            text => match text.parse::<f64>() {
-                Ok(width) if width > 0.0 && width.is_finite() => Some(width),
-                _ => {
-                    return fail(
-                        "until_stable",
-                        format!(
-                            "--until-stable '{}' is not a width: use percentage points, like 5%",
-                            flags.until_stable
-                        ),
-                    );
-                }
-            },
-        };
-        if let Some(duration) = duration {
-            notes.push(format!(
-                "--duration {}: paired rounds run until that much time has passed; --iterations is not used",
-                units::format_duration(duration)
-            ));
-        } else if until_stable.is_some() {
-            notes.push(format!(
+        },
+    };
+    if let Some(duration) = duration {
+        notes.push(format!(
+            "--duration {}: paired rounds run until that much time has passed; --iterations is not used",
+            units::format_duration(duration)
+        ));
+    } else if until_stable.is_some() {
+        notes.push(format!(
                 "--until-stable stops early, within --iterations {iterations}: raise it (or set --duration) to give the interval room to narrow"
             ));
-        }
-        if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
-            return fail(
-                "order",
-                "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
-            );
-        }
-        Ok(Schedule { transports, iterations, timeout, order, duration, until_stable })
     }
+    if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
+        return fail(
+            "order",
+            "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
+        );
+    }
+    Ok(Schedule { transports, iterations, timeout, order, duration, until_stable })
 }

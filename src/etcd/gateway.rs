@@ -6,7 +6,7 @@
 
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
 use crate::config::TransportKind;
-use crate::engine::connections::{CountConnections, root_cause};
+use crate::connections::{CountConnections, root_cause};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use futures::future::BoxFuture;
@@ -149,7 +149,7 @@ fn gateway_error(answer: &Value, status: reqwest::StatusCode) -> EtcdError {
         false => format!("HTTP {}", status.as_u16()),
         true => {
             let code = answer["code"].as_i64().or(answer["error"]["grpc_code"].as_i64()).unwrap_or(2);
-            crate::engine::error_kinds::grpc_code_name(tonic::Code::from_i32(code as i32))
+            crate::connections::grpc_code_name(tonic::Code::from_i32(code as i32))
         }
     };
     EtcdError::Server { kind, message: explain_server_error(&message.unwrap_or_else(|| format!("HTTP {status}"))) }

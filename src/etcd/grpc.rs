@@ -6,7 +6,7 @@ use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_er
 use super::coalesce::Coalescing;
 use super::proto::*;
 use crate::config::TransportKind;
-use crate::engine::connections::{CountConnections, root_cause};
+use crate::connections::{CountConnections, root_cause};
 use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -176,7 +176,7 @@ fn status_error(status: &tonic::Status) -> EtcdError {
             EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
         }
         code => EtcdError::Server {
-            kind: crate::engine::error_kinds::grpc_code_name(code),
+            kind: crate::connections::grpc_code_name(code),
             message: explain_server_error(status.message()),
         },
     }

@@ -3,7 +3,7 @@
 //! target shares.
 
 use super::client::Reach;
-use crate::config::schedule::{Schedule, ScheduleText};
+use crate::config::schedule::{Schedule, ScheduleText, parse_schedule};
 use crate::config::{ConfigError, parse_count};
 use clap::{ArgAction, Args, ValueEnum};
 use std::path::PathBuf;
@@ -257,7 +257,7 @@ impl EtcdRunArgs {
                 "--prefix needs a name besides slashes, up to 256 characters, like gcs-speed-tui: the run's keys live under it",
             );
         }
-        let schedule = Schedule::parse(
+        let schedule = parse_schedule(
             &ScheduleText {
                 transports: &self.transports,
                 iterations: &self.iterations,

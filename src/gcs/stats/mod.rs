@@ -371,4 +371,6 @@ mod verdict;
 pub use verdict::{Verdict, compare};
 
 #[cfg(test)]
+mod compare_tests;
+#[cfg(test)]
 mod tests;

@@ -137,7 +137,7 @@ pub fn status_error(status: Status) -> TransportError {
         }
         _ => status.message().to_string(),
     };
-    TransportError::Grpc { code: crate::engine::error_kinds::grpc_code_name(status.code()), message }
+    TransportError::Grpc { code: crate::connections::grpc_code_name(status.code()), message }
 }
 
 #[cfg(test)]

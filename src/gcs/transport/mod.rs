@@ -15,7 +15,7 @@ mod payload_body;
 mod progress;
 pub mod retry;
 
-pub use crate::engine::connections::{CountConnections, root_cause};
+pub use crate::connections::{CountConnections, root_cause};
 pub use progress::{Progress, Recovery};
 pub use retry::RetryPolicy;
 

@@ -1,6 +1,10 @@
 //! CPU time of the client: the whole process's, less the built-in emulator's
 //! (which runs on its own threads, named so they can be told apart).
 
+/// Threads of a server running in this process carry this name (the built-in
+/// emulator names its runtime's so): their CPU is not the client's.
+pub const IN_PROCESS_SERVER_THREADS: &str = "gcs-emulator";
+
 /// User + system CPU seconds of the whole process (every thread, ns precision).
 pub fn process_seconds() -> f64 {
     let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -14,7 +18,7 @@ pub fn process_seconds() -> f64 {
 
 /// CPU seconds of the emulator's threads, from /proc (ns precision).
 pub fn emulator_seconds() -> f64 {
-    threads_seconds(gcs_emulator::THREAD_NAME)
+    threads_seconds(IN_PROCESS_SERVER_THREADS)
 }
 
 /// CPU seconds (user + system, ns precision, from /proc) of this process's

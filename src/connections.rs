@@ -54,3 +54,26 @@ pub fn root_cause(error: &dyn std::error::Error) -> String {
     }
     cause
 }
+
+/// `FailedPrecondition` -> `FAILED_PRECONDITION`, as gRPC spells its codes.
+pub fn grpc_code_name(code: tonic::Code) -> String {
+    let mut out = String::new();
+    for (i, c) in format!("{code:?}").chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod grpc_code_tests {
+    use super::grpc_code_name;
+
+    #[test]
+    fn codes_are_spelled_as_grpc_spells_them() {
+        assert_eq!(grpc_code_name(tonic::Code::FailedPrecondition), "FAILED_PRECONDITION");
+        assert_eq!(grpc_code_name(tonic::Code::Unavailable), "UNAVAILABLE");
+    }
+}

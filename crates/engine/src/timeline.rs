@@ -23,7 +23,7 @@ impl Span {
     /// Start and end in microseconds since the Unix epoch, when the report has them.
     pub fn wall_micros(&self) -> Option<(i64, i64)> {
         let micros = |text: &str| {
-            let at = crate::engine::start::parse_rfc3339(text)?;
+            let at = crate::start::parse_rfc3339(text)?;
             i64::try_from(at.duration_since(UNIX_EPOCH).ok()?.as_micros()).ok()
         };
         Some((micros(&self.started_at)?, micros(&self.ended_at)?))
@@ -52,7 +52,7 @@ impl Anchor {
 
     /// A span from offsets on the run's clock.
     pub fn span(&self, start_s: f64, end_s: f64) -> Span {
-        let wall = |s: f64| crate::units::rfc3339_micros(self.wall + Duration::from_secs_f64(s.max(0.0)));
+        let wall = |s: f64| units::rfc3339_micros(self.wall + Duration::from_secs_f64(s.max(0.0)));
         Span { host: self.host.to_string(), started_at: wall(start_s), ended_at: wall(end_s), start_s, end_s }
     }
 }

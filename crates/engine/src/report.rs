@@ -38,7 +38,7 @@ pub struct Host {
 impl Host {
     pub fn here() -> Self {
         Self {
-            host: crate::engine::timeline::this_host().to_string(),
+            host: crate::timeline::this_host().to_string(),
             os: std::env::consts::OS.to_string(),
             kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim().to_string(),
             arch: std::env::consts::ARCH.into(),

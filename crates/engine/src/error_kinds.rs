@@ -39,18 +39,6 @@ pub fn connection_kind(message: &str) -> &'static str {
     }
 }
 
-/// `FailedPrecondition` -> `FAILED_PRECONDITION`, as gRPC spells its codes.
-pub fn grpc_code_name(code: tonic::Code) -> String {
-    let mut out = String::new();
-    for (i, c) in format!("{code:?}").chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,7 +55,5 @@ mod tests {
         assert_eq!(connection_kind("connection reset by peer"), "reset");
         assert_eq!(connection_kind("Connection refused (os error 111)"), "refused");
         assert_eq!(connection_kind("invalid peer certificate: UnknownIssuer"), "tls");
-        assert_eq!(grpc_code_name(tonic::Code::FailedPrecondition), "FAILED_PRECONDITION");
-        assert_eq!(grpc_code_name(tonic::Code::Unavailable), "UNAVAILABLE");
     }
 }

@@ -5,7 +5,7 @@
 //! slow the measurement down. The finished report is not an event: each
 //! runner returns its own.
 
-use crate::config::TransportKind;
+use crate::plan::TransportKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Phase {

@@ -4,12 +4,12 @@
 //! verdict over them is `compare::compare_rates`, the same for all.
 
 pub mod compare;
-pub mod connections;
 pub mod cpu;
 pub mod error_kinds;
 pub mod events;
 pub mod histogram;
 pub mod netstat;
+pub mod plan;
 pub mod report;
 pub mod rounds;
 pub mod schedule;

@@ -2,9 +2,9 @@
 //! `--duration` has passed, stopping early once `--until-stable` is met.
 
 use super::schedule::{pair_order, schedule};
-use crate::config::schedule::Schedule;
-use crate::config::{Order, TransportKind};
-use crate::engine::compare::{PairedRound, interval_width, paired_log_ratios_by_part};
+use crate::compare::{PairedRound, interval_width, paired_log_ratios_by_part};
+use crate::plan::Schedule;
+use crate::plan::{Order, TransportKind};
 use std::time::Duration;
 
 /// Why the rounds stopped before their schedule ran out.
@@ -79,7 +79,7 @@ pub async fn measure<R: Rounds>(target: &mut R, plan: &Schedule) -> (Option<Stop
 /// `--until-stable` was met (it was not, or the loop would have said so).
 fn why_the_schedule_ended<R: PairedRound>(plan: &Schedule, rounds: &[R]) -> Option<String> {
     let limit = match plan.duration {
-        Some(duration) => format!("--duration {}", crate::units::format_duration(duration)),
+        Some(duration) => format!("--duration {}", units::format_duration(duration)),
         None => format!("--iterations {}", plan.iterations),
     };
     let (Some(width), [a, b]) = (plan.until_stable, plan.transports.as_slice()) else {
@@ -90,7 +90,7 @@ fn why_the_schedule_ended<R: PairedRound>(plan: &Schedule, rounds: &[R]) -> Opti
         Some(now) => format!("the 95% interval is {now:.1} points wide"),
         None => format!(
             "{} give{} no interval yet",
-            crate::engine::report::plural(pairs, "complete pair"),
+            crate::report::plural(pairs, "complete pair"),
             if pairs == 1 { "s" } else { "" }
         ),
     };

@@ -35,7 +35,7 @@ pub fn merged<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Option<His
 }
 
 /// A histogram field as its `encode`d text (null when empty), so that a
-/// report read back keeps it: `#[serde(with = "crate::engine::histogram::as_text")]`.
+/// report read back keeps it: `#[serde(with = "crate::histogram::as_text")]`.
 pub mod as_text {
     use hdrhistogram::Histogram;
     use serde::{Deserialize, Deserializer, Serializer, de::Error};

@@ -4,7 +4,7 @@
 //! limit. A metric the run did not measure crosses the threshold: a gate
 //! must not pass on missing data.
 
-use crate::config::TransportKind;
+use crate::plan::TransportKind;
 
 /// What a threshold can ask of each row of a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,9 +123,9 @@ impl Threshold {
 
     fn show(&self, value: f64) -> String {
         match self.metric {
-            Metric::P50 | Metric::P90 | Metric::P99 => crate::units::format_latency(value),
+            Metric::P50 | Metric::P90 | Metric::P99 => units::format_latency(value),
             Metric::Errors | Metric::Retries => format!("{value}"),
-            _ => crate::units::significant(value, 4),
+            _ => units::significant(value, 4),
         }
     }
 }
@@ -135,7 +135,7 @@ fn latency_s(text: &str) -> Option<f64> {
     let micros = text.strip_suffix("us").or_else(|| text.strip_suffix("µs"));
     match micros {
         Some(number) => number.trim().parse::<f64>().ok().filter(|n| *n >= 0.0).map(|n| n / 1e6),
-        None => crate::units::parse_duration(text).ok().map(|d| d.as_secs_f64()),
+        None => units::parse_duration(text).ok().map(|d| d.as_secs_f64()),
     }
 }
 

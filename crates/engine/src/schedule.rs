@@ -1,6 +1,6 @@
 //! The order of rounds, and the ids a run hands out.
 
-use crate::config::{Order, TransportKind};
+use crate::plan::{Order, TransportKind};
 use units::random_u64;
 
 /// The transports of one interleaved round, in order: AB, BA, AB, ... so
@@ -33,7 +33,7 @@ pub fn idempotency_token() -> String {
 /// `20261130-061500-3fa2`: sortable, and unique enough between runs.
 pub fn new_run_id() -> String {
     let now = std::time::SystemTime::now();
-    let stamp = crate::units::rfc3339(now);
+    let stamp = units::rfc3339(now);
     let digits: String = stamp.chars().filter(char::is_ascii_digit).take(14).collect();
     format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], random_u64() & 0xffff)
 }

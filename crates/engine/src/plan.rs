@@ -1,0 +1,41 @@
+//! What a run is asked to do, whatever its target: which transports, in
+//! which order, for how many paired rounds or how long, until which interval.
+
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum TransportKind {
+    #[serde(rename = "http-json")]
+    Json,
+    #[serde(rename = "grpc")]
+    Grpc,
+}
+
+impl TransportKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Json => "http-json",
+            TransportKind::Grpc => "grpc",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    /// Transports alternate round by round, so drift hits both alike.
+    Interleaved,
+    /// All rounds of one transport, then the other (the original tool).
+    Sequential,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    pub transports: Vec<TransportKind>,
+    pub iterations: u32,
+    pub timeout: Duration,
+    pub order: Order,
+    pub duration: Option<Duration>,
+    /// Stop when the 95% interval is at most this wide (percentage points).
+    pub until_stable: Option<f64>,
+}
