@@ -1,11 +1,13 @@
-//! Waiting for a batch of uploads or reads, with live progress, a cancel
-//! and the run's deadline.
+//! A batch of uploads started at once, and waiting for a batch of uploads
+//! or reads, with live progress, a cancel and the run's deadline.
 
 use super::delivered::Delivered;
-use super::{PROGRESS_INTERVAL, Runner, Stop};
+use super::failed::Failed;
+use super::{Finished, PROGRESS_INTERVAL, Runner, Stop, Stored};
 use crate::config::TransportKind;
 use crate::engine::events::RunEvent;
-use crate::gcs::transport::{Progress, Recovery};
+use crate::gcs::payload::Payload;
+use crate::gcs::transport::{Progress, Recovery, UploadRequest, Uploader};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinSet;
@@ -93,5 +95,60 @@ impl Runner<'_> {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+    }
+
+    /// Uploads the named objects at once; returns (worker, start, elapsed,
+    /// result) for each that finished, and why it stopped early if it did.
+    pub(super) async fn upload_batch(
+        &mut self,
+        uploader: &Arc<dyn Uploader>,
+        round: Option<u32>,
+        names: Vec<String>,
+        payload: &Payload,
+    ) -> (Vec<Finished>, Option<Stop>) {
+        let kind = uploader.kind();
+        let at_s = self.at_s();
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
+        let bytes_total = payload.size() * names.len() as u64;
+        let counters: Vec<Arc<Progress>> = names.iter().map(|_| Arc::new(Progress::default())).collect();
+        let all_names = names.clone();
+        // In flight is "may exist": a second Ctrl-C names them even while a
+        // stop waits for their session starts to answer.
+        names.iter().for_each(|name| self.ledger.add(name));
+        let mut tasks = JoinSet::new();
+        for (worker, name) in names.into_iter().enumerate() {
+            let uploader = uploader.clone();
+            let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
+            let clock = self.clock;
+            let bucket = self.config.bucket.clone();
+            tasks.spawn(async move {
+                let start = clock.elapsed().as_secs_f64();
+                let expected = request.payload.size();
+                let result =
+                    uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(
+                        |outcome| match outcome.size {
+                            Some(size) if size != expected => Err(Failed::short(
+                                "short write",
+                                format!("the server stored {size} bytes of {expected}"),
+                            )),
+                            size => {
+                                Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() })
+                            }
+                        },
+                    );
+                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
+            });
+        }
+        let delivered = Some(Delivered::start(uploader.peer_port()));
+        let sizes = vec![payload.size(); counters.len()];
+        let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
+        for (worker, name) in all_names.into_iter().enumerate() {
+            match results.iter().find(|r| r.0 == worker as u32) {
+                Some((.., Err(_), _)) => self.ledger.remove(&name),
+                Some(_) => {}
+                None => self.cut_off.push((kind, name, counters[worker].session())),
+            }
+        }
+        (results, stop)
     }
 }

@@ -6,17 +6,15 @@ use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
 use crate::engine::events::{Phase, RunEvent};
 use crate::engine::timeline::Anchor;
 use crate::gcs::payload::Payload;
-use crate::gcs::report::{RunOutcome, RunReport};
-use crate::gcs::stats::{self, Accounting, ObjectSample, Operation, RoundSample};
+use crate::gcs::report::RunReport;
+use crate::gcs::stats::{ObjectSample, Operation, RoundSample};
 use crate::gcs::target::Connected;
 use crate::gcs::transport::download::ListedObject;
-use crate::gcs::transport::{CreatedObject, Phases, Progress, Recovery, UploadRequest, Uploader, object_name};
+use crate::gcs::transport::{CreatedObject, Phases, Recovery, object_name};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -26,9 +24,9 @@ mod delivered;
 mod failed;
 mod meter;
 mod reads;
+mod summaries;
 mod warmup;
 
-use delivered::Delivered;
 use failed::Failed;
 use meter::{Meter, Metered};
 
@@ -136,50 +134,11 @@ impl<'a> Runner<'a> {
 
     pub async fn run(mut self) -> RunReport {
         let started_at = crate::units::rfc3339(std::time::SystemTime::now());
-        self.emit(RunEvent::Started {
-            run_id: self.run_id.clone(),
-            target: match &self.config.read_prefix {
-                Some(prefix) => {
-                    format!(
-                        "{}; reading the objects under {prefix} (read only, never deleted)",
-                        self.connected.info.describe()
-                    )
-                }
-                None => self.connected.info.describe(),
-            },
-            rounds_per_transport: self.config.duration.is_none().then_some(self.config.iterations),
-        })
-        .await;
+        self.announce().await;
         let seed = random_u64();
         // Generated before any clock starts.
         let payload = Payload::new(self.config.object_size, seed);
-        let mut stop = None;
-        // What to read comes first: a prefix with nothing under it fails
-        // before anything is written.
-        if self.config.workload == Workload::Download {
-            stop = self.prepare_reads(&payload).await;
-        }
-        // The warmup uploads: a run that only reads existing objects
-        // (--read-prefix) writes nothing, so it has none.
-        if stop.is_none() && self.config.warmup {
-            self.emit(RunEvent::Phase(Phase::Warmup)).await;
-            if self.config.read_prefix.is_none() {
-                let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
-                stop = self.warm_up(&warmup).await;
-            }
-            if stop.is_none() && self.config.workload == Workload::Download {
-                stop = self.warm_up_reads().await;
-            }
-        }
-        if stop.is_none()
-            && let Some(at) = self.start_at
-        {
-            match crate::engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
-                Ok(Some(late)) => self.emit(RunEvent::Note(late)).await,
-                Ok(None) => {}
-                Err(why) => stop = Some(why),
-            }
-        }
+        let mut stop = self.prepare(&payload, seed).await;
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.clock = Instant::now();
@@ -191,41 +150,10 @@ impl<'a> Runner<'a> {
         if let Some(why) = &self.stopped_because {
             self.emit(RunEvent::Note(why.clone())).await;
         }
-        for uploader in &self.connected.uploaders {
-            // The transport's connections: w1r3's uploads and reads share them.
-            for &operation in Operation::of(self.config.workload) {
-                self.meter((uploader.kind(), operation)).connections = uploader.connections();
-            }
-        }
+        self.note_connections();
         let cleanup = self.clean_up().await;
-        let outcome = match stop {
-            None => RunOutcome::Completed,
-            Some(Stop::Cancelled) => RunOutcome::Cancelled,
-            Some(Stop::TimedOut) => RunOutcome::TimedOut,
-            Some(Stop::FailFast) if self.setup_failed => RunOutcome::SetupFailed,
-            Some(Stop::FailFast) => RunOutcome::FailedFast,
-        };
-        let mut summaries = Vec::new();
-        for &operation in Operation::of(self.config.workload) {
-            let bytes_per_round = self.bytes_per_round(operation);
-            for &kind in &self.config.transports {
-                let uploader = self.connected.uploader(kind);
-                let meter = self.meters.remove(&(kind, operation)).unwrap_or_default();
-                let accounting = Accounting {
-                    protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
-                    connections: meter.connections,
-                    peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
-                };
-                let mut summary =
-                    stats::summarize(kind, operation, bytes_per_round, &self.rounds, &self.objects, accounting);
-                if meter.wire_lost {
-                    // A connection closed mid-round took its last bytes with it:
-                    // what is left would read as too few, so no figure.
-                    summary.wire_ratio = None;
-                }
-                summaries.push(summary);
-            }
-        }
+        let outcome = self.outcome(stop);
+        let summaries = self.summaries();
         RunReport::new(
             self.run_id.clone(),
             started_at,
@@ -242,15 +170,52 @@ impl<'a> Runner<'a> {
         .auth_refreshes(self.connected.auth.refreshes())
     }
 
-    /// Bytes one complete round of one transport moves in `operation`.
-    fn bytes_per_round(&self, operation: Operation) -> u64 {
-        match (operation, self.config.workload) {
-            (Operation::Upload, _) => self.config.object_size * u64::from(self.config.concurrency),
-            (Operation::Download, Workload::W1r3) => {
-                u64::from(W1R3_READS) * self.config.bytes_per_read() * u64::from(self.config.concurrency)
-            }
-            (Operation::Download, _) => self.read_sizes().iter().sum(),
+    /// Says the run began, and where it goes.
+    async fn announce(&self) {
+        let target = match &self.config.read_prefix {
+            Some(prefix) => format!(
+                "{}; reading the objects under {prefix} (read only, never deleted)",
+                self.connected.info.describe()
+            ),
+            None => self.connected.info.describe(),
+        };
+        let rounds_per_transport = self.config.duration.is_none().then_some(self.config.iterations);
+        self.emit(RunEvent::Started { run_id: self.run_id.clone(), target, rounds_per_transport }).await;
+    }
+
+    /// What comes before the timed rounds: the objects to read, the warmup
+    /// and a synchronized start's wait; why the run stops there, if it does.
+    async fn prepare(&mut self, payload: &Payload, seed: u64) -> Option<Stop> {
+        // What to read comes first: a prefix with nothing under it fails
+        // before anything is written.
+        if self.config.workload == Workload::Download
+            && let Some(stop) = self.prepare_reads(payload).await
+        {
+            return Some(stop);
         }
+        // The warmup uploads: a run that only reads existing objects
+        // (--read-prefix) writes nothing, so it has none.
+        if self.config.warmup {
+            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            if self.config.read_prefix.is_none() {
+                let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
+                if let Some(stop) = self.warm_up(&warmup).await {
+                    return Some(stop);
+                }
+            }
+            if self.config.workload == Workload::Download
+                && let Some(stop) = self.warm_up_reads().await
+            {
+                return Some(stop);
+            }
+        }
+        let at = self.start_at?;
+        match crate::engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+            Ok(Some(late)) => self.emit(RunEvent::Note(late)).await,
+            Ok(None) => {}
+            Err(why) => return Some(why),
+        }
+        None
     }
 
     /// Uploads a round's objects; returns why the run stops, if it does,
@@ -370,61 +335,6 @@ impl<'a> Runner<'a> {
             return Some(Stop::FailFast);
         }
         stop
-    }
-
-    /// Uploads the named objects at once; returns (worker, start, elapsed,
-    /// result) for each that finished, and why it stopped early if it did.
-    async fn upload_batch(
-        &mut self,
-        uploader: &Arc<dyn Uploader>,
-        round: Option<u32>,
-        names: Vec<String>,
-        payload: &Payload,
-    ) -> (Vec<Finished>, Option<Stop>) {
-        let kind = uploader.kind();
-        let at_s = self.at_s();
-        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
-        let bytes_total = payload.size() * names.len() as u64;
-        let counters: Vec<Arc<Progress>> = names.iter().map(|_| Arc::new(Progress::default())).collect();
-        let all_names = names.clone();
-        // In flight is "may exist": a second Ctrl-C names them even while a
-        // stop waits for their session starts to answer.
-        names.iter().for_each(|name| self.ledger.add(name));
-        let mut tasks = JoinSet::new();
-        for (worker, name) in names.into_iter().enumerate() {
-            let uploader = uploader.clone();
-            let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
-            let clock = self.clock;
-            let bucket = self.config.bucket.clone();
-            tasks.spawn(async move {
-                let start = clock.elapsed().as_secs_f64();
-                let expected = request.payload.size();
-                let result =
-                    uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(
-                        |outcome| match outcome.size {
-                            Some(size) if size != expected => Err(Failed::short(
-                                "short write",
-                                format!("the server stored {size} bytes of {expected}"),
-                            )),
-                            size => {
-                                Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() })
-                            }
-                        },
-                    );
-                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
-            });
-        }
-        let delivered = Some(Delivered::start(uploader.peer_port()));
-        let sizes = vec![payload.size(); counters.len()];
-        let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
-        for (worker, name) in all_names.into_iter().enumerate() {
-            match results.iter().find(|r| r.0 == worker as u32) {
-                Some((.., Err(_), _)) => self.ledger.remove(&name),
-                Some(_) => {}
-                None => self.cut_off.push((kind, name, counters[worker].session())),
-            }
-        }
-        (results, stop)
     }
 }
 
