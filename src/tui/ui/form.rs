@@ -104,7 +104,7 @@ fn item<'a>(
                 }
                 // An invalid value is marked by a character too, not only by colour.
                 _ if form.error_for(index).is_some() => ellipsized(&format!("✗ {}", form.value(index)), value_width),
-                _ => ellipsized(&form.value(index), value_width),
+                _ => value_shown(&form.value(index), value_width),
             };
             let value_style = if form.error_for(index).is_some() { theme.error() } else { Default::default() };
             let label = format!("{:<label_width$}", form.fields()[index].label);
@@ -117,6 +117,25 @@ fn item<'a>(
     ListItem::new(line)
 }
 
+/// A field's value in `width` columns. An address or a path is cut at its
+/// start ("…127.0.0.1:23790"): its end (the port, the file) tells it apart,
+/// and a cut end could read as another value (":2379…" for :23790).
+fn value_shown(value: &str, width: usize) -> String {
+    let count = value.chars().count();
+    if count <= width || !value.contains('/') {
+        return ellipsized(value, width);
+    }
+    let room = width.saturating_sub(1);
+    let fits = |tail: &&str| tail.chars().count() <= room;
+    // The address without its scheme, else the longest run of whole path
+    // parts that fits, else the last characters.
+    let after_scheme = value.split_once("://").map(|(_, rest)| rest).filter(fits);
+    let parts = value.char_indices().filter(|&(_, c)| c == '/').map(|(i, _)| &value[i..]).find(fits);
+    let tail = after_scheme.or(parts).map(str::to_string);
+    let tail = tail.unwrap_or_else(|| value.chars().skip(count - room).collect());
+    format!("…{tail}")
+}
+
 /// The text, or as much as fits with "…" saying there is more.
 pub fn ellipsized(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -125,4 +144,17 @@ pub fn ellipsized(text: &str, width: usize) -> String {
     let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
     cut.push('…');
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_shown;
+
+    #[test]
+    fn an_address_too_long_keeps_its_end() {
+        assert_eq!(value_shown("http://127.0.0.1:23790", 21), "…127.0.0.1:23790");
+        assert_eq!(value_shown("/home/me/keys/service-account.json", 25), "…/service-account.json");
+        assert_eq!(value_shown("http://127.0.0.1:23790", 22), "http://127.0.0.1:23790");
+        assert_eq!(value_shown("a long plain value", 10), "a long pl…");
+    }
 }
