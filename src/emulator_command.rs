@@ -15,54 +15,11 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     // Listened for before anything is made, so that a Ctrl-C straight after
     // start still stops it the orderly way (its CA file removed).
     let mut interrupts = signals::interrupts();
-    let latency = match args.latency.as_deref().map(units::parse_duration).transpose() {
-        Ok(latency) => latency.unwrap_or_default(),
-        Err(error) => return usage_error(format!("--latency: {error}")),
+    let options = match emulator_options(&args) {
+        Ok(options) => options,
+        Err(message) => return usage_error(message),
     };
-    let bandwidth = match args.bandwidth.as_deref().map(units::parse_rate).transpose() {
-        Ok(rate) => rate,
-        Err(error) => return usage_error(format!("--bandwidth: {error}")),
-    };
-    let window = match units::parse_size(&args.window) {
-        Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
-        _ => return usage_error(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
-    };
-    let mut rules = Vec::new();
-    for spec in &args.faults {
-        match faults::parse_rule(spec) {
-            Ok(rule) => rules.push(rule),
-            Err(error) => return usage_error(format!("--fault: {error}")),
-        }
-    }
-    if args.http_port != 0 && args.http_port == args.grpc_port {
-        return usage_error(format!(
-            "--http-port and --grpc-port are both {}: the JSON API and gRPC need a port each",
-            args.http_port
-        ));
-    }
     let settings = emulator_settings(&args);
-    let options = EmulatorOptions {
-        host: args.host,
-        http_port: args.http_port,
-        grpc_port: args.grpc_port,
-        buckets: args.buckets.clone(),
-        retain: args.retain,
-        latency,
-        bandwidth,
-        faults: rules,
-        stream_window: window,
-        read_checksums: args.read_checksums,
-        upload_answers: args.upload_answers,
-        auth: match auth_options(&args) {
-            Ok(auth) => auth,
-            Err(message) => return usage_error(message),
-        },
-        tls: match (&args.tls_cert, &args.tls_key) {
-            (Some(cert), Some(key)) => Some(TlsMode::Given { cert: cert.clone(), key: key.clone() }),
-            _ => args.tls.then_some(TlsMode::Generated),
-        },
-        ..EmulatorOptions::default()
-    };
     let options_tls = options.tls.is_some();
     let emulator = match Emulator::start(options).await {
         Ok(emulator) => emulator,
@@ -91,6 +48,54 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     let signal = interrupts.recv().await;
     emulator.shutdown();
     drop(ca_file);
+    say_stopped(&emulator);
+    match signal {
+        Some(Interrupt::Int) | None => ExitCode::SUCCESS,
+        Some(other) => ExitCode::from(other.exit_code()),
+    }
+}
+
+/// The flags as the emulator's options, or the sentence saying which is wrong.
+fn emulator_options(args: &EmulatorArgs) -> Result<EmulatorOptions, String> {
+    let latency = args.latency.as_deref().map(units::parse_duration).transpose();
+    let latency = latency.map_err(|error| format!("--latency: {error}"))?.unwrap_or_default();
+    let bandwidth = args.bandwidth.as_deref().map(units::parse_rate).transpose();
+    let bandwidth = bandwidth.map_err(|error| format!("--bandwidth: {error}"))?;
+    let window = match units::parse_size(&args.window) {
+        Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
+        _ => return Err(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
+    };
+    let rules = args.faults.iter().map(|spec| faults::parse_rule(spec).map_err(|error| format!("--fault: {error}")));
+    let rules = rules.collect::<Result<Vec<_>, _>>()?;
+    if args.http_port != 0 && args.http_port == args.grpc_port {
+        return Err(format!(
+            "--http-port and --grpc-port are both {}: the JSON API and gRPC need a port each",
+            args.http_port
+        ));
+    }
+    Ok(EmulatorOptions {
+        host: args.host,
+        http_port: args.http_port,
+        grpc_port: args.grpc_port,
+        buckets: args.buckets.clone(),
+        retain: args.retain,
+        latency,
+        bandwidth,
+        faults: rules,
+        stream_window: window,
+        read_checksums: args.read_checksums,
+        upload_answers: args.upload_answers,
+        auth: auth_options(args)?,
+        tls: match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(TlsMode::Given { cert: cert.clone(), key: key.clone() }),
+            _ => args.tls.then_some(TlsMode::Generated),
+        },
+        ..EmulatorOptions::default()
+    })
+}
+
+/// What the emulator did while it ran, said as it stops.
+fn say_stopped(emulator: &Emulator) {
     let store = emulator.store();
     let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
     let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
@@ -100,10 +105,6 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
         units::format_size(stored),
         store.object_count()
     );
-    match signal {
-        Some(Interrupt::Int) | None => ExitCode::SUCCESS,
-        Some(other) => ExitCode::from(other.exit_code()),
-    }
 }
 
 /// The hint on stderr: a `run` line that works as printed (its bucket, its
