@@ -125,6 +125,11 @@ pub const WARMUP_REQUESTS: u32 = 100;
 /// etcd refuses requests above 1.5 MiB by default.
 const MAX_REQUEST_BYTES: usize = 1536 * 1024;
 
+/// `--user` and `--password`.
+type UserPassword = (String, String);
+/// `--cert` and `--key`, for mutual TLS.
+type CertAndKey = (std::path::PathBuf, std::path::PathBuf);
+
 /// A size: a number of bytes as etcd counts them (`256`), or with a unit
 /// as `run --size` takes it (`1KiB`, `1MiB`).
 fn parse_bytes(text: &str, field: &'static str, min: usize, max: usize) -> Result<usize, ConfigError> {
@@ -189,67 +194,13 @@ impl EtcdRunArgs {
 
     pub fn validate(&self) -> Result<EtcdConfig, ConfigError> {
         let mut notes = Vec::new();
-        let endpoints: Vec<String> = self
-            .endpoints
-            .split(',')
-            .map(|e| e.trim().trim_end_matches('/').to_string())
-            .filter(|e| !e.is_empty())
-            .collect();
-        if endpoints.is_empty() {
-            return fail("endpoints", "--endpoints is empty: give etcd's client URL, like http://127.0.0.1:2379");
-        }
-        for endpoint in &endpoints {
-            let Some(rest) = endpoint.strip_prefix("http://").or(endpoint.strip_prefix("https://")) else {
-                return fail(
-                    "endpoints",
-                    format!("--endpoints '{endpoint}' needs http:// or https://, like http://127.0.0.1:2379"),
-                );
-            };
-            if rest.is_empty() || rest.contains('/') {
-                return fail(
-                    "endpoints",
-                    format!(
-                        "--endpoints '{endpoint}' has a path or no host: give the client URL alone, like http://127.0.0.1:2379"
-                    ),
-                );
-            }
-        }
-        if endpoints.iter().any(|e| e.starts_with("https://")) != endpoints.iter().all(|e| e.starts_with("https://")) {
-            return fail("endpoints", "--endpoints mixes http:// and https://: a cluster speaks one of them");
-        }
+        let endpoints = self.endpoints()?;
         let tls = endpoints[0].starts_with("https://");
         let clients = parse_count(&self.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&self.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&self.conns, "conns", 1, 1024)?;
-        let key_size = parse_bytes(&self.key_size, "key_size", 1, 4096)?;
-        let value_size = parse_bytes(&self.value_size, "value_size", 0, MAX_REQUEST_BYTES)?;
-        let key_space = parse_count(&self.key_space, "key_space", 1, 10_000_000)?;
-        if key_size < 8 && (key_space as u64) > 10u64.pow(key_size as u32) {
-            return fail(
-                "key_space",
-                format!("--key-space {key_space} needs longer keys than --key-size {key_size}: raise --key-size"),
-            );
-        }
-        if key_size + value_size > MAX_REQUEST_BYTES - 1024 {
-            return fail("value_size", "--key-size plus --value-size must stay under 1.5 MiB, etcd's request limit");
-        }
-        let user = match (&self.user, &self.password) {
-            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
-            (None, None) => None,
-            (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
-            (None, Some(_)) => return fail("user", "--password (or ETCD_PASSWORD) needs --user"),
-        };
-        let identity = match (&self.cert, &self.key) {
-            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
-            (None, None) => None,
-            _ => return fail("cert", "--cert and --key go together: give both for mutual TLS"),
-        };
-        if !tls && (self.cacert.is_some() || identity.is_some()) {
-            return fail(
-                "cacert",
-                "--cacert, --cert and --key are for https:// endpoints: use https:// in --endpoints",
-            );
-        }
+        let (key_size, value_size, key_space) = self.keys()?;
+        let (user, identity) = self.credentials(tls)?;
         let prefix = self.prefix.trim().trim_matches('/').to_string();
         if prefix.is_empty() || prefix.len() > 256 {
             return fail(
@@ -284,5 +235,80 @@ impl EtcdRunArgs {
             cleanup: self.cleanup,
             notes,
         })
+    }
+
+    /// The client URLs: each http:// or https:// with a host and no path,
+    /// all of one scheme.
+    fn endpoints(&self) -> Result<Vec<String>, ConfigError> {
+        let endpoints: Vec<String> = self
+            .endpoints
+            .split(',')
+            .map(|e| e.trim().trim_end_matches('/').to_string())
+            .filter(|e| !e.is_empty())
+            .collect();
+        if endpoints.is_empty() {
+            return fail("endpoints", "--endpoints is empty: give etcd's client URL, like http://127.0.0.1:2379");
+        }
+        for endpoint in &endpoints {
+            let Some(rest) = endpoint.strip_prefix("http://").or(endpoint.strip_prefix("https://")) else {
+                return fail(
+                    "endpoints",
+                    format!("--endpoints '{endpoint}' needs http:// or https://, like http://127.0.0.1:2379"),
+                );
+            };
+            if rest.is_empty() || rest.contains('/') {
+                return fail(
+                    "endpoints",
+                    format!(
+                        "--endpoints '{endpoint}' has a path or no host: give the client URL alone, like http://127.0.0.1:2379"
+                    ),
+                );
+            }
+        }
+        if endpoints.iter().any(|e| e.starts_with("https://")) != endpoints.iter().all(|e| e.starts_with("https://")) {
+            return fail("endpoints", "--endpoints mixes http:// and https://: a cluster speaks one of them");
+        }
+        Ok(endpoints)
+    }
+
+    /// Key size, value size and key space, checked together against etcd's
+    /// request limit.
+    fn keys(&self) -> Result<(usize, usize, u32), ConfigError> {
+        let key_size = parse_bytes(&self.key_size, "key_size", 1, 4096)?;
+        let value_size = parse_bytes(&self.value_size, "value_size", 0, MAX_REQUEST_BYTES)?;
+        let key_space = parse_count(&self.key_space, "key_space", 1, 10_000_000)?;
+        if key_size < 8 && (key_space as u64) > 10u64.pow(key_size as u32) {
+            return fail(
+                "key_space",
+                format!("--key-space {key_space} needs longer keys than --key-size {key_size}: raise --key-size"),
+            );
+        }
+        if key_size + value_size > MAX_REQUEST_BYTES - 1024 {
+            return fail("value_size", "--key-size plus --value-size must stay under 1.5 MiB, etcd's request limit");
+        }
+        Ok((key_size, value_size, key_space))
+    }
+
+    /// The user and password, and the client certificate and key, each in
+    /// pairs; TLS files only for https:// endpoints.
+    fn credentials(&self, tls: bool) -> Result<(Option<UserPassword>, Option<CertAndKey>), ConfigError> {
+        let user = match (&self.user, &self.password) {
+            (Some(user), Some(password)) => Some((user.clone(), password.clone())),
+            (None, None) => None,
+            (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
+            (None, Some(_)) => return fail("user", "--password (or ETCD_PASSWORD) needs --user"),
+        };
+        let identity = match (&self.cert, &self.key) {
+            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
+            (None, None) => None,
+            _ => return fail("cert", "--cert and --key go together: give both for mutual TLS"),
+        };
+        if !tls && (self.cacert.is_some() || identity.is_some()) {
+            return fail(
+                "cacert",
+                "--cacert, --cert and --key are for https:// endpoints: use https:// in --endpoints",
+            );
+        }
+        Ok((user, identity))
     }
 }
