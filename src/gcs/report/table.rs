@@ -104,49 +104,67 @@ pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Sh
     };
     let mut lines =
         vec![format!("{name}: {connections} · {}: {wire}, {cpu} · {per}", plural(t.runs, "complete round"))];
-    let recovery = if t.retries + t.resumes > 0 {
-        let after = match format_kinds(&t.retried_after) {
-            kinds if kinds.is_empty() => String::new(),
-            kinds => format!(" (after {kinds})"),
-        };
-        format!(
-            " · {}{after}, {}, {} re-sent",
-            plural(t.retries as usize, "retry"),
-            plural(t.resumes as usize, "resume"),
-            format_size(t.resent_bytes)
-        )
-    } else {
-        String::new()
-    };
-    let seconds = |s: Option<f64>| shown.time(s);
-    if t.operation == Operation::Download {
-        let recovery = recovery.replace(" re-sent", " re-read");
-        lines.push(format!(
-            "  first byte p50 {} · p90 {} · p99 {} · transfer (median) {}{recovery}",
-            seconds(t.first_byte_p50_s),
-            seconds(t.first_byte_p90_s),
-            seconds(t.first_byte_p99_s),
-            seconds(t.transfer_median_s)
-        ));
-        lines.extend(errors_line(t));
-        if t.unchecked_reads > 0 {
-            lines.push(format!(
-                "  {} of {} not checked whole: the server sent no crc32c of the object",
-                t.unchecked_reads,
-                plural(t.objects, "read")
-            ));
-        }
-        return lines;
+    let recovery = recovery_said(t);
+    match t.operation {
+        Operation::Download => lines.extend(read_lines(t, shown, &recovery.replace(" re-sent", " re-read"))),
+        _ => lines.extend(upload_lines(t, shown, &recovery)),
     }
+    lines
+}
+
+/// ` · 3 retries (after HTTP 503 x3), 0 resumes, 2 MiB re-sent`, or nothing
+/// when every item went through at once.
+fn recovery_said(t: &TransportSummary) -> String {
+    if t.retries + t.resumes == 0 {
+        return String::new();
+    }
+    let after = match format_kinds(&t.retried_after) {
+        kinds if kinds.is_empty() => String::new(),
+        kinds => format!(" (after {kinds})"),
+    };
+    format!(
+        " · {}{after}, {}, {} re-sent",
+        plural(t.retries as usize, "retry"),
+        plural(t.resumes as usize, "resume"),
+        format_size(t.resent_bytes)
+    )
+}
+
+/// A read row's first-byte percentiles and transfer, its failures, and the
+/// reads that could not be checked whole.
+fn read_lines(t: &TransportSummary, shown: super::Shown, recovery: &str) -> Vec<String> {
+    let seconds = |s: Option<f64>| shown.time(s);
+    let mut lines = vec![format!(
+        "  first byte p50 {} · p90 {} · p99 {} · transfer (median) {}{recovery}",
+        seconds(t.first_byte_p50_s),
+        seconds(t.first_byte_p90_s),
+        seconds(t.first_byte_p99_s),
+        seconds(t.transfer_median_s)
+    )];
+    lines.extend(errors_line(t));
+    if t.unchecked_reads > 0 {
+        lines.push(format!(
+            "  {} of {} not checked whole: the server sent no crc32c of the object",
+            t.unchecked_reads,
+            plural(t.objects, "read")
+        ));
+    }
+    lines
+}
+
+/// An upload row's median phases (no session for one request), its
+/// failures, and the uploads whose length could not be checked.
+fn upload_lines(t: &TransportSummary, shown: super::Shown, recovery: &str) -> Vec<String> {
+    let seconds = |s: Option<f64>| shown.time(s);
     let session = match t.session_median_s {
         Some(session) => format!("session {} · ", seconds(Some(session))),
         None => "one request, no session · ".into(),
     };
-    lines.push(format!(
+    let mut lines = vec![format!(
         "  phases (median): {session}transfer {} · finalize {}{recovery}",
         seconds(t.transfer_median_s),
         seconds(t.finalize_median_s)
-    ));
+    )];
     lines.extend(errors_line(t));
     if t.unchecked_uploads > 0 {
         lines.push(format!(
