@@ -16,6 +16,22 @@ pub struct ScheduleText<'a> {
 
 pub use engine::plan::Schedule;
 
+/// The schedule flags of options that keep them under these names (the
+/// GCS form's and etcd's), as `ScheduleText`: written once for both.
+macro_rules! schedule_text {
+    ($options:expr) => {
+        $crate::config::schedule::ScheduleText {
+            transports: &$options.transports,
+            iterations: &$options.iterations,
+            timeout: &$options.timeout,
+            order: &$options.order,
+            duration: &$options.duration,
+            until_stable: &$options.until_stable,
+        }
+    };
+}
+pub(crate) use schedule_text;
+
 /// Checks the schedule flags together; what they imply is added to `notes`.
 pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
     let iterations = parse_count(flags.iterations, "iterations", 1, 100_000)?;

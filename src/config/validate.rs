@@ -1,7 +1,7 @@
 //! `Options` (text as typed) to `BenchConfig`, or the one sentence that
 //! says what is wrong, field by field.
 
-use super::schedule::{Schedule, ScheduleText, parse_schedule};
+use super::schedule::{Schedule, parse_schedule, schedule_text};
 use super::target_choice::{self, Environment, Target};
 use super::{BenchConfig, ConfigError, JsonHttp, MAX_OBJECT_BYTES, Options, Workload, fail, flag_error, parse_count};
 use crate::units;
@@ -31,17 +31,8 @@ impl Options {
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
         let (checksum, json_http) = self.choices()?;
         let prefix = self.object_prefix(&mut notes)?;
-        let Schedule { transports, iterations, timeout, order, duration, until_stable } = parse_schedule(
-            &ScheduleText {
-                transports: &self.transports,
-                iterations: &self.iterations,
-                timeout: &self.timeout,
-                order: &self.order,
-                duration: &self.duration,
-                until_stable: &self.until_stable,
-            },
-            &mut notes,
-        )?;
+        let Schedule { transports, iterations, timeout, order, duration, until_stable } =
+            parse_schedule(&schedule_text!(self), &mut notes)?;
         let grpc_window = self.grpc_window()?;
         let retries = self.retries()?;
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;

@@ -3,7 +3,7 @@
 //! target shares.
 
 use super::client::Reach;
-use crate::config::schedule::{Schedule, ScheduleText, parse_schedule};
+use crate::config::schedule::{Schedule, parse_schedule, schedule_text};
 use crate::config::{ConfigError, parse_count};
 use clap::{ArgAction, Args, ValueEnum};
 use std::path::PathBuf;
@@ -208,17 +208,7 @@ impl EtcdRunArgs {
                 "--prefix needs a name besides slashes, up to 256 characters, like gcs-speed-tui: the run's keys live under it",
             );
         }
-        let schedule = parse_schedule(
-            &ScheduleText {
-                transports: &self.transports,
-                iterations: &self.iterations,
-                timeout: &self.timeout,
-                order: &self.order,
-                duration: &self.duration,
-                until_stable: &self.until_stable,
-            },
-            &mut notes,
-        )?;
+        let schedule = parse_schedule(&schedule_text!(self), &mut notes)?;
         Ok(EtcdConfig {
             reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
             mode: self.mode,
