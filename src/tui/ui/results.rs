@@ -94,11 +94,18 @@ fn text_lines(report: &Finished, width: u16) -> Vec<String> {
     if shown.len() < headers.len() {
         lines.push(NARROW_NOTE.to_string());
     }
-    // The legend speaks of the columns shown: none of Min-Max when they are not.
-    let min_max_shown = shown.iter().any(|&i| headers[i] == "Min");
+    // The legend speaks of the columns shown: "Min-Max", "Min" or neither.
+    let has = |name: &str| shown.iter().any(|&i| headers[i] == name);
+    let round_columns = match (has("Min"), has("Max")) {
+        (true, true) => "Min-Max: ",
+        (true, false) => "Min: ",
+        (false, true) => "Max: ",
+        (false, false) => "",
+    };
     let legend = |line: String| match line.strip_prefix("Min-Max: time per complete round · ") {
-        Some(rest) if !min_max_shown => rest.to_string(),
-        _ => line,
+        Some(rest) if round_columns.is_empty() => rest.to_string(),
+        Some(rest) => format!("{round_columns}time per complete round · {rest}"),
+        None => line,
     };
     lines.extend(report.footer_lines().into_iter().map(legend));
     // The report's sentences are the CLI's; the app names its fields.
