@@ -195,17 +195,18 @@ fn ending(succeeded: bool, crossed: bool) -> u8 {
 
 /// `etcd run`: bad input and an unreachable or refusing cluster end before
 /// anything is written; a run's failures exit 1 after the report.
-async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
+async fn etcd_run(command: gcs_speed_tui::cli::EtcdRunCommand) -> ExitCode {
+    let (args, report_args) = (command.etcd, command.report);
     use gcs_speed_tui::etcd::runner::{ClientRuntime, EtcdRunner};
     let config = match args.validate() {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };
-    let (start_at, host) = match args.report.start.resolve(std::time::SystemTime::now()) {
+    let (start_at, host) = match report_args.start.resolve(std::time::SystemTime::now()) {
         Ok(start) => start,
         Err(error) => return usage_error(error),
     };
-    let thresholds = match args.report.thresholds() {
+    let thresholds = match report_args.thresholds() {
         Ok(thresholds) => thresholds,
         Err(error) => return usage_error(error),
     };
@@ -229,7 +230,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
         Ok(runner) => runner,
         Err(error) => return usage_error(error),
     };
-    let mut output = match open_output(&args.report.output) {
+    let mut output = match open_output(&report_args.output) {
         Ok(output) => output,
         Err(message) => return usage_error(message),
     };
@@ -245,7 +246,7 @@ async fn etcd_run(args: gcs_speed_tui::etcd::options::EtcdRunArgs) -> ExitCode {
     let succeeded = report.succeeded();
     let finished = Finished::from(report);
     let crossed = crossed_thresholds(&finished, &thresholds);
-    write_report(&mut output, &args.report.text(&finished), interrupted.get(), ending(succeeded, crossed))
+    write_report(&mut output, &report_args.text(&finished), interrupted.get(), ending(succeeded, crossed))
 }
 
 /// `merge` and `compare`: warnings on stderr, the text to its place; a

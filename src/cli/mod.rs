@@ -58,7 +58,16 @@ pub struct EtcdArgs {
 #[derive(Subcommand, Debug)]
 pub enum EtcdCommand {
     /// Puts, ranges or watches over the HTTP gateway and gRPC; prints a report.
-    Run(Box<crate::etcd::options::EtcdRunArgs>),
+    Run(Box<EtcdRunCommand>),
+}
+
+/// `etcd run`: etcd's flags, then how the report is written.
+#[derive(Args, Debug)]
+pub struct EtcdRunCommand {
+    #[command(flatten)]
+    pub etcd: crate::etcd::options::EtcdRunArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Args, Debug)]

@@ -142,42 +142,16 @@ pub struct BenchConfig {
     pub notes: Vec<String>,
 }
 
-/// One sentence: what is wrong, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ConfigError {
-    /// The option at fault (`size`, `bucket`, ...), for the form to mark.
-    pub field: &'static str,
-    pub message: String,
-}
-
-fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError { field, message: message.into() })
-}
-
-fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
-    move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
-}
-
 mod options;
-pub mod schedule;
 mod seconds_serde;
 mod target_choice;
 mod validate;
 
+pub use engine::plan::Schedule;
+pub use engine::plan::flags::{ConfigError, fail, flag_error, parse_count};
 pub use options::{EtcdOptions, Options};
-use schedule::Schedule;
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};
-
-pub(crate) fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
-    let flag = field.replace('_', "-");
-    match text.trim().parse::<u64>() {
-        Ok(n) if (min as u64..=max as u64).contains(&n) => Ok(n as u32),
-        Ok(_) => fail(field, format!("--{flag} must be between {min} and {max}")),
-        Err(_) => fail(field, format!("--{flag} '{text}' is not a whole number")),
-    }
-}
 
 impl BenchConfig {
     /// What a cancel does, said as it starts: what stops, and what becomes

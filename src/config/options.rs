@@ -1,5 +1,8 @@
 //! The options as a person types them (flags or form fields), before validation.
 
+use etcd::options::{EtcdRunArgs, Mode};
+use std::path::PathBuf;
+
 /// The options as typed (flags or form fields), before validation.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -146,6 +149,42 @@ impl Default for Options {
             rate_unit: "MiB/s".into(),
             target: "gcs".into(),
             etcd: EtcdOptions::default(),
+        }
+    }
+}
+
+impl Options {
+    /// The app's form as `etcd run` flags: the schedule's fields are shared
+    /// with the GCS target's, the rest are etcd's own.
+    pub fn etcd_run_args(&self) -> EtcdRunArgs {
+        let o = self;
+        let e = &o.etcd;
+        let given = |text: &str| Some(text.trim().to_string()).filter(|t| !t.is_empty());
+        EtcdRunArgs {
+            endpoints: e.endpoints.clone(),
+            mode: <Mode as clap::ValueEnum>::from_str(&e.mode, true).unwrap_or(Mode::Put),
+            clients: e.clients.clone(),
+            requests: e.requests.clone(),
+            conns: e.conns.clone(),
+            key_size: e.key_size.clone(),
+            value_size: e.value_size.clone(),
+            key_space: e.key_space.clone(),
+            sequential_keys: e.sequential_keys,
+            user: given(&e.user),
+            password: given(&e.password),
+            cacert: given(&e.cacert).map(PathBuf::from),
+            cert: given(&e.cert).map(PathBuf::from),
+            key: given(&e.key).map(PathBuf::from),
+            prefix: e.prefix.clone(),
+            transports: o.transports.clone(),
+            iterations: o.iterations.clone(),
+            duration: o.duration.clone(),
+            until_stable: o.until_stable.clone(),
+            order: o.order.clone(),
+            warmup: o.warmup,
+            timeout: o.timeout.clone(),
+            cleanup: o.cleanup,
+            client_threads: None,
         }
     }
 }

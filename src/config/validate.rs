@@ -1,10 +1,11 @@
 //! `Options` (text as typed) to `BenchConfig`, or the one sentence that
 //! says what is wrong, field by field.
 
-use super::schedule::{Schedule, parse_schedule, schedule_text};
 use super::target_choice::{self, Environment, Target};
 use super::{BenchConfig, ConfigError, JsonHttp, MAX_OBJECT_BYTES, Options, Workload, fail, flag_error, parse_count};
 use crate::units;
+use engine::plan::{Schedule, parse_schedule};
+use engine::schedule_text;
 use gcs_protocol::rules::CHUNK_ALIGNMENT;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! same code as the CLI flags, so both say the same thing.
 
 use crate::config::{BenchConfig, ConfigError, Environment, Options};
-use crate::etcd::options::{EtcdConfig, EtcdRunArgs};
+use crate::etcd::options::EtcdConfig;
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
@@ -39,7 +39,7 @@ pub struct Form {
 
 fn check(options: &Options, env: &Environment) -> Result<Checked, ConfigError> {
     if options.target == "etcd" {
-        EtcdRunArgs::from_form(options).validate().map(|c| Checked::Etcd(Box::new(c)))
+        options.etcd_run_args().validate().map(|c| Checked::Etcd(Box::new(c)))
     } else {
         options.validate(env).map(|c| Checked::Gcs(Box::new(c)))
     }

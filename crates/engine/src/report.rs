@@ -22,6 +22,18 @@ pub struct Tool {
     pub version: String,
 }
 
+/// The tool's name, as reports and user agents say it.
+pub const TOOL_NAME: &str = "gcs-speed-tui";
+/// `gcs-speed-tui/VERSION`: every crate of the workspace has its version.
+pub const USER_AGENT: &str = concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION"));
+
+impl Tool {
+    /// This build of the tool (the workspace's crates share one version).
+    pub fn this() -> Self {
+        Tool { name: TOOL_NAME.into(), version: env!("CARGO_PKG_VERSION").into() }
+    }
+}
+
 /// Where the run ran, for reading a report later.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Host {

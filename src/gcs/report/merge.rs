@@ -5,12 +5,12 @@
 use super::{Cleanup, RunOutcome, RunReport};
 use crate::engine::compare::compare_rates;
 use crate::engine::report::Host;
-use crate::fleet::{FleetRound, Row};
 use crate::gcs::stats::{
     self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict, at_most_the_slowest,
     latency_histogram, quantile_s,
 };
 use crate::units::MIB;
+use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
 
 /// One host of a merged report, as its own report had it (its rounds and
 /// samples are the merged report's, by host).
@@ -102,7 +102,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         })
         .collect();
     let hosts: Vec<(&str, &[RoundSample])> = runs.iter().map(|r| (r.part.host.as_str(), r.rounds.as_slice())).collect();
-    let (fleet, pairs) = crate::fleet::fleet(&hosts, &rows);
+    let (fleet, pairs) = engine::fleet::fleet(&hosts, &rows);
     let rounds: Vec<RoundSample> = runs.iter().flat_map(|r| r.rounds.iter().cloned()).collect();
     let samples: Vec<ObjectSample> = runs.iter().flat_map(|r| r.samples.iter().cloned()).collect();
     let transports: Vec<TransportSummary> = rows
@@ -207,29 +207,6 @@ fn fleet_summary(
         summary.wire_ratio = None;
     }
     summary
-}
-
-/// Completed when every host completed; otherwise how the worst host ended.
-pub fn fleet_outcome(outcomes: impl Iterator<Item = RunOutcome>) -> RunOutcome {
-    let severity = |o: &RunOutcome| match o {
-        RunOutcome::Completed => 0,
-        RunOutcome::CompletedWithErrors => 1,
-        RunOutcome::Cancelled => 2,
-        RunOutcome::TimedOut => 3,
-        RunOutcome::FailedFast => 4,
-        RunOutcome::SetupFailed => 5,
-    };
-    outcomes.max_by_key(severity).unwrap_or(RunOutcome::Completed)
-}
-
-/// `fleet-` and a digest of the hosts' run IDs: the same hosts, the same ID.
-pub fn fleet_run_id<'a>(run_ids: impl Iterator<Item = &'a str>) -> String {
-    // FNV-1a: stable across versions and platforms, unlike std's hasher.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in run_ids.flat_map(|id| id.bytes().chain([0])) {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("fleet-{hash:016x}")
 }
 
 fn outcome_detail(parts: &[HostPart], failed: usize, items: usize, noun: &str) -> String {

@@ -59,7 +59,7 @@ pub struct RunReport {
     pub hosts: Vec<merge::HostPart>,
     /// A merged report: the common window and each row's rate in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<crate::fleet::Fleet>,
+    pub fleet: Option<engine::fleet::Fleet>,
 }
 
 impl RunReport {
@@ -81,7 +81,7 @@ impl RunReport {
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
         let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
         Self {
-            tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
+            tool: Tool::this(),
             environment: Host::here(),
             run_id,
             started_at,

@@ -66,7 +66,7 @@ impl GrpcTransport {
         crate::tls::install_crypto_provider();
         let mut endpoint = Endpoint::from_shared(settings.url.clone())
             .map_err(|e| TransportError::Connection(format!("'{}' is not a gRPC endpoint URL: {e}", settings.url)))?
-            .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
+            .user_agent(engine::report::USER_AGENT)
             .map_err(|e| TransportError::Connection(e.to_string()))?
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true)

@@ -53,7 +53,7 @@ impl JsonTransport {
             .connector_layer(connections.clone())
             // 308 means "resume incomplete" here, not a redirect to follow.
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
+            .user_agent(engine::report::USER_AGENT)
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true);
         if let Some(pem) = &settings.ca_pem {

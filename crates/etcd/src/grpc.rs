@@ -5,8 +5,7 @@
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
 use super::coalesce::Coalescing;
 use super::proto::*;
-use crate::config::TransportKind;
-use crate::connections::{CountConnections, root_cause};
+use engine::plan::TransportKind;
 use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -14,6 +13,7 @@ use tokio::sync::mpsc;
 use tonic::client::Grpc;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 use tonic_prost::ProstCodec;
+use wire::connections::{CountConnections, root_cause};
 
 pub struct GrpcKv {
     channels: Vec<Channel>,
@@ -27,7 +27,7 @@ impl GrpcKv {
     /// Opens `reach.conns` channels, spread over the endpoints, and signs in
     /// when a user is given.
     pub async fn connect(reach: &Reach) -> Result<Self, EtcdError> {
-        crate::tls::install_crypto_provider();
+        wire::tls::install_crypto_provider();
         let connections = CountConnections::default();
         let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
         tcp.enforce_http(false); // TLS, when asked for, is layered on top by tonic
@@ -176,7 +176,7 @@ fn status_error(status: &tonic::Status) -> EtcdError {
             EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
         }
         code => EtcdError::Server {
-            kind: crate::connections::grpc_code_name(code),
+            kind: wire::connections::grpc_code_name(code),
             message: explain_server_error(status.message()),
         },
     }

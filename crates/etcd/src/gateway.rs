@@ -5,15 +5,15 @@
 //! `/v3/auth/authenticate` in the `Authorization` header.
 
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
-use crate::config::TransportKind;
-use crate::connections::{CountConnections, root_cause};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use engine::plan::TransportKind;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use wire::connections::{CountConnections, root_cause};
 
 pub struct GatewayKv {
     client: reqwest::Client,
@@ -105,10 +105,10 @@ impl GatewayKv {
 /// gateway speaks it; keep-alive on), and the cluster's CA and client
 /// certificate when given.
 pub fn http_client(reach: &Reach) -> Result<reqwest::ClientBuilder, EtcdError> {
-    crate::tls::install_crypto_provider();
+    wire::tls::install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .http1_only()
-        .user_agent(concat!("gcs-speed-tui/", env!("CARGO_PKG_VERSION")))
+        .user_agent(engine::report::USER_AGENT)
         .connect_timeout(Duration::from_secs(10))
         .tcp_nodelay(true);
     if let Some(path) = &reach.cacert {
@@ -149,7 +149,7 @@ fn gateway_error(answer: &Value, status: reqwest::StatusCode) -> EtcdError {
         false => format!("HTTP {}", status.as_u16()),
         true => {
             let code = answer["code"].as_i64().or(answer["error"]["grpc_code"].as_i64()).unwrap_or(2);
-            crate::connections::grpc_code_name(tonic::Code::from_i32(code as i32))
+            wire::connections::grpc_code_name(tonic::Code::from_i32(code as i32))
         }
     };
     EtcdError::Server { kind, message: explain_server_error(&message.unwrap_or_else(|| format!("HTTP {status}"))) }

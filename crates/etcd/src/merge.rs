@@ -5,11 +5,10 @@
 use super::options::Mode;
 use super::report::{EtcdReport, KeysCleanup, Verdict};
 use super::rounds::{EtcdRound, EtcdSummary, quantiles, summarize};
-use crate::engine::compare::compare_rates;
-use crate::engine::report::{Host, RunOutcome};
-use crate::fleet::{FleetRound, Row};
-use crate::gcs::report::merge::{fleet_outcome, fleet_run_id};
-use crate::units::RateUnit;
+use engine::compare::compare_rates;
+use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
+use engine::report::{Host, RunOutcome};
+use units::RateUnit;
 
 /// One host of a merged report, as its own report had it (its rounds are
 /// the merged report's, by host).
@@ -28,7 +27,7 @@ pub struct EtcdHostPart {
 }
 
 impl FleetRound for EtcdRound {
-    fn span(&self) -> &crate::engine::timeline::Span {
+    fn span(&self) -> &engine::timeline::Span {
         &self.span
     }
 
@@ -76,7 +75,7 @@ pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) 
     let operation = operation(config.mode);
     let rows: Vec<Row> = config.transports.iter().map(|&transport| Row { transport, part: 0, operation }).collect();
     let hosts: Vec<(&str, &[EtcdRound])> = runs.iter().map(|(p, r)| (p.host.as_str(), r.as_slice())).collect();
-    let (fleet, pairs) = crate::fleet::fleet(&hosts, &rows);
+    let (fleet, pairs) = engine::fleet::fleet(&hosts, &rows);
     let rounds: Vec<EtcdRound> = runs.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
     let transports: Vec<EtcdSummary> = rows
         .iter()
@@ -88,13 +87,12 @@ pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) 
             protocols.dedup();
             let mut summary =
                 summarize(row.transport, protocols.join(", "), parts.iter().map(|p| p.connections).sum(), &rounds);
-            let histogram =
-                crate::engine::histogram::merged(parts.iter().filter_map(|p| p.latency_histogram.as_deref()))
-                    .ok()
-                    .flatten()
-                    .unwrap_or_else(super::workload::latency_histogram);
+            let histogram = engine::histogram::merged(parts.iter().filter_map(|p| p.latency_histogram.as_deref()))
+                .ok()
+                .flatten()
+                .unwrap_or_else(super::workload::latency_histogram);
             summary.latency = quantiles(&histogram);
-            summary.latency_histogram = (!histogram.is_empty()).then(|| crate::engine::histogram::encode(&histogram));
+            summary.latency_histogram = (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram));
             summary.ops_per_s = fleet_row.rate;
             // Each host read the CPU of the whole cluster, every host's requests in it.
             if runs.len() > 1 {

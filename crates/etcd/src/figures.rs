@@ -2,8 +2,8 @@
 //! or the gRPC/gateway ratio of ops/s.
 
 use super::report::EtcdReport;
-use crate::config::TransportKind;
-use crate::engine::threshold::{Figure, Metric};
+use engine::plan::TransportKind;
+use engine::threshold::{Figure, Metric};
 
 impl EtcdReport {
     pub fn figures(&self, metric: Metric, transport: Option<TransportKind>) -> Vec<Figure> {

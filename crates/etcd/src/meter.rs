@@ -3,8 +3,8 @@
 //! transport's own round or connect, else the tool's other traffic: the
 //! watch load, `/metrics`, setup).
 
-use crate::config::TransportKind;
-use crate::engine::netstat::{self, Counted, SocketBytes, WireCounter};
+use engine::netstat::{self, Counted, SocketBytes, WireCounter};
+use engine::plan::TransportKind;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 

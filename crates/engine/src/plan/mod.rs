@@ -39,3 +39,6 @@ pub struct Schedule {
     /// Stop when the 95% interval is at most this wide (percentage points).
     pub until_stable: Option<f64>,
 }
+
+pub mod flags;
+pub use flags::{ConfigError, ScheduleText, parse_schedule};

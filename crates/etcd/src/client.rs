@@ -2,7 +2,7 @@
 //! cluster (endpoints, TLS, user): the HTTP gateway and gRPC differ only in
 //! how they carry the same v3 requests.
 
-use crate::config::TransportKind;
+use engine::plan::TransportKind;
 use futures::future::BoxFuture;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -48,7 +48,7 @@ impl EtcdError {
     pub fn kind(&self) -> String {
         match self {
             EtcdError::Server { kind, .. } => kind.clone(),
-            EtcdError::Connection(message) => crate::engine::error_kinds::connection_kind(message).into(),
+            EtcdError::Connection(message) => engine::error_kinds::connection_kind(message).into(),
             EtcdError::Protocol(_) => "protocol".into(),
             EtcdError::NotEtcd(_) => "not etcd".into(),
             EtcdError::NotFound(_) => "not found".into(),

@@ -2,18 +2,15 @@
 //! rounds: every ratio divides figures of the same rounds, and what was not
 //! measured is `None` (shown "-", JSON null).
 
-use crate::config::TransportKind;
-use crate::engine::compare::PairedRound;
-use crate::engine::error_kinds::{ErrorKinds, count_kinds};
+use engine::compare::PairedRound;
+use engine::error_kinds::{ErrorKinds, count_kinds};
+use engine::plan::TransportKind;
 use hdrhistogram::Histogram;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EtcdRound {
     pub transport: TransportKind,
-    #[serde(
-        serialize_with = "crate::engine::report::one_based",
-        deserialize_with = "crate::engine::report::from_one_based"
-    )]
+    #[serde(serialize_with = "engine::report::one_based", deserialize_with = "engine::report::from_one_based")]
     pub round: u32,
     pub elapsed_s: f64,
     /// Requests answered (watch: events delivered).
@@ -35,12 +32,12 @@ pub struct EtcdRound {
     #[serde(
         rename = "latency_histogram",
         default = "super::workload::latency_histogram",
-        with = "crate::engine::histogram::as_text"
+        with = "engine::histogram::as_text"
     )]
     pub latency: Histogram<u64>,
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]
-    pub span: crate::engine::timeline::Span,
+    pub span: engine::timeline::Span,
 }
 
 impl PairedRound for EtcdRound {
@@ -120,7 +117,7 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
         wire_received_per_op: per_op(complete.iter().map(|r| r.wire_received_bytes as f64).sum()),
         client_cpu_us_per_op: per_op(complete.iter().map(|r| r.cpu_s * 1e6).sum()),
         server_cpu_us_per_op: server.and_then(|s| per_op(s * 1e6)),
-        latency_histogram: (!latency.is_empty()).then(|| crate::engine::histogram::encode(&latency)),
+        latency_histogram: (!latency.is_empty()).then(|| engine::histogram::encode(&latency)),
     }
 }
 
@@ -144,7 +141,7 @@ mod tests {
 
     #[test]
     fn an_event_that_came_before_its_answer_is_a_delay_of_0_as_the_note_says() {
-        let mut delays = crate::etcd::workload::latency_histogram();
+        let mut delays = crate::workload::latency_histogram();
         for micros in [0, 0, 0, 250] {
             delays.record(micros).unwrap();
         }
@@ -153,7 +150,7 @@ mod tests {
     }
 
     fn round(index: u32, ops: u64, elapsed_s: f64, ok: bool) -> EtcdRound {
-        let mut latency = crate::etcd::workload::latency_histogram();
+        let mut latency = crate::workload::latency_histogram();
         for micros in 1..=ops {
             latency.record(micros * 10).unwrap();
         }

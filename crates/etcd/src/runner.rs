@@ -11,10 +11,10 @@ use super::options::{EtcdConfig, Mode};
 use super::report::{EtcdReport, KeysCleanup};
 use super::rounds::{EtcdRound, summarize};
 use super::workload::{Keys, Work, run_batch};
-use crate::config::TransportKind;
-use crate::engine::events::{Phase, RunEvent};
-use crate::engine::report::RunOutcome;
-use crate::engine::{Rounds, Stop};
+use engine::events::{Phase, RunEvent};
+use engine::plan::TransportKind;
+use engine::report::RunOutcome;
+use engine::{Rounds, Stop};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -78,7 +78,7 @@ impl EtcdRunner {
         }
         let tool_reach = super::client::Reach { conns: 1, ..config.reach.clone() };
         let tool: Arc<dyn Kv> = Arc::new(GrpcKv::connect(&tool_reach).await?);
-        let run_id = crate::engine::schedule::new_run_id();
+        let run_id = engine::schedule::new_run_id();
         let probe = format!("{}/{run_id}/probe", config.prefix).into_bytes();
         for kv in kvs.values().chain([&tool]) {
             // Auth and permissions (every mode writes and deletes its keys) show
@@ -161,7 +161,7 @@ impl EtcdRunner {
     }
 
     pub async fn run(mut self) -> EtcdReport {
-        let started_at = crate::units::rfc3339(std::time::SystemTime::now());
+        let started_at = units::rfc3339(std::time::SystemTime::now());
         self.clock = Instant::now();
         let schedule = &self.config.schedule;
         let started = RunEvent::Started {
@@ -174,7 +174,7 @@ impl EtcdRunner {
         if stop.is_none()
             && let Some(at) = self.start_at
         {
-            match crate::engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+            match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
                 Ok(Some(late)) => self.say(late).await,
                 Ok(None) => {}
                 Err(why) => stop = Some(why),
@@ -185,7 +185,7 @@ impl EtcdRunner {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.measuring_since = Instant::now();
             let plan = self.config.schedule.clone();
-            (stop, because) = crate::engine::measure(&mut self, &plan).await;
+            (stop, because) = engine::measure(&mut self, &plan).await;
         }
         if let Some(why) = &because {
             self.emit(RunEvent::Note(why.clone())).await;

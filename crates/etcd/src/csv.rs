@@ -2,8 +2,8 @@
 //! and mode, so that a CSV alone says what was measured.
 
 use super::report::EtcdReport;
-use crate::engine::error_kinds::format_kinds;
-use crate::engine::report::csv_field;
+use engine::error_kinds::format_kinds;
+use engine::report::csv_field;
 
 impl EtcdReport {
     pub fn to_csv(&self) -> String {
@@ -11,7 +11,7 @@ impl EtcdReport {
             "transport,round,elapsed_s,ops,errors,error_kinds,ok,ops_per_s,p50_ms,p99_ms,cpu_s,server_cpu_s,wire_sent_bytes,wire_received_bytes,host,started_at,ended_at,run_id,target,mode\n",
         );
         for r in &self.rounds {
-            let rate = crate::engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
+            let rate = engine::compare::PairedRound::rate(r).map(|v| format!("{v:.1}")).unwrap_or_default();
             let quantile = |q: f64| {
                 (!r.latency.is_empty()).then(|| format!("{:.3}", r.latency.value_at_quantile(q) as f64 / 1000.0))
             };

@@ -4,7 +4,7 @@
 
 use super::client::{EtcdError, Kv};
 use super::options::Mode;
-use crate::engine::error_kinds::ErrorKinds;
+use engine::error_kinds::ErrorKinds;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -5,7 +5,7 @@
 //! said.
 
 use super::FleetRound;
-use crate::config::TransportKind;
+use crate::plan::TransportKind;
 
 /// A window on the wall clock, in microseconds since the Unix epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,11 +3,11 @@
 
 use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
-use crate::config::TransportKind;
-use crate::engine::compare::{Comparison, compare_rates};
-use crate::engine::error_kinds::format_kinds;
-use crate::engine::report::{Host, RunOutcome, Tool, aligned, plural};
-use crate::units::RateUnit;
+use engine::compare::{Comparison, compare_rates};
+use engine::error_kinds::format_kinds;
+use engine::plan::TransportKind;
+use engine::report::{Host, RunOutcome, Tool, aligned, plural};
+use units::RateUnit;
 
 /// What the run did to the keys it wrote.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -101,7 +101,7 @@ pub struct EtcdReport {
     pub hosts: Vec<super::merge::EtcdHostPart>,
     /// A merged report: the common window and each transport's rate in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<crate::fleet::Fleet>,
+    pub fleet: Option<engine::fleet::Fleet>,
 }
 
 impl EtcdReport {
@@ -124,7 +124,7 @@ impl EtcdReport {
         };
         let reach = &config.reach;
         Self {
-            tool: Tool { name: env!("CARGO_PKG_NAME").into(), version: env!("CARGO_PKG_VERSION").into() },
+            tool: Tool::this(),
             environment: Host { directpath: "not applicable: etcd".into(), ..Host::here() },
             target: "etcd".into(),
             run_id,
@@ -160,7 +160,7 @@ impl EtcdReport {
 
     /// Names the host that ran it (`--host-label`), on the report and its rounds.
     pub fn host_label(mut self, label: String) -> Self {
-        crate::engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
+        engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
         self.environment.host = label;
         self
     }
@@ -330,8 +330,8 @@ fn per_op_line(t: &EtcdSummary, watch: bool, unread: &str) -> String {
         return format!("{}: no complete round: no wire or CPU figures", t.transport.name());
     };
     // Sizes and times in the unit that fits: 1 MiB values are not "1048712 B".
-    let size = |bytes: f64| crate::units::format_size(bytes.round() as u64);
-    let time = |us: f64| crate::units::format_latency(us / 1e6);
+    let size = |bytes: f64| units::format_size(bytes.round() as u64);
+    let time = |us: f64| units::format_latency(us / 1e6);
     let server = t.server_cpu_us_per_op.map_or(unread.into(), |s| format!("{}/{unit}", time(s)));
     format!(
         "{}: {} sent and {} received per {unit}, client CPU {}/{unit}, etcd CPU {server}",

@@ -2,15 +2,15 @@
 //! on the wire and etcd's CPU read around it; said as it ends, and recorded.
 
 use super::EtcdRunner;
-use crate::config::TransportKind;
-use crate::engine::Stop;
-use crate::engine::events::{RoundDone, RunEvent};
-use crate::etcd::client::Kv;
-use crate::etcd::meter::{Owner, Wire};
-use crate::etcd::options::{Mode, WARMUP_REQUESTS};
-use crate::etcd::rounds::EtcdRound;
-use crate::etcd::watch::{OpenWatch, run_watch_round};
-use crate::etcd::workload::{Failures, Work, latency_histogram, run_batch};
+use crate::client::Kv;
+use crate::meter::{Owner, Wire};
+use crate::options::{Mode, WARMUP_REQUESTS};
+use crate::rounds::EtcdRound;
+use crate::watch::{OpenWatch, run_watch_round};
+use crate::workload::{Failures, Work, latency_histogram, run_batch};
+use engine::Stop;
+use engine::events::{RoundDone, RunEvent};
+use engine::plan::TransportKind;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,11 +50,11 @@ impl EtcdRunner {
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = crate::engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME);
+        let cpu_before = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME);
         self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
         let started = Instant::now();
         let (mut measured, open_watch) = self.work_of(kv, &work, (kind, round), started).await?;
-        let cpu_s = crate::engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
+        let cpu_s = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
         // Before the watch closes: an HTTP watch's socket goes with it.
         let wire = self.wire.sample(kind);
         if let Some(open) = open_watch
@@ -136,7 +136,7 @@ impl EtcdRunner {
             // The complete rounds' latencies, as the report merges them.
             self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(m.latency.clone()) }).await;
         }
-        let anchor = crate::engine::timeline::Anchor::of(self.measuring_since);
+        let anchor = engine::timeline::Anchor::of(self.measuring_since);
         self.rounds.push(EtcdRound {
             transport: kind,
             round,

@@ -3,7 +3,7 @@
 //! after a round, so the gateway's cost inside etcd becomes a number.
 
 use super::client::{EtcdError, unreachable};
-use crate::connections::root_cause;
+use wire::connections::root_cause;
 
 pub struct ServerCpu {
     client: reqwest::Client,

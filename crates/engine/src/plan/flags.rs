@@ -1,8 +1,43 @@
 //! The flags every target shares for its schedule of paired rounds:
 //! transports, iterations or duration, until-stable, order and timeout.
 
-use super::{ConfigError, Order, TransportKind, fail, flag_error, parse_count};
-use crate::units;
+use super::{Order, Schedule, TransportKind};
+
+/// One sentence: what is wrong, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The option at fault (`size`, `bucket`, ...), for the form to mark.
+    pub field: &'static str,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `Err` of the sentence `message` about the option `field`.
+pub fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError { field, message: message.into() })
+}
+
+/// A parser's message about `field` as a sentence naming its flag.
+pub fn flag_error(field: &'static str) -> impl Fn(String) -> ConfigError {
+    move |message| ConfigError { field, message: format!("--{}: {message}", field.replace('_', "-")) }
+}
+
+/// A whole number in `min..=max` for the option `field`.
+pub fn parse_count(text: &str, field: &'static str, min: u32, max: u32) -> Result<u32, ConfigError> {
+    let flag = field.replace('_', "-");
+    match text.trim().parse::<u64>() {
+        Ok(n) if (min as u64..=max as u64).contains(&n) => Ok(n as u32),
+        Ok(_) => fail(field, format!("--{flag} must be between {min} and {max}")),
+        Err(_) => fail(field, format!("--{flag} '{text}' is not a whole number")),
+    }
+}
 
 /// The schedule flags as typed.
 pub struct ScheduleText<'a> {
@@ -14,13 +49,12 @@ pub struct ScheduleText<'a> {
     pub until_stable: &'a str,
 }
 
-pub use engine::plan::Schedule;
-
 /// The schedule flags of options that keep them under these names (the
 /// GCS form's and etcd's), as `ScheduleText`: written once for both.
+#[macro_export]
 macro_rules! schedule_text {
     ($options:expr) => {
-        $crate::config::schedule::ScheduleText {
+        $crate::plan::flags::ScheduleText {
             transports: &$options.transports,
             iterations: &$options.iterations,
             timeout: &$options.timeout,
@@ -30,7 +64,6 @@ macro_rules! schedule_text {
         }
     };
 }
-pub(crate) use schedule_text;
 
 /// Checks the schedule flags together; what they imply is added to `notes`.
 pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {

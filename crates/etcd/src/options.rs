@@ -3,9 +3,10 @@
 //! target shares.
 
 use super::client::Reach;
-use crate::config::schedule::{Schedule, parse_schedule, schedule_text};
-use crate::config::{ConfigError, parse_count};
 use clap::{ArgAction, Args, ValueEnum};
+use engine::plan::flags::{ConfigError, fail, parse_count};
+use engine::plan::{Schedule, parse_schedule};
+use engine::schedule_text;
 use std::path::PathBuf;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -84,21 +85,19 @@ pub struct EtcdRunArgs {
     pub order: String,
     /// One untimed round of 100 requests per client and transport first.
     #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = crate::units::parse_bool)]
+          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
     pub warmup: bool,
     /// Overall time limit for the run: 10m, 30s.
     #[arg(long, value_name = "DURATION", default_value = "10m")]
     pub timeout: String,
     /// Delete the run's keys when it ends.
     #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = crate::units::parse_bool)]
+          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
     pub cleanup: bool,
     /// Threads the client runs on (default: half the CPUs, at least one, so
     /// that etcd on the same machine keeps the other half).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: Option<u16>,
-    #[command(flatten)]
-    pub report: crate::cli::ReportArgs,
 }
 
 /// A validated etcd run.
@@ -134,59 +133,21 @@ type CertAndKey = (std::path::PathBuf, std::path::PathBuf);
 /// as `run --size` takes it (`1KiB`, `1MiB`).
 fn parse_bytes(text: &str, field: &'static str, min: usize, max: usize) -> Result<usize, ConfigError> {
     let flag = field.replace('_', "-");
-    let bytes = text.trim().parse::<usize>().ok().or_else(|| crate::units::parse_size(text).ok().map(|n| n as usize));
+    let bytes = text.trim().parse::<usize>().ok().or_else(|| units::parse_size(text).ok().map(|n| n as usize));
     match bytes {
         Some(n) if (min..=max).contains(&n) => Ok(n),
         _ => fail(
             field,
             format!(
                 "--{flag} takes a size from {} to {}, like 256 or 1KiB (not '{text}')",
-                crate::units::format_size(min as u64),
-                crate::units::format_size(max as u64)
+                units::format_size(min as u64),
+                units::format_size(max as u64)
             ),
         ),
     }
 }
 
-fn fail<T>(field: &'static str, message: impl Into<String>) -> Result<T, ConfigError> {
-    Err(ConfigError { field, message: message.into() })
-}
-
 impl EtcdRunArgs {
-    /// The app's form as `etcd run` flags: the schedule's fields are shared
-    /// with the GCS target's, the rest are etcd's own.
-    pub fn from_form(o: &crate::config::Options) -> Self {
-        let e = &o.etcd;
-        let given = |text: &str| Some(text.trim().to_string()).filter(|t| !t.is_empty());
-        Self {
-            endpoints: e.endpoints.clone(),
-            mode: <Mode as ValueEnum>::from_str(&e.mode, true).unwrap_or(Mode::Put),
-            clients: e.clients.clone(),
-            requests: e.requests.clone(),
-            conns: e.conns.clone(),
-            key_size: e.key_size.clone(),
-            value_size: e.value_size.clone(),
-            key_space: e.key_space.clone(),
-            sequential_keys: e.sequential_keys,
-            user: given(&e.user),
-            password: given(&e.password),
-            cacert: given(&e.cacert).map(PathBuf::from),
-            cert: given(&e.cert).map(PathBuf::from),
-            key: given(&e.key).map(PathBuf::from),
-            prefix: e.prefix.clone(),
-            transports: o.transports.clone(),
-            iterations: o.iterations.clone(),
-            duration: o.duration.clone(),
-            until_stable: o.until_stable.clone(),
-            order: o.order.clone(),
-            warmup: o.warmup,
-            timeout: o.timeout.clone(),
-            cleanup: o.cleanup,
-            client_threads: None,
-            report: Default::default(),
-        }
-    }
-
     pub fn client_threads(&self) -> usize {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.client_threads.map_or((cpus / 2).max(1), usize::from)

@@ -1,0 +1,8 @@
+//! What the clients of every target share on the wire, below any target:
+//! one crypto provider for rustls, connection counting for the meters, and
+//! how a failed request is named in a report.
+
+pub mod connections;
+pub mod tls;
+
+pub use connections::{CountConnections, grpc_code_name, root_cause};
