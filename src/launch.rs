@@ -2,7 +2,8 @@
 //! against: the built-in emulator is started here, so that the GCS target
 //! never imports the server it is tested against.
 
-use crate::config::{BenchConfig, Target};
+use crate::config::{BenchConfig, ConfigError, Target, flag_error};
+use crate::emulator::faults::{Fault, parse_rule};
 use crate::emulator::{Emulator, EmulatorOptions};
 use crate::gcs::target::{Connected, SetupError};
 
@@ -21,10 +22,20 @@ pub async fn built_in(config: &BenchConfig) -> Result<(Option<Server>, Option<(S
     }
     // Reads need the bytes back; uploads alone keep memory flat without them.
     let retain = config.workload.reads();
-    let options = EmulatorOptions { faults: config.emulator_faults.clone(), retain, ..EmulatorOptions::default() };
+    let faults = parse_faults(config.emulator_fault.as_deref().unwrap_or_default())
+        .map_err(|error| SetupError::Emulator(std::io::Error::other(error.message)))?;
+    let options = EmulatorOptions { faults, retain, ..EmulatorOptions::default() };
     let emulator = Emulator::start(options).await.map_err(SetupError::Emulator)?;
     let urls = (emulator.json_url(), emulator.grpc_url());
     Ok((Some(Box::new(emulator)), Some(urls)))
+}
+
+/// `--emulator-fault` by the emulator's own grammar: none for empty text.
+pub fn parse_faults(text: &str) -> Result<Vec<(Fault, u64)>, ConfigError> {
+    match text.trim() {
+        "" => Ok(Vec::new()),
+        spec => Ok(vec![parse_rule(spec).map_err(flag_error("emulator_fault"))?]),
+    }
 }
 
 /// A server kept running for as long as this is held.

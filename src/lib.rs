@@ -9,7 +9,7 @@ pub use ::etcd;
 pub use gcs_emulator as emulator;
 pub use wire::connections;
 pub mod fleet;
-pub mod gcs;
+pub use ::gcs;
 pub mod launch;
 pub mod signals;
 pub use wire::tls;

@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Doctor(args)) => {
             init_logging();
-            let config = match args.bench.to_options().validate(&Environment::from_process()) {
+            let config = match gcs_speed_tui::config::checked(&args.bench.to_options(), &Environment::from_process()) {
                 Ok(config) => config,
                 Err(error) => return usage_error(error),
             };
@@ -109,7 +109,7 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
 }
 
 async fn run(args: RunArgs) -> ExitCode {
-    let config = match args.bench.to_options().validate(&Environment::from_process()) {
+    let config = match gcs_speed_tui::config::checked(&args.bench.to_options(), &Environment::from_process()) {
         Ok(config) => config,
         Err(error) => return usage_error(error),
     };

@@ -2,22 +2,22 @@
 //! and choose their target, remembered state never makes a launch invalid,
 //! a field shows what it stores, and the form's sentences name its fields.
 
-use gcs_speed_tui::config::{Environment, Options};
+use gcs_speed_tui::config::{Environment, FormOptions, Options};
 use gcs_speed_tui::tui::form::{Form, forget_invalid, merge};
 
-fn etcd_remembered() -> Options {
-    let mut remembered = Options { target: "etcd".into(), ..Options::default() };
+fn etcd_remembered() -> FormOptions {
+    let mut remembered = FormOptions { target: "etcd".into(), ..FormOptions::default() };
     remembered.etcd.user = "alice".into(); // its password is never remembered
     remembered
 }
 
 #[test]
 fn a_gcs_flag_at_launch_opens_on_gcs_whatever_was_remembered() {
-    let typed = Options { bucket: "my-bucket".into(), ..Options::default() };
+    let typed = FormOptions::from(Options { bucket: "my-bucket".into(), ..Options::default() });
     let merged = merge(etcd_remembered(), &typed, &["bucket".into()]);
-    assert_eq!((merged.target.as_str(), merged.bucket.as_str()), ("gcs", "my-bucket"));
+    assert_eq!((merged.target.as_str(), merged.gcs.bucket.as_str()), ("gcs", "my-bucket"));
     // Without flags, the remembered target stays.
-    assert_eq!(merge(etcd_remembered(), &Options::default(), &[]).target, "etcd");
+    assert_eq!(merge(etcd_remembered(), &FormOptions::default(), &[]).target, "etcd");
 }
 
 #[test]
@@ -32,9 +32,9 @@ fn remembered_state_never_makes_a_launch_invalid_but_a_typed_mistake_is_kept() {
         ("etcd", ""),
         "the user went, the target stayed"
     );
-    let remembered = Options { size: "12XB".into(), ..Options::default() };
-    assert_eq!(forget_invalid(remembered.clone(), &[], &env).size, Options::default().size);
-    assert_eq!(forget_invalid(remembered, &["size".into()], &env).size, "12XB", "typed: kept and said");
+    let remembered = FormOptions::from(Options { size: "12XB".into(), ..Options::default() });
+    assert_eq!(forget_invalid(remembered.clone(), &[], &env).gcs.size, Options::default().size);
+    assert_eq!(forget_invalid(remembered, &["size".into()], &env).gcs.size, "12XB", "typed: kept and said");
 }
 
 #[test]

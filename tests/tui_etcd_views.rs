@@ -3,7 +3,7 @@
 //! fed fixed events and reports.
 
 mod views;
-use gcs_speed_tui::config::{Options, TransportKind};
+use gcs_speed_tui::config::{FormOptions, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RoundDone, RunEvent};
 use gcs_speed_tui::engine::report::RunOutcome;
 use gcs_speed_tui::etcd::report::{EtcdReport, KeysCleanup};
@@ -14,8 +14,8 @@ use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 use views::{press, three_sizes};
 
-fn options() -> Options {
-    Options { target: "etcd".into(), ..Options::default() }
+fn options() -> FormOptions {
+    FormOptions { target: "etcd".into(), ..FormOptions::default() }
 }
 
 fn app() -> App {

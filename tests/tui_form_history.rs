@@ -3,7 +3,7 @@
 //! history lines in the unit each report judged on, and panes that say how
 //! much lies beyond them.
 
-use gcs_speed_tui::config::{Environment, Options};
+use gcs_speed_tui::config::{Environment, FormOptions, Options};
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -30,7 +30,7 @@ fn sentences_name_form_fields_not_flags() {
     assert!(text.contains("no Bucket given"), "{text}");
     for etcd in [false, true] {
         let mut app = App::new(
-            Options { target: if etcd { "etcd" } else { "gcs" }.into(), ..Options::default() },
+            FormOptions { target: if etcd { "etcd" } else { "gcs" }.into(), ..FormOptions::default() },
             Environment::default(),
             false,
         );

@@ -313,8 +313,6 @@ impl BenchArgs {
             fail_fast: self.fail_fast,
             emulator_fault: self.emulator_fault.clone(),
             rate_unit: self.rate_unit.clone(),
-            target: "gcs".into(),
-            etcd: Default::default(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::finished::Finished;
 use super::form::{Access, Checked, Form};
 use super::history::History;
 use super::live::Live;
-use crate::config::{BenchConfig, Environment, Options};
+use crate::config::{BenchConfig, Environment, FormOptions};
 use crate::engine::events::RunEvent;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -37,7 +37,7 @@ pub enum Effect {
     StartRun(Box<BenchConfig>),
     StartEtcdRun(Box<crate::etcd::options::EtcdConfig>),
     CancelRun,
-    SaveForm(Box<Options>),
+    SaveForm(Box<FormOptions>),
     /// The Target field changed: remembered alone (the rest of the form is
     /// remembered when a run starts).
     SaveTarget(String),
@@ -81,13 +81,15 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(options: Options, env: Environment, color: bool) -> Self {
+    /// The app over `options`: the whole form, or GCS options alone (the
+    /// form's other fields at their defaults).
+    pub fn new(options: impl Into<FormOptions>, env: Environment, color: bool) -> Self {
         Self::with_history(options, env, color, History::default())
     }
 
-    pub fn with_history(options: Options, env: Environment, color: bool, history: History) -> Self {
+    pub fn with_history(options: impl Into<FormOptions>, env: Environment, color: bool, history: History) -> Self {
         Self {
-            form: Form::new(options, env),
+            form: Form::new(options.into(), env),
             pane: Pane::Run,
             help: false,
             live: None,
@@ -325,7 +327,7 @@ impl App {
         self.cancelling = true;
         use super::live::Work;
         // The run's own options (the form may be edited while it runs).
-        let kept = !self.form.options.cleanup;
+        let kept = !self.form.options.gcs.cleanup;
         let what = match self.live.as_ref().map(|l| l.work) {
             Some(Work::Requests | Work::Events) if kept => "requests and keeping this run's keys (Cleanup off)",
             Some(Work::Requests | Work::Events) => "requests and deleting this run's keys",

@@ -1,8 +1,8 @@
 //! The option form: every `run` option (or, with the etcd target, every
-//! `etcd run` option) as a field over one `Options` value, validated by the
+//! `etcd run` option) as a field over one `FormOptions` value, validated by the
 //! same code as the CLI flags, so both say the same thing.
 
-use crate::config::{BenchConfig, ConfigError, Environment, Options};
+use crate::config::{BenchConfig, ConfigError, Environment, FormOptions};
 use crate::etcd::options::EtcdConfig;
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
@@ -26,7 +26,7 @@ pub enum Row {
 }
 
 pub struct Form {
-    pub options: Options,
+    pub options: FormOptions,
     /// The cursor, an index into `rows()`.
     pub cursor: usize,
     pub advanced_open: bool,
@@ -37,16 +37,16 @@ pub struct Form {
     env: Environment,
 }
 
-fn check(options: &Options, env: &Environment) -> Result<Checked, ConfigError> {
+fn check(options: &FormOptions, env: &Environment) -> Result<Checked, ConfigError> {
     if options.target == "etcd" {
         options.etcd_run_args().validate().map(|c| Checked::Etcd(Box::new(c)))
     } else {
-        options.validate(env).map(|c| Checked::Gcs(Box::new(c)))
+        crate::config::checked(&options.gcs, env).map(|c| Checked::Gcs(Box::new(c)))
     }
 }
 
 impl Form {
-    pub fn new(options: Options, env: Environment) -> Self {
+    pub fn new(options: FormOptions, env: Environment) -> Self {
         let checked = check(&options, &env);
         Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
     }
@@ -226,7 +226,7 @@ impl Form {
 /// Flags given on the command line (`given`: their option names) win over
 /// the remembered form, even when a flag's value is its default
 /// (`--iterations 3`); a flag not given takes the remembered value.
-pub fn merge(remembered: Options, command_line: &Options, given: &[String]) -> Options {
+pub fn merge(remembered: FormOptions, command_line: &FormOptions, given: &[String]) -> FormOptions {
     let mut merged = remembered;
     let flags: Vec<&FieldSpec> = FIELDS.iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
     for field in &flags {
@@ -240,7 +240,7 @@ pub fn merge(remembered: Options, command_line: &Options, given: &[String]) -> O
     merged
 }
 
-fn copy_field(field: &FieldSpec, to: &mut Options, from: &Options) {
+fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
     let mut from = from.clone();
     match field.access {
         Access::Text(get) | Access::Choice(get, _) => *get(to) = get(&mut from).clone(),
@@ -252,8 +252,8 @@ fn copy_field(field: &FieldSpec, to: &mut Options, from: &Options) {
 /// never remembered, a value an older version took) is put back to its
 /// default, so that remembered state never makes a launch invalid; what
 /// the command line gave is kept, and said if wrong.
-pub fn forget_invalid(mut options: Options, given: &[String], env: &Environment) -> Options {
-    let defaults = Options::default();
+pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environment) -> FormOptions {
+    let defaults = FormOptions::default();
     for _ in 0..FIELDS.len() + ETCD_FIELDS.len() {
         let Err(error) = check(&options, env) else { break };
         let fields: &[FieldSpec] = if options.target == "etcd" { &ETCD_FIELDS } else { &FIELDS };
@@ -274,6 +274,7 @@ pub fn forget_invalid(mut options: Options, given: &[String], env: &Environment)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Options;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn key(code: KeyCode) -> Event {
@@ -287,7 +288,7 @@ mod tests {
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
         assert_eq!(FIELDS.len(), 36);
-        let form = Form::new(Options::default(), Environment::default());
+        let form = Form::new(FormOptions::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
         assert_eq!(form.value(field("cleanup")), "on");
@@ -295,7 +296,7 @@ mod tests {
 
     #[test]
     fn editing_accepts_or_reverts_and_revalidates() {
-        let mut form = Form::new(Options::default(), Environment::default());
+        let mut form = Form::new(FormOptions::default(), Environment::default());
         form.select_field(field("size"));
         form.activate();
         form.edit(&Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
@@ -303,7 +304,7 @@ mod tests {
             form.edit(&key(KeyCode::Char(c)));
         }
         form.accept();
-        assert_eq!(form.options.size, "12XB");
+        assert_eq!(form.options.gcs.size, "12XB");
         let message = form.error_for(field("size")).unwrap();
         assert_eq!(
             message,
@@ -313,21 +314,21 @@ mod tests {
         form.activate();
         form.edit(&key(KeyCode::Backspace));
         form.revert();
-        assert_eq!(form.options.size, "12XB", "Esc keeps the old value");
+        assert_eq!(form.options.gcs.size, "12XB", "Esc keeps the old value");
     }
 
     #[test]
     fn toggles_flip_and_choices_cycle() {
-        let mut form = Form::new(Options::default(), Environment::default());
+        let mut form = Form::new(FormOptions::default(), Environment::default());
         form.select_field(field("cleanup"));
         assert!(form.advanced_open, "selecting an advanced field opens its group");
         form.flip();
-        assert!(!form.options.cleanup);
+        assert!(!form.options.gcs.cleanup);
         form.select_field(field("transports"));
         form.step_choice(1);
-        assert_eq!(form.options.transports, "http-json");
+        assert_eq!(form.options.gcs.transports, "http-json");
         form.step_choice(-2);
-        assert_eq!(form.options.transports, "grpc");
+        assert_eq!(form.options.gcs.transports, "grpc");
         form.move_by(-2);
         assert_eq!(form.selected(), Some(0));
         form.move_by(-1);
@@ -336,7 +337,7 @@ mod tests {
 
     #[test]
     fn the_target_choice_brings_the_other_targets_fields() {
-        let mut form = Form::new(Options::default(), Environment::default());
+        let mut form = Form::new(FormOptions::default(), Environment::default());
         assert!(matches!(form.checked, Ok(Checked::Gcs(_))));
         form.select_field(0);
         form.step_choice(1);
@@ -362,7 +363,7 @@ mod tests {
 
     #[test]
     fn the_advanced_group_opens_and_closes_and_pages_stop_at_the_ends() {
-        let mut form = Form::new(Options::default(), Environment::default());
+        let mut form = Form::new(FormOptions::default(), Environment::default());
         assert_eq!(form.rows().len(), ESSENTIALS + 1, "closed at first: essentials and the group's header");
         form.move_to_end(true);
         assert_eq!((form.rows()[form.cursor], form.selected()), (Row::Advanced, None));
@@ -382,12 +383,16 @@ mod tests {
 
     #[test]
     fn command_line_flags_win_over_remembered_values() {
-        let remembered = Options { size: "1GiB".into(), iterations: "9".into(), cleanup: false, ..Options::default() };
-        let given = Options { iterations: "2".into(), ..Options::default() };
+        let remembered: FormOptions =
+            Options { size: "1GiB".into(), iterations: "9".into(), cleanup: false, ..Options::default() }.into();
+        let given: FormOptions = Options { iterations: "2".into(), ..Options::default() }.into();
         let merged = merge(remembered.clone(), &given, &["iterations".into()]);
-        assert_eq!((merged.size.as_str(), merged.iterations.as_str(), merged.cleanup), ("1GiB", "2", false));
+        assert_eq!(
+            (merged.gcs.size.as_str(), merged.gcs.iterations.as_str(), merged.gcs.cleanup),
+            ("1GiB", "2", false)
+        );
         // A flag typed with its default value still wins.
-        let merged = merge(remembered, &Options::default(), &["iterations".into(), "cleanup".into()]);
-        assert_eq!((merged.size.as_str(), merged.iterations.as_str(), merged.cleanup), ("1GiB", "3", true));
+        let merged = merge(remembered, &FormOptions::default(), &["iterations".into(), "cleanup".into()]);
+        assert_eq!((merged.gcs.size.as_str(), merged.gcs.iterations.as_str(), merged.gcs.cleanup), ("1GiB", "3", true));
     }
 }

@@ -11,7 +11,7 @@ pub mod live;
 pub mod persist;
 pub mod ui;
 
-use crate::config::{Environment, Options};
+use crate::config::{Environment, FormOptions, Options};
 use crate::engine::events::RunEvent;
 use crate::gcs::runner::Runner;
 use app::{App, Effect, Message};
@@ -34,7 +34,7 @@ const FRAME: Duration = Duration::from_millis(33);
 /// of them in its results pane.
 pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<finished::Finished>) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
-    if let Err(error) = command_line.validate(&Environment::from_process()) {
+    if let Err(error) = crate::config::checked(&command_line, &Environment::from_process()) {
         eprintln!("error: {error}");
         return ExitCode::from(2);
     }
@@ -43,8 +43,11 @@ pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<finish
         return ExitCode::from(2);
     }
     let log = init_file_logging();
-    let options =
-        form::forget_invalid(form::merge(persist::load(), &command_line, &given), &given, &Environment::from_process());
+    let options = form::forget_invalid(
+        form::merge(persist::load(), &FormOptions::from(command_line), &given),
+        &given,
+        &Environment::from_process(),
+    );
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let shown = opened.last().cloned();
     let mut earlier = persist::load_runs();

@@ -2,7 +2,7 @@
 //! directory (XDG). Credentials, the emulator override and injected faults
 //! are never written.
 
-use crate::config::Options;
+use crate::config::FormOptions;
 use crate::tui::finished::Finished;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +20,11 @@ fn form_file() -> Option<PathBuf> {
 }
 
 /// The remembered form, or the defaults when there is none (or it is unreadable).
-pub fn load() -> Options {
+pub fn load() -> FormOptions {
     form_file().map(|path| load_from(&path)).unwrap_or_default()
 }
 
-pub fn load_from(path: &Path) -> Options {
+pub fn load_from(path: &Path) -> FormOptions {
     std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
 }
 
@@ -96,7 +96,7 @@ fn is_run_file_name(name: &str) -> bool {
         })
 }
 
-pub fn save(options: &Options) -> std::io::Result<()> {
+pub fn save(options: &FormOptions) -> std::io::Result<()> {
     match form_file() {
         Some(path) => save_to(&path, options),
         None => Ok(()),
@@ -114,11 +114,11 @@ pub fn save_target(target: &str) -> std::io::Result<()> {
 }
 
 pub fn save_target_to(path: &Path, target: &str) -> std::io::Result<()> {
-    let options = Options { target: target.into(), ..load_from(path) };
+    let options = FormOptions { target: target.into(), ..load_from(path) };
     save_to(path, &options)
 }
 
-pub fn save_to(path: &Path, options: &Options) -> std::io::Result<()> {
+pub fn save_to(path: &Path, options: &FormOptions) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -130,36 +130,60 @@ pub fn save_to(path: &Path, options: &Options) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Options;
+    use crate::config::{FormOptions, Options};
 
     #[test]
     fn a_new_target_is_remembered_alone_and_reopened_on() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("form.json");
         super::save_target_to(&path, "etcd").unwrap();
-        assert_eq!(super::load_from(&path), Options { target: "etcd".into(), ..Options::default() }, "no form yet");
-        let ran = Options { size: "8MiB".into(), ..Options::default() };
+        assert_eq!(
+            super::load_from(&path),
+            FormOptions { target: "etcd".into(), ..FormOptions::default() },
+            "no form yet"
+        );
+        let ran = FormOptions::from(Options { size: "8MiB".into(), ..Options::default() });
         super::save_to(&path, &ran).unwrap();
         super::save_target_to(&path, "etcd").unwrap();
         let reopened = super::load_from(&path);
-        assert_eq!((reopened.target.as_str(), reopened.size.as_str()), ("etcd", "8MiB"), "the rest stays as last run");
+        assert_eq!(
+            (reopened.target.as_str(), reopened.gcs.size.as_str()),
+            ("etcd", "8MiB"),
+            "the rest stays as last run"
+        );
     }
 
     #[test]
     fn faults_and_the_emulator_override_are_never_remembered() {
-        let options = Options {
+        let options = FormOptions::from(Options {
             size: "8MiB".into(),
             emulator: true,
             emulator_fault: "return-503:every=3".into(),
             credentials: "/keys/k.json".into(),
             ..Options::default()
-        };
+        });
         let text = serde_json::to_string_pretty(&options).unwrap();
         for secret in ["emulator", "return-503", "/keys/k.json"] {
             assert!(!text.contains(secret), "{secret} was written: {text}");
         }
-        let back: Options = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, Options { size: "8MiB".into(), ..Options::default() });
+        let back: FormOptions = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, FormOptions::from(Options { size: "8MiB".into(), ..Options::default() }));
+    }
+
+    #[test]
+    fn a_form_written_before_the_gcs_options_became_a_crate_still_loads() {
+        // The flat shape every earlier version wrote: GCS keys, target, etcd.
+        let text = r#"{"bucket":"b","size":"8MiB","target":"etcd","etcd":{"user":"alice","clients":"4"}}"#;
+        let back: FormOptions = serde_json::from_str(text).unwrap();
+        assert_eq!((back.gcs.bucket.as_str(), back.gcs.size.as_str()), ("b", "8MiB"));
+        assert_eq!((back.target.as_str(), back.etcd.user.as_str(), back.etcd.clients.as_str()), ("etcd", "alice", "4"));
+        assert_eq!(back.gcs.iterations, Options::default().iterations, "what it lacks takes its default");
+        let written: serde_json::Value = serde_json::to_value(&back).unwrap();
+        assert_eq!(
+            (written["size"].as_str(), written["target"].as_str()),
+            (Some("8MiB"), Some("etcd")),
+            "written flat again"
+        );
     }
 }
 

@@ -10,10 +10,10 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 pub fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let etcd = app.form.etcd();
-    let w1r3 = !etcd && app.form.options.workload.trim() == "w1r3";
-    let reads = w1r3 || (!etcd && app.form.options.workload.trim() == "download");
+    let w1r3 = !etcd && app.form.options.gcs.workload.trim() == "w1r3";
+    let reads = w1r3 || (!etcd && app.form.options.gcs.workload.trim() == "download");
     // The form remembers its fields: say a remembered range, which changes what is read.
-    let range = app.form.options.range_size.trim();
+    let range = app.form.options.gcs.range_size.trim();
     let reads_what = if reads && !matches!(range, "" | "0") {
         format!(" Each read takes {range} of each object (Read range size, under advanced).")
     } else {
@@ -46,7 +46,7 @@ pub fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     // The hint follows the form: with a bucket (or an endpoint) set, it is
     // not "set the Bucket field".
-    let gcs_hint = match (app.form.options.bucket.trim(), app.form.options.endpoint.trim()) {
+    let gcs_hint = match (app.form.options.gcs.bucket.trim(), app.form.options.gcs.endpoint.trim()) {
         ("", "") => "Set the Bucket field for real GCS; ? lists the keys.",
         (_, "") => {
             "Runs go to that bucket on real GCS (clear the Bucket field for the built-in emulator); ? lists the keys."

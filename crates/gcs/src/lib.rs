@@ -1,0 +1,13 @@
+//! Google Cloud Storage as a target: uploads over the JSON API (reqwest) and
+//! the gRPC v2 API (tonic), to real GCS or the built-in emulator, on the
+//! shared engine.
+
+pub mod auth;
+pub mod config;
+pub mod payload;
+pub mod progress;
+pub mod report;
+pub mod runner;
+pub mod stats;
+pub mod target;
+pub mod transport;

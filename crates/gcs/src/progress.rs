@@ -1,0 +1,175 @@
+//! Progress of a headless run on stderr: a bar per transport on a terminal,
+//! plain lines otherwise (so logs of CI jobs stay readable).
+
+use crate::config::TransportKind;
+use engine::events::{Phase, RunEvent};
+use std::collections::BTreeMap;
+use std::io::Write;
+use tokio::sync::mpsc;
+use units::{RateUnit, format_seconds, format_size, mib_per_second};
+
+const BAR_WIDTH: usize = 30;
+
+#[derive(Default)]
+struct Lane {
+    rounds_done: u32,
+    round_fraction: f64,
+    last_mib_s: Option<f64>,
+}
+
+/// `concurrency`: uploads (or reads) per round, for "2 of 4 uploads finished".
+pub async fn print(
+    mut events: mpsc::Receiver<RunEvent>,
+    terminal: bool,
+    concurrency: u32,
+    unit: RateUnit,
+    workload: crate::config::Workload,
+) {
+    let mut printer = Printer {
+        terminal,
+        lanes: BTreeMap::new(),
+        rounds: None,
+        drawn: 0,
+        finished: BTreeMap::new(),
+        per_round: concurrency,
+        noun: workload.noun(),
+        workload,
+        unit,
+    };
+    while let Some(event) = events.recv().await {
+        printer.show(event);
+    }
+    // The run is over (its runner dropped the sender): the bars go before
+    // the report is printed.
+    if terminal {
+        clear(&mut std::io::stderr().lock(), printer.drawn);
+    }
+}
+
+struct Printer {
+    terminal: bool,
+    lanes: BTreeMap<TransportKind, Lane>,
+    rounds: Option<u32>,
+    /// Bar lines on screen below the last message.
+    drawn: usize,
+    /// Uploads finished in each transport's current round.
+    finished: BTreeMap<TransportKind, u32>,
+    per_round: u32,
+    /// What an item of a round is: "upload", "download".
+    noun: &'static str,
+    workload: crate::config::Workload,
+    unit: RateUnit,
+}
+
+impl Printer {
+    fn show(&mut self, event: RunEvent) {
+        match event {
+            RunEvent::Started { target, rounds_per_transport, .. } => {
+                self.rounds = rounds_per_transport;
+                self.say(&target);
+            }
+            RunEvent::Phase(Phase::Warmup) => self.say("warming up (not timed)"),
+            RunEvent::Phase(Phase::CleaningUp) => self.say("cleaning up"),
+            RunEvent::RoundStarted { transport, round: Some(_), .. } => {
+                self.lanes.entry(transport).or_default().round_fraction = 0.0;
+            }
+            RunEvent::Progress { transport, round: Some(_), done, total, .. } if self.terminal => {
+                self.lanes.entry(transport).or_default().round_fraction = done as f64 / total.max(1) as f64;
+                self.redraw(None);
+            }
+            RunEvent::RoundDone(ref round) | RunEvent::PartDone(ref round) => {
+                let first_part = matches!(event, RunEvent::PartDone(_));
+                let lane = self.lanes.entry(round.transport).or_default();
+                lane.rounds_done += u32::from(!first_part || !round.ok);
+                lane.round_fraction = 0.0;
+                // w1r3 says which part of its round a line is.
+                let (part, items, noun) = match (self.workload, first_part) {
+                    (crate::config::Workload::W1r3, true) => (" upload", self.per_round, "upload"),
+                    (crate::config::Workload::W1r3, false) => {
+                        (" reads", self.per_round * crate::config::W1R3_READS, "read")
+                    }
+                    _ => ("", self.per_round, self.noun),
+                };
+                let name = format!(
+                    "{} round {}{}{part}",
+                    round.transport.name(),
+                    round.round + 1,
+                    self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
+                );
+                let finished = self.finished.remove(&round.transport).unwrap_or(0);
+                let line = if round.ok {
+                    let rate = mib_per_second(round.done, round.elapsed_s);
+                    lane.last_mib_s = Some(rate);
+                    format!(
+                        "{name}: {} in {} ({})",
+                        format_size(round.done),
+                        format_seconds(round.elapsed_s),
+                        self.unit.format(rate)
+                    )
+                } else {
+                    // A failed round is not timed: no rate that could be read as one.
+                    format!("{name} failed: {finished} of {items} {noun}s finished")
+                };
+                self.say(&line);
+            }
+            RunEvent::ItemDone(sample) if sample.ok => {
+                *self.finished.entry(sample.transport).or_default() += 1;
+            }
+            RunEvent::Note(note) => self.say(&note),
+            RunEvent::CleanupDone { deleted, left } => {
+                self.say(&format!("cleanup: deleted {deleted}, left {}", left.len()))
+            }
+            _ => {}
+        }
+    }
+
+    fn say(&mut self, line: &str) {
+        self.redraw(Some(line));
+    }
+
+    /// Prints a message line (if any) above the bars, then the bars again.
+    fn redraw(&mut self, line: Option<&str>) {
+        let mut out = std::io::stderr().lock();
+        if !self.terminal {
+            if let Some(line) = line {
+                let _ = writeln!(out, "{line}");
+            }
+            return;
+        }
+        clear(&mut out, self.drawn);
+        if let Some(line) = line {
+            let _ = writeln!(out, "{line}");
+        }
+        self.drawn = draw(&mut out, &self.lanes, self.rounds, self.unit);
+        let _ = out.flush();
+    }
+}
+
+fn clear(out: &mut impl Write, lines: usize) {
+    for _ in 0..lines {
+        let _ = write!(out, "\x1b[1A\x1b[2K");
+    }
+}
+
+/// With a round count, a bar of the whole run; with `--duration`, of the current round.
+fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Option<u32>, unit: RateUnit) -> usize {
+    for (kind, lane) in lanes {
+        let done = match rounds {
+            Some(rounds) => (lane.rounds_done as f64 + lane.round_fraction) / rounds.max(1) as f64,
+            None => lane.round_fraction,
+        };
+        let filled = ((done * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
+        let rate = lane.last_mib_s.map(|r| unit.format(r)).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:<9} [{}{}] {}{} {}",
+            kind.name(),
+            "#".repeat(filled),
+            "-".repeat(BAR_WIDTH - filled),
+            lane.rounds_done,
+            rounds.map(|n| format!("/{n}")).unwrap_or_else(|| " rounds".into()),
+            rate
+        );
+    }
+    lanes.len()
+}

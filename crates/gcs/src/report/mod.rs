@@ -1,0 +1,383 @@
+//! A finished run, and its three renderings: the original tool's table, JSON
+//! (stable field names) and CSV (one row per object).
+
+use crate::config::{BenchConfig, Workload};
+use crate::stats::compare;
+use crate::stats::{ObjectSample, RoundSample, TransportSummary, Verdict};
+use crate::target::TargetInfo;
+use engine::compare::Comparison;
+pub use engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+use units::format_size;
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Cleanup {
+    pub deleted: usize,
+    /// Objects that should have been deleted but could not be.
+    pub left: Vec<String>,
+    /// Objects kept on purpose (`--cleanup=false`).
+    pub kept: Vec<String>,
+}
+
+/// Serialized as `run --format json` prints it, and read back (the app's
+/// history across sessions) from the same text.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunReport {
+    pub tool: Tool,
+    pub environment: Host,
+    pub run_id: String,
+    pub started_at: String,
+    pub outcome: RunOutcome,
+    /// The outcome in one sentence, for people reading the JSON.
+    pub outcome_detail: String,
+    /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
+    pub stopped_because: Option<String>,
+    pub target: TargetInfo,
+    pub config: BenchConfig,
+    /// What the rounds did (`config.workload`, said at the top for readers).
+    #[serde(default)]
+    pub workload: Workload,
+    /// Times a refused token (401, UNAUTHENTICATED) made the credentials
+    /// fetch a new one; each refused request was tried once more (a retry).
+    #[serde(default)]
+    pub auth_refreshes: u64,
+    /// Ranged reads: the seed their offsets were drawn from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_seed: Option<u64>,
+    /// A row per transport and operation (w1r3: the uploads, then the reads).
+    pub transports: Vec<TransportSummary>,
+    /// The first operation's verdict (the only one but for w1r3).
+    pub comparison: Option<Comparison>,
+    /// Every operation's verdict: w1r3 has one for its uploads and one for its reads.
+    #[serde(default)]
+    pub verdicts: Vec<Verdict>,
+    pub cleanup: Cleanup,
+    pub rounds: Vec<RoundSample>,
+    pub samples: Vec<ObjectSample>,
+    /// A merged report: each host's own figures (its rounds and samples
+    /// are those above that name it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<merge::HostPart>,
+    /// A merged report: the common window and each row's rate in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<engine::fleet::Fleet>,
+}
+
+impl RunReport {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        run_id: String,
+        started_at: String,
+        target: TargetInfo,
+        config: BenchConfig,
+        transports: Vec<TransportSummary>,
+        samples: Vec<ObjectSample>,
+        rounds: Vec<RoundSample>,
+        outcome: RunOutcome,
+        cleanup: Cleanup,
+    ) -> Self {
+        let verdicts = compare(&transports, &rounds);
+        let failed = samples.iter().filter(|s| !s.ok).count();
+        let outcome =
+            if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
+        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
+        Self {
+            tool: Tool::this(),
+            environment: Host::here(),
+            run_id,
+            started_at,
+            outcome,
+            outcome_detail,
+            stopped_because: None,
+            target,
+            workload: config.workload,
+            read_seed: None,
+            auth_refreshes: 0,
+            config,
+            transports,
+            comparison: verdicts.first().map(|v| v.comparison.clone()),
+            verdicts,
+            cleanup,
+            rounds,
+            samples,
+            hosts: Vec::new(),
+            fleet: None,
+        }
+    }
+
+    /// Names the host that ran it (`--host-label`), on the report, its
+    /// rounds and its samples.
+    pub fn host_label(mut self, label: String) -> Self {
+        engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
+        for sample in &mut self.samples {
+            sample.host.clone_from(&label);
+        }
+        self.environment.host = label;
+        self
+    }
+
+    pub fn stopped_because(mut self, why: Option<String>) -> Self {
+        if self.outcome == RunOutcome::SetupFailed
+            && let Some(why) = &why
+        {
+            // The reason is the outcome: said in the one sentence JSON readers see.
+            self.outcome_detail = format!("not started: {why}");
+        }
+        self.stopped_because = why;
+        self
+    }
+
+    pub fn auth_refreshes(mut self, refreshes: u64) -> Self {
+        self.auth_refreshes = refreshes;
+        self
+    }
+
+    /// The seed of the ranged reads' offsets, so that a run can be repeated.
+    pub fn read_seed(mut self, seed: Option<u64>) -> Self {
+        self.read_seed = seed;
+        self
+    }
+
+    /// Set-up failed before any round began: nothing was measured.
+    pub fn never_started(&self) -> bool {
+        self.outcome == RunOutcome::SetupFailed && self.rounds.is_empty() && self.samples.is_empty()
+    }
+
+    /// Every upload succeeded, the schedule ran to its end and nothing was left behind.
+    pub fn succeeded(&self) -> bool {
+        self.outcome == RunOutcome::Completed && self.samples.iter().all(|s| s.ok) && self.cleanup.left.is_empty()
+    }
+
+    pub fn failed_uploads(&self) -> usize {
+        self.samples.iter().filter(|s| !s.ok).count()
+    }
+
+    /// The verdict in one sentence (w1r3: its two, one after the other).
+    pub fn summary_line(&self) -> String {
+        self.verdict_lines().join(" · ")
+    }
+
+    /// The verdict of each operation, a line each: w1r3 has two (uploads,
+    /// then reads), the other workloads one.
+    /// Each is followed by its caution when the transports met unlike trouble.
+    pub fn verdict_lines(&self) -> Vec<String> {
+        let caution = |v: &Verdict| v.caveat.as_ref().map(|c| format!("  {c}"));
+        if self.verdicts.len() > 1 {
+            let shown = Shown::of(self);
+            return self
+                .verdicts
+                .iter()
+                .flat_map(|v| {
+                    let said = shown.verdict(&v.comparison, &self.rows_of(v.operation));
+                    let sentence = format!("{}s: {said}", v.operation.name());
+                    std::iter::once(sentence).chain(caution(v))
+                })
+                .collect();
+        }
+        std::iter::once(self.single_verdict()).chain(self.verdicts.first().and_then(caution)).collect()
+    }
+
+    fn single_verdict(&self) -> String {
+        if let (None, Some(apart)) = (&self.comparison, self.fleet.as_ref().and_then(|f| f.apart.as_ref())) {
+            return format!("no fleet verdict: {apart}");
+        }
+        match (&self.comparison, self.transports.len()) {
+            (Some(comparison), _) => Shown::of(self).verdict(comparison, &self.transports.iter().collect::<Vec<_>>()),
+            (None, 1) => match self.transports[0].throughput_mib_s {
+                Some(_) => {
+                    format!("{}: {}", self.transports[0].transport.name(), Shown::of(self).rate(&self.transports[0]))
+                }
+                None => format!(
+                    "{}: no completed {}s",
+                    self.transports[0].transport.name(),
+                    self.transports[0].operation.name()
+                ),
+            },
+            (None, _) => "no comparison: no transport ran".into(),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+
+    pub fn to_csv(&self) -> String {
+        let mut out = String::from(
+            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target\n",
+        );
+        // Every row says which run and where (with any injected fault), so a
+        // CSV alone tells what was measured.
+        let run = format!("{},{}", csv_field(&self.run_id), csv_field(&self.target.short()));
+        for s in &self.samples {
+            let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
+            out.push_str(&format!(
+                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{},{run}\n",
+                s.transport.name(),
+                s.round + 1,
+                s.worker,
+                csv_field(&s.object),
+                s.bytes,
+                s.start_s,
+                s.elapsed_s,
+                s.ok,
+                csv_field(s.error.as_deref().unwrap_or("")),
+                s.retries,
+                s.resumes,
+                s.resent_bytes,
+                s.operation.name(),
+                csv_field(&s.host)
+            ));
+        }
+        out
+    }
+
+    pub fn to_table(&self) -> String {
+        if self.never_started() {
+            // Nothing was measured: no table of dashes, just why, and the cleanup.
+            let lines = std::iter::once(self.outcome_detail.clone()).chain(self.cleanup_lines());
+            return lines.map(|l| format!("{l}\n")).collect();
+        }
+        let mut rows = vec![TABLE_HEADERS.map(String::from).to_vec()];
+        rows.extend(table_rows(self));
+        let mut out = aligned(&rows);
+        out.push('\n');
+        // The saved table stands alone: where it was measured, and any fault
+        // (the app's header says it for the app).
+        let target = self.target.describe();
+        let lines = self.verdict_lines().into_iter().chain([target]).chain(self.footer_lines());
+        for line in lines.chain(self.histogram_lines()) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Protocols, outcome and cleanup, said after the table.
+    pub fn footer_lines(&self) -> Vec<String> {
+        let workload = self.config.workload;
+        let footnote = match workload {
+            Workload::Upload => TABLE_FOOTNOTE.to_string(),
+            Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
+            Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
+        };
+        let mut lines = vec![footnote];
+        if let Some(fleet) = &self.fleet {
+            let names: Vec<String> =
+                self.transports.iter().map(|t| format!("fleet {}", row_name(t, workload))).collect();
+            lines.extend(fleet.lines(self.config.rate_unit, &names));
+        }
+        if workload.reads() {
+            lines.push(self.reads_line());
+        }
+        let fleet = if self.fleet.is_some() { "fleet " } else { "" };
+        for t in &self.transports {
+            lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, Shown::of(self)));
+        }
+        if let Some(why) = self.stopped_because.as_ref().filter(|_| self.outcome != RunOutcome::SetupFailed) {
+            // (A setup failure's reason is its outcome sentence, below.)
+            lines.push(why.clone());
+        }
+        if self.auth_refreshes > 0 {
+            lines.push(format!(
+                "credentials: a refused token was replaced {} (each refused request tried once more, counted as a retry)",
+                plural(self.auth_refreshes as usize, "time")
+            ));
+        }
+        if self.outcome != RunOutcome::Completed {
+            lines.push(self.outcome_detail.clone());
+        }
+        lines.extend(self.cleanup_lines());
+        lines
+    }
+
+    /// What cleanup deleted, kept on purpose, or left behind.
+    fn cleanup_lines(&self) -> Vec<String> {
+        let mut lines = vec![if self.cleanup.kept.is_empty() {
+            format!("cleanup: deleted {}, left {}", self.cleanup.deleted, self.cleanup.left.len())
+        } else {
+            // The objects' names start PREFIX/RUN-ID/ (RUN-ID/ with no prefix).
+            let under = match self.config.prefix.as_str() {
+                "" => self.run_id.clone(),
+                prefix => format!("{prefix}/{}", self.run_id),
+            };
+            format!("cleanup off: kept {} under {under}/", plural(self.cleanup.kept.len(), "object"))
+        }];
+        lines.extend(self.cleanup.left.iter().map(|name| format!("left behind: {name}")));
+        lines
+    }
+}
+
+impl RunReport {
+    /// What the download rounds read, in one line.
+    fn reads_line(&self) -> String {
+        let what = match (self.config.range_size, self.read_seed) {
+            (0, _) | (_, None) => "whole objects".to_string(),
+            (size, Some(seed)) => format!("{} at a random aligned offset of each (seed {seed:#x})", format_size(size)),
+        };
+        // What gRPC is sent is paced by the window we grant: it matters for reads.
+        let window = match self.config.grpc_window {
+            Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
+            None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
+        };
+        let objects = match (&self.config.read_prefix, self.config.workload) {
+            (Some(prefix), _) => format!("the existing objects under {prefix} (read only, never deleted)"),
+            (None, Workload::W1r3) => {
+                return format!(
+                    "w1r3: each round uploads {} of {} (timed), then reads each {} times over the same transport: {what}; gRPC receive window {window}",
+                    plural(self.config.concurrency as usize, "object"),
+                    format_size(self.config.object_size),
+                    crate::config::W1R3_READS
+                );
+            }
+            (None, _) => format!(
+                "{} of {} (uploaded untimed, deleted at the end)",
+                plural(self.config.concurrency as usize, "prepared object"),
+                format_size(self.config.object_size)
+            ),
+        };
+        format!("download: {objects}, each round reads {what}; gRPC receive window {window}")
+    }
+}
+
+/// What the table's two kinds of time mean.
+pub const TABLE_FOOTNOTE: &str =
+    "Min-Max: time per complete round · p50-p99: per upload, retries and back-off included";
+
+/// The outcome in one sentence; `noun` is the workload's item ("upload").
+fn outcome_sentence(
+    outcome: RunOutcome,
+    failed: usize,
+    items: usize,
+    noun: &str,
+    timeout: std::time::Duration,
+) -> String {
+    let failures = if failed > 0 { format!("; {failed} of {items} {noun}s failed") } else { String::new() };
+    match outcome {
+        RunOutcome::Completed => format!("completed: all {} finished", plural(items, noun)),
+        RunOutcome::CompletedWithErrors => format!(
+            "completed with errors: {failed} of {items} {noun}s failed; the figures cover the {noun}s and rounds that finished"
+        ),
+        RunOutcome::Cancelled => {
+            format!("cancelled: the figures cover the rounds that finished before the cancel{failures}")
+        }
+        RunOutcome::FailedFast => format!("stopped at the first failed {noun} (--fail-fast){failures}"),
+        RunOutcome::SetupFailed => "not started: nothing was measured".into(),
+        RunOutcome::TimedOut => format!(
+            "hit --timeout {}: the figures cover the rounds that finished{failures}",
+            units::format_duration(timeout)
+        ),
+    }
+}
+
+mod figures;
+mod histogram;
+pub mod merge;
+mod shown;
+mod table;
+
+pub use shown::SMALL_OBJECT_BYTES;
+pub use shown::Shown;
+use table::transport_lines;
+pub use table::{TABLE_HEADERS, row_name, table_lines, table_rows};
+
+#[cfg(test)]
+mod tests;

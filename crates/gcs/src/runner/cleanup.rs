@@ -1,0 +1,101 @@
+//! The end of a run: uploads cut off by a stop are recovered (sessions
+//! cancelled, late objects found), then exactly the objects this run created
+//! are deleted, by name and generation.
+
+use super::Runner;
+use crate::report::Cleanup;
+use engine::events::{Phase, RunEvent};
+use futures::StreamExt;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Deletes in flight at once during cleanup.
+const CLEANUP_PARALLELISM: usize = 16;
+
+/// The names of the objects of this run that may exist right now: created
+/// and not yet deleted, or cut off mid-upload. A second Ctrl-C prints it.
+#[derive(Default)]
+pub struct Ledger(std::sync::Mutex<BTreeSet<String>>);
+
+impl Ledger {
+    pub(super) fn add(&self, name: &str) {
+        self.0.lock().unwrap().insert(name.to_string());
+    }
+
+    pub(super) fn remove(&self, name: &str) {
+        self.0.lock().unwrap().remove(name);
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.0.lock().unwrap().iter().cloned().collect()
+    }
+}
+
+impl Runner<'_> {
+    /// Uploads cut off by a stop: their sessions are cancelled, and an object
+    /// that completed anyway (its bytes were already on the way) is found by
+    /// its exact name, which carries this run's id, within a short grace.
+    async fn recover_cut_off(&mut self) {
+        const GRACE_MS: [u64; 5] = [0, 100, 300, 600, 1000];
+        let (connected, ledger) = (self.connected, &self.ledger);
+        let found = futures::future::join_all(std::mem::take(&mut self.cut_off).into_iter().map(
+            |(kind, name, session)| async move {
+                let uploader = connected.uploader(kind)?;
+                if let Some(session) = session {
+                    let _ = uploader.cancel_session(&session).await;
+                }
+                for wait_ms in GRACE_MS {
+                    tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+                    if let Ok(Some(object)) = uploader.lookup(&name).await {
+                        return Some((kind, object));
+                    }
+                }
+                ledger.remove(&name);
+                None
+            },
+        ))
+        .await;
+        self.created.extend(found.into_iter().flatten());
+    }
+
+    /// Deletes exactly the objects this run created, by name and generation.
+    pub(super) async fn clean_up(&mut self) -> Cleanup {
+        if self.config.cleanup {
+            self.recover_cut_off().await;
+        }
+        let created = std::mem::take(&mut self.created);
+        if !self.config.cleanup {
+            let kept = created.iter().map(|(_, o)| o.name.clone()).collect();
+            return Cleanup { deleted: 0, left: Vec::new(), kept };
+        }
+        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        let connected = self.connected;
+        let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
+            .map(|(kind, object)| async move {
+                let result = match connected.uploader(kind) {
+                    Some(uploader) => uploader.delete(&object).await.map_err(|e| e.to_string()),
+                    None => Err("no transport to delete it with".into()),
+                };
+                (object.name, result)
+            })
+            .buffer_unordered(CLEANUP_PARALLELISM)
+            .collect()
+            .await;
+        let mut deleted = 0;
+        let mut left = Vec::new();
+        for (name, result) in outcomes {
+            match result {
+                Ok(()) => {
+                    self.ledger.remove(&name);
+                    deleted += 1;
+                }
+                Err(error) => {
+                    self.emit(RunEvent::Note(format!("could not delete {name}: {error}"))).await;
+                    left.push(name);
+                }
+            }
+        }
+        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
+        Cleanup { deleted, left, kept: Vec::new() }
+    }
+}

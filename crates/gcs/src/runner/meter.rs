@@ -1,0 +1,93 @@
+//! What is measured around each timed round: client CPU, and the bytes on
+//! the transport's sockets (sent for uploads, received for reads).
+
+use super::Runner;
+use crate::config::TransportKind;
+use crate::stats::Operation;
+use engine::netstat::{self, Counted, WireCounter};
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+
+/// What is measured around one transport's timed rounds (CPU and wire bytes
+/// go into each round's sample, so only complete rounds are divided).
+pub(super) struct Meter {
+    /// Connections opened by the end of the timed rounds (cleanup's deletes not counted).
+    pub(super) connections: u64,
+    wire: WireCounter,
+    /// Of the wire bytes, those TCP sent again (loss, tail-loss probes).
+    retransmitted: WireCounter,
+    pub(super) peers: BTreeSet<SocketAddr>,
+    /// A complete round lost a socket mid-round: its wire bytes are
+    /// incomplete, so no wire figure is given for this transport.
+    pub(super) wire_lost: bool,
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Self {
+            connections: 0,
+            wire: WireCounter::default(),
+            retransmitted: WireCounter::new(Counted::Retransmitted),
+            peers: BTreeSet::new(),
+            wire_lost: false,
+        }
+    }
+}
+
+/// A round being measured.
+pub(super) struct RoundMeter {
+    key: (TransportKind, Operation),
+    port: u16,
+    cpu_before: f64,
+    pub(super) start_s: f64,
+}
+
+/// What a round's meter measured around its batch.
+pub(super) struct Metered {
+    pub(super) start_s: f64,
+    pub(super) cpu_s: f64,
+    pub(super) wire_bytes: u64,
+    pub(super) retransmitted_bytes: u64,
+    /// A socket closed during the round (its last bytes are not counted).
+    pub(super) wire_lost: bool,
+}
+
+impl Meter {
+    /// Reads count the bytes that came in.
+    pub(super) fn for_reads() -> Self {
+        Self { wire: WireCounter::new(Counted::Received), ..Self::default() }
+    }
+}
+
+impl Runner<'_> {
+    /// The meter of a transport's uploads (bytes sent) or reads (received).
+    pub(super) fn meter(&mut self, key: (TransportKind, Operation)) -> &mut Meter {
+        self.meters.entry(key).or_insert_with(|| match key.1 {
+            Operation::Upload => Meter::default(),
+            Operation::Download => Meter::for_reads(),
+        })
+    }
+
+    /// Starts measuring a round: client CPU, and the bytes on the sockets
+    /// to `port` (the transport's meter says which way they count).
+    pub(super) fn start_meter(&mut self, key: (TransportKind, Operation), port: u16) -> RoundMeter {
+        let sockets = netstat::client_sockets(port);
+        let meter = self.meter(key);
+        meter.wire.sample(&sockets);
+        meter.retransmitted.sample(&sockets);
+        // Closed before this round began: not this round's bytes.
+        meter.wire.take_vanished();
+        RoundMeter { key, port, cpu_before: engine::cpu::client_seconds(), start_s: self.at_s() }
+    }
+
+    pub(super) fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
+        let cpu_s = engine::cpu::client_seconds() - meter.cpu_before;
+        let sockets = netstat::client_sockets(meter.port);
+        let totals = self.meter(meter.key);
+        let wire_bytes = totals.wire.sample(&sockets);
+        let retransmitted_bytes = totals.retransmitted.sample(&sockets);
+        totals.peers.extend(sockets.iter().map(|s| s.peer));
+        let wire_lost = totals.wire.take_vanished();
+        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost }
+    }
+}

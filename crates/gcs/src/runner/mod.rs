@@ -1,0 +1,374 @@
+//! The schedule: warmup, rounds of `concurrency` uploads per transport (one
+//! transport at a time), timeout, cancellation and cleanup. It emits
+//! `RunEvent`s and returns the `RunReport`; it knows nothing of screens.
+
+use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
+use crate::payload::Payload;
+use crate::report::RunReport;
+use crate::stats::{ObjectSample, Operation, RoundSample};
+use crate::target::Connected;
+use crate::transport::download::ListedObject;
+use crate::transport::{CreatedObject, Phases, Recovery, object_name};
+use engine::events::{Phase, RunEvent};
+use engine::timeline::Anchor;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+mod batch;
+mod cleanup;
+mod delivered;
+mod failed;
+mod meter;
+mod reads;
+mod summaries;
+mod warmup;
+
+use failed::Failed;
+use meter::{Meter, Metered};
+
+pub use cleanup::Ledger;
+use engine::Stop;
+pub use engine::schedule::{idempotency_token, new_run_id, pair_order, schedule};
+use units::random_u64;
+
+/// How often progress is sampled and sent: coarse enough to cost nothing.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Why a run stopped before its schedule was done.
+pub struct Runner<'a> {
+    config: BenchConfig,
+    connected: &'a Connected,
+    events: mpsc::Sender<RunEvent>,
+    cancel: CancellationToken,
+    run_id: String,
+    clock: Instant,
+    /// `clock` on the wall clock too: rounds say when they ran, for fleets.
+    anchor: Anchor,
+    /// `--start-at`: the timed rounds wait for it after the warmup.
+    start_at: Option<std::time::SystemTime>,
+    deadline: Instant,
+    created: Vec<(TransportKind, CreatedObject)>,
+    ledger: Arc<Ledger>,
+    rounds: Vec<RoundSample>,
+    objects: Vec<ObjectSample>,
+    /// By transport and what its rounds did (w1r3 meters both).
+    meters: BTreeMap<(TransportKind, Operation), Meter>,
+    /// Uploads cut off by a cancel or the timeout: name and open session.
+    cut_off: Vec<(TransportKind, String, Option<String>)>,
+    /// Why the timed rounds ended where they did (`--until-stable`, `--duration`).
+    stopped_because: Option<String>,
+    /// The download workload's objects, by reader.
+    read_set: Vec<ListedObject>,
+    /// The objects to read could not be had: the rounds never ran.
+    setup_failed: bool,
+    /// Seeds the ranges of ranged reads (reported with the run).
+    read_seed: u64,
+}
+
+/// One finished upload: worker, start and duration in run seconds, what came
+/// of it, and what it took beyond one clean attempt.
+type Finished = (u32, f64, f64, Result<Stored, Failed>, Recovery);
+
+/// An upload the server took: the object, its phases, and whether the
+/// server's answer said a size to check it by.
+struct Stored {
+    object: CreatedObject,
+    phases: Phases,
+    unchecked: bool,
+}
+
+impl<'a> Runner<'a> {
+    pub fn new(
+        config: BenchConfig,
+        connected: &'a Connected,
+        events: mpsc::Sender<RunEvent>,
+        cancel: CancellationToken,
+    ) -> Self {
+        let clock = Instant::now();
+        Self {
+            deadline: clock + config.timeout,
+            config,
+            connected,
+            events,
+            cancel,
+            run_id: new_run_id(),
+            clock,
+            anchor: Anchor::of(clock.into_std()),
+            start_at: None,
+            created: Vec::new(),
+            ledger: Arc::default(),
+            rounds: Vec::new(),
+            objects: Vec::new(),
+            meters: BTreeMap::new(),
+            cut_off: Vec::new(),
+            stopped_because: None,
+            read_set: Vec::new(),
+            setup_failed: false,
+            read_seed: random_u64(),
+        }
+    }
+
+    /// Begin the timed rounds at this instant (after connecting and the warmup).
+    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
+        self.start_at = at;
+        self
+    }
+
+    /// What may exist at any moment of the run, for an emergency exit.
+    pub fn ledger(&self) -> Arc<Ledger> {
+        self.ledger.clone()
+    }
+
+    async fn emit(&self, event: RunEvent) {
+        // A front end that went away must not stop the run.
+        let _ = self.events.send(event).await;
+    }
+
+    fn at_s(&self) -> f64 {
+        self.clock.elapsed().as_secs_f64()
+    }
+
+    pub async fn run(mut self) -> RunReport {
+        let started_at = units::rfc3339(std::time::SystemTime::now());
+        self.announce().await;
+        let seed = random_u64();
+        // Generated before any clock starts.
+        let payload = Payload::new(self.config.object_size, seed);
+        let mut stop = self.prepare(&payload, seed).await;
+        if stop.is_none() {
+            self.emit(RunEvent::Phase(Phase::Measuring)).await;
+            self.clock = Instant::now();
+            self.anchor = Anchor::of(self.clock.into_std());
+            let plan = self.config.schedule();
+            (stop, self.stopped_because) =
+                engine::measure(&mut Timed { runner: &mut self, payload: &payload }, &plan).await;
+        }
+        if let Some(why) = &self.stopped_because {
+            self.emit(RunEvent::Note(why.clone())).await;
+        }
+        self.note_connections();
+        let cleanup = self.clean_up().await;
+        let outcome = self.outcome(stop);
+        let summaries = self.summaries();
+        RunReport::new(
+            self.run_id.clone(),
+            started_at,
+            self.connected.info.clone(),
+            self.config.clone(),
+            summaries,
+            std::mem::take(&mut self.objects),
+            std::mem::take(&mut self.rounds),
+            outcome,
+            cleanup,
+        )
+        .stopped_because(self.stopped_because.take())
+        .read_seed((self.config.range_size > 0).then_some(self.read_seed))
+        .auth_refreshes(self.connected.auth.refreshes())
+    }
+
+    /// Says the run began, and where it goes.
+    async fn announce(&self) {
+        let target = match &self.config.read_prefix {
+            Some(prefix) => format!(
+                "{}; reading the objects under {prefix} (read only, never deleted)",
+                self.connected.info.describe()
+            ),
+            None => self.connected.info.describe(),
+        };
+        let rounds_per_transport = self.config.duration.is_none().then_some(self.config.iterations);
+        self.emit(RunEvent::Started { run_id: self.run_id.clone(), target, rounds_per_transport }).await;
+    }
+
+    /// What comes before the timed rounds: the objects to read, the warmup
+    /// and a synchronized start's wait; why the run stops there, if it does.
+    async fn prepare(&mut self, payload: &Payload, seed: u64) -> Option<Stop> {
+        // What to read comes first: a prefix with nothing under it fails
+        // before anything is written.
+        if self.config.workload == Workload::Download
+            && let Some(stop) = self.prepare_reads(payload).await
+        {
+            return Some(stop);
+        }
+        // The warmup uploads: a run that only reads existing objects
+        // (--read-prefix) writes nothing, so it has none.
+        if self.config.warmup {
+            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            if self.config.read_prefix.is_none() {
+                let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
+                if let Some(stop) = self.warm_up(&warmup).await {
+                    return Some(stop);
+                }
+            }
+            if self.config.workload == Workload::Download
+                && let Some(stop) = self.warm_up_reads().await
+            {
+                return Some(stop);
+            }
+        }
+        let at = self.start_at?;
+        match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+            Ok(Some(late)) => self.emit(RunEvent::Note(late)).await,
+            Ok(None) => {}
+            Err(why) => return Some(why),
+        }
+        None
+    }
+
+    /// Uploads a round's objects; returns why the run stops, if it does,
+    /// and (by worker) the objects it wrote.
+    async fn measure_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        payload: &Payload,
+    ) -> (Option<Stop>, Vec<ListedObject>) {
+        let Some(uploader) = self.connected.uploader(kind).cloned() else {
+            return (None, Vec::new());
+        };
+        let names: Vec<String> = (0..self.config.concurrency)
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
+            .collect();
+        let meter = self.start_meter((kind, Operation::Upload), uploader.peer_port());
+        let (mut results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        results.sort_by_key(|(worker, ..)| *worker);
+        let mut written = Vec::new();
+        let metered = self.stop_meter(meter);
+        let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(metered.start_s, f64::max);
+        let mut bytes = 0;
+        let mut all_ok = results.len() == names.len();
+        for (worker, start, elapsed, result, recovery) in results {
+            let (ok, error, phases, unchecked) = match result {
+                Ok(Stored { object, phases, unchecked }) => {
+                    self.ledger.add(&object.name);
+                    written.push(ListedObject { object: object.clone(), size: payload.size() });
+                    self.created.push((kind, object));
+                    bytes += payload.size();
+                    (true, None, phases, unchecked)
+                }
+                Err(error) => {
+                    all_ok = false;
+                    // Counted from 1, as rounds are (the CSV's worker column is the 0-based index).
+                    self.emit(RunEvent::Note(format!(
+                        "{} round {} upload {} of {} failed: {error}",
+                        kind.name(),
+                        round + 1,
+                        worker + 1,
+                        self.config.concurrency
+                    )))
+                    .await;
+                    (false, Some(error), Phases::default(), false)
+                }
+            };
+            let error_kind = error.as_ref().map(|e| e.kind.clone());
+            let sample = ObjectSample {
+                host: engine::timeline::this_host().to_string(),
+                transport: kind,
+                operation: Operation::Upload,
+                round,
+                worker,
+                object: names[worker as usize].clone(),
+                bytes: payload.size(),
+                start_s: start,
+                elapsed_s: elapsed,
+                ok,
+                error: error.map(|e| e.said),
+                error_kind,
+                phases,
+                retries: recovery.retries,
+                resumes: recovery.resumes,
+                resent_bytes: recovery.resent_bytes,
+                retried_after: recovery.retried_after,
+                first_byte_s: None,
+                unchecked,
+            };
+            self.record_item(sample).await;
+        }
+        let stop = self.record_round((kind, Operation::Upload), round, metered, round_end, bytes, all_ok, stop).await;
+        (stop, written)
+    }
+
+    async fn record_item(&mut self, sample: ObjectSample) {
+        self.emit(RunEvent::ItemDone((&sample).into())).await;
+        self.objects.push(sample);
+    }
+
+    /// Keeps a round (one cut off before any byte is not a round), and says
+    /// whether the run stops here.
+    #[allow(clippy::too_many_arguments)]
+    async fn record_round(
+        &mut self,
+        (kind, operation): (TransportKind, Operation),
+        round: u32,
+        metered: Metered,
+        end_s: f64,
+        bytes: u64,
+        all_ok: bool,
+        stop: Option<Stop>,
+    ) -> Option<Stop> {
+        let sample = RoundSample {
+            transport: kind,
+            operation,
+            round,
+            elapsed_s: end_s - metered.start_s,
+            bytes,
+            ok: all_ok && stop.is_none(),
+            cpu_s: metered.cpu_s,
+            wire_bytes: metered.wire_bytes,
+            retransmitted_bytes: metered.retransmitted_bytes,
+            span: self.anchor.span(metered.start_s, end_s),
+        };
+        if sample.ok && metered.wire_lost {
+            self.meter((kind, operation)).wire_lost = true;
+        }
+        if stop.is_none() || sample.bytes > 0 {
+            // w1r3's uploads are the round's first part (its reads follow, if they finished).
+            let first_part = self.config.workload == Workload::W1r3 && operation == Operation::Upload;
+            let event = if first_part { RunEvent::PartDone } else { RunEvent::RoundDone };
+            self.emit(event((&sample).into())).await;
+            self.rounds.push(sample);
+        }
+        if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
+            return Some(Stop::FailFast);
+        }
+        stop
+    }
+}
+
+/// The GCS runner's rounds, as the engine's schedule measures them.
+struct Timed<'r, 'a> {
+    runner: &'r mut Runner<'a>,
+    payload: &'r Payload,
+}
+
+impl engine::Rounds for Timed<'_, '_> {
+    type Round = RoundSample;
+
+    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
+        let seed = self.runner.read_seed;
+        match self.runner.config.workload {
+            Workload::Upload => self.runner.measure_round(kind, round, self.payload).await.0,
+            Workload::Download => self.runner.measure_read_round(kind, round, seed, 1).await,
+            Workload::W1r3 => {
+                let (stop, written) = self.runner.measure_round(kind, round, self.payload).await;
+                if stop.is_some() || written.len() < self.runner.config.concurrency as usize {
+                    // A round whose uploads did not all finish has nothing whole to read.
+                    return stop;
+                }
+                self.runner.read_set = written;
+                self.runner.measure_read_round(kind, round, seed, W1R3_READS).await
+            }
+        }
+    }
+
+    fn rounds(&self) -> &[RoundSample] {
+        &self.runner.rounds
+    }
+
+    fn measuring_for(&self) -> std::time::Duration {
+        self.runner.clock.elapsed()
+    }
+}

@@ -1,0 +1,258 @@
+//! Reads. The download workload: the objects to read are uploaded once
+//! before the rounds (untimed, over the first transport) and deleted with
+//! the rest at cleanup; each round then reads every one of them at once over
+//! one transport, whole or a seeded random range of each. w1r3 reads what
+//! each round has just written, three passes in one measured round.
+
+use super::{Runner, Stop};
+use crate::config::TransportKind;
+use crate::payload::Payload;
+use crate::stats::{ObjectSample, Operation};
+use crate::transport::download::{ByteRange, DownloadOutcome, DownloadRequest, ListedObject};
+use crate::transport::{Phases, Progress, Uploader, object_name};
+use engine::events::RunEvent;
+use engine::report::plural;
+
+/// What one pass of reads came to.
+struct PassRead {
+    /// When its last read ended, in run seconds.
+    end_s: f64,
+    /// Bytes of the reads that finished whole.
+    bytes: u64,
+    all_ok: bool,
+    stop: Option<Stop>,
+}
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+/// Where a read of `size` bytes starts in an object of `object_size`: a
+/// multiple of `size` (as the C++ client's benchmarks align them), drawn
+/// from `seed`.
+pub fn range_at(seed: u64, object_size: u64, size: u64) -> ByteRange {
+    let slots = (object_size / size.max(1)).max(1);
+    // splitmix64: a seed per read, the same for the same seed.
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    ByteRange { offset: (z % slots) * size, len: size.min(object_size) }
+}
+
+impl Runner<'_> {
+    /// The objects the rounds read, one per concurrent reader: uploaded now
+    /// (deleted at cleanup), or with `--read-prefix` the first ones that
+    /// exist under it, by name (read only, never deleted).
+    pub(super) async fn prepare_reads(&mut self, payload: &Payload) -> Option<Stop> {
+        let kind = *self.config.transports.first()?;
+        let uploader = self.connected.uploader(kind)?.clone();
+        if let Some(prefix) = self.config.read_prefix.clone() {
+            return match uploader.list(&prefix, self.config.concurrency as usize).await {
+                Ok(listed) if !listed.is_empty() => {
+                    if listed.len() < self.config.concurrency as usize {
+                        let note =
+                            format!("only {} under {prefix}: each round reads those", plural(listed.len(), "object"));
+                        self.emit(RunEvent::Note(note)).await;
+                    }
+                    self.read_set = listed;
+                    None
+                }
+                Ok(_) => {
+                    self.cannot_read(format!(
+                        "there are no objects under --read-prefix {prefix} in bucket {}: give a prefix that holds objects, or leave --read-prefix out to read objects the run uploads",
+                        self.config.bucket
+                    ))
+                    .await
+                }
+                Err(error) => {
+                    self.cannot_read(format!(
+                        "could not list --read-prefix {prefix}: {}",
+                        error.explained(&self.config.bucket)
+                    ))
+                    .await
+                }
+            };
+        }
+        let names: Vec<String> = (0..self.config.concurrency)
+            .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "read-set", worker))
+            .collect();
+        self.emit(RunEvent::Note(format!("uploading {} to read (not timed)", plural(names.len(), "object")))).await;
+        let (mut results, stop) = self.upload_batch(&uploader, None, names, payload).await;
+        results.sort_by_key(|(worker, ..)| *worker);
+        let mut failed = None;
+        for (_, _, _, result, _) in results {
+            match result {
+                Ok(super::Stored { object, .. }) => {
+                    self.ledger.add(&object.name);
+                    self.created.push((kind, object.clone()));
+                    self.read_set.push(ListedObject { object, size: payload.size() });
+                }
+                Err(error) => failed = Some(error),
+            }
+        }
+        match failed {
+            Some(error) => self.cannot_read(format!("could not upload the objects to read: {error}")).await,
+            None => stop,
+        }
+    }
+
+    async fn cannot_read(&mut self, why: String) -> Option<Stop> {
+        // Said as why the run stopped where it did, with the report.
+        self.stopped_because = Some(why);
+        self.setup_failed = true;
+        Some(Stop::FailFast)
+    }
+
+    /// Bytes one read of each object moves, by reader: the object, or its range.
+    pub(super) fn read_sizes(&self) -> Vec<u64> {
+        let range = self.config.range_size;
+        self.read_set.iter().map(|o| if range > 0 { range.min(o.size) } else { o.size }).collect()
+    }
+
+    /// Reads every object of the read set `passes` times over one
+    /// transport (one batch at a time, all measured as one round).
+    pub(super) async fn measure_read_round(
+        &mut self,
+        kind: TransportKind,
+        round: u32,
+        seed: u64,
+        passes: u32,
+    ) -> Option<Stop> {
+        let reader = self.connected.uploader(kind)?.clone();
+        let key = (kind, Operation::Download);
+        let meter = self.start_meter(key, reader.peer_port());
+        let round_start = meter.start_s;
+        self.emit(RunEvent::RoundStarted { transport: kind, round: Some(round), at_s: round_start }).await;
+        let sizes = self.read_sizes();
+        let pass_bytes: u64 = sizes.iter().sum();
+        let (mut round_end, mut bytes, mut all_ok, mut stop) = (round_start, 0, true, None);
+        for pass in 0..passes {
+            let done_before = pass_bytes * u64::from(pass);
+            let total = pass_bytes * u64::from(passes);
+            let read = self.read_pass(&reader, round, seed, pass, (done_before, total)).await;
+            round_end = round_end.max(read.end_s);
+            bytes += read.bytes;
+            all_ok &= read.all_ok;
+            stop = read.stop;
+            if stop.is_some() || !all_ok {
+                break;
+            }
+        }
+        let mut metered = self.stop_meter(meter);
+        // The bytes TCP sent again on a read are the server's: this side
+        // cannot count them, and its own (requests, ACKs) are not the data.
+        metered.retransmitted_bytes = 0;
+        self.record_round(key, round, metered, round_end, bytes, all_ok, stop).await
+    }
+
+    /// One read of each object of the read set at once (pass `pass` of a
+    /// round), each read recorded as it finished.
+    async fn read_pass(
+        &mut self,
+        reader: &Arc<dyn Uploader>,
+        round: u32,
+        seed: u64,
+        pass: u32,
+        progress: (u64, u64),
+    ) -> PassRead {
+        let kind = reader.kind();
+        let range_size = self.config.range_size;
+        let sizes = self.read_sizes();
+        let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
+        let mut tasks = JoinSet::new();
+        for (worker, listed) in self.read_set.iter().enumerate() {
+            // The same seed, round, pass and reader give both transports the same range.
+            let seed = seed ^ (u64::from(round) << 32) ^ (u64::from(pass) << 48) ^ worker as u64;
+            let range = (range_size > 0).then(|| range_at(seed, listed.size, range_size));
+            let request = DownloadRequest {
+                object: listed.object.clone(),
+                range,
+                check_crc32c: self.checksum(kind),
+                progress: counters[worker].clone(),
+            };
+            let (reader, clock, bucket) = (reader.clone(), self.clock, self.config.bucket.clone());
+            tasks.spawn(async move {
+                let start = clock.elapsed().as_secs_f64();
+                let result = reader.download(request).await.map_err(|e| super::Failed::of(&e, &bucket));
+                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
+            });
+        }
+        let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
+        let mut read = PassRead { end_s: 0.0, bytes: 0, all_ok: results.len() == sizes.len(), stop };
+        for (worker, start, elapsed, result, recovery) in results {
+            read.end_s = read.end_s.max(start + elapsed);
+            let expected = sizes[worker as usize];
+            let (ok, error, outcome) = match result {
+                Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
+                Ok(outcome) => {
+                    let said = format!("read {} bytes of {expected}", outcome.bytes);
+                    (false, Some(super::Failed::short("short read", said)), outcome)
+                }
+                Err(error) => (false, Some(error), DownloadOutcome::nothing()),
+            };
+            if let Some(error) = &error {
+                read.all_ok = false;
+                // Counted from 1, as rounds are (the CSV's worker column is the 0-based index).
+                let line = format!(
+                    "{} round {} download {} of {} failed: {error}",
+                    kind.name(),
+                    round + 1,
+                    worker + 1,
+                    sizes.len()
+                );
+                self.emit(RunEvent::Note(line)).await;
+            } else {
+                read.bytes += outcome.bytes;
+            }
+            let error_kind = error.as_ref().map(|e| e.kind.clone());
+            let sample = ObjectSample {
+                host: engine::timeline::this_host().to_string(),
+                transport: kind,
+                operation: Operation::Download,
+                round,
+                worker,
+                object: self.read_set[worker as usize].object.name.clone(),
+                bytes: expected,
+                start_s: start,
+                elapsed_s: elapsed,
+                ok,
+                error: error.map(|e| e.said),
+                error_kind,
+                phases: Phases { session_s: None, transfer_s: outcome.transfer_s, finalize_s: 0.0 },
+                retries: recovery.retries,
+                resumes: recovery.resumes,
+                resent_bytes: recovery.resent_bytes,
+                retried_after: recovery.retried_after,
+                first_byte_s: ok.then_some(outcome.first_byte_s),
+                unchecked: ok && outcome.unchecked,
+            };
+            self.record_item(sample).await;
+        }
+        read
+    }
+
+    fn checksum(&self, kind: TransportKind) -> bool {
+        match kind {
+            TransportKind::Json => self.config.json_checksum,
+            TransportKind::Grpc => self.config.grpc_checksum,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_aligned_inside_the_object_and_follow_the_seed() {
+        for seed in 0..200 {
+            let range = range_at(seed, 10 << 20, 1 << 20);
+            assert_eq!(range.offset % (1 << 20), 0);
+            assert!(range.offset + range.len <= 10 << 20);
+            assert_eq!(range, range_at(seed, 10 << 20, 1 << 20), "the same seed, the same range");
+        }
+        let offsets: std::collections::BTreeSet<u64> =
+            (0..200).map(|s| range_at(s, 10 << 20, 1 << 20).offset).collect();
+        assert_eq!(offsets.len(), 10, "every slot is drawn");
+        assert_eq!(range_at(7, 100, 100), ByteRange { offset: 0, len: 100 }, "a range as large as the object");
+    }
+}

@@ -1,0 +1,376 @@
+//! Pure arithmetic over samples: per-transport summaries and the comparison
+//! between transports. No clocks, no I/O: easy to check by hand.
+
+use crate::config::TransportKind;
+use crate::transport::Phases;
+use engine::error_kinds::{ErrorKinds, count_kinds};
+use units::{GIB, mib_per_second};
+
+/// One round of one transport: `concurrency` objects uploaded at once.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundSample {
+    pub transport: TransportKind,
+    /// What the round did (w1r3 rounds come in two parts: the upload, then
+    /// the reads, each its own sample).
+    #[serde(default)]
+    pub operation: Operation,
+    /// 1-based in every output, as in object names and notes.
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
+    pub round: u32,
+    /// Wall time from the round's first upload start to its last upload's end.
+    pub elapsed_s: f64,
+    /// Bytes of the objects that finished.
+    pub bytes: u64,
+    /// Every object of the round finished.
+    pub ok: bool,
+    /// Client CPU (user + system) and bytes sent on the transport's sockets
+    /// while the round ran, cut-off or failed uploads included.
+    pub cpu_s: f64,
+    pub wire_bytes: u64,
+    /// Of `wire_bytes`, those TCP sent more than once.
+    #[serde(default)]
+    pub retransmitted_bytes: u64,
+    /// When the round ran (both clocks) and on which host.
+    #[serde(flatten)]
+    pub span: Span,
+}
+
+use engine::report::{from_one_based, one_based};
+use engine::timeline::Span;
+
+impl From<&RoundSample> for engine::events::RoundDone {
+    fn from(r: &RoundSample) -> Self {
+        Self { transport: r.transport, round: r.round, done: r.bytes, elapsed_s: r.elapsed_s, ok: r.ok }
+    }
+}
+
+impl From<&ObjectSample> for engine::events::ItemDone {
+    fn from(o: &ObjectSample) -> Self {
+        Self { transport: o.transport, ok: o.ok, elapsed_s: o.elapsed_s, retries: o.retries, resumes: o.resumes }
+    }
+}
+
+/// One object upload.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ObjectSample {
+    /// The host that ran it (`--host-label`), as its round says.
+    #[serde(default)]
+    pub host: String,
+    pub transport: TransportKind,
+    #[serde(default)]
+    pub operation: Operation,
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
+    pub round: u32,
+    pub worker: u32,
+    pub object: String,
+    pub bytes: u64,
+    /// Start, in seconds since the run's measurement began.
+    pub start_s: f64,
+    /// The whole upload as its caller waits for it: every attempt, retry and back-off.
+    pub elapsed_s: f64,
+    pub ok: bool,
+    pub error: Option<String>,
+    /// The error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`), counted by the summary.
+    #[serde(default)]
+    pub error_kind: Option<String>,
+    #[serde(flatten)]
+    pub phases: Phases,
+    /// Requests tried again, sessions resumed, and bytes sent more than once.
+    pub retries: u32,
+    pub resumes: u32,
+    pub resent_bytes: u64,
+    /// What the retries followed, by kind.
+    #[serde(default)]
+    pub retried_after: ErrorKinds,
+    /// Reads: from the request to the first byte of the body (the rest is
+    /// `transfer_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_s: Option<f64>,
+    /// A finished read whose whole-object crc32c was asked for but not sent
+    /// by the server, or an upload whose answer said no size: not checked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
+}
+
+/// What a row of figures measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    #[default]
+    Upload,
+    Download,
+}
+
+impl Operation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Upload => "upload",
+            Operation::Download => "download",
+        }
+    }
+
+    /// The operation whose rounds pair as `part` (`PairedRound::part`).
+    pub fn of_part(part: u8) -> Operation {
+        if part == Operation::Download as u8 { Operation::Download } else { Operation::Upload }
+    }
+
+    /// What a workload's rounds do, in report order.
+    pub fn of(workload: crate::config::Workload) -> &'static [Operation] {
+        match workload {
+            crate::config::Workload::Upload => &[Operation::Upload],
+            crate::config::Workload::Download => &[Operation::Download],
+            crate::config::Workload::W1r3 => &[Operation::Upload, Operation::Download],
+        }
+    }
+}
+
+/// One transport's figures. A figure that nothing measured (no round or no
+/// upload finished) is `None`: shown as "-" and serialized as null, never 0.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TransportSummary {
+    pub transport: TransportKind,
+    #[serde(default)]
+    pub operation: Operation,
+    /// Rounds in which every object finished; only these are timed.
+    pub runs: usize,
+    /// Objects that finished.
+    pub objects: usize,
+    pub bytes_per_run: u64,
+    /// Round times (complete rounds).
+    pub min_s: Option<f64>,
+    pub median_s: Option<f64>,
+    pub mean_s: Option<f64>,
+    pub max_s: Option<f64>,
+    /// Per-object upload times (finished objects, retries and back-off included).
+    pub p50_s: Option<f64>,
+    pub p90_s: Option<f64>,
+    pub p99_s: Option<f64>,
+    /// Total bytes / total round time (= bytes_per_run / mean): the aggregate throughput.
+    pub throughput_mib_s: Option<f64>,
+    /// Bytes of finished objects / the sum of their upload times (retries and
+    /// back-off included): what one upload gets, as its caller sees it.
+    pub per_object_mib_s: Option<f64>,
+    /// Objects per second over the complete rounds (useful for small objects).
+    pub objects_per_s: Option<f64>,
+    /// Medians over finished objects of the upload phases.
+    pub session_median_s: Option<f64>,
+    pub transfer_median_s: Option<f64>,
+    pub finalize_median_s: Option<f64>,
+    /// Reads: time to the first byte over the finished reads (None for uploads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p50_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p90_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_p99_s: Option<f64>,
+    pub errors: usize,
+    /// The failed items by kind (`{"HTTP 503": 2}`); they sum to `errors`.
+    #[serde(default)]
+    pub error_kinds: ErrorKinds,
+    /// What the retries followed, by kind; they sum to `retries`.
+    #[serde(default)]
+    pub retried_after: ErrorKinds,
+    /// Finished reads whose whole object could not be checked: the server
+    /// sent no crc32c of it.
+    #[serde(default)]
+    pub unchecked_reads: usize,
+    /// Finished uploads whose length could not be checked: the server's
+    /// answer said no size.
+    #[serde(default)]
+    pub unchecked_uploads: usize,
+    pub retries: u64,
+    pub resumes: u64,
+    pub resent_bytes: u64,
+    pub protocol: String,
+    /// Client CPU (user + system) during this transport's complete rounds.
+    pub cpu_s: f64,
+    /// cpu_s / the payload bytes of those same rounds.
+    pub cpu_s_per_gib: Option<f64>,
+    /// cpu_s / the objects finished in those same rounds, in µs: the figure
+    /// for small objects, where bytes are not the story.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_object: Option<f64>,
+    pub connections: u64,
+    /// Bytes the kernel sent on this transport's sockets during its complete rounds.
+    pub wire_bytes: u64,
+    /// wire_bytes / payload bytes of those same rounds (re-sent bytes included).
+    pub wire_ratio: Option<f64>,
+    /// wire_bytes / the objects finished in those same rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire_bytes_per_object: Option<f64>,
+    /// Bytes re-sent by retries and resumes within those rounds (part of wire_bytes).
+    pub wire_resent_bytes: u64,
+    /// Bytes TCP retransmitted within those rounds (part of wire_bytes): loss on the path.
+    #[serde(default)]
+    pub wire_retransmitted_bytes: u64,
+    /// Server addresses its connections went to.
+    pub peers: Vec<String>,
+    /// The finished objects' times (those of p50-p99), in microseconds:
+    /// HdrHistogram's V2 compressed encoding in base64, so that reports merge.
+    #[serde(default)]
+    pub latency_histogram: Option<String>,
+}
+
+/// What the runner measured around a transport's rounds, beyond the samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Accounting {
+    pub protocol: String,
+    pub connections: u64,
+    pub peers: Vec<String>,
+}
+
+pub fn summarize(
+    transport: TransportKind,
+    operation: Operation,
+    bytes_per_run: u64,
+    rounds: &[RoundSample],
+    objects: &[ObjectSample],
+    accounting: Accounting,
+) -> TransportSummary {
+    // Every ratio below divides figures of the same work: complete rounds
+    // for round times, CPU and wire bytes; finished objects for object times.
+    let complete: Vec<&RoundSample> =
+        rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
+    let mut times: Vec<f64> = complete.iter().map(|r| r.elapsed_s).collect();
+    times.sort_by(f64::total_cmp);
+    let total_time: f64 = times.iter().sum();
+    let total_bytes: u64 = complete.iter().map(|r| r.bytes).sum();
+    let cpu_s: f64 = complete.iter().map(|r| r.cpu_s).sum();
+    let wire_bytes: u64 = complete.iter().map(|r| r.wire_bytes).sum();
+    let wire_retransmitted_bytes: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
+    let objects: Vec<&ObjectSample> =
+        objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
+    // By host too: a merged report's hosts all have a round 1.
+    let complete_rounds: std::collections::HashSet<(&str, u32)> =
+        complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect();
+    let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
+    let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
+    let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
+    let histogram = latency_histogram(&object_times);
+    let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
+    let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
+    let object_time: f64 = object_times.iter().sum();
+    // Over the objects that had the phase (a one-request upload has no session).
+    let phase_median = |phase: fn(&Phases) -> Option<f64>| {
+        let mut values: Vec<f64> = finished.iter().filter_map(|o| phase(&o.phases)).collect();
+        values.sort_by(f64::total_cmp);
+        median(&values)
+    };
+    let first_byte_times: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
+    let first_bytes = latency_histogram(&first_byte_times);
+    let first_byte = |q| at_most_the_slowest(quantile_s(&first_bytes, q), &first_byte_times);
+    let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
+    let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
+    let per_object = |value: f64| (total_bytes > 0 && complete_objects > 0).then(|| value / complete_objects as f64);
+    TransportSummary {
+        transport,
+        operation,
+        runs: times.len(),
+        objects: object_times.len(),
+        bytes_per_run,
+        min_s: times.first().copied(),
+        median_s: median(&times),
+        mean_s: (!times.is_empty()).then(|| total_time / times.len() as f64),
+        max_s: times.last().copied(),
+        p50_s: quantile(0.50),
+        p90_s: quantile(0.90),
+        p99_s: quantile(0.99),
+        throughput_mib_s: rate(total_bytes, total_time),
+        per_object_mib_s: rate(object_bytes, object_time),
+        objects_per_s: (total_time > 0.0).then(|| complete_objects as f64 / total_time),
+        // A read has no session or finalize phase: unmeasured, not 0.
+        session_median_s: phase_median(|p| p.session_s).filter(|_| operation == Operation::Upload),
+        transfer_median_s: phase_median(|p| Some(p.transfer_s)),
+        finalize_median_s: phase_median(|p| Some(p.finalize_s)).filter(|_| operation == Operation::Upload),
+        first_byte_p50_s: first_byte(0.50),
+        first_byte_p90_s: first_byte(0.90),
+        first_byte_p99_s: first_byte(0.99),
+        errors: objects.iter().filter(|o| !o.ok).count(),
+        error_kinds: count_kinds(
+            objects.iter().filter(|o| !o.ok).map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1)),
+        ),
+        retried_after: count_kinds(objects.iter().flat_map(|o| o.retried_after.iter().map(|(k, n)| (k.as_str(), *n)))),
+        unchecked_reads: finished.iter().filter(|o| o.unchecked && operation == Operation::Download).count(),
+        unchecked_uploads: finished.iter().filter(|o| o.unchecked && operation == Operation::Upload).count(),
+        retries: objects.iter().map(|o| o.retries as u64).sum(),
+        resumes: objects.iter().map(|o| o.resumes as u64).sum(),
+        resent_bytes: objects.iter().map(|o| o.resent_bytes).sum(),
+        protocol: accounting.protocol,
+        cpu_s,
+        cpu_s_per_gib: per_byte(cpu_s * GIB as f64),
+        cpu_us_per_object: per_object(cpu_s * 1e6),
+        connections: accounting.connections,
+        wire_bytes,
+        wire_ratio: per_byte(wire_bytes as f64),
+        wire_bytes_per_object: per_object(wire_bytes as f64),
+        wire_resent_bytes: objects.iter().filter(|o| in_complete_round(o)).map(|o| o.resent_bytes).sum(),
+        wire_retransmitted_bytes,
+        peers: accounting.peers,
+        latency_histogram: (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram)),
+    }
+}
+
+impl engine::compare::PairedRound for RoundSample {
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    fn index(&self) -> u32 {
+        self.round
+    }
+
+    fn part(&self) -> u8 {
+        self.operation as u8
+    }
+
+    fn rate(&self) -> Option<f64> {
+        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
+    }
+}
+
+/// MiB/s, or `None` when nothing was timed.
+fn rate(bytes: u64, seconds: f64) -> Option<f64> {
+    (bytes > 0 && seconds > 0.0).then(|| mib_per_second(bytes, seconds))
+}
+
+/// Median of sorted values (mean of the middle two for an even count).
+pub fn median(sorted: &[f64]) -> Option<f64> {
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[n / 2]),
+        n => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+/// Per-object times in an HDR histogram of microseconds (3 significant
+/// digits, so a quantile is within 0.1% of the true value).
+pub fn latency_histogram(seconds: &[f64]) -> hdrhistogram::Histogram<u64> {
+    // 1 µs to a day; longer uploads saturate rather than fail.
+    let mut histogram =
+        hdrhistogram::Histogram::<u64>::new_with_bounds(1, 86_400_000_000, 3).expect("valid histogram bounds");
+    for s in seconds {
+        histogram.saturating_record((s * 1e6).round().max(1.0) as u64);
+    }
+    histogram
+}
+
+/// A histogram's quantile is the top of its bucket (3 significant digits),
+/// which can lie above every value recorded: it is cut to the slowest, so
+/// that no percentile exceeds the max of the same data.
+pub fn at_most_the_slowest(quantile: Option<f64>, values: &[f64]) -> Option<f64> {
+    let slowest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    quantile.map(|q| q.min(slowest))
+}
+
+/// The `q` quantile of a latency histogram, in seconds.
+pub fn quantile_s(histogram: &hdrhistogram::Histogram<u64>, q: f64) -> Option<f64> {
+    (!histogram.is_empty()).then(|| histogram.value_at_quantile(q) as f64 / 1e6)
+}
+
+mod verdict;
+pub use verdict::{Verdict, compare};
+
+#[cfg(test)]
+mod compare_tests;
+#[cfg(test)]
+mod tests;

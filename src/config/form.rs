@@ -1,0 +1,112 @@
+//! The app's form as text: the GCS options (whose schedule fields every
+//! target shares), which target the form runs, and etcd's own fields.
+
+use super::Options;
+use etcd::options::{EtcdRunArgs, Mode};
+use std::path::PathBuf;
+
+/// Every field of the app's form, as typed. Saved as one flat JSON object
+/// (the GCS options' keys, `target`, `etcd`), as before the GCS options
+/// became a crate of their own, so remembered forms still load.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct FormOptions {
+    #[serde(flatten)]
+    pub gcs: Options,
+    /// What the app benchmarks: `gcs` (uploads) or `etcd`.
+    pub target: String,
+    /// The etcd target's own options (the schedule's are the GCS options').
+    pub etcd: EtcdOptions,
+}
+
+impl Default for FormOptions {
+    fn default() -> Self {
+        FormOptions { gcs: Options::default(), target: "gcs".into(), etcd: EtcdOptions::default() }
+    }
+}
+
+impl From<Options> for FormOptions {
+    fn from(gcs: Options) -> Self {
+        FormOptions { gcs, ..FormOptions::default() }
+    }
+}
+
+/// `etcd run`'s own options as typed in the app's form.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct EtcdOptions {
+    pub endpoints: String,
+    pub mode: String,
+    pub clients: String,
+    pub requests: String,
+    pub conns: String,
+    pub key_size: String,
+    pub value_size: String,
+    pub key_space: String,
+    pub sequential_keys: bool,
+    pub user: String,
+    /// Never remembered.
+    #[serde(skip)]
+    pub password: String,
+    pub cacert: String,
+    pub cert: String,
+    pub key: String,
+    pub prefix: String,
+}
+
+impl Default for EtcdOptions {
+    fn default() -> Self {
+        Self {
+            endpoints: "http://127.0.0.1:2379".into(),
+            mode: "put".into(),
+            clients: "10".into(),
+            requests: "8000".into(),
+            conns: "1".into(),
+            key_size: "8".into(),
+            value_size: "256".into(),
+            key_space: "10000".into(),
+            sequential_keys: false,
+            user: String::new(),
+            password: String::new(),
+            cacert: String::new(),
+            cert: String::new(),
+            key: String::new(),
+            prefix: "gcs-speed-tui".into(),
+        }
+    }
+}
+
+impl FormOptions {
+    /// The app's form as `etcd run` flags: the schedule's fields are shared
+    /// with the GCS target's, the rest are etcd's own.
+    pub fn etcd_run_args(&self) -> EtcdRunArgs {
+        let (o, e) = (&self.gcs, &self.etcd);
+        let given = |text: &str| Some(text.trim().to_string()).filter(|t| !t.is_empty());
+        EtcdRunArgs {
+            endpoints: e.endpoints.clone(),
+            mode: <Mode as clap::ValueEnum>::from_str(&e.mode, true).unwrap_or(Mode::Put),
+            clients: e.clients.clone(),
+            requests: e.requests.clone(),
+            conns: e.conns.clone(),
+            key_size: e.key_size.clone(),
+            value_size: e.value_size.clone(),
+            key_space: e.key_space.clone(),
+            sequential_keys: e.sequential_keys,
+            user: given(&e.user),
+            password: given(&e.password),
+            cacert: given(&e.cacert).map(PathBuf::from),
+            cert: given(&e.cert).map(PathBuf::from),
+            key: given(&e.key).map(PathBuf::from),
+            prefix: e.prefix.clone(),
+            transports: o.transports.clone(),
+            iterations: o.iterations.clone(),
+            duration: o.duration.clone(),
+            until_stable: o.until_stable.clone(),
+            order: o.order.clone(),
+            warmup: o.warmup,
+            timeout: o.timeout.clone(),
+            cleanup: o.cleanup,
+            client_threads: None,
+        }
+    }
+}
