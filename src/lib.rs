@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod doctor;
+pub mod finished;
 pub use ::engine;
 pub use ::etcd;
 pub use gcs_emulator as emulator;
@@ -12,6 +13,7 @@ pub mod fleet;
 pub use ::gcs;
 pub mod launch;
 pub mod signals;
+pub mod targets;
 pub use wire::tls;
 pub mod tui;
 pub use ::units;

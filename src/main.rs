@@ -4,10 +4,10 @@
 use clap::{CommandFactory, FromArgMatches};
 use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, RunArgs};
 use gcs_speed_tui::config::Environment;
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::progress;
 use gcs_speed_tui::gcs::runner::Runner;
 use gcs_speed_tui::signals::{self, Interrupt};
-use gcs_speed_tui::tui::finished::Finished;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};

@@ -42,8 +42,8 @@ fn history_lines_name_the_workload() {
     let dir = tempfile::tempdir().unwrap();
     for workload in ["upload", "download", "w1r3"] {
         let text = std::fs::read_to_string(saved(dir.path(), workload)).unwrap();
-        let finished: gcs_speed_tui::tui::finished::Finished = serde_json::from_str(&text).unwrap();
-        let said = gcs_speed_tui::tui::history::key_options(&finished);
+        let finished: gcs_speed_tui::finished::Finished = serde_json::from_str(&text).unwrap();
+        let said = finished.key_options();
         assert!(said.starts_with(&format!("{workload} 256KiB x2 ")), "{said}");
     }
 }

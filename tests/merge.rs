@@ -8,10 +8,10 @@ mod common;
 use common::synthetic::host;
 use gcs_speed_tui::config::TransportKind::{Grpc, Json};
 use gcs_speed_tui::engine::timeline::Span;
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::fleet::command::{compare_loaded, merge_loaded};
 use gcs_speed_tui::fleet::inputs::{Loaded, parse};
 use gcs_speed_tui::gcs::report::RunReport;
-use gcs_speed_tui::tui::finished::Finished;
 
 /// Hosts a (from 0 s), b (0.75 s: skewed) and c (3 s: late); each runs 6 s.
 fn three() -> [RunReport; 3] {

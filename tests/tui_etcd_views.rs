@@ -9,8 +9,8 @@ use gcs_speed_tui::engine::report::RunOutcome;
 use gcs_speed_tui::etcd::report::{EtcdReport, KeysCleanup};
 use gcs_speed_tui::etcd::rounds::{EtcdRound, summarize};
 use gcs_speed_tui::etcd::workload::latency_histogram;
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::tui::app::{App, Message};
-use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 use views::{press, three_sizes};
 

@@ -4,8 +4,8 @@
 //! much lies beyond them.
 
 use gcs_speed_tui::config::{Environment, FormOptions, Options};
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::tui::app::{App, Message};
-use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 mod views;

@@ -6,10 +6,10 @@
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
 use gcs_speed_tui::tui::app::{App, Message};
-use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 
 mod views;

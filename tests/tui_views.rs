@@ -4,10 +4,10 @@
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{ItemDone, Phase, RoundDone, RunEvent};
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::stats::{ObjectSample, RoundSample};
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
-use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 mod views;

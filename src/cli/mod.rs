@@ -101,7 +101,7 @@ pub struct ReportArgs {
 
 impl ReportArgs {
     /// The report as `--format` and `--log-markers` ask.
-    pub fn text(&self, report: &crate::tui::finished::Finished) -> String {
+    pub fn text(&self, report: &crate::finished::Finished) -> String {
         crate::engine::start::marked(report.render(self.format), self.start.log_markers)
     }
 

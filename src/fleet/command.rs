@@ -2,7 +2,7 @@
 
 use super::inputs::{self, Loaded};
 use crate::cli::Format;
-use crate::tui::finished::Finished;
+use crate::finished::Finished;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
@@ -40,11 +40,7 @@ pub fn merge(args: &MergeArgs) -> Result<Said, String> {
     let loaded = inputs::load(&args.reports)?;
     let mut merged = merge_loaded(&loaded)?;
     let mut warnings = inputs::warnings(&loaded);
-    let fleet = match &mut merged {
-        Finished::Gcs(r) => r.fleet.as_mut(),
-        Finished::Etcd(r) => r.fleet.as_mut(),
-    };
-    if let Some(fleet) = fleet {
+    if let Some(fleet) = merged.fleet_mut() {
         // The report keeps what was warned of: its table, JSON and --open say it too.
         fleet.caveats = warnings.clone();
         warnings.extend(fleet.apart.clone());
@@ -55,28 +51,8 @@ pub fn merge(args: &MergeArgs) -> Result<Said, String> {
 /// One report of all the hosts the loaded reports hold.
 pub fn merge_loaded(loaded: &[Loaded]) -> Result<Finished, String> {
     inputs::check(loaded)?;
-    match &loaded[0].report {
-        Finished::Gcs(first) => {
-            let runs = loaded
-                .iter()
-                .flat_map(|l| match &l.report {
-                    Finished::Gcs(r) => r.host_runs(),
-                    Finished::Etcd(_) => Vec::new(),
-                })
-                .collect();
-            Ok(Finished::Gcs(Box::new(crate::gcs::report::merge::merge(runs, first))))
-        }
-        Finished::Etcd(first) => {
-            let runs = loaded
-                .iter()
-                .flat_map(|l| match &l.report {
-                    Finished::Etcd(r) => r.host_runs(),
-                    Finished::Gcs(_) => Vec::new(),
-                })
-                .collect();
-            Ok(Finished::Etcd(Box::new(crate::etcd::merge::merge(runs, first))))
-        }
-    }
+    let reports: Vec<&Finished> = loaded.iter().map(|l| &l.report).collect();
+    Ok(Finished::merge(&reports))
 }
 
 /// The change per row from one saved run to another.
@@ -100,8 +76,8 @@ pub fn compare_loaded(base: &Loaded, other: &Loaded) -> Result<Said, String> {
             "{} and {} measured different things ({} vs {}): compare runs of the same target and workload",
             base.name,
             other.name,
-            what(&base.report),
-            what(&other.report)
+            base.report.work_said(),
+            other.report.work_said()
         ));
     }
     let mut warnings = Vec::new();
@@ -133,15 +109,4 @@ pub fn compare_loaded(base: &Loaded, other: &Loaded) -> Result<Said, String> {
 fn describe(loaded: &Loaded) -> String {
     let hosts = loaded.report.fleet_size().map(|n| format!(", fleet of {n}")).unwrap_or_default();
     format!("{} ({} {}{hosts})", loaded.name, loaded.report.run_id(), loaded.report.started_at())
-}
-
-/// What a report measured, in a few words: `GCS upload`, `etcd put`.
-fn what(report: &Finished) -> String {
-    match report {
-        Finished::Gcs(r) => match r.config.workload {
-            crate::config::Workload::W1r3 => "GCS w1r3 (uploads, then reads)".to_string(),
-            workload => format!("GCS {}", workload.noun()),
-        },
-        Finished::Etcd(r) => format!("etcd {}", crate::etcd::merge::operation(r.config.mode)),
-    }
 }

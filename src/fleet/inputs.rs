@@ -2,9 +2,7 @@
 //! checks that make a merge honest: one kind of report, one configuration,
 //! each host once.
 
-use crate::etcd::report::EtcdReport;
-use crate::gcs::report::RunReport;
-use crate::tui::finished::Finished;
+use crate::finished::Finished;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -85,11 +83,7 @@ fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
             let not_ours = |e: serde_json::Error| {
                 format!("{name} is not a gcs-speed-tui report ({e}): give reports written by run --format json")
             };
-            let report = if value.get("target").and_then(|t| t.as_str()) == Some("etcd") {
-                Finished::Etcd(Box::new(serde_json::from_value::<EtcdReport>(value).map_err(not_ours)?))
-            } else {
-                Finished::Gcs(Box::new(serde_json::from_value::<RunReport>(value).map_err(not_ours)?))
-            };
+            let report = Finished::from_json(value).map_err(not_ours)?;
             Ok(Loaded { name, report })
         })
         .collect()
@@ -120,11 +114,7 @@ pub fn differing_options(a: &Loaded, b: &Loaded) -> Vec<String> {
 }
 
 fn config_of(report: &Finished) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let value = match report {
-        Finished::Gcs(r) => serde_json::to_value(&r.config),
-        Finished::Etcd(r) => serde_json::to_value(&r.config),
-    };
-    match value.ok()? {
+    match report.config_json() {
         serde_json::Value::Object(map) => Some(map),
         _ => None,
     }
@@ -148,13 +138,13 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
         return Err("nothing to merge: give report files, a directory of them or - for stdin".into());
     };
     for other in &loaded[1..] {
-        if std::mem::discriminant(&first.report) != std::mem::discriminant(&other.report) {
+        if first.report.target() != other.report.target() {
             return Err(format!(
                 "{} is {} report and {} {}: merge reports of one target",
                 first.name,
-                kind(&first.report),
+                first.report.kind_said(),
                 other.name,
-                kind(&other.report)
+                other.report.kind_said()
             ));
         }
         let differ = differing_options(first, other);
@@ -165,19 +155,20 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
             ));
         }
     }
-    if let Some(old) = loaded.iter().find(|l| !has_round_times(&l.report)) {
+    if let Some(old) = loaded.iter().find(|l| !l.report.has_round_times()) {
         return Err(format!(
             "{} has rounds without times (written by an older version): run it again with this version to merge it",
             old.name
         ));
     }
     for item in loaded {
-        histograms_add_up(&item.report)
+        item.report
+            .histograms_add_up()
             .map_err(|why| format!("{} has {why}: give reports as run wrote them", item.name))?;
     }
     let mut seen: Vec<(String, String, &str)> = Vec::new();
     for item in loaded {
-        for (host, run_id) in hosts(&item.report) {
+        for (host, run_id) in item.report.host_ids() {
             if let Some((_, _, earlier)) = seen.iter().find(|(_, id, _)| *id == run_id) {
                 return Err(format!("{earlier} and {} hold the same run ({run_id}): give each report once", item.name));
             }
@@ -191,57 +182,6 @@ pub fn check(loaded: &[Loaded]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Every histogram decodes and fits the range its target's records use, so
-/// that adding them cannot fail (a percentile would go missing) or panic.
-fn histograms_add_up(report: &Finished) -> Result<(), String> {
-    let (texts, highest, rounds): (Vec<&str>, u64, Vec<&hdrhistogram::Histogram<u64>>) = match report {
-        Finished::Gcs(r) => (
-            r.transports.iter().filter_map(|t| t.latency_histogram.as_deref()).collect(),
-            crate::gcs::stats::latency_histogram(&[]).high(),
-            Vec::new(),
-        ),
-        Finished::Etcd(r) => (
-            r.transports.iter().filter_map(|t| t.latency_histogram.as_deref()).collect(),
-            crate::etcd::workload::latency_histogram().high(),
-            r.rounds.iter().map(|round| &round.latency).collect(),
-        ),
-    };
-    let decoded: Vec<hdrhistogram::Histogram<u64>> = texts
-        .into_iter()
-        .map(crate::engine::histogram::decode)
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("a latency_histogram that is {e}"))?;
-    match decoded.iter().chain(rounds).find(|h| !h.is_empty() && h.max() > highest) {
-        Some(h) => Err(format!("a latency of {} µs, beyond the {highest} µs histograms hold", h.max())),
-        None => Ok(()),
-    }
-}
-
-/// Every round says when it ran (reports before fleets did not).
-fn has_round_times(report: &Finished) -> bool {
-    match report {
-        Finished::Gcs(r) => r.rounds.iter().all(|round| round.span.wall_micros().is_some()),
-        Finished::Etcd(r) => r.rounds.iter().all(|round| round.span.wall_micros().is_some()),
-    }
-}
-
-fn kind(report: &Finished) -> &'static str {
-    match report {
-        Finished::Gcs(_) => "a GCS",
-        Finished::Etcd(_) => "an etcd",
-    }
-}
-
-/// (host, run ID) of each host a report holds.
-fn hosts(report: &Finished) -> Vec<(String, String)> {
-    match report {
-        Finished::Gcs(r) if r.hosts.is_empty() => vec![(r.environment.host.clone(), r.run_id.clone())],
-        Finished::Gcs(r) => r.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
-        Finished::Etcd(r) if r.hosts.is_empty() => vec![(r.environment.host.clone(), r.run_id.clone())],
-        Finished::Etcd(r) => r.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
-    }
 }
 
 /// Said, not refused: hosts that went to different places, or ran
@@ -268,17 +208,14 @@ pub fn warnings(loaded: &[Loaded]) -> Vec<String> {
     if hosts == 1 {
         said.push(format!("{} is one host's report: the fleet is that host alone", first.name));
     }
-    let own_emulators = loaded.iter().any(|l| matches!(&l.report, Finished::Gcs(r) if r.target.kind == "emulator"));
+    let own_emulators = loaded.iter().any(|l| l.report.ran_on_own_server());
     if own_emulators && loaded.len() > 1 {
         said.push(
             "the hosts each uploaded to a built-in emulator of their own: the fleet figure adds up separate servers (give them one --endpoint to share one)"
                 .into(),
         );
     }
-    let version = |l: &Loaded| match &l.report {
-        Finished::Gcs(r) => r.tool.version.clone(),
-        Finished::Etcd(r) => r.tool.version.clone(),
-    };
+    let version = |l: &Loaded| l.report.tool_version().to_string();
     if let Some(other) = loaded.iter().find(|l| version(l) != version(first)) {
         said.push(format!(
             "{} was written by version {} and {} by {}: their figures may not be measured alike",

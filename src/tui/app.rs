@@ -1,12 +1,12 @@
 //! The app's state and its one update function (Elm style). `update` never
 //! does I/O: it returns the effects for the event loop to carry out.
 
-use super::finished::Finished;
 use super::form::{Access, Checked, Form};
 use super::history::History;
 use super::live::Live;
 use crate::config::{BenchConfig, Environment, FormOptions};
 use crate::engine::events::RunEvent;
+use crate::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Rows PgUp/PgDn move in the form.

@@ -3,7 +3,7 @@
 //! keys and runs.
 
 use super::app::{App, Effect, Pane};
-use super::finished::Finished;
+use engine::finished::Leftovers;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 impl App {
@@ -64,13 +64,13 @@ impl App {
         if runs.is_empty() {
             return Vec::new();
         }
-        let cleanups: Vec<(usize, Vec<String>, usize)> = runs.iter().map(Finished::cleanup).collect();
-        let deleted: usize = cleanups.iter().map(|c| c.0).sum();
-        let left: Vec<&String> = cleanups.iter().flat_map(|c| c.1.iter()).collect();
-        let kept: usize = cleanups.iter().map(|c| c.2).sum();
+        let leftovers: Vec<Leftovers> = runs.iter().map(|run| run.leftovers()).collect();
+        let deleted: usize = leftovers.iter().map(|l| l.deleted).sum();
+        let left: Vec<&String> = leftovers.iter().flat_map(|l| l.left.iter()).collect();
+        let kept: usize = leftovers.iter().map(|l| l.kept).sum();
         let mut lines = vec![format!(
             "{}: cleanup deleted {deleted}, left {}{}",
-            crate::gcs::report::plural(runs.len(), "run"),
+            crate::engine::report::plural(runs.len(), "run"),
             left.len(),
             if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
         )];

@@ -113,18 +113,35 @@ pub const ETCD_FIELDS: [FieldSpec; 24] = [
     text!("prefix", "Key prefix", etcd.prefix),
 ];
 
+/// The form's fields for `target` (one of `TARGETS`), and how many of
+/// them are essentials.
+pub fn fields_of(target: &str) -> &'static [FieldSpec] {
+    match target {
+        "etcd" => &ETCD_FIELDS,
+        _ => &FIELDS,
+    }
+}
+
+/// How many of `target`'s fields show before the advanced group.
+pub fn essentials_of(target: &str) -> usize {
+    match target {
+        "etcd" => ETCD_ESSENTIALS,
+        _ => ESSENTIALS,
+    }
+}
+
 /// `text` with each `--flag` the form has a field for said as that field's
 /// label ("--user needs --password" reads "User needs Password";
 /// "--cleanup=false" reads "Cleanup off"). Sentences shared with the CLI
 /// (validation, notes, verdicts) keep their flags; the app says them in its
 /// own words here, in one place. The target's own fields come first (its
 /// labels differ: Prefix against Key prefix); a flag neither form has stays.
-pub fn in_form_words(text: &str, etcd: bool) -> String {
-    let (mine, other): (&[FieldSpec], &[FieldSpec]) =
-        if etcd { (&ETCD_FIELDS, &FIELDS) } else { (&FIELDS, &ETCD_FIELDS) };
+pub fn in_form_words(text: &str, target: &str) -> String {
+    let mine = fields_of(target);
+    let others = TARGETS.iter().filter(|t| **t != target).flat_map(|t| fields_of(t));
     let label = |flag: &str| {
         let key = flag.replace('-', "_");
-        mine.iter().chain(other).find(|f| f.key == key).map(|f| f.label)
+        mine.iter().chain(others.clone()).find(|f| f.key == key).map(|f| f.label)
     };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -165,25 +182,25 @@ mod tests {
     fn flags_are_said_as_the_fields_that_set_them() {
         // Each expected sentence is the input with the flag swapped for the label in FIELDS/ETCD_FIELDS.
         assert_eq!(
-            in_form_words("--user needs --password (or ETCD_PASSWORD)", true),
+            in_form_words("--user needs --password (or ETCD_PASSWORD)", "etcd"),
             "User needs Password (or ETCD_PASSWORD)"
         );
         assert_eq!(
-            in_form_words("--warmup-size must be between 1 B and 5 TiB", false),
+            in_form_words("--warmup-size must be between 1 B and 5 TiB", "gcs"),
             "Warmup size must be between 1 B and 5 TiB"
         );
         assert_eq!(
-            in_form_words("keeping what this run created (--cleanup=false)", false),
+            in_form_words("keeping what this run created (--cleanup=false)", "gcs"),
             "keeping what this run created (Cleanup off)"
         );
-        assert_eq!(in_form_words("--prefix needs a name", true), "Key prefix needs a name", "the etcd form's label");
-        assert_eq!(in_form_words("--prefix '/a' is used as 'a'", false), "Prefix '/a' is used as 'a'");
+        assert_eq!(in_form_words("--prefix needs a name", "etcd"), "Key prefix needs a name", "the etcd form's label");
+        assert_eq!(in_form_words("--prefix '/a' is used as 'a'", "gcs"), "Prefix '/a' is used as 'a'");
         assert_eq!(
-            in_form_words("add --endpoint URL (or STORAGE_EMULATOR_HOST), or use --transports grpc", false),
+            in_form_words("add --endpoint URL (or STORAGE_EMULATOR_HOST), or use --transports grpc", "gcs"),
             "add JSON endpoint URL (or STORAGE_EMULATOR_HOST), or use Transports grpc"
         );
         assert_eq!(
-            in_form_words("see --format json, a--b and ---", false),
+            in_form_words("see --format json, a--b and ---", "gcs"),
             "see --format json, a--b and ---",
             "not fields"
         );

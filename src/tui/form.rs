@@ -65,11 +65,11 @@ impl Form {
 
     /// The fields of the target chosen.
     pub fn fields(&self) -> &'static [FieldSpec] {
-        if self.etcd() { &ETCD_FIELDS } else { &FIELDS }
+        super::fields::fields_of(&self.options.target)
     }
 
     pub fn essentials(&self) -> usize {
-        if self.etcd() { ETCD_ESSENTIALS } else { ESSENTIALS }
+        super::fields::essentials_of(&self.options.target)
     }
 
     /// The lines shown: the essential fields, the advanced group's header,
@@ -127,7 +127,7 @@ impl Form {
     /// --password` reads "User needs Password").
     pub fn error_message(&self) -> Option<String> {
         let error = self.checked.as_ref().err()?;
-        Some(super::fields::in_form_words(&error.message, self.etcd()))
+        Some(super::fields::in_form_words(&error.message, &self.options.target))
     }
 
     pub fn error_for(&self, index: usize) -> Option<&str> {

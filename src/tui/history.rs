@@ -1,9 +1,7 @@
 //! Every run of the session, and the comparison of two of them.
 
-use super::finished::Finished;
 use crate::config::TransportKind;
-use crate::gcs::report::Shown;
-use crate::units::{format_size, format_size_exact};
+use crate::finished::Finished;
 
 #[derive(Default)]
 pub struct History {
@@ -55,59 +53,9 @@ impl History {
     }
 }
 
-/// The options that tell runs apart: `upload 64MiB x3 c1 chunk 16 MiB crc32c`,
-/// `put x3 10 clients x 8000, 256 B values`.
-pub fn key_options(finished: &Finished) -> String {
-    let report = match finished {
-        Finished::Gcs(report) => report,
-        Finished::Etcd(report) => {
-            let c = &report.config;
-            let mode = serde_json::to_value(c.mode).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-            return format!(
-                "{mode} x{} {} clients x {}, {} B values",
-                c.iterations, c.clients, c.requests, c.value_size
-            );
-        }
-    };
-    let c = &report.config;
-    let workload = match c.workload {
-        crate::config::Workload::Upload => "upload",
-        crate::config::Workload::Download => "download",
-        crate::config::Workload::W1r3 => "w1r3",
-    };
-    let chunk =
-        if c.chunk_size == 0 { "one request".to_string() } else { format!("chunk {}", format_size(c.chunk_size)) };
-    let checksum = match (c.json_checksum, c.grpc_checksum) {
-        (true, true) => "crc32c",
-        (false, false) => "no checksum",
-        (true, false) => "crc32c (not gRPC)",
-        (false, true) => "crc32c (gRPC only)",
-    };
-    format!("{workload} {} x{} c{} {chunk} {checksum}", format_size_exact(c.object_size), c.iterations, c.concurrency)
-}
-
-/// A GCS run whose report judged its verdict on objects/s (small objects,
-/// latency-bound): the report's own decision (`Shown`), never made twice.
-pub fn judged_on_objects(report: &Finished) -> bool {
-    matches!(report, Finished::Gcs(r) if Shown::of(r).small)
-}
-
-/// Each row's transport, name and the rate its verdict was judged on:
-/// objects/s for small objects, else MiB/s (or ops/s for etcd).
-fn judged_rates(report: &Finished) -> Vec<(TransportKind, String, Option<f64>)> {
-    match report {
-        Finished::Gcs(r) if judged_on_objects(report) => r
-            .transports
-            .iter()
-            .map(|t| (t.transport, format!("{} {}", t.transport.name(), t.operation.name()), t.objects_per_s))
-            .collect(),
-        _ => report.row_rates(),
-    }
-}
-
 /// A rate as the run's report shows it: `12.40 MiB/s`, `4500 ops/s`, `812.3 objects/s`.
 pub fn format_rate(report: &Finished, rate: f64) -> String {
-    if judged_on_objects(report) {
+    if report.judged_on_items() {
         format!("{} objects/s", crate::units::significant(rate, 4))
     } else {
         report.unit().format(rate)
@@ -116,7 +64,7 @@ pub fn format_rate(report: &Finished, rate: f64) -> String {
 
 /// A transport's rate as the history shows it: the one the report judged on.
 pub fn shown_rate(report: &Finished, kind: TransportKind) -> String {
-    let rate = judged_rates(report).into_iter().find(|(k, ..)| *k == kind).and_then(|(.., rate)| rate);
+    let rate = report.judged_rates().into_iter().find(|(k, ..)| *k == kind).and_then(|(.., rate)| rate);
     rate.map_or_else(|| "-".into(), |rate| format_rate(report, rate))
 }
 
@@ -126,12 +74,12 @@ pub fn shown_rate(report: &Finished, kind: TransportKind) -> String {
 /// against ops/s, or objects/s), and none for rows one run does not have
 /// (an upload against a download).
 pub fn differences(base: &Finished, other: &Finished) -> Vec<(TransportKind, String, f64, f64, f64)> {
-    let unit = |r: &Finished| (r.unit().is_throughput(), judged_on_objects(r));
+    let unit = |r: &Finished| (r.unit().is_throughput(), r.judged_on_items());
     if unit(base) != unit(other) {
         return Vec::new();
     }
-    let theirs = judged_rates(other);
-    judged_rates(base)
+    let theirs = other.judged_rates();
+    base.judged_rates()
         .into_iter()
         .filter_map(|(kind, name, a)| {
             let b = theirs.iter().find(|(_, n, _)| *n == name)?.2;

@@ -4,7 +4,6 @@
 pub mod app;
 pub mod export;
 pub mod fields;
-pub mod finished;
 pub mod form;
 pub mod history;
 pub mod live;
@@ -13,9 +12,9 @@ pub mod ui;
 
 use crate::config::{Environment, FormOptions, Options};
 use crate::engine::events::RunEvent;
+use crate::finished::Finished;
 use crate::gcs::runner::Runner;
 use app::{App, Effect, Message};
-use finished::Finished;
 use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::EventStream;
@@ -32,7 +31,7 @@ const FRAME: Duration = Duration::from_millis(33);
 /// `given`: the option names the command line set, which win over the remembered form.
 /// The app, with `opened` reports (`--open`) in its history and the last
 /// of them in its results pane.
-pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<finished::Finished>) -> ExitCode {
+pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<Finished>) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
     if let Err(error) = crate::config::checked(&command_line, &Environment::from_process()) {
         eprintln!("error: {error}");

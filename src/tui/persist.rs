@@ -3,7 +3,7 @@
 //! are never written.
 
 use crate::config::FormOptions;
-use crate::tui::finished::Finished;
+use crate::finished::Finished;
 use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/gcs-speed-tui`, else `~/.config/gcs-speed-tui`.

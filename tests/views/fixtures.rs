@@ -4,11 +4,11 @@
 use super::{press, target};
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
+use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
-use gcs_speed_tui::tui::finished::Finished;
 use ratatui::crossterm::event::KeyCode;
 
 pub const MIB: u64 = 1 << 20;

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod cpu;
 pub mod error_kinds;
 pub mod events;
+pub mod finished;
 pub mod fleet;
 pub mod histogram;
 pub mod netstat;

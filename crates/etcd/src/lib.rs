@@ -6,6 +6,7 @@ pub mod client_runtime;
 mod coalesce;
 mod csv;
 mod figures;
+mod finished;
 pub mod gateway;
 pub mod grpc;
 pub mod merge;

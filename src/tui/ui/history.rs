@@ -4,9 +4,9 @@ use super::Theme;
 use super::results::{scroll_note, units_kept, wrapped_line_count};
 use crate::config::TransportKind;
 use crate::engine::report::RunOutcome;
+use crate::finished::Finished;
 use crate::tui::app::App;
-use crate::tui::finished::Finished;
-use crate::tui::history::{differences, format_rate, key_options, shown_rate};
+use crate::tui::history::{differences, format_rate, shown_rate};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -50,8 +50,8 @@ fn entry_lines(app: &App, i: usize, report: &Finished, width: usize) -> Vec<Stri
     let day = report.started_at().get(5..10).unwrap_or("");
     let time = report.started_at().get(11..19).unwrap_or("");
     // "chunk 16 MiB" is one option: kept on one line.
-    let options = key_options(report).replace("chunk ", "chunk\u{a0}");
-    let what = format!("#{} {day} {time} · {} · {options}", i + 1, report.place());
+    let options = report.key_options().replace("chunk ", "chunk\u{a0}");
+    let what = format!("#{} {day} {time} · {} · {options}", i + 1, report.place_said());
     let rates = format!(
         "http-json {} · grpc {}{}",
         shown_rate(report, TransportKind::Json),
@@ -151,7 +151,7 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     let base_n = app.history.marked.unwrap_or(0) + 1;
     let other_n = app.history.selected + 1;
     let describe = |n: usize, report: &Finished| {
-        units_kept(&format!(" #{n}: {} · {}{}", report.place(), key_options(report), outcome_mark(report)))
+        units_kept(&format!(" #{n}: {} · {}{}", report.place_said(), report.key_options(), outcome_mark(report)))
     };
     let mut lines =
         vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
@@ -185,7 +185,7 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     }
     lines.push(Line::from(""));
     for (n, report) in [(base_n, base), (other_n, other)] {
-        let said = super::results::said(&report.summary_line(), matches!(report, Finished::Etcd(_)));
+        let said = super::results::said(&report.summary_line(), report.target());
         lines.push(Line::from(units_kept(&format!(" #{n}: {said}"))));
     }
     Some((format!(" run #{other_n} against run #{base_n} "), lines))

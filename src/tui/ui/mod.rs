@@ -113,7 +113,7 @@ fn too_small(frame: &mut Frame, area: Rect, theme: &Theme) {
 
 /// A sentence shared with the CLI, in the form's words: fields, not flags.
 pub fn words(app: &App, text: &str) -> String {
-    results::said(text, app.form.etcd())
+    results::said(text, &app.form.options.target)
 }
 
 /// What the target is, plainly: nobody should mistake loopback for GCS.

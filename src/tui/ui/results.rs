@@ -2,7 +2,7 @@
 //! the verdict, then protocols, errors and cleanup.
 
 use super::Theme;
-use crate::tui::finished::Finished;
+use crate::finished::Finished;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -19,10 +19,10 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: 
         );
         return;
     };
-    let block = Block::bordered().title(format!(" results · run {} · {} ", report.run_id(), report.place()));
+    let block = Block::bordered().title(format!(" results · run {} · {} ", report.run_id(), report.place_said()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let (headers, rows, kinds) = report.table();
+    let engine::finished::Table { headers, rows, kinds, priority } = report.table();
     let text = text_lines(report, area.width);
     let inner_width = inner.width.max(1) as usize;
     let text_total: usize = text.iter().map(|l| wrapped_line_count(l, inner_width)).sum();
@@ -34,7 +34,7 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: 
     let text_scroll = (scroll - skipped_rows) as u16;
     let [table_area, text_area] =
         Layout::vertical([Constraint::Length((rows.len() - skipped_rows) as u16 + 1), Constraint::Min(1)]).areas(inner);
-    let shown = columns_that_fit(&headers, &rows, report.column_priority(), table_area.width);
+    let shown = columns_that_fit(&headers, &rows, priority, table_area.width);
     let pick = |cells: &[String]| shown.iter().map(|&i| cells[i].clone()).collect::<Vec<_>>();
     let widths: Vec<Constraint> =
         shown.iter().map(|&i| Constraint::Length(column_width(&headers, &rows, i) as u16)).collect();
@@ -83,14 +83,14 @@ pub fn scroll_note(above: usize, below: usize) -> Option<String> {
 pub fn height(report: &Finished, width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
     let lines: usize = text_lines(report, width).iter().map(|line| wrapped_line_count(line, inner)).sum();
-    (2 + report.table().1.len() + 1 + lines) as u16
+    (2 + report.table().rows.len() + 1 + lines) as u16
 }
 
 /// The sentences under the table, as shown at this width.
 fn text_lines(report: &Finished, width: u16) -> Vec<String> {
-    let (headers, rows, _) = report.table();
+    let engine::finished::Table { headers, rows, priority, .. } = report.table();
     let mut lines = report.verdict_lines();
-    let shown = columns_that_fit(&headers, &rows, report.column_priority(), width.saturating_sub(2));
+    let shown = columns_that_fit(&headers, &rows, priority, width.saturating_sub(2));
     if shown.len() < headers.len() {
         lines.push(NARROW_NOTE.to_string());
     }
@@ -109,14 +109,13 @@ fn text_lines(report: &Finished, width: u16) -> Vec<String> {
     };
     lines.extend(report.footer_lines().into_iter().map(legend));
     // The report's sentences are the CLI's; the app names its fields.
-    let etcd = matches!(report, Finished::Etcd(_));
-    lines.iter().map(|line| units_kept(&said(line, etcd))).collect()
+    lines.iter().map(|line| units_kept(&said(line, report.target()))).collect()
 }
 
 /// A report's sentence as the app says it: fields for flags, and an
 /// interval with no width said as none.
-pub fn said(line: &str, etcd: bool) -> String {
-    interval_said(&crate::tui::fields::in_form_words(line, etcd))
+pub fn said(line: &str, target: &str) -> String {
+    interval_said(&crate::tui::fields::in_form_words(line, target))
 }
 
 /// "95% CI +55.6% to +55.6%" was never measured: rounds that vary give an

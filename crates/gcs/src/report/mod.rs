@@ -369,6 +369,7 @@ fn outcome_sentence(
 }
 
 mod figures;
+mod finished;
 mod histogram;
 pub mod merge;
 mod shown;

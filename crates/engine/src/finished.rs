@@ -1,0 +1,130 @@
+//! What the front ends ask of a finished run, whatever its target: the
+//! table, the sentences, the rates a history compares, what was left
+//! behind, and the checks a fleet merge makes. A target's report implements
+//! `FinishedRun`; the CLI, the app, `merge` and `compare` read reports only
+//! through it, so that none of them names a target.
+
+use crate::fleet::Fleet;
+use crate::plan::TransportKind;
+use crate::report::RunOutcome;
+use crate::threshold::{Figure, Metric};
+use units::RateUnit;
+
+/// A report's table: its headers, its rows with each row's transport, and
+/// its columns in the order a reader needs them when space is short.
+pub struct Table {
+    pub headers: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+    pub kinds: Vec<TransportKind>,
+    pub priority: &'static [usize],
+}
+
+/// What a run did with what it created: how many it deleted, what it left
+/// behind (each named), and how many it kept on purpose.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Leftovers {
+    pub deleted: usize,
+    pub left: Vec<String>,
+    pub kept: usize,
+}
+
+/// A row of a report as a history compares it: its transport, its name
+/// (which always says the operation: `grpc upload`, `http-json put`) and
+/// its rate.
+pub type RowRate = (TransportKind, String, Option<f64>);
+
+pub trait FinishedRun: std::fmt::Debug + Send + Sync {
+    /// The target, as the form's Target field names it: `gcs`, `etcd`.
+    fn target(&self) -> &'static str;
+    /// The report's kind in a sentence: `a GCS`, `an etcd`.
+    fn kind_said(&self) -> &'static str;
+    /// What the run did, for a merged report's heading: `etcd put`.
+    fn work_said(&self) -> String;
+    /// The options that tell runs apart: `put x3 10 clients x 8000, 256 B values`.
+    fn key_options(&self) -> String;
+
+    fn run_id(&self) -> &str;
+    fn started_at(&self) -> &str;
+    fn tool_version(&self) -> &str;
+    fn outcome(&self) -> RunOutcome;
+    /// (host, run ID) of each host the report holds: its own when single.
+    fn host_ids(&self) -> Vec<(String, String)>;
+    /// A merged report's number of hosts; 0 for a single run.
+    fn merged_hosts(&self) -> usize;
+    fn fleet_mut(&mut self) -> Option<&mut Fleet>;
+
+    /// The verdict in one line.
+    fn summary_line(&self) -> String;
+    /// The verdict, a line per operation (a GCS w1r3 run has two).
+    fn verdict_lines(&self) -> Vec<String> {
+        vec![self.summary_line()]
+    }
+    fn footer_lines(&self) -> Vec<String>;
+    fn table(&self) -> Table;
+    fn to_json(&self) -> String;
+    fn to_table(&self) -> String;
+    fn to_csv(&self) -> String;
+    /// The figures `--fail-if` checks (see `threshold`).
+    fn figures(&self, metric: Metric, transport: Option<TransportKind>) -> Vec<Figure>;
+
+    /// Where it ran, briefly: `emulator`, `gs://b`, `etcd 127.0.0.1:2379`.
+    fn short_target(&self) -> String;
+    /// Where it ran, as a key: two runs with the same key went to the same
+    /// place (a comparison of options, not of servers).
+    fn place(&self) -> String;
+    /// It ran against a server started for it alone (a fleet of such runs
+    /// adds up separate servers).
+    fn ran_on_own_server(&self) -> bool {
+        false
+    }
+
+    /// Each row's transport, name and overall rate in its report's unit.
+    fn row_rates(&self) -> Vec<RowRate>;
+    /// The rates its verdict was judged on: the overall ones unless the
+    /// target judged on something else (GCS's small objects: objects/s).
+    fn judged_rates(&self) -> Vec<RowRate> {
+        self.row_rates()
+    }
+    /// Its verdict was judged on items per second, not its unit.
+    fn judged_on_items(&self) -> bool {
+        false
+    }
+    fn unit(&self) -> RateUnit;
+    fn leftovers(&self) -> Leftovers;
+
+    /// The run's configuration as JSON (for `compare` to say what differs).
+    fn config_json(&self) -> serde_json::Value;
+    /// Every histogram decodes and fits the range its target records, so
+    /// that a merge can add them.
+    fn histograms_add_up(&self) -> Result<(), String>;
+    /// Every round says when it ran (reports before fleets did not).
+    fn has_round_times(&self) -> bool;
+
+    /// A transport's overall rate: its first row's.
+    fn rate(&self, kind: TransportKind) -> Option<f64> {
+        self.row_rates().into_iter().find(|(k, _, _)| *k == kind).and_then(|(_, _, rate)| rate)
+    }
+}
+
+/// Each histogram text decodes and, with the rounds' own histograms, none
+/// holds a value above `highest` (the top of the target's records).
+pub fn histograms_fit<'a>(
+    texts: impl Iterator<Item = &'a str>,
+    rounds: impl Iterator<Item = &'a hdrhistogram::Histogram<u64>>,
+    highest: u64,
+) -> Result<(), String> {
+    let decoded: Vec<hdrhistogram::Histogram<u64>> = texts
+        .map(crate::histogram::decode)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("a latency_histogram that is {e}"))?;
+    let beyond = |h: &hdrhistogram::Histogram<u64>| !h.is_empty() && h.max() > highest;
+    let worst = decoded
+        .iter()
+        .find(|h| beyond(h))
+        .map(|h| h.max())
+        .or_else(|| rounds.into_iter().find(|h| beyond(h)).map(|h| h.max()));
+    match worst {
+        Some(max) => Err(format!("a latency of {max} µs, beyond the {highest} µs histograms hold")),
+        None => Ok(()),
+    }
+}

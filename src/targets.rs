@@ -1,0 +1,84 @@
+//! The registry: the one place in the front ends that names every target.
+//! The CLI, the app, `merge` and `compare` read a finished run through
+//! `engine::finished::FinishedRun`, which `Finished` derefs to; only
+//! reading a report back, merging one target's hosts and starting a run
+//! need to know which target it is, and that is said here.
+
+use crate::etcd::report::EtcdReport;
+use crate::gcs::report::RunReport;
+use engine::finished::FinishedRun;
+
+/// A finished run of any target. Read back untagged: a GCS report's
+/// `target` is an object, an etcd report's the string "etcd", so each text
+/// has one reading.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Finished {
+    Gcs(Box<RunReport>),
+    Etcd(Box<EtcdReport>),
+}
+
+impl From<RunReport> for Finished {
+    fn from(report: RunReport) -> Self {
+        Finished::Gcs(Box::new(report))
+    }
+}
+
+impl From<EtcdReport> for Finished {
+    fn from(report: EtcdReport) -> Self {
+        Finished::Etcd(Box::new(report))
+    }
+}
+
+impl std::ops::Deref for Finished {
+    type Target = dyn FinishedRun;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Finished::Gcs(r) => r.as_ref(),
+            Finished::Etcd(r) => r.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Finished {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Finished::Gcs(r) => r.as_mut(),
+            Finished::Etcd(r) => r.as_mut(),
+        }
+    }
+}
+
+impl Finished {
+    /// A report read back from its JSON, by the target it names.
+    pub fn from_json(value: serde_json::Value) -> Result<Finished, serde_json::Error> {
+        Ok(match value.get("target").and_then(|t| t.as_str()) {
+            Some("etcd") => Finished::Etcd(Box::new(serde_json::from_value(value)?)),
+            _ => Finished::Gcs(Box::new(serde_json::from_value(value)?)),
+        })
+    }
+
+    /// One report of every host that `reports` hold, all of the first's
+    /// target (the caller checked they are alike).
+    pub fn merge(reports: &[&Finished]) -> Finished {
+        let gcs = |f: &&Finished| match f {
+            Finished::Gcs(r) => Some(r.host_runs()),
+            Finished::Etcd(_) => None,
+        };
+        let etcd = |f: &&Finished| match f {
+            Finished::Etcd(r) => Some(r.host_runs()),
+            Finished::Gcs(_) => None,
+        };
+        match reports[0] {
+            Finished::Gcs(first) => {
+                let runs = reports.iter().filter_map(gcs).flatten().collect();
+                Finished::Gcs(Box::new(crate::gcs::report::merge::merge(runs, first)))
+            }
+            Finished::Etcd(first) => {
+                let runs = reports.iter().filter_map(etcd).flatten().collect();
+                Finished::Etcd(Box::new(crate::etcd::merge::merge(runs, first)))
+            }
+        }
+    }
+}
