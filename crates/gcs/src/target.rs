@@ -60,17 +60,6 @@ impl TargetInfo {
         }
     }
 
-    /// Whether two runs went to the same place under the same conditions (the
-    /// built-in emulator's ports change every run and do not count).
-    pub fn same_place(&self, other: &TargetInfo) -> bool {
-        let endpoints =
-            |t: &TargetInfo| (t.kind != "emulator").then(|| (t.json_endpoint.clone(), t.grpc_endpoint.clone()));
-        self.kind == other.kind
-            && self.bucket == other.bucket
-            && self.emulator_fault == other.emulator_fault
-            && endpoints(self) == endpoints(other)
-    }
-
     fn describe_where(&self) -> String {
         let endpoints = [self.json_endpoint.as_deref(), self.grpc_endpoint.as_deref()]
             .into_iter()

@@ -115,7 +115,7 @@ impl FinishedRun for RunReport {
     /// a built-in emulator's (each run had its own, on its own port).
     fn place(&self) -> String {
         let t = &self.target;
-        let endpoints = (t.kind != "emulator").then(|| (&t.json_endpoint, &t.grpc_endpoint));
+        let endpoints = (t.kind != "emulator").then_some((&t.json_endpoint, &t.grpc_endpoint));
         format!("gcs {} {:?} {:?} {:?}", t.kind, t.bucket, t.emulator_fault, endpoints)
     }
 
