@@ -12,6 +12,7 @@ pub use wire::connections;
 pub mod fleet;
 pub use ::gcs;
 pub mod launch;
+pub mod progress;
 pub mod signals;
 pub mod targets;
 pub use wire::tls;

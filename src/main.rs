@@ -2,12 +2,12 @@
 //! emulator. Errors end here as one sentence and an exit code.
 
 use clap::{CommandFactory, FromArgMatches};
-use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, RunArgs};
-use gcs_speed_tui::config::Environment;
+use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, EtcdRunCommand, ReportArgs, RunArgs};
+use gcs_speed_tui::config::{ConfigError, Environment, checked};
 use gcs_speed_tui::finished::Finished;
-use gcs_speed_tui::gcs::progress;
-use gcs_speed_tui::gcs::runner::Runner;
+use gcs_speed_tui::progress;
 use gcs_speed_tui::signals::{self, Interrupt};
+use gcs_speed_tui::targets::{Planned, Remains, Start};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -45,9 +45,10 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Some(Command::Run(args)) => {
-            let args = *args;
+            let RunArgs { bench, report } = *args;
             init_logging();
-            runtime.block_on(run(args))
+            let planned = checked(&bench.to_options(), &Environment::from_process()).map(|c| Planned::Gcs(Box::new(c)));
+            runtime.block_on(run(planned, &report))
         }
         Some(Command::Emulator(args)) => {
             init_logging();
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Doctor(args)) => {
             init_logging();
-            let config = match gcs_speed_tui::config::checked(&args.bench.to_options(), &Environment::from_process()) {
+            let config = match checked(&args.bench.to_options(), &Environment::from_process()) {
                 Ok(config) => config,
                 Err(error) => return usage_error(error),
             };
@@ -63,7 +64,8 @@ fn main() -> ExitCode {
         }
         Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
             init_logging();
-            runtime.block_on(etcd_run(*args))
+            let EtcdRunCommand { etcd, report } = *args;
+            runtime.block_on(run(etcd.validate().map(|c| Planned::Etcd(Box::new(c))), &report))
         }
         Some(Command::Merge(args)) => report_command(gcs_speed_tui::fleet::command::merge(&args), &args.output),
         Some(Command::Compare(args)) => report_command(gcs_speed_tui::fleet::command::compare(&args), &None),
@@ -108,52 +110,49 @@ fn usage_error(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-async fn run(args: RunArgs) -> ExitCode {
-    let config = match gcs_speed_tui::config::checked(&args.bench.to_options(), &Environment::from_process()) {
-        Ok(config) => config,
+/// `run` and `etcd run`: bad input and an unreachable or refusing target
+/// end before anything is written; a run's failures exit 1 after the report.
+async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs) -> ExitCode {
+    let planned = match planned {
+        Ok(planned) => planned,
         Err(error) => return usage_error(error),
     };
-    let (start_at, host) = match args.report.start.resolve(std::time::SystemTime::now()) {
+    let (start_at, host) = match report_args.start.resolve(std::time::SystemTime::now()) {
         Ok(start) => start,
         Err(error) => return usage_error(error),
     };
-    let thresholds = match args.report.thresholds() {
+    let thresholds = match report_args.thresholds() {
         Ok(thresholds) => thresholds,
         Err(error) => return usage_error(error),
     };
-    // Open the output first: a typo in its path should not cost a whole run.
-    let mut output = match open_output(&args.report.output) {
-        Ok(output) => output,
-        Err(message) => return usage_error(message),
-    };
-    for note in &config.notes {
+    if let Err(message) = output_folder_exists(&report_args.output) {
+        return usage_error(message);
+    }
+    for note in planned.notes() {
         eprintln!("note: {note}");
     }
-    let connected = match gcs_speed_tui::launch::connect(&config).await {
-        Ok(connected) => connected,
+    let (events, receiver) = tokio::sync::mpsc::channel(1024);
+    let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), planned.round_words()));
+    let cancel = CancellationToken::new();
+    let interrupted = Arc::new(OnceLock::new());
+    let start = Start { events, cancel: cancel.clone(), start_at, host: Some(host) };
+    // The output opens once the target answered (nothing is written for one
+    // that did not) and before any round (a typo in its path costs no run).
+    let mut output = None;
+    let connected = |remains: Remains| {
+        output = Some(open_output(&report_args.output)?);
+        tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
+        Ok(())
+    };
+    let finished = match planned.run(start, connected).await {
+        Ok(finished) => finished,
         Err(error) => return usage_error(error),
     };
-    let (events, receiver) = tokio::sync::mpsc::channel(1024);
-    let printer = tokio::spawn(progress::print(
-        receiver,
-        std::io::stderr().is_terminal(),
-        config.concurrency,
-        config.rate_unit,
-        config.workload,
-    ));
-    let cancel = CancellationToken::new();
-    let stopping = config.stopping_sentence();
-    let runner = Runner::new(config, &connected, events, cancel.clone()).starting_at(start_at);
-    let interrupted = Arc::new(OnceLock::new());
-    let ledger = runner.ledger();
-    let remains = Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) };
-    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    let report = runner.run().await.host_label(host);
     let _ = printer.await;
-    let succeeded = report.succeeded();
-    let finished = Finished::from(report);
     let crossed = crossed_thresholds(&finished, &thresholds);
-    write_report(&mut output, &args.report.text(&finished), interrupted.get(), ending(succeeded, crossed))
+    let ended = ending(finished.succeeded(), crossed);
+    let Some(mut output) = output else { return usage_error("the report has nowhere to go") };
+    write_report(&mut output, &report_args.text(&finished), interrupted.get(), ended)
 }
 
 /// `--fail-if`: says each condition that held of the run, on stderr; true
@@ -193,62 +192,6 @@ fn ending(succeeded: bool, crossed: bool) -> u8 {
     }
 }
 
-/// `etcd run`: bad input and an unreachable or refusing cluster end before
-/// anything is written; a run's failures exit 1 after the report.
-async fn etcd_run(command: gcs_speed_tui::cli::EtcdRunCommand) -> ExitCode {
-    let (args, report_args) = (command.etcd, command.report);
-    use gcs_speed_tui::etcd::runner::{ClientRuntime, EtcdRunner};
-    let config = match args.validate() {
-        Ok(config) => config,
-        Err(error) => return usage_error(error),
-    };
-    let (start_at, host) = match report_args.start.resolve(std::time::SystemTime::now()) {
-        Ok(start) => start,
-        Err(error) => return usage_error(error),
-    };
-    let thresholds = match report_args.thresholds() {
-        Ok(thresholds) => thresholds,
-        Err(error) => return usage_error(error),
-    };
-    for note in &config.notes {
-        eprintln!("note: {note}");
-    }
-    let cancel = CancellationToken::new();
-    let say = Box::new(|line: &str| eprintln!("{line}"));
-    // Small requests cost more in thread hand-offs than in work: the client
-    // gets threads of its own (half the CPUs, leaving etcd on loopback the
-    // rest), whose CPU alone is the client's.
-    let stopping = match config.cleanup {
-        true => "stopping requests and deleting this run's keys",
-        false => "stopping requests and keeping this run's keys (--cleanup=false)",
-    };
-    let client = match ClientRuntime::new(args.client_threads()) {
-        Ok(client) => client,
-        Err(error) => return usage_error(error),
-    };
-    let runner = match client.run(EtcdRunner::connect(config, cancel.clone(), say)).await {
-        Ok(runner) => runner,
-        Err(error) => return usage_error(error),
-    };
-    let mut output = match open_output(&report_args.output) {
-        Ok(output) => output,
-        Err(message) => return usage_error(message),
-    };
-    let interrupted = Arc::new(OnceLock::new());
-    let prefix = runner.run_prefix();
-    let remains = Remains {
-        stopping: stopping.into(),
-        noun: "key prefix(es)",
-        names: Box::new(move || vec![format!("etcd keys under {prefix}")]),
-    };
-    tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, remains, interrupted.clone()));
-    let report = client.run(runner.starting_at(start_at).run()).await.host_label(host);
-    let succeeded = report.succeeded();
-    let finished = Finished::from(report);
-    let crossed = crossed_thresholds(&finished, &thresholds);
-    write_report(&mut output, &report_args.text(&finished), interrupted.get(), ending(succeeded, crossed))
-}
-
 /// `merge` and `compare`: warnings on stderr, the text to its place; a
 /// refusal is one sentence and exit 2.
 fn report_command(
@@ -269,6 +212,18 @@ fn report_command(
     write_report(&mut output, &said.text, None, 0)
 }
 
+/// The report's file has a folder to go in: a typo in its path is said
+/// before anything runs (the file itself is made once the target answered).
+fn output_folder_exists(path: &Option<std::path::PathBuf>) -> Result<(), String> {
+    let Some(path) = path.as_ref().filter(|p| p.as_os_str() != "-") else { return Ok(()) };
+    let folder = path.parent().filter(|f| !f.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!("cannot write {}: {} is not a folder", path.display(), folder.display())),
+        Err(error) => Err(format!("cannot write {}: {error}", path.display())),
+    }
+}
+
 /// The report's destination: a file, or stdout for none or `-`.
 fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, String> {
     match path {
@@ -282,14 +237,6 @@ fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, Stri
 
 /// First Ctrl-C (or SIGTERM, SIGHUP): stop uploads and clean up, then report.
 /// A second: leave at once, naming what may be left.
-/// How a target's run is cancelled, in words: what stops, what a second
-/// Ctrl-C may leave ("object(s)"), and its names as they stand then.
-struct Remains {
-    stopping: String,
-    noun: &'static str,
-    names: Box<dyn Fn() -> Vec<String> + Send>,
-}
-
 async fn cancel_on_interrupt(
     mut interrupts: tokio::sync::mpsc::UnboundedReceiver<Interrupt>,
     cancel: CancellationToken,

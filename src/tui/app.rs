@@ -1,10 +1,10 @@
 //! The app's state and its one update function (Elm style). `update` never
 //! does I/O: it returns the effects for the event loop to carry out.
 
-use super::form::{Access, Checked, Form};
+use super::form::{Access, Form};
 use super::history::History;
 use super::live::Live;
-use crate::config::{BenchConfig, Environment, FormOptions};
+use crate::config::{Environment, FormOptions};
 use crate::engine::events::RunEvent;
 use crate::finished::Finished;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -34,8 +34,7 @@ pub enum Message {
 
 #[derive(Debug, PartialEq)]
 pub enum Effect {
-    StartRun(Box<BenchConfig>),
-    StartEtcdRun(Box<crate::etcd::options::EtcdConfig>),
+    StartRun(Box<crate::targets::Planned>),
     CancelRun,
     SaveForm(Box<FormOptions>),
     /// The Target field changed: remembered alone (the rest of the form is
@@ -308,16 +307,13 @@ impl App {
                 return Vec::new();
             }
         };
-        let (live, notes, start) = match checked {
-            Checked::Gcs(config) => (Live::new(&config), config.notes.clone(), Effect::StartRun(config)),
-            Checked::Etcd(config) => (Live::for_etcd(&config), config.notes.clone(), Effect::StartEtcdRun(config)),
-        };
-        self.live = Some(live);
+        self.live = Some(checked.live());
+        let notes = checked.notes();
         self.running = true;
         self.pane = Pane::Run;
         self.run_started_s = self.now_s;
         self.status = notes.first().cloned().or_else(|| Some("connecting".into()));
-        vec![Effect::SaveForm(Box::new(self.form.options.clone())), start]
+        vec![Effect::SaveForm(Box::new(self.form.options.clone())), Effect::StartRun(Box::new(checked))]
     }
 
     fn cancel(&mut self) -> Vec<Effect> {

@@ -2,20 +2,13 @@
 //! `etcd run` option) as a field over one `FormOptions` value, validated by the
 //! same code as the CLI flags, so both say the same thing.
 
-use crate::config::{BenchConfig, ConfigError, Environment, FormOptions};
-use crate::etcd::options::EtcdConfig;
+use crate::config::{ConfigError, Environment, FormOptions};
+use crate::targets::Planned;
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 pub use super::fields::{Access, ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, FieldSpec, TARGETS};
-
-/// A valid form: the run it describes, for the target chosen.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Checked {
-    Gcs(Box<BenchConfig>),
-    Etcd(Box<EtcdConfig>),
-}
 
 /// One line of the form as shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,30 +26,14 @@ pub struct Form {
     /// The text being edited, while a text field is open.
     pub editing: Option<Input>,
     /// The options' validation, after every change.
-    pub checked: Result<Checked, ConfigError>,
+    pub checked: Result<Planned, ConfigError>,
     env: Environment,
-}
-
-fn check(options: &FormOptions, env: &Environment) -> Result<Checked, ConfigError> {
-    if options.target == "etcd" {
-        options.etcd_run_args().validate().map(|c| Checked::Etcd(Box::new(c)))
-    } else {
-        crate::config::checked(&options.gcs, env).map(|c| Checked::Gcs(Box::new(c)))
-    }
 }
 
 impl Form {
     pub fn new(options: FormOptions, env: Environment) -> Self {
-        let checked = check(&options, &env);
+        let checked = Planned::check(&options, &env);
         Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
-    }
-
-    /// The GCS run the form describes, when it is valid and GCS is the target.
-    pub fn gcs(&self) -> Option<&BenchConfig> {
-        match &self.checked {
-            Ok(Checked::Gcs(config)) => Some(config),
-            _ => None,
-        }
     }
 
     pub fn etcd(&self) -> bool {
@@ -138,7 +115,7 @@ impl Form {
     }
 
     fn changed(&mut self) {
-        self.checked = check(&self.options, &self.env);
+        self.checked = Planned::check(&self.options, &self.env);
     }
 
     /// One step wraps around; a page stops at either end.
@@ -255,7 +232,7 @@ fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
 pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environment) -> FormOptions {
     let defaults = FormOptions::default();
     for _ in 0..FIELDS.len() + ETCD_FIELDS.len() {
-        let Err(error) = check(&options, env) else { break };
+        let Err(error) = Planned::check(&options, env) else { break };
         let fields: &[FieldSpec] = if options.target == "etcd" { &ETCD_FIELDS } else { &FIELDS };
         let Some(field) = fields.iter().find(|f| f.key == error.field) else { break };
         if given.iter().any(|g| g == field.key) {
@@ -338,12 +315,12 @@ mod tests {
     #[test]
     fn the_target_choice_brings_the_other_targets_fields() {
         let mut form = Form::new(FormOptions::default(), Environment::default());
-        assert!(matches!(form.checked, Ok(Checked::Gcs(_))));
+        assert!(matches!(form.checked, Ok(Planned::Gcs(_))));
         form.select_field(0);
         form.step_choice(1);
         assert_eq!(form.options.target, "etcd");
         assert_eq!((form.fields().len(), form.rows().len()), (ETCD_FIELDS.len(), ETCD_ESSENTIALS + 1));
-        let Ok(Checked::Etcd(config)) = &form.checked else { panic!("{:?}", form.checked) };
+        let Ok(Planned::Etcd(config)) = &form.checked else { panic!("{:?}", form.checked) };
         assert_eq!(config.reach.endpoints, ["http://127.0.0.1:2379"]);
         form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "requests").unwrap());
         form.activate();

@@ -13,7 +13,7 @@ pub mod ui;
 use crate::config::{Environment, FormOptions, Options};
 use crate::engine::events::RunEvent;
 use crate::finished::Finished;
-use crate::gcs::runner::Runner;
+use crate::targets::{Planned, Start};
 use app::{App, Effect, Message};
 use futures::StreamExt;
 use ratatui::DefaultTerminal;
@@ -157,13 +157,9 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
         }
         for effect in effects {
             match effect {
-                Effect::StartRun(config) => {
+                Effect::StartRun(planned) => {
                     cancel = CancellationToken::new();
-                    tokio::spawn(run(*config, run_tx.clone(), done_tx.clone(), cancel.clone()));
-                }
-                Effect::StartEtcdRun(config) => {
-                    cancel = CancellationToken::new();
-                    tokio::spawn(run_etcd(*config, run_tx.clone(), done_tx.clone(), cancel.clone()));
+                    tokio::spawn(run(*planned, run_tx.clone(), done_tx.clone(), cancel.clone()));
                 }
                 Effect::CancelRun => cancel.cancel(),
                 Effect::SaveForm(options) => {
@@ -203,35 +199,11 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
 /// Where a run's report goes: the app applies every event sent before it.
 type Done = mpsc::Sender<Result<Finished, String>>;
 
-async fn run(
-    config: crate::config::BenchConfig,
-    events: mpsc::Sender<RunEvent>,
-    done: Done,
-    cancel: CancellationToken,
-) {
-    let result = match crate::launch::connect(&config).await {
-        Ok(connected) => Ok(Finished::Gcs(Box::new(Runner::new(config, &connected, events, cancel).run().await))),
-        Err(error) => Err(error.to_string()),
-    };
-    let _ = done.send(result).await;
-}
-
-async fn run_etcd(
-    config: crate::etcd::options::EtcdConfig,
-    events: mpsc::Sender<RunEvent>,
-    done: Done,
-    cancel: CancellationToken,
-) {
-    use crate::etcd::runner::{ClientRuntime, EtcdRunner};
-    // The app's status line gets the notes as events; nothing goes to the terminal.
-    let quiet = Box::new(|_: &str| {});
-    // Threads of its own: the app's drawing is not counted as the client's CPU.
-    let result = match ClientRuntime::new(config.client_threads) {
-        Ok(client) => match client.run(EtcdRunner::connect(config, cancel, quiet)).await {
-            Ok(runner) => Ok(Finished::Etcd(Box::new(client.run(runner.with_events(events).run()).await))),
-            Err(error) => Err(error.to_string()),
-        },
-        Err(error) => Err(error.to_string()),
-    };
+/// Any target's run: its events to the app as they happen, its report
+/// (or why it could not start) when it ends.
+async fn run(planned: Planned, events: mpsc::Sender<RunEvent>, done: Done, cancel: CancellationToken) {
+    // The app cancels with its own key, and its farewell names what is left.
+    let start = Start { events, cancel, start_at: None, host: None };
+    let result = planned.run(start, |_| Ok(())).await;
     let _ = done.send(result).await;
 }

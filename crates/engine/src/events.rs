@@ -86,3 +86,33 @@ pub struct RoundDone {
     /// Every item of the round finished.
     pub ok: bool,
 }
+
+/// How a front end words a target's rounds as they end (the headless
+/// progress lines): what a round's work is, and how its rate is shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundWords {
+    pub unit: units::RateUnit,
+    /// What `RoundDone::done` counts.
+    pub amount: Amount,
+    /// Items a round holds and what one is, for "2 of 4 uploads finished".
+    pub items: u32,
+    pub noun: &'static str,
+    /// A round of two parts (w1r3: its upload, then its reads): each part's
+    /// name, items and noun; `PartDone` ends the first.
+    pub parts: Option<[RoundPart; 2]>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundPart {
+    pub name: &'static str,
+    pub items: u32,
+    pub noun: &'static str,
+}
+
+/// What a round's `done` counts: bytes (said as a size, its rate in MiB/s
+/// converted to the unit), or operations of a kind (`puts`, at ops/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    Bytes,
+    Count(&'static str),
+}

@@ -47,6 +47,8 @@ pub trait FinishedRun: std::fmt::Debug + Send + Sync {
     fn started_at(&self) -> &str;
     fn tool_version(&self) -> &str;
     fn outcome(&self) -> RunOutcome;
+    /// Completed with every item done and nothing left behind (exit 0).
+    fn succeeded(&self) -> bool;
     /// (host, run ID) of each host the report holds: its own when single.
     fn host_ids(&self) -> Vec<(String, String)>;
     /// A merged report's number of hosts; 0 for a single run.

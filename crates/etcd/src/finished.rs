@@ -49,6 +49,10 @@ impl FinishedRun for EtcdReport {
         self.outcome
     }
 
+    fn succeeded(&self) -> bool {
+        EtcdReport::succeeded(self)
+    }
+
     fn host_ids(&self) -> Vec<(String, String)> {
         match self.hosts.is_empty() {
             true => vec![(self.environment.host.clone(), self.run_id.clone())],

@@ -147,6 +147,34 @@ fn parse_bytes(text: &str, field: &'static str, min: usize, max: usize) -> Resul
     }
 }
 
+impl EtcdConfig {
+    /// What a cancel does, said as it starts.
+    pub fn stopping_sentence(&self) -> String {
+        match self.cleanup {
+            true => "stopping requests and deleting this run's keys".into(),
+            false => "stopping requests and keeping this run's keys (--cleanup=false)".into(),
+        }
+    }
+
+    /// How the headless progress words this run's rounds: operations, at
+    /// ops/s (events/s for watch).
+    pub fn round_words(&self) -> engine::events::RoundWords {
+        let (unit, what) = match self.mode {
+            Mode::Put => (units::RateUnit::Ops, "puts"),
+            Mode::Range => (units::RateUnit::Ops, "ranges"),
+            Mode::Watch => (units::RateUnit::Events, "events"),
+        };
+        let items = self.clients * self.requests;
+        engine::events::RoundWords {
+            unit,
+            amount: engine::events::Amount::Count(what),
+            items,
+            noun: "request",
+            parts: None,
+        }
+    }
+}
+
 impl EtcdRunArgs {
     pub fn client_threads(&self) -> usize {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -47,7 +47,6 @@ pub struct EtcdRunner {
     /// Why a round broke the watch check, first seen.
     broken: Option<String>,
     notes: Vec<String>,
-    progress: Box<dyn Fn(&str) + Send + Sync>,
     /// The live feed for the app (GCS's event type: `bytes` are requests here).
     events: Option<mpsc::Sender<RunEvent>>,
     clock: Instant,
@@ -58,11 +57,7 @@ pub struct EtcdRunner {
 impl EtcdRunner {
     /// Connects and checks each transport against the cluster; an error here
     /// is the user's to fix (wrong URL, not etcd, auth, TLS) and nothing ran.
-    pub async fn connect(
-        config: EtcdConfig,
-        cancel: CancellationToken,
-        progress: Box<dyn Fn(&str) + Send + Sync>,
-    ) -> Result<Self, EtcdError> {
+    pub async fn connect(config: EtcdConfig, cancel: CancellationToken) -> Result<Self, EtcdError> {
         let ports = config.reach.endpoints.iter().filter_map(|e| port_of(e)).collect();
         let mut wire = WireMeter::new(ports);
         let scraper = http_client(&config.reach)?.build().map_err(|e| super::gateway::build_error(&e))?;
@@ -105,7 +100,6 @@ impl EtcdRunner {
             value,
             broken: None,
             notes: Vec::new(),
-            progress,
             events: None,
             clock: Instant::now(),
             start_at: None,
@@ -135,9 +129,8 @@ impl EtcdRunner {
         self.clock.elapsed().as_secs_f64()
     }
 
-    /// Said to the headless run's stderr and the app's status line.
+    /// Said to the front end: the headless run's stderr, the app's status line.
     async fn say(&self, line: String) {
-        (self.progress)(&line);
         self.emit(RunEvent::Note(line)).await;
     }
 
@@ -245,7 +238,6 @@ impl EtcdRunner {
         if self.config.warmup {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
             for kind in self.config.schedule.transports.clone() {
-                (self.progress)(&format!("{} warmup", kind.name()));
                 let stop = self.round(kind, None).await.err();
                 if stop.is_some() {
                     return stop;

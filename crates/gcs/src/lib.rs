@@ -5,7 +5,6 @@
 pub mod auth;
 pub mod config;
 pub mod payload;
-pub mod progress;
 pub mod report;
 pub mod runner;
 pub mod stats;

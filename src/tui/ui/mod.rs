@@ -7,8 +7,6 @@ mod results;
 mod theme;
 
 use super::app::{App, Pane};
-use crate::config::Target;
-use crate::tui::form::Checked;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -119,14 +117,7 @@ pub fn words(app: &App, text: &str) -> String {
 /// What the target is, plainly: nobody should mistake loopback for GCS.
 pub fn target_label(app: &App) -> String {
     match &app.form.checked {
-        Ok(Checked::Gcs(config)) => match &config.target {
-            Target::BuiltIn => "built-in emulator (loopback, not GCS)".into(),
-            Target::Endpoint { json_url, grpc_url } => {
-                format!("endpoint {}", json_url.as_deref().or(grpc_url.as_deref()).unwrap_or(""))
-            }
-            Target::Gcs => format!("gs://{} on GCS", config.bucket),
-        },
-        Ok(Checked::Etcd(config)) => format!("etcd at {}", config.reach.endpoints.join(",")),
+        Ok(planned) => planned.where_said(),
         Err(_) => format!("unknown until the {} field is fixed", invalid_label(app)),
     }
 }
@@ -164,11 +155,11 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::raw("  target: "),
         Span::styled(
             target_label(app),
-            theme.target(matches!(app.form.gcs().map(|c| &c.target), Some(Target::BuiltIn))),
+            theme.target(app.form.checked.as_ref().is_ok_and(|planned| planned.on_built_in_emulator())),
         ),
     ]);
     // The fault before the state: of the two it is the one that must not be cut.
-    if let Some(fault) = app.form.gcs().and_then(|c| c.emulator_fault.as_deref()) {
+    if let Some(fault) = app.form.checked.as_ref().ok().and_then(|planned| planned.emulator_fault()) {
         first.spans.push(Span::styled(format!("  FAULT {fault}"), theme.warning()));
     }
     first.spans.push(Span::raw("   "));
@@ -178,15 +169,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let second = match app.live.as_ref().filter(|l| app.running && !l.target.is_empty()) {
         Some(live) => format!(" {}", live.target),
         None => match &app.form.checked {
-            Ok(Checked::Gcs(config)) if config.target == Target::Gcs => {
-                " credentials: looked up when the run starts (Credentials field, GOOGLE_APPLICATION_CREDENTIALS, ..., ADC)"
-                    .into()
-            }
-            Ok(Checked::Etcd(config)) => match &config.reach.user {
-                Some((user, _)) => format!(" user: {user} (both transports sign in)"),
-                None => " user: none (for a cluster with auth on, set User and Password)".into(),
-            },
-            Ok(_) => " credentials: none needed".into(),
+            Ok(planned) => format!(" {}", planned.sign_in_said()),
             Err(_) => " r runs nothing until then: the field's sentence is under the form".into(),
         },
     };

@@ -118,18 +118,6 @@ impl EtcdRunner {
         let Some(round) = round else { return };
         let ok = m.failures.count == 0 && m.broken.is_none() && m.ops > 0;
         let elapsed_s = m.elapsed.as_secs_f64();
-        if ok {
-            let what = match self.config.mode {
-                Mode::Put => "puts",
-                Mode::Range => "ranges",
-                Mode::Watch => "events",
-            };
-            (self.progress)(&format!(
-                "{name}: {} {what} in {elapsed_s:.2} s, {:.0}/s",
-                m.ops,
-                m.ops as f64 / elapsed_s
-            ));
-        }
         let done = RoundDone { transport: kind, round, done: m.ops, elapsed_s, ok };
         self.emit(RunEvent::RoundDone(done)).await;
         if ok {

@@ -195,6 +195,17 @@ impl BenchConfig {
         per_worker * self.concurrency as u64
     }
 
+    /// How the headless progress words this run's rounds.
+    pub fn round_words(&self) -> engine::events::RoundWords {
+        use engine::events::{Amount, RoundPart, RoundWords};
+        let items = self.concurrency;
+        let parts = (self.workload == Workload::W1r3).then_some([
+            RoundPart { name: " upload", items, noun: "upload" },
+            RoundPart { name: " reads", items: items * W1R3_READS, noun: "read" },
+        ]);
+        RoundWords { unit: self.rate_unit, amount: Amount::Bytes, items, noun: self.workload.noun(), parts }
+    }
+
     pub fn retry_policy(&self) -> crate::transport::RetryPolicy {
         crate::transport::RetryPolicy {
             max_retries: self.max_retries,

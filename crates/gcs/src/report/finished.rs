@@ -59,6 +59,10 @@ impl FinishedRun for RunReport {
         self.outcome
     }
 
+    fn succeeded(&self) -> bool {
+        RunReport::succeeded(self)
+    }
+
     fn host_ids(&self) -> Vec<(String, String)> {
         match self.hosts.is_empty() {
             true => vec![(self.environment.host.clone(), self.run_id.clone())],

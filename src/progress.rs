@@ -1,8 +1,10 @@
-//! Progress of a headless run on stderr: a bar per transport on a terminal,
-//! plain lines otherwise (so logs of CI jobs stay readable).
+//! Progress of a headless run of any target on stderr, from its run
+//! events: a bar per transport on a terminal, plain lines otherwise (so logs
+//! of CI jobs stay readable). The target says how its rounds are worded
+//! (`RoundWords`).
 
-use crate::config::TransportKind;
-use engine::events::{Phase, RunEvent};
+use engine::events::{Amount, Phase, RoundDone, RoundWords, RunEvent};
+use engine::plan::TransportKind;
 use std::collections::BTreeMap;
 use std::io::Write;
 use tokio::sync::mpsc;
@@ -14,28 +16,14 @@ const BAR_WIDTH: usize = 30;
 struct Lane {
     rounds_done: u32,
     round_fraction: f64,
-    last_mib_s: Option<f64>,
+    last_rate: Option<f64>,
 }
 
-/// `concurrency`: uploads (or reads) per round, for "2 of 4 uploads finished".
-pub async fn print(
-    mut events: mpsc::Receiver<RunEvent>,
-    terminal: bool,
-    concurrency: u32,
-    unit: RateUnit,
-    workload: crate::config::Workload,
-) {
-    let mut printer = Printer {
-        terminal,
-        lanes: BTreeMap::new(),
-        rounds: None,
-        drawn: 0,
-        finished: BTreeMap::new(),
-        per_round: concurrency,
-        noun: workload.noun(),
-        workload,
-        unit,
-    };
+/// Prints `events` until the run drops their sender.
+pub async fn print(mut events: mpsc::Receiver<RunEvent>, terminal: bool, words: RoundWords) {
+    let unit = words.unit;
+    let mut printer =
+        Printer { terminal, lanes: BTreeMap::new(), rounds: None, drawn: 0, finished: BTreeMap::new(), words, unit };
     while let Some(event) = events.recv().await {
         printer.show(event);
     }
@@ -52,12 +40,9 @@ struct Printer {
     rounds: Option<u32>,
     /// Bar lines on screen below the last message.
     drawn: usize,
-    /// Uploads finished in each transport's current round.
+    /// Items finished in each transport's current round.
     finished: BTreeMap<TransportKind, u32>,
-    per_round: u32,
-    /// What an item of a round is: "upload", "download".
-    noun: &'static str,
-    workload: crate::config::Workload,
+    words: RoundWords,
     unit: RateUnit,
 }
 
@@ -79,37 +64,7 @@ impl Printer {
             }
             RunEvent::RoundDone(ref round) | RunEvent::PartDone(ref round) => {
                 let first_part = matches!(event, RunEvent::PartDone(_));
-                let lane = self.lanes.entry(round.transport).or_default();
-                lane.rounds_done += u32::from(!first_part || !round.ok);
-                lane.round_fraction = 0.0;
-                // w1r3 says which part of its round a line is.
-                let (part, items, noun) = match (self.workload, first_part) {
-                    (crate::config::Workload::W1r3, true) => (" upload", self.per_round, "upload"),
-                    (crate::config::Workload::W1r3, false) => {
-                        (" reads", self.per_round * crate::config::W1R3_READS, "read")
-                    }
-                    _ => ("", self.per_round, self.noun),
-                };
-                let name = format!(
-                    "{} round {}{}{part}",
-                    round.transport.name(),
-                    round.round + 1,
-                    self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
-                );
-                let finished = self.finished.remove(&round.transport).unwrap_or(0);
-                let line = if round.ok {
-                    let rate = mib_per_second(round.done, round.elapsed_s);
-                    lane.last_mib_s = Some(rate);
-                    format!(
-                        "{name}: {} in {} ({})",
-                        format_size(round.done),
-                        format_seconds(round.elapsed_s),
-                        self.unit.format(rate)
-                    )
-                } else {
-                    // A failed round is not timed: no rate that could be read as one.
-                    format!("{name} failed: {finished} of {items} {noun}s finished")
-                };
+                let line = self.round_line(round, first_part);
                 self.say(&line);
             }
             RunEvent::ItemDone(sample) if sample.ok => {
@@ -121,6 +76,39 @@ impl Printer {
             }
             _ => {}
         }
+    }
+
+    /// `grpc round 2/3: 64 MiB in 1.20 s (53.3 MiB/s)`, or what failed.
+    fn round_line(&mut self, round: &RoundDone, first_part: bool) -> String {
+        let lane = self.lanes.entry(round.transport).or_default();
+        lane.rounds_done += u32::from(!first_part || !round.ok);
+        lane.round_fraction = 0.0;
+        // A round of two parts says which part a line is.
+        let w = &self.words;
+        let (part, items, noun) = match w.parts {
+            Some([first, second]) => {
+                let part = if first_part { first } else { second };
+                (part.name, part.items, part.noun)
+            }
+            None => ("", w.items, w.noun),
+        };
+        let name = format!(
+            "{} round {}{}{part}",
+            round.transport.name(),
+            round.round + 1,
+            self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
+        );
+        let finished = self.finished.remove(&round.transport).unwrap_or(0);
+        if !round.ok {
+            // A failed round is not timed: no rate that could be read as one.
+            return format!("{name} failed: {finished} of {items} {noun}s finished");
+        }
+        let (amount, rate) = match w.amount {
+            Amount::Bytes => (format_size(round.done), mib_per_second(round.done, round.elapsed_s)),
+            Amount::Count(what) => (format!("{} {what}", round.done), round.done as f64 / round.elapsed_s),
+        };
+        lane.last_rate = Some(rate);
+        format!("{name}: {amount} in {} ({})", format_seconds(round.elapsed_s), self.unit.format(rate))
     }
 
     fn say(&mut self, line: &str) {
@@ -159,7 +147,7 @@ fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Opt
             None => lane.round_fraction,
         };
         let filled = ((done * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
-        let rate = lane.last_mib_s.map(|r| unit.format(r)).unwrap_or_default();
+        let rate = lane.last_rate.map(|r| unit.format(r)).unwrap_or_default();
         let _ = writeln!(
             out,
             "{:<9} [{}{}] {}{} {}",

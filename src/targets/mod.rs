@@ -4,6 +4,9 @@
 //! reading a report back, merging one target's hosts and starting a run
 //! need to know which target it is, and that is said here.
 
+mod run;
+pub use run::{Planned, Remains, Start};
+
 use crate::etcd::report::EtcdReport;
 use crate::gcs::report::RunReport;
 use engine::finished::FinishedRun;
@@ -51,6 +54,14 @@ impl std::ops::DerefMut for Finished {
 }
 
 impl Finished {
+    /// The report with `label` as its host's name (`--host-label`).
+    pub fn host_labelled(self, label: String) -> Finished {
+        match self {
+            Finished::Gcs(r) => Finished::from((*r).host_label(label)),
+            Finished::Etcd(r) => Finished::from((*r).host_label(label)),
+        }
+    }
+
     /// A report read back from its JSON, by the target it names.
     pub fn from_json(value: serde_json::Value) -> Result<Finished, serde_json::Error> {
         Ok(match value.get("target").and_then(|t| t.as_str()) {
