@@ -123,11 +123,14 @@ fn say_ready(args: &EmulatorArgs, json: &str, grpc: &str, trust: Option<&std::pa
         let trust = trust.map(|p| format!(" --ca-cert {}", p.display())).unwrap_or_default();
         // The bucket it was given, so the hint runs as printed.
         let bucket = args.buckets.first().map(|b| format!(" --bucket {b}")).unwrap_or_default();
-        eprintln!(
-            "GCS emulator ready (Ctrl-C to stop).\n  gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}{bucket}\n  \
-             STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}\n  \
-             curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' -d '{{\"name\":\"my-bucket\"}}'"
-        );
+        let new_bucket = r#"-d '{"name":"my-bucket"}'"#;
+        let lines = [
+            "GCS emulator ready (Ctrl-C to stop).".to_string(),
+            format!("gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc}{trust}{bucket}"),
+            format!("STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}"),
+            format!("curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' {new_bucket}"),
+        ];
+        eprintln!("{}", lines.join("\n  "));
     }
 }
 

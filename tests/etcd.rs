@@ -61,6 +61,20 @@ fn every_mode_runs_on_both_transports_and_leaves_no_keys() {
         assert!(comparison["sentence"].as_str().unwrap().contains("pairs"), "{comparison}");
         assert!(report["cleanup"]["deleted"].as_u64() > Some(0), "{}", report["cleanup"]);
         assert_eq!(etcd.count("bench/", None), 0, "{mode}: cleanup deletes the run's keys");
+        // Progress goes through run events to the same printer as GCS's: a
+        // line per round, each with every request of the round (4 x 50).
+        let what = match mode {
+            "put" => "puts",
+            "range" => "ranges",
+            _ => "events",
+        };
+        let text = stderr(&output);
+        for transport in ["http-json", "grpc"] {
+            for round in 1..=3 {
+                let line = format!("{transport} round {round}/3: 200 {what} in ");
+                assert!(text.contains(&line), "{mode}: no '{line}' in {text}");
+            }
+        }
     }
     assert_eq!(etcd.ctl_ok(&["get", "someone-elses/key", "--print-value-only"]).trim(), "theirs");
 }

@@ -156,37 +156,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
             }
         }
         for effect in effects {
-            match effect {
-                Effect::StartRun(planned) => {
-                    cancel = CancellationToken::new();
-                    tokio::spawn(run(*planned, run_tx.clone(), done_tx.clone(), cancel.clone()));
-                }
-                Effect::CancelRun => cancel.cancel(),
-                Effect::SaveForm(options) => {
-                    if let Err(error) = persist::save(&options) {
-                        tracing::warn!("could not remember the form: {error}");
-                    }
-                }
-                Effect::SaveTarget(target) => {
-                    if let Err(error) = persist::save_target(&target) {
-                        tracing::warn!("could not remember the target: {error}");
-                    }
-                }
-                Effect::SaveRun(report) => {
-                    if let Err(error) = persist::save_run(&report) {
-                        tracing::warn!("could not keep the run for the history: {error}");
-                    }
-                }
-                Effect::Export { path, contents } => {
-                    let status = match std::fs::write(&path, contents) {
-                        Ok(()) => {
-                            format!("exported to {}", std::path::absolute(&path).unwrap_or(path.into()).display())
-                        }
-                        Err(error) => format!("could not write {path}: {error}"),
-                    };
-                    app.update(Message::Status(status));
-                }
-            }
+            carry_out(effect, &mut app, &mut cancel, (&run_tx, &done_tx));
         }
         if app.quit {
             break;
@@ -196,12 +166,46 @@ async fn event_loop(terminal: &mut DefaultTerminal, mut app: App) -> std::io::Re
     Ok(app)
 }
 
+/// Does what the app asked: start or cancel a run, remember the form, the
+/// target or a run, or write an export (whose outcome the app is told).
+fn carry_out(effect: Effect, app: &mut App, cancel: &mut CancellationToken, run: (&mpsc::Sender<RunEvent>, &Done)) {
+    match effect {
+        Effect::StartRun(planned) => {
+            *cancel = CancellationToken::new();
+            tokio::spawn(run_planned(*planned, run.0.clone(), run.1.clone(), cancel.clone()));
+        }
+        Effect::CancelRun => cancel.cancel(),
+        Effect::SaveForm(options) => {
+            if let Err(error) = persist::save(&options) {
+                tracing::warn!("could not remember the form: {error}");
+            }
+        }
+        Effect::SaveTarget(target) => {
+            if let Err(error) = persist::save_target(&target) {
+                tracing::warn!("could not remember the target: {error}");
+            }
+        }
+        Effect::SaveRun(report) => {
+            if let Err(error) = persist::save_run(&report) {
+                tracing::warn!("could not keep the run for the history: {error}");
+            }
+        }
+        Effect::Export { path, contents } => {
+            let status = match std::fs::write(&path, contents) {
+                Ok(()) => format!("exported to {}", std::path::absolute(&path).unwrap_or(path.into()).display()),
+                Err(error) => format!("could not write {path}: {error}"),
+            };
+            app.update(Message::Status(status));
+        }
+    }
+}
+
 /// Where a run's report goes: the app applies every event sent before it.
 type Done = mpsc::Sender<Result<Finished, String>>;
 
 /// Any target's run: its events to the app as they happen, its report
 /// (or why it could not start) when it ends.
-async fn run(planned: Planned, events: mpsc::Sender<RunEvent>, done: Done, cancel: CancellationToken) {
+async fn run_planned(planned: Planned, events: mpsc::Sender<RunEvent>, done: Done, cancel: CancellationToken) {
     // The app cancels with its own key, and its farewell names what is left.
     let start = Start { events, cancel, start_at: None, host: None };
     let result = planned.run(start, |_| Ok(())).await;

@@ -108,6 +108,46 @@ pub trait FinishedRun: std::fmt::Debug + Send + Sync {
     }
 }
 
+/// The `FinishedRun` methods every report answers from the envelope's
+/// fields, which every target's report names alike (`run_id`,
+/// `started_at`, `tool`, `outcome`, `environment`, `hosts`, `fleet`): said
+/// once here, expanded inside each `impl FinishedRun`.
+#[macro_export]
+macro_rules! report_envelope {
+    () => {
+        fn run_id(&self) -> &str {
+            &self.run_id
+        }
+
+        fn started_at(&self) -> &str {
+            &self.started_at
+        }
+
+        fn tool_version(&self) -> &str {
+            &self.tool.version
+        }
+
+        fn outcome(&self) -> $crate::report::RunOutcome {
+            self.outcome
+        }
+
+        fn host_ids(&self) -> Vec<(String, String)> {
+            match self.hosts.is_empty() {
+                true => vec![(self.environment.host.clone(), self.run_id.clone())],
+                false => self.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
+            }
+        }
+
+        fn merged_hosts(&self) -> usize {
+            self.hosts.len()
+        }
+
+        fn fleet_mut(&mut self) -> Option<&mut $crate::fleet::Fleet> {
+            self.fleet.as_mut()
+        }
+    };
+}
+
 /// Each histogram text decodes and, with the rounds' own histograms, none
 /// holds a value above `highest` (the top of the target's records).
 pub fn histograms_fit<'a>(

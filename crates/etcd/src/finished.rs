@@ -4,9 +4,7 @@ use super::merge::operation;
 use super::options::Mode;
 use super::report::EtcdReport;
 use engine::finished::{FinishedRun, Leftovers, RowRate, Table, histograms_fit};
-use engine::fleet::Fleet;
 use engine::plan::TransportKind;
-use engine::report::RunOutcome;
 use engine::threshold::{Figure, Metric};
 use units::RateUnit;
 
@@ -33,39 +31,10 @@ impl FinishedRun for EtcdReport {
         format!("{mode} x{} {} clients x {}, {} B values", c.iterations, c.clients, c.requests, c.value_size)
     }
 
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    fn started_at(&self) -> &str {
-        &self.started_at
-    }
-
-    fn tool_version(&self) -> &str {
-        &self.tool.version
-    }
-
-    fn outcome(&self) -> RunOutcome {
-        self.outcome
-    }
+    engine::report_envelope!();
 
     fn succeeded(&self) -> bool {
         EtcdReport::succeeded(self)
-    }
-
-    fn host_ids(&self) -> Vec<(String, String)> {
-        match self.hosts.is_empty() {
-            true => vec![(self.environment.host.clone(), self.run_id.clone())],
-            false => self.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
-        }
-    }
-
-    fn merged_hosts(&self) -> usize {
-        self.hosts.len()
-    }
-
-    fn fleet_mut(&mut self) -> Option<&mut Fleet> {
-        self.fleet.as_mut()
     }
 
     fn summary_line(&self) -> String {

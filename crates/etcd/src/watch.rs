@@ -90,14 +90,7 @@ pub async fn run_watch_round(
         delivered.push(event);
     }
     let open = OpenWatch { arrivals, stream };
-    let mut delay = latency_histogram();
-    for event in &delivered {
-        if let Some(ack) = acked.get(&event.revision) {
-            // etcd may send the event before the put's answer reaches us: 0
-            // then, recorded as 0 (HDR keeps zeros), as the report's note says.
-            delay.saturating_record(event.at.saturating_duration_since(*ack).as_micros() as u64);
-        }
-    }
+    let delay = delivery_delays(&delivered, &acked);
     let elapsed = delivered.last().map_or(started.elapsed(), |last| last.at - started);
     let mut put_revisions: Vec<i64> = acked.keys().copied().collect();
     put_revisions.sort_unstable();
@@ -110,6 +103,19 @@ pub async fn run_watch_round(
         broken: check_delivery(&put_revisions, &arrived),
     };
     Ok((round, open))
+}
+
+/// Each put's event's delay from its answer to its arrival, in µs.
+fn delivery_delays(delivered: &[Delivered], acked: &HashMap<i64, Instant>) -> hdrhistogram::Histogram<u64> {
+    let mut delay = latency_histogram();
+    for event in delivered {
+        if let Some(ack) = acked.get(&event.revision) {
+            // etcd may send the event before the put's answer reaches us: 0
+            // then, recorded as 0 (HDR keeps zeros), as the report's note says.
+            delay.saturating_record(event.at.saturating_duration_since(*ack).as_micros() as u64);
+        }
+    }
+    delay
 }
 
 /// The watch, still open: an HTTP watch's connection closes with it, and

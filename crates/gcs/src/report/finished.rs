@@ -3,9 +3,7 @@
 use super::{RunReport, Shown, TABLE_HEADERS, table_lines};
 use crate::config::Workload;
 use engine::finished::{FinishedRun, Leftovers, RowRate, Table, histograms_fit};
-use engine::fleet::Fleet;
 use engine::plan::TransportKind;
-use engine::report::RunOutcome;
 use engine::threshold::{Figure, Metric};
 use units::{RateUnit, format_size, format_size_exact};
 
@@ -43,39 +41,10 @@ impl FinishedRun for RunReport {
         format!("{workload} {size} x{} c{} {chunk} {checksum}", c.iterations, c.concurrency)
     }
 
-    fn run_id(&self) -> &str {
-        &self.run_id
-    }
-
-    fn started_at(&self) -> &str {
-        &self.started_at
-    }
-
-    fn tool_version(&self) -> &str {
-        &self.tool.version
-    }
-
-    fn outcome(&self) -> RunOutcome {
-        self.outcome
-    }
+    engine::report_envelope!();
 
     fn succeeded(&self) -> bool {
         RunReport::succeeded(self)
-    }
-
-    fn host_ids(&self) -> Vec<(String, String)> {
-        match self.hosts.is_empty() {
-            true => vec![(self.environment.host.clone(), self.run_id.clone())],
-            false => self.hosts.iter().map(|h| (h.host.clone(), h.run_id.clone())).collect(),
-        }
-    }
-
-    fn merged_hosts(&self) -> usize {
-        self.hosts.len()
-    }
-
-    fn fleet_mut(&mut self) -> Option<&mut Fleet> {
-        self.fleet.as_mut()
     }
 
     fn summary_line(&self) -> String {

@@ -181,14 +181,7 @@ impl Runner<'_> {
         for (worker, start, elapsed, result, recovery) in results {
             read.end_s = read.end_s.max(start + elapsed);
             let expected = sizes[worker as usize];
-            let (ok, error, outcome) = match result {
-                Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
-                Ok(outcome) => {
-                    let said = format!("read {} bytes of {expected}", outcome.bytes);
-                    (false, Some(super::Failed::short("short read", said)), outcome)
-                }
-                Err(error) => (false, Some(error), DownloadOutcome::nothing()),
-            };
+            let (ok, error, outcome) = judged(result, expected);
             if let Some(error) = &error {
                 read.all_ok = false;
                 // Counted from 1, as rounds are (the CSV's worker column is the 0-based index).
@@ -235,6 +228,21 @@ impl Runner<'_> {
             TransportKind::Json => self.config.json_checksum,
             TransportKind::Grpc => self.config.grpc_checksum,
         }
+    }
+}
+
+/// A read's result against the object's size: a short read is a failure.
+fn judged(
+    result: Result<DownloadOutcome, super::Failed>,
+    expected: u64,
+) -> (bool, Option<super::Failed>, DownloadOutcome) {
+    match result {
+        Ok(outcome) if outcome.bytes == expected => (true, None, outcome),
+        Ok(outcome) => {
+            let said = format!("read {} bytes of {expected}", outcome.bytes);
+            (false, Some(super::Failed::short("short read", said)), outcome)
+        }
+        Err(error) => (false, Some(error), DownloadOutcome::nothing()),
     }
 }
 

@@ -231,13 +231,12 @@ pub fn summarize(
     // for round times, CPU and wire bytes; finished objects for object times.
     let complete: Vec<&RoundSample> =
         rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
-    let mut times: Vec<f64> = complete.iter().map(|r| r.elapsed_s).collect();
-    times.sort_by(f64::total_cmp);
+    let times = sorted(complete.iter().map(|r| r.elapsed_s).collect());
     let total_time: f64 = times.iter().sum();
-    let total_bytes: u64 = complete.iter().map(|r| r.bytes).sum();
+    let sum = |figure: fn(&RoundSample) -> u64| complete.iter().map(|r| figure(r)).sum::<u64>();
+    let (total_bytes, wire_bytes, wire_retransmitted_bytes) =
+        (sum(|r| r.bytes), sum(|r| r.wire_bytes), sum(|r| r.retransmitted_bytes));
     let cpu_s: f64 = complete.iter().map(|r| r.cpu_s).sum();
-    let wire_bytes: u64 = complete.iter().map(|r| r.wire_bytes).sum();
-    let wire_retransmitted_bytes: u64 = complete.iter().map(|r| r.retransmitted_bytes).sum();
     let objects: Vec<&ObjectSample> =
         objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
     // By host too: a merged report's hosts all have a round 1.
@@ -245,20 +244,14 @@ pub fn summarize(
         complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect();
     let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
+    let failed = objects.iter().filter(|o| !o.ok);
     let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
     let histogram = latency_histogram(&object_times);
     let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
     let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
     let object_time: f64 = object_times.iter().sum();
-    // Over the objects that had the phase (a one-request upload has no session).
-    let phase_median = |phase: fn(&Phases) -> Option<f64>| {
-        let mut values: Vec<f64> = finished.iter().filter_map(|o| phase(&o.phases)).collect();
-        values.sort_by(f64::total_cmp);
-        median(&values)
-    };
-    let first_byte_times: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
-    let first_bytes = latency_histogram(&first_byte_times);
-    let first_byte = |q| at_most_the_slowest(quantile_s(&first_bytes, q), &first_byte_times);
+    let [session, transfer, finalize] = phase_medians(&finished, operation);
+    let [first_byte_p50_s, first_byte_p90_s, first_byte_p99_s] = first_byte_quantiles(&finished);
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
     let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
     let per_object = |value: f64| (total_bytes > 0 && complete_objects > 0).then(|| value / complete_objects as f64);
@@ -278,17 +271,14 @@ pub fn summarize(
         throughput_mib_s: rate(total_bytes, total_time),
         per_object_mib_s: rate(object_bytes, object_time),
         objects_per_s: (total_time > 0.0).then(|| complete_objects as f64 / total_time),
-        // A read has no session or finalize phase: unmeasured, not 0.
-        session_median_s: phase_median(|p| p.session_s).filter(|_| operation == Operation::Upload),
-        transfer_median_s: phase_median(|p| Some(p.transfer_s)),
-        finalize_median_s: phase_median(|p| Some(p.finalize_s)).filter(|_| operation == Operation::Upload),
-        first_byte_p50_s: first_byte(0.50),
-        first_byte_p90_s: first_byte(0.90),
-        first_byte_p99_s: first_byte(0.99),
-        errors: objects.iter().filter(|o| !o.ok).count(),
-        error_kinds: count_kinds(
-            objects.iter().filter(|o| !o.ok).map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1)),
-        ),
+        session_median_s: session,
+        transfer_median_s: transfer,
+        finalize_median_s: finalize,
+        first_byte_p50_s,
+        first_byte_p90_s,
+        first_byte_p99_s,
+        errors: failed.clone().count(),
+        error_kinds: count_kinds(failed.map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1))),
         retried_after: count_kinds(objects.iter().flat_map(|o| o.retried_after.iter().map(|(k, n)| (k.as_str(), *n)))),
         unchecked_reads: finished.iter().filter(|o| o.unchecked && operation == Operation::Download).count(),
         unchecked_uploads: finished.iter().filter(|o| o.unchecked && operation == Operation::Upload).count(),
@@ -308,6 +298,32 @@ pub fn summarize(
         peers: accounting.peers,
         latency_histogram: (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram)),
     }
+}
+
+/// The session, transfer and finalize phases' medians over the finished
+/// objects that had each (a one-request upload has no session); a read has
+/// no session or finalize phase: unmeasured, not 0.
+fn phase_medians(finished: &[&&ObjectSample], operation: Operation) -> [Option<f64>; 3] {
+    let phase_median =
+        |phase: fn(&Phases) -> Option<f64>| median(&sorted(finished.iter().filter_map(|o| phase(&o.phases)).collect()));
+    let upload = operation == Operation::Upload;
+    [
+        phase_median(|p| p.session_s).filter(|_| upload),
+        phase_median(|p| Some(p.transfer_s)),
+        phase_median(|p| Some(p.finalize_s)).filter(|_| upload),
+    ]
+}
+
+fn sorted(mut values: Vec<f64>) -> Vec<f64> {
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+/// Time to first byte at p50, p90 and p99 over the objects that say it.
+fn first_byte_quantiles(finished: &[&&ObjectSample]) -> [Option<f64>; 3] {
+    let times: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
+    let histogram = latency_histogram(&times);
+    [0.50, 0.90, 0.99].map(|q| at_most_the_slowest(quantile_s(&histogram, q), &times))
 }
 
 impl engine::compare::PairedRound for RoundSample {
