@@ -233,8 +233,9 @@ pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environm
     let defaults = FormOptions::default();
     for _ in 0..FIELDS.len() + ETCD_FIELDS.len() {
         let Err(error) = Planned::check(&options, env) else { break };
-        let fields: &[FieldSpec] = if options.target == "etcd" { &ETCD_FIELDS } else { &FIELDS };
-        let Some(field) = fields.iter().find(|f| f.key == error.field) else { break };
+        let Some(field) = super::fields::fields_of(&options.target).iter().find(|f| f.key == error.field) else {
+            break;
+        };
         if given.iter().any(|g| g == field.key) {
             break;
         }

@@ -143,7 +143,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             crate::engine::report::RunOutcome::TimedOut => "timed out",
             _ => "done",
         };
-        format!("{ended} · {} this session", crate::gcs::report::plural(app.history.this_session().len(), "run"))
+        format!("{ended} · {} this session", crate::engine::report::plural(app.history.this_session().len(), "run"))
     } else if app.report.is_some() {
         // A report opened from a file (--open): nothing has run yet.
         "ready · showing an opened report".into()
