@@ -3,7 +3,6 @@
 
 pub mod cli;
 pub mod config;
-pub mod doctor;
 pub mod finished;
 pub use ::engine;
 pub use ::etcd;
@@ -11,7 +10,6 @@ pub use gcs_emulator as emulator;
 pub use wire::connections;
 pub mod fleet;
 pub use ::gcs;
-pub mod launch;
 pub mod progress;
 pub mod signals;
 pub mod targets;

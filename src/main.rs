@@ -60,7 +60,7 @@ fn main() -> ExitCode {
                 Ok(config) => config,
                 Err(error) => return usage_error(error),
             };
-            ExitCode::from(runtime.block_on(gcs_speed_tui::doctor::check(&config)))
+            ExitCode::from(runtime.block_on(gcs_speed_tui::targets::doctor::check(&config)))
         }
         Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
             init_logging();
@@ -74,7 +74,11 @@ fn main() -> ExitCode {
                 Ok(opened) => opened.into_iter().map(|l| l.report).collect(),
                 Err(error) => return usage_error(error),
             };
-            runtime.block_on(gcs_speed_tui::tui::start(cli.bench.to_options(), given_on_command_line(&matches), opened))
+            runtime.block_on(gcs_speed_tui::tui::start(
+                cli.bench.to_options().into(),
+                given_on_command_line(&matches),
+                opened,
+            ))
         }
     }
 }

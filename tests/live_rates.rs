@@ -34,7 +34,7 @@ async fn live_samples_never_beat_the_link() {
         let config = options.validate(&Environment::default()).unwrap();
         let (report, events) = run_bench_events(options, CancellationToken::new()).await;
         assert!(report.succeeded(), "{}", report.to_table());
-        let mut live = Live::new(&config);
+        let mut live = Live::new(config.lane_plan());
         for event in &events {
             live.apply(event);
         }

@@ -1,7 +1,7 @@
 //! Facts README states about the app that the code decides, checked
 //! against the code, so that the README cannot go stale unnoticed.
 
-use gcs_speed_tui::tui::fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
+use gcs_speed_tui::targets::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
 
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()

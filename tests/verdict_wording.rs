@@ -2,7 +2,7 @@
 //! percentage and no interval ends are quoted as if they meant something.
 
 use gcs_speed_tui::config::TransportKind::{Grpc, Json};
-use gcs_speed_tui::engine::compare::Comparison;
+use gcs_speed_tui::engine::compare::{Comparison, MibRates};
 use gcs_speed_tui::units::RateUnit;
 
 #[test]
@@ -11,8 +11,7 @@ fn an_interval_too_wide_to_read_quotes_no_percentage() {
         faster: Some(Json),
         slower: Some(Grpc),
         percent: Some(1176.1),
-        faster_mib_s: Some(2036.38),
-        slower_mib_s: Some(159.58),
+        rates: MibRates { faster_mib_s: Some(2036.38), slower_mib_s: Some(159.58) },
         ci_low: Some(-60.0),
         ci_high: Some(4000.0),
         pairs: 3,

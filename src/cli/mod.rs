@@ -256,18 +256,16 @@ pub struct BenchArgs {
 /// The `--help` text of a benchmark option, by its field name (`chunk_size`)
 /// in `run` (or `etcd run`), so the app's form explains each field in the
 /// same words as the CLI.
-pub fn help_for(field: &str, etcd: bool) -> Option<String> {
+pub fn help_for(field: &str, target: &str) -> Option<String> {
     use clap::CommandFactory;
     if field == "target" {
-        return Some(
-            "What to benchmark: gcs (uploads, JSON API against gRPC) or etcd (puts, ranges, watches: HTTP gateway against gRPC)"
-                .into(),
-        );
+        return Some(crate::targets::TARGET_HELP.into());
     }
-    let command = Cli::command();
-    let run =
-        if etcd { command.find_subcommand("etcd")?.find_subcommand("run")? } else { command.find_subcommand("run")? };
-    let arg = run.get_arguments().find(|a| a.get_id() == field)?;
+    let mut command = Cli::command();
+    for name in crate::targets::command_of(target) {
+        command = command.find_subcommand(name)?.clone();
+    }
+    let arg = command.get_arguments().find(|a| a.get_id() == field)?;
     arg.get_help().map(|help| help.to_string())
 }
 

@@ -32,14 +32,14 @@ fn a_spaced_boolean_gets_the_equals_hint_in_one_sentence() {
 
 #[test]
 fn every_form_field_has_the_flags_help() {
-    for (fields, etcd) in [(&crate::tui::form::FIELDS[..], false), (&crate::tui::form::ETCD_FIELDS[..], true)] {
+    for (fields, target) in [(&crate::targets::FIELDS[..], "gcs"), (&crate::targets::ETCD_FIELDS[..], "etcd")] {
         for field in fields {
-            let help = help_for(field.key, etcd).unwrap_or_else(|| panic!("no --help text for {}", field.key));
+            let help = help_for(field.key, target).unwrap_or_else(|| panic!("no --help text for {}", field.key));
             assert!(help.len() > 10, "{}: {help}", field.key);
         }
     }
     assert_eq!(
-        help_for("chunk_size", false).unwrap(),
+        help_for("chunk_size", "gcs").unwrap(),
         "Resumable chunk size, rounded up to 256 KiB; 0 = one request per object"
     );
 }

@@ -4,12 +4,62 @@
 //! reading a report back, merging one target's hosts and starting a run
 //! need to know which target it is, and that is said here.
 
+pub mod doctor;
+mod fields;
+mod form;
+pub mod gcs;
 mod run;
+mod welcome;
+pub use crate::config::Environment;
+pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
+pub use form::{EtcdOptions, FormOptions};
 pub use run::{Planned, Remains, Start};
+pub use welcome::{Welcome, welcome};
+
+use crate::tui::fields::FieldSpec;
 
 use crate::etcd::report::EtcdReport;
 use crate::gcs::report::RunReport;
 use engine::finished::FinishedRun;
+
+/// The form's first field: what to benchmark.
+pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
+
+/// The Target field's help.
+pub const TARGET_HELP: &str = "What to benchmark: gcs (uploads, JSON API against gRPC) or etcd (puts, ranges, watches: HTTP gateway against gRPC)";
+
+/// The form's fields for `target` (one of `TARGETS`).
+pub fn fields_of(target: &str) -> &'static [FieldSpec] {
+    match target {
+        "etcd" => &ETCD_FIELDS,
+        _ => &FIELDS,
+    }
+}
+
+/// How many of `target`'s fields show before the advanced group.
+pub fn essentials_of(target: &str) -> usize {
+    match target {
+        "etcd" => ETCD_ESSENTIALS,
+        _ => ESSENTIALS,
+    }
+}
+
+/// The subcommand whose flags `target`'s fields are: a field's help is its flag's.
+pub fn command_of(target: &str) -> &'static [&'static str] {
+    match target {
+        "etcd" => &["etcd", "run"],
+        _ => &["run"],
+    }
+}
+
+/// The fields forgotten with `key` when a remembered value no longer
+/// validates: a user goes with its password, which is never remembered.
+pub fn forgotten_with(key: &str) -> &'static [&'static str] {
+    match key {
+        "user" | "password" => &["user", "password"],
+        _ => &[],
+    }
+}
 
 /// A finished run of any target. Read back untagged: a GCS report's
 /// `target` is an object, an etcd report's the string "etcd", so each text

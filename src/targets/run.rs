@@ -6,6 +6,7 @@ use super::Finished;
 use crate::config::{BenchConfig, ConfigError, Environment, FormOptions, Target};
 use crate::etcd::options::EtcdConfig;
 use engine::events::{RoundWords, RunEvent};
+use engine::live::LanePlan;
 use std::time::SystemTime;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -88,10 +89,10 @@ impl Planned {
     }
 
     /// What the app's live pane starts from: lanes, plans and units.
-    pub fn live(&self) -> crate::tui::live::Live {
+    pub fn lane_plan(&self) -> LanePlan {
         match self {
-            Planned::Gcs(config) => crate::tui::live::Live::new(config),
-            Planned::Etcd(config) => crate::tui::live::Live::for_etcd(config),
+            Planned::Gcs(config) => config.lane_plan(),
+            Planned::Etcd(config) => config.lane_plan(),
         }
     }
 
@@ -124,7 +125,7 @@ impl Planned {
         match self {
             Planned::Gcs(config) => {
                 let stopping = config.stopping_sentence();
-                let target = crate::launch::connect(&config).await.map_err(|e| e.to_string())?;
+                let target = super::gcs::connect(&config).await.map_err(|e| e.to_string())?;
                 let runner = crate::gcs::runner::Runner::new(*config, &target, events, cancel).starting_at(start_at);
                 let ledger = runner.ledger();
                 connected(Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) })?;

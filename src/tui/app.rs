@@ -4,9 +4,9 @@
 use super::form::{Access, Form};
 use super::history::History;
 use super::live::Live;
-use crate::config::{Environment, FormOptions};
 use crate::engine::events::RunEvent;
 use crate::finished::Finished;
+use crate::targets::{Environment, FormOptions};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 /// Rows PgUp/PgDn move in the form.
@@ -27,7 +27,6 @@ pub enum Message {
     Status(String),
     /// SIGTERM or SIGHUP: as Ctrl-C, cancel and clean up, then leave.
     Interrupt(crate::signals::Interrupt),
-    /// An etcd run ended (its report), or could not start (why).
     /// The run's report, or why it never started.
     RunFinished(Result<Finished, String>),
 }
@@ -307,7 +306,7 @@ impl App {
                 return Vec::new();
             }
         };
-        self.live = Some(checked.live());
+        self.live = Some(crate::tui::live::Live::new(checked.lane_plan()));
         let notes = checked.notes();
         self.running = true;
         self.pane = Pane::Run;

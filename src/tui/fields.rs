@@ -1,7 +1,9 @@
-//! The form's fields, one list per target: which option each reads and
-//! writes, its label, and the `ConfigError` field it answers for.
+//! What a form field is: which option it reads and writes, its label, and
+//! the `ConfigError` field it answers for (each target's list is the
+//! registry's, `crate::targets::fields_of`); and the app's words for a
+//! sentence's flags.
 
-use crate::config::FormOptions;
+use crate::targets::{FormOptions, TARGETS, fields_of};
 
 /// How a field reads and writes its option.
 #[derive(Clone, Copy)]
@@ -16,118 +18,6 @@ pub struct FieldSpec {
     pub key: &'static str,
     pub label: &'static str,
     pub access: Access,
-}
-
-macro_rules! text {
-    ($key:literal, $label:literal, $($field:ident).+) => {
-        FieldSpec { key: $key, label: $label, access: Access::Text(|o| &mut o.$($field).+) }
-    };
-}
-
-macro_rules! toggle {
-    ($key:literal, $label:literal, $($field:ident).+) => {
-        FieldSpec { key: $key, label: $label, access: Access::Toggle(|o| &mut o.$($field).+) }
-    };
-}
-
-macro_rules! choice {
-    ($key:literal, $label:literal, $values:expr, $($field:ident).+) => {
-        FieldSpec { key: $key, label: $label, access: Access::Choice(|o| &mut o.$($field).+, $values) }
-    };
-}
-
-/// The first field of either form: what to benchmark.
-pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
-
-/// The first fields are the ones everyone sets; the rest sit in a group that
-/// opens on demand, so the form fits a small window.
-pub const ESSENTIALS: usize = 11;
-
-pub const FIELDS: [FieldSpec; 36] = [
-    choice!("target", "Target", &TARGETS, target),
-    text!("bucket", "Bucket", gcs.bucket),
-    choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
-    choice!("workload", "Workload", &["upload", "download", "w1r3"], gcs.workload),
-    text!("size", "Object size", gcs.size),
-    text!("iterations", "Iterations", gcs.iterations),
-    text!("duration", "Duration", gcs.duration),
-    text!("until_stable", "Until stable (CI)", gcs.until_stable),
-    text!("concurrency", "Concurrency", gcs.concurrency),
-    text!("chunk_size", "Chunk size", gcs.chunk_size),
-    choice!("checksum", "Checksum", &["crc32c", "none"], gcs.checksum),
-    toggle!("warmup", "Warmup", gcs.warmup),
-    text!("warmup_size", "Warmup size", gcs.warmup_size),
-    toggle!("cleanup", "Cleanup", gcs.cleanup),
-    choice!("order", "Order", &["interleaved", "sequential"], gcs.order),
-    text!("grpc_conn_pool", "gRPC channels", gcs.grpc_conn_pool),
-    text!("grpc_window", "gRPC window", gcs.grpc_window),
-    toggle!("disable_grpc_autochecksum", "gRPC no checksum", gcs.disable_grpc_autochecksum),
-    text!("range_size", "Read range size", gcs.range_size),
-    text!("read_prefix", "Read prefix", gcs.read_prefix),
-    choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], gcs.json_http),
-    text!("timeout", "Timeout", gcs.timeout),
-    text!("request_timeout", "Request timeout", gcs.request_timeout),
-    text!("max_retries", "Max retries", gcs.max_retries),
-    text!("retry_deadline", "Retry deadline", gcs.retry_deadline),
-    text!("retry_initial", "Retry backoff", gcs.retry_initial),
-    toggle!("fail_fast", "Fail fast", gcs.fail_fast),
-    text!("credentials", "Credentials", gcs.credentials),
-    text!("endpoint", "JSON endpoint", gcs.endpoint),
-    text!("grpc_endpoint", "gRPC endpoint", gcs.grpc_endpoint),
-    choice!("auth", "Endpoint auth", &["auto", "gcs", "none"], gcs.auth),
-    text!("ca_cert", "CA certificate", gcs.ca_cert),
-    text!("prefix", "Prefix", gcs.prefix),
-    toggle!("emulator", "Built-in emulator", gcs.emulator),
-    text!("emulator_fault", "Emulator fault", gcs.emulator_fault),
-    choice!("rate_unit", "Throughput unit", &crate::units::RateUnit::NAMES, gcs.rate_unit),
-];
-
-/// The etcd target's fields: `etcd run`'s options, the schedule's shared
-/// with the GCS form.
-pub const ETCD_ESSENTIALS: usize = 9;
-
-pub const ETCD_FIELDS: [FieldSpec; 24] = [
-    choice!("target", "Target", &TARGETS, target),
-    text!("endpoints", "Endpoints", etcd.endpoints),
-    choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
-    choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
-    text!("clients", "Clients", etcd.clients),
-    text!("requests", "Requests/client", etcd.requests),
-    text!("iterations", "Iterations", gcs.iterations),
-    text!("duration", "Duration", gcs.duration),
-    text!("until_stable", "Until stable (CI)", gcs.until_stable),
-    text!("value_size", "Value size (B)", etcd.value_size),
-    text!("key_size", "Key size (B)", etcd.key_size),
-    text!("key_space", "Key space", etcd.key_space),
-    toggle!("sequential_keys", "Sequential keys", etcd.sequential_keys),
-    text!("conns", "gRPC channels", etcd.conns),
-    toggle!("warmup", "Warmup", gcs.warmup),
-    toggle!("cleanup", "Cleanup", gcs.cleanup),
-    choice!("order", "Order", &["interleaved", "sequential"], gcs.order),
-    text!("timeout", "Timeout", gcs.timeout),
-    text!("user", "User", etcd.user),
-    text!("password", "Password", etcd.password),
-    text!("cacert", "CA certificate", etcd.cacert),
-    text!("cert", "Client cert", etcd.cert),
-    text!("key", "Client key", etcd.key),
-    text!("prefix", "Key prefix", etcd.prefix),
-];
-
-/// The form's fields for `target` (one of `TARGETS`), and how many of
-/// them are essentials.
-pub fn fields_of(target: &str) -> &'static [FieldSpec] {
-    match target {
-        "etcd" => &ETCD_FIELDS,
-        _ => &FIELDS,
-    }
-}
-
-/// How many of `target`'s fields show before the advanced group.
-pub fn essentials_of(target: &str) -> usize {
-    match target {
-        "etcd" => ETCD_ESSENTIALS,
-        _ => ESSENTIALS,
-    }
 }
 
 /// `text` with each `--flag` the form has a field for said as that field's

@@ -1,14 +1,15 @@
-//! The option form: every `run` option (or, with the etcd target, every
-//! `etcd run` option) as a field over one `FormOptions` value, validated by the
-//! same code as the CLI flags, so both say the same thing.
+//! The option form: every option of the chosen target's run command (the
+//! registry's field list, `crate::targets::fields_of`) as a field over one
+//! `FormOptions` value, validated by the same code as the CLI flags, so
+//! both say the same thing.
 
-use crate::config::{ConfigError, Environment, FormOptions};
-use crate::targets::Planned;
+use crate::engine::plan::ConfigError;
+use crate::targets::{Environment, FormOptions, Planned, TARGETS, essentials_of, fields_of, forgotten_with};
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-pub use super::fields::{Access, ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, FieldSpec, TARGETS};
+pub use super::fields::{Access, FieldSpec};
 
 /// One line of the form as shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,17 +37,13 @@ impl Form {
         Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
     }
 
-    pub fn etcd(&self) -> bool {
-        self.options.target == "etcd"
-    }
-
     /// The fields of the target chosen.
     pub fn fields(&self) -> &'static [FieldSpec] {
-        super::fields::fields_of(&self.options.target)
+        fields_of(&self.options.target)
     }
 
     pub fn essentials(&self) -> usize {
-        super::fields::essentials_of(&self.options.target)
+        essentials_of(&self.options.target)
     }
 
     /// The lines shown: the essential fields, the advanced group's header,
@@ -205,14 +202,15 @@ impl Form {
 /// (`--iterations 3`); a flag not given takes the remembered value.
 pub fn merge(remembered: FormOptions, command_line: &FormOptions, given: &[String]) -> FormOptions {
     let mut merged = remembered;
-    let flags: Vec<&FieldSpec> = FIELDS.iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
+    let flags: Vec<&FieldSpec> =
+        fields_of(&command_line.target).iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
     for field in &flags {
         copy_field(field, &mut merged, command_line);
     }
-    // The app's flags are GCS's: given any, it opens on GCS whatever the
-    // last session's target was.
+    // Given any flag, the app opens on the command line's target (the app's
+    // flags are `run`'s) whatever the last session's target was.
     if !flags.is_empty() {
-        merged.target = "gcs".into();
+        merged.target = command_line.target.clone();
     }
     merged
 }
@@ -231,19 +229,19 @@ fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
 /// the command line gave is kept, and said if wrong.
 pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environment) -> FormOptions {
     let defaults = FormOptions::default();
-    for _ in 0..FIELDS.len() + ETCD_FIELDS.len() {
+    let all_fields = TARGETS.iter().map(|t| fields_of(t).len()).sum();
+    for _ in 0..all_fields {
         let Err(error) = Planned::check(&options, env) else { break };
-        let Some(field) = super::fields::fields_of(&options.target).iter().find(|f| f.key == error.field) else {
+        let fields = fields_of(&options.target);
+        let Some(field) = fields.iter().find(|f| f.key == error.field) else {
             break;
         };
         if given.iter().any(|g| g == field.key) {
             break;
         }
         copy_field(field, &mut options, &defaults);
-        if matches!(field.key, "user" | "password") {
-            // A user goes with its password, which is never kept.
-            options.etcd.user.clear();
-            options.etcd.password.clear();
+        for also in fields.iter().filter(|f| forgotten_with(field.key).contains(&f.key)) {
+            copy_field(also, &mut options, &defaults);
         }
     }
     options
@@ -253,6 +251,7 @@ pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environm
 mod tests {
     use super::*;
     use crate::config::Options;
+    use crate::targets::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn key(code: KeyCode) -> Event {

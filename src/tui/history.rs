@@ -1,6 +1,6 @@
 //! Every run of the session, and the comparison of two of them.
 
-use crate::config::TransportKind;
+use crate::engine::plan::TransportKind;
 use crate::finished::Finished;
 
 #[derive(Default)]

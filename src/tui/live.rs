@@ -3,22 +3,13 @@
 //! run time, chart points and per-object latencies. Pure: no clock.
 
 mod lane;
-mod work;
 
-use crate::config::{BenchConfig, TransportKind};
 use crate::engine::events::{Phase, RunEvent};
-use crate::gcs::report::Shown;
-use crate::gcs::stats::Operation;
+pub use crate::engine::live::Work;
+use crate::engine::live::{LanePlan, LiveReading};
+use crate::engine::plan::TransportKind;
 pub use lane::{Lane, Part, SAMPLE_SECONDS};
-pub use work::Work;
-
-/// Uploads and reads of each object a round has (w1r3: one write, three reads).
-fn items_per_object(workload: crate::config::Workload) -> u32 {
-    match workload {
-        crate::config::Workload::W1r3 => 1 + crate::config::W1R3_READS,
-        _ => 1,
-    }
-}
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Default)]
 pub struct Live {
@@ -34,58 +25,30 @@ pub struct Live {
     pub at_s: f64,
     /// Set when the run goes on for a time rather than a number of rounds.
     pub duration_s: Option<f64>,
-    /// How rates are shown (they are kept in MiB/s, or ops/s).
-    pub unit: crate::units::RateUnit,
-    /// A GCS run's figures as its report will show them (objects/s for small objects).
-    pub shown: Option<Shown>,
+    /// How the target's figures read (MiB/s, objects/s for small objects, ops/s).
+    pub reading: Option<Arc<dyn LiveReading>>,
     pub work: Work,
 }
 
 impl Live {
-    pub fn new(config: &BenchConfig) -> Self {
-        let shown = Shown::for_config(config);
-        let work = match config.workload {
-            crate::config::Workload::Upload => Work::Uploads,
-            crate::config::Workload::Download => Work::Downloads,
-            crate::config::Workload::W1r3 => Work::WritesThenReads,
-        };
-        let lanes = config
+    /// The pane for a run the target planned: a lane per transport.
+    pub fn new(plan: LanePlan) -> Self {
+        let lanes = plan
             .transports
             .iter()
             .map(|&kind| Lane {
-                rounds_planned: config.iterations,
-                objects_planned: config.iterations * config.concurrency * items_per_object(config.workload),
-                bytes_planned: config.bytes_per_round() * config.iterations as u64,
-                ..Lane::new(kind, work, Operation::of(config.workload), Some(shown))
+                rounds_planned: plan.rounds,
+                objects_planned: plan.items,
+                bytes_planned: plan.amount,
+                ..Lane::new(kind, plan.work, &plan.parts, plan.reading.clone())
             })
             .collect();
-        let duration_s = config.duration.map(|d| d.as_secs_f64());
-        let unit = config.rate_unit;
-        Self { phase: Some(Phase::Connecting), lanes, duration_s, unit, shown: Some(shown), work, ..Self::default() }
-    }
-
-    /// An etcd run: requests instead of bytes, ops/s (events/s for watch).
-    pub fn for_etcd(config: &crate::etcd::options::EtcdConfig) -> Self {
-        let schedule = &config.schedule;
-        let watch = config.mode == crate::etcd::options::Mode::Watch;
-        let work = if watch { Work::Events } else { Work::Requests };
-        let per_round = config.clients as u64 * config.requests as u64;
-        let lanes = schedule
-            .transports
-            .iter()
-            .map(|&kind| Lane {
-                rounds_planned: schedule.iterations,
-                bytes_planned: per_round * schedule.iterations as u64,
-                ..Lane::new(kind, work, &[Operation::Upload], None)
-            })
-            .collect();
-        let unit = if watch { crate::units::RateUnit::Events } else { crate::units::RateUnit::Ops };
         Self {
             phase: Some(Phase::Connecting),
             lanes,
-            duration_s: schedule.duration.map(|d| d.as_secs_f64()),
-            unit,
-            work,
+            duration_s: plan.duration_s,
+            reading: Some(plan.reading),
+            work: plan.work,
             ..Self::default()
         }
     }
@@ -97,11 +60,11 @@ impl Live {
 
     /// The figure without its unit.
     pub fn rate_number(&self, rate: f64) -> String {
-        self.shown.map_or_else(|| self.unit.number(rate), |s| s.rate_number(rate))
+        self.reading.as_ref().map_or_else(|| format!("{rate:.2}"), |r| r.rate_number(rate))
     }
 
     pub fn rate_name(&self) -> &'static str {
-        self.shown.map_or_else(|| self.unit.name(), |s| s.rate_name())
+        self.reading.as_ref().map_or("MiB/s", |r| r.rate_name())
     }
 
     fn lane(&mut self, kind: TransportKind) -> Option<&mut Lane> {
@@ -184,7 +147,7 @@ mod tests {
         let config = Options { size: "4MiB".into(), iterations: "2".into(), ..Options::default() }
             .validate(&Environment::default())
             .unwrap();
-        Live::new(&config)
+        Live::new(config.lane_plan())
     }
 
     fn progress(bytes: u64, at_s: f64) -> RunEvent {
@@ -257,7 +220,7 @@ mod tests {
     #[test]
     fn w1r3_objects_and_rounds_count_for_their_operation() {
         let options = Options { size: "4MiB".into(), workload: "w1r3".into(), ..Options::default() };
-        let mut live = Live::new(&options.validate(&Environment::default()).unwrap());
+        let mut live = Live::new(options.validate(&Environment::default()).unwrap().lane_plan());
         let json = TransportKind::Json;
         let item = |elapsed_s| ItemDone { transport: json, ok: true, elapsed_s, retries: 0, resumes: 0 };
         let part = |done, elapsed_s| RoundDone { transport: json, round: 0, done, elapsed_s, ok: true };
@@ -278,7 +241,7 @@ mod tests {
     #[test]
     fn small_objects_are_rated_in_objects_per_second() {
         let options = Options { size: "1KiB".into(), concurrency: "2".into(), ..Options::default() };
-        let mut live = Live::new(&options.validate(&Environment::default()).unwrap());
+        let mut live = Live::new(options.validate(&Environment::default()).unwrap().lane_plan());
         let json = TransportKind::Json;
         live.apply(&RunEvent::RoundStarted { transport: json, round: Some(0), at_s: 0.0 });
         for _ in 0..2 {

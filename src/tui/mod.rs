@@ -10,9 +10,9 @@ pub mod live;
 pub mod persist;
 pub mod ui;
 
-use crate::config::{Environment, FormOptions, Options};
 use crate::engine::events::RunEvent;
 use crate::finished::Finished;
+use crate::targets::{Environment, FormOptions};
 use crate::targets::{Planned, Start};
 use app::{App, Effect, Message};
 use futures::StreamExt;
@@ -31,9 +31,9 @@ const FRAME: Duration = Duration::from_millis(33);
 /// `given`: the option names the command line set, which win over the remembered form.
 /// The app, with `opened` reports (`--open`) in its history and the last
 /// of them in its results pane.
-pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<Finished>) -> ExitCode {
+pub async fn start(command_line: FormOptions, given: Vec<String>, opened: Vec<Finished>) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
-    if let Err(error) = crate::config::checked(&command_line, &Environment::from_process()) {
+    if let Err(error) = Planned::check(&command_line, &Environment::from_process()) {
         eprintln!("error: {error}");
         return ExitCode::from(2);
     }
@@ -42,11 +42,8 @@ pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<Finish
         return ExitCode::from(2);
     }
     let log = init_file_logging();
-    let options = form::forget_invalid(
-        form::merge(persist::load(), &FormOptions::from(command_line), &given),
-        &given,
-        &Environment::from_process(),
-    );
+    let options =
+        form::forget_invalid(form::merge(persist::load(), &command_line, &given), &given, &Environment::from_process());
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let shown = opened.last().cloned();
     let mut earlier = persist::load_runs();
@@ -61,7 +58,7 @@ pub async fn start(command_line: Options, given: Vec<String>, opened: Vec<Finish
     match result {
         Ok(app) => {
             if app.running {
-                eprintln!("left during a run: what that run created (objects, or etcd keys) may remain");
+                eprintln!("left during a run: what that run created (objects, keys) may remain");
             }
             for line in app.farewell() {
                 eprintln!("{line}");

@@ -2,8 +2,8 @@
 //! directory (XDG). Credentials, the emulator override and injected faults
 //! are never written.
 
-use crate::config::FormOptions;
 use crate::finished::Finished;
+use crate::targets::FormOptions;
 use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/gcs-speed-tui`, else `~/.config/gcs-speed-tui`.

@@ -15,15 +15,20 @@ pub const METHOD: &str = "95% t interval on per-pair log throughput ratios";
 /// Fewer pairs than this give no interval.
 pub const MIN_PAIRS: usize = 3;
 
+/// The verdict between two transports: one type for every target, whose
+/// rates are in the unit `U` names. A report's JSON spells them as that
+/// report always has (`faster_mib_s` for GCS's MiB/s, `faster_ops_s` for
+/// etcd's operations or events per second), so earlier reports still load.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Comparison {
+pub struct Comparison<U = MibRates> {
     /// The verdict's fields are null when there is no verdict (see `no_verdict`).
     pub faster: Option<TransportKind>,
     pub slower: Option<TransportKind>,
     /// (faster / slower - 1) x 100, from total throughputs.
     pub percent: Option<f64>,
-    pub faster_mib_s: Option<f64>,
-    pub slower_mib_s: Option<f64>,
+    /// The faster and slower transports' rates, in `U`'s unit.
+    #[serde(flatten)]
+    pub rates: U,
     /// The 95% interval of the same percent, from the paired rounds.
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
@@ -35,9 +40,54 @@ pub struct Comparison {
     pub significant: bool,
     /// Why no transport is named faster: fewer than `MIN_PAIRS` complete pairs.
     pub no_verdict: Option<String>,
-    /// Both transports' throughputs (MiB/s), in the configured order.
+    /// Both transports' rates, in the configured order (absent from etcd
+    /// reports written before the verdict was one type: nothing measured).
+    #[serde(default = "nothing_measured")]
     pub measured: [(TransportKind, Option<f64>); 2],
 }
+
+fn nothing_measured() -> [(TransportKind, Option<f64>); 2] {
+    [(TransportKind::Json, None), (TransportKind::Grpc, None)]
+}
+
+/// The unit a verdict's two rates are in, and how its JSON spells them.
+pub trait Rates: Clone + std::fmt::Debug + PartialEq {
+    fn new(faster: Option<f64>, slower: Option<f64>) -> Self;
+    fn faster(&self) -> Option<f64>;
+    fn slower(&self) -> Option<f64>;
+}
+
+/// Rates of bytes, in MiB/s (GCS).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MibRates {
+    pub faster_mib_s: Option<f64>,
+    pub slower_mib_s: Option<f64>,
+}
+
+/// Rates of operations (or events), per second (etcd).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OpsRates {
+    pub faster_ops_s: Option<f64>,
+    pub slower_ops_s: Option<f64>,
+}
+
+macro_rules! rates {
+    ($name:ident, $faster:ident, $slower:ident) => {
+        impl Rates for $name {
+            fn new(faster: Option<f64>, slower: Option<f64>) -> Self {
+                $name { $faster: faster, $slower: slower }
+            }
+            fn faster(&self) -> Option<f64> {
+                self.$faster
+            }
+            fn slower(&self) -> Option<f64> {
+                self.$slower
+            }
+        }
+    };
+}
+rates!(MibRates, faster_mib_s, slower_mib_s);
+rates!(OpsRates, faster_ops_s, slower_ops_s);
 
 /// A round that can be paired with the other transport's round of the same
 /// index: GCS upload rounds (MiB/s), etcd rounds (operations/s).
@@ -69,7 +119,10 @@ impl<R: PairedRound> PairedRound for &R {
 
 /// The verdict from each transport's overall rate (work / time over its
 /// complete rounds) and the paired rounds, whatever the unit of work.
-pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2], rounds: &[R]) -> Option<Comparison> {
+pub fn compare_rates<R: PairedRound, U: Rates>(
+    measured: [(TransportKind, Option<f64>); 2],
+    rounds: &[R],
+) -> Option<Comparison<U>> {
     let [(a, a_rate), (b, b_rate)] = measured;
     let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.index()).collect();
     let pairs_attempted = attempted
@@ -81,8 +134,7 @@ pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2]
         faster: None,
         slower: None,
         percent: None,
-        faster_mib_s: None,
-        slower_mib_s: None,
+        rates: U::new(None, None),
         ci_low: None,
         ci_high: None,
         pairs,
@@ -116,8 +168,7 @@ pub fn compare_rates<R: PairedRound>(measured: [(TransportKind, Option<f64>); 2]
         faster: Some(fast),
         slower: Some(slow),
         percent: Some((fast_rate / slow_rate - 1.0) * 100.0),
-        faster_mib_s: Some(fast_rate),
-        slower_mib_s: Some(slow_rate),
+        rates: U::new(Some(fast_rate), Some(slow_rate)),
         ci_low: interval.map(|i| i.0),
         ci_high: interval.map(|i| i.1),
         pairs,
@@ -201,7 +252,7 @@ pub fn t_975(df: usize) -> f64 {
 /// quoted: "-99.4% to +36631.1%" is noise, not a finding.
 pub const READABLE_INTERVAL_POINTS: f64 = 100.0;
 
-impl Comparison {
+impl<U: Rates> Comparison<U> {
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
     pub fn sentence(&self, unit: RateUnit) -> String {
@@ -227,8 +278,8 @@ impl Comparison {
         };
         let figures = format!(
             "{} vs {} {unit}",
-            number(self.faster_mib_s.unwrap_or(0.0)),
-            number(self.slower_mib_s.unwrap_or(0.0)),
+            number(self.rates.faster().unwrap_or(0.0)),
+            number(self.rates.slower().unwrap_or(0.0)),
         );
         let (faster, slower) = (faster.name(), slower.name());
         let pairs = crate::report::plural(self.pairs, "pair");
@@ -242,8 +293,8 @@ impl Comparison {
             return match self.significant {
                 true => format!("{faster} was faster than {slower}, by how much is unclear ({figures}; {why})"),
                 false => {
-                    let faster_rate = number(self.faster_mib_s.unwrap_or(0.0));
-                    let slower_rate = number(self.slower_mib_s.unwrap_or(0.0));
+                    let faster_rate = number(self.rates.faster().unwrap_or(0.0));
+                    let slower_rate = number(self.rates.slower().unwrap_or(0.0));
                     format!("no verdict yet ({faster} {faster_rate} vs {slower} {slower_rate} {unit}; {why})")
                 }
             };

@@ -10,6 +10,7 @@ pub mod events;
 pub mod finished;
 pub mod fleet;
 pub mod histogram;
+pub mod live;
 pub mod netstat;
 pub mod plan;
 pub mod report;

@@ -9,6 +9,7 @@ mod figures;
 mod finished;
 pub mod gateway;
 pub mod grpc;
+pub mod live;
 pub mod merge;
 pub mod meter;
 pub mod metrics;

@@ -3,7 +3,7 @@
 
 use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
-use engine::compare::{Comparison, compare_rates};
+use engine::compare::{Comparison, OpsRates, compare_rates};
 use engine::error_kinds::format_kinds;
 use engine::plan::TransportKind;
 use engine::report::{Host, RunOutcome, Tool, aligned, plural};
@@ -40,42 +40,18 @@ pub struct EtcdSettings {
     pub client_threads: usize,
 }
 
-/// The verdict, in operations per second.
+/// The verdict as etcd's report keeps it: the engine's, its rates in
+/// operations (or events) per second, with the sentence its table prints.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Verdict {
-    pub faster: Option<TransportKind>,
-    pub slower: Option<TransportKind>,
-    pub percent: Option<f64>,
-    pub faster_ops_s: Option<f64>,
-    pub slower_ops_s: Option<f64>,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub pairs: usize,
-    pub pairs_attempted: usize,
-    pub method: String,
-    pub significant: bool,
-    pub no_verdict: Option<String>,
-    /// The sentence the table prints.
+    #[serde(flatten)]
+    pub comparison: Comparison<OpsRates>,
     pub sentence: String,
 }
 
 impl Verdict {
-    pub fn new(c: Comparison, unit: RateUnit) -> Self {
-        Verdict {
-            sentence: c.sentence(unit),
-            faster: c.faster,
-            slower: c.slower,
-            percent: c.percent,
-            faster_ops_s: c.faster_mib_s,
-            slower_ops_s: c.slower_mib_s,
-            ci_low: c.ci_low,
-            ci_high: c.ci_high,
-            pairs: c.pairs,
-            pairs_attempted: c.pairs_attempted,
-            method: c.method,
-            significant: c.significant,
-            no_verdict: c.no_verdict,
-        }
+    pub fn new(comparison: Comparison<OpsRates>, unit: RateUnit) -> Self {
+        Verdict { sentence: comparison.sentence(unit), comparison }
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod live;
 pub mod payload;
 pub mod report;
 pub mod runner;

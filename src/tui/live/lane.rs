@@ -4,10 +4,10 @@
 //! rounds for rates, finished objects (or requests) for percentiles.
 
 use super::Work;
-use crate::config::TransportKind;
 use crate::engine::events::{ItemDone, RoundDone};
-use crate::gcs::report::Shown;
-use crate::gcs::stats::{Operation, at_most_the_slowest, latency_histogram, quantile_s};
+use crate::engine::live::LiveReading;
+use crate::engine::plan::TransportKind;
+use std::sync::Arc;
 
 /// Throughput is sampled every quarter second of run time.
 pub const SAMPLE_SECONDS: f64 = 0.25;
@@ -17,7 +17,8 @@ const SPARKLINE_SAMPLES: usize = 240;
 /// One operation's figures within a lane: what its report row is made of.
 #[derive(Clone, Debug, Default)]
 pub struct Part {
-    pub operation: Operation,
+    /// The operation's name: `upload`, `download`, `put`.
+    pub name: &'static str,
     /// Work (bytes or requests), seconds and finished objects of complete rounds.
     timed_units: u64,
     timed_seconds: f64,
@@ -56,8 +57,8 @@ pub struct Lane {
     /// Where the current sample began: (run seconds, work, finished objects).
     pub(super) window: Option<(f64, u64, u64)>,
     pub work: Work,
-    /// How a GCS run's figures read, as its report will show them (`None`: etcd).
-    pub shown: Option<Shown>,
+    /// How the run's figures read, as its report will show them.
+    pub reading: Option<Arc<dyn LiveReading>>,
     /// Per operation, in report order.
     pub parts: Vec<Part>,
     /// The part the current round is in (w1r3: 0 uploads, 1 reads).
@@ -68,9 +69,9 @@ pub struct Lane {
 }
 
 impl Lane {
-    pub fn new(transport: TransportKind, work: Work, operations: &[Operation], shown: Option<Shown>) -> Self {
-        let parts = operations.iter().map(|&operation| Part { operation, ..Part::default() }).collect();
-        Self { transport: Some(transport), work, shown, parts, ..Self::default() }
+    pub fn new(transport: TransportKind, work: Work, parts: &[&'static str], reading: Arc<dyn LiveReading>) -> Self {
+        let parts = parts.iter().map(|&name| Part { name, ..Part::default() }).collect();
+        Self { transport: Some(transport), work, reading: Some(reading), parts, ..Self::default() }
     }
 
     /// The part the current (or next) round is in: w1r3's uploads 0, its reads 1.
@@ -80,7 +81,7 @@ impl Lane {
 
     /// Small objects are counted, not weighed: rates in objects/s, as the report's.
     pub fn per_object(&self) -> bool {
-        self.shown.is_some_and(|s| s.small)
+        self.reading.as_ref().is_some_and(|r| r.per_item())
     }
 
     fn rate(&self, units: u64, objects: u64, seconds: f64) -> f64 {
@@ -101,18 +102,14 @@ impl Lane {
     /// A part's p50, p90 and p99 as the report's table prints them: the
     /// same histogram, quantiles and rounding. `None` before any finished.
     pub fn percentiles(&self, part: usize) -> Option<[String; 3]> {
-        if let Some(h) = &self.latency_histogram {
-            let l = crate::etcd::rounds::quantiles(h);
-            return Some([l.p50_ms?, l.p90_ms?, l.p99_ms?].map(crate::etcd::report::format_ms));
+        let reading = self.reading.as_ref()?;
+        match &self.latency_histogram {
+            Some(rounds) => reading.round_percentiles(rounds),
+            None => reading.item_percentiles(&self.parts.get(part)?.latencies),
         }
-        let times = &self.parts.get(part)?.latencies;
-        let histogram = latency_histogram(times);
-        let at = |q| at_most_the_slowest(quantile_s(&histogram, q), times);
-        let shown = self.shown?;
-        Some([at(0.50)?, at(0.90)?, at(0.99)?].map(|s| shown.time(Some(s))))
     }
 
-    /// Latencies come whole per complete round (etcd), not per object.
+    /// Latencies come whole per complete round, not per object.
     pub fn latencies_per_round(&self) -> bool {
         matches!(self.work, Work::Requests | Work::Events)
     }
@@ -177,7 +174,7 @@ impl Lane {
     /// per 0.5% of them (0.25%, 0.75%, ... 99.75%: the slowest alone does not
     /// stretch the histogram's range).
     pub(super) fn add_latencies(&mut self, round: &hdrhistogram::Histogram<u64>) {
-        let merged = self.latency_histogram.get_or_insert_with(crate::etcd::workload::latency_histogram);
+        let merged = self.latency_histogram.get_or_insert_with(|| hdrhistogram::Histogram::new_from(round));
         merged.add(round).expect("same histogram bounds");
         self.latencies = (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
     }

@@ -31,7 +31,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let error_height = error.map_or(0, |e| wrapped(e).min(inner_height.saturating_sub(1)));
     let help = match form.selected() {
         Some(index) => {
-            super::words(app, &crate::cli::help_for(form.fields()[index].key, form.etcd()).unwrap_or_default())
+            super::words(app, &crate::cli::help_for(form.fields()[index].key, &form.options.target).unwrap_or_default())
         }
         None => format!("{} more options: Enter or → opens, ← closes", form.fields().len() - form.essentials()),
     };
@@ -58,7 +58,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, area);
 
     // Labels take the longest one's width, values the rest but a column the
-    // scrollbar may take: the etcd default `http://127.0.0.1:2379` fits whole.
+    // scrollbar may take: a loopback URL (`http://127.0.0.1:2379`) fits whole.
     let label_width = form.fields().iter().map(|f| f.label.chars().count()).max().unwrap_or(0);
     let value_width = (list_area.width as usize).saturating_sub(label_width + 2);
     let widths = (label_width, value_width);

@@ -2,7 +2,7 @@
 
 use super::Theme;
 use super::results::{scroll_note, units_kept, wrapped_line_count};
-use crate::config::TransportKind;
+use crate::engine::plan::TransportKind;
 use crate::engine::report::RunOutcome;
 use crate::finished::Finished;
 use crate::tui::app::App;
@@ -155,7 +155,7 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     };
     let mut lines =
         vec![Line::styled(describe(base_n, base), theme.dim()), Line::styled(describe(other_n, other), theme.dim())];
-    let other_target = std::mem::discriminant(base) != std::mem::discriminant(other);
+    let other_target = base.target() != other.target();
     // Runs of two targets compare nothing: no word of "the change below".
     if !other_target && !base.same_place(other) {
         lines.push(Line::styled(
@@ -166,7 +166,12 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
     lines.push(Line::from(""));
     let rows = differences(base, other);
     if rows.is_empty() && other_target {
-        lines.push(Line::from(" these runs measured different things (GCS and etcd): nothing to compare"));
+        // "a GCS" and "an etcd" report: said without their articles.
+        let kinds = [other, base].map(|r| r.kind_said().split_whitespace().last().unwrap_or_default());
+        lines.push(Line::from(format!(
+            " these runs measured different things ({} and {}): nothing to compare",
+            kinds[0], kinds[1]
+        )));
     } else if rows.is_empty() {
         lines.push(Line::from(
             " these runs share no row with a timed round: no transport did the same operation (upload, download, put...) in both",

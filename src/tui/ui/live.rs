@@ -7,8 +7,8 @@ mod lane;
 mod welcome;
 
 use super::Theme;
-use crate::config::TransportKind;
 use crate::engine::events::Phase;
+use crate::engine::plan::TransportKind;
 use crate::engine::report::RunOutcome;
 use crate::tui::app::App;
 use crate::tui::live::Live;

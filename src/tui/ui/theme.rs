@@ -1,6 +1,6 @@
 //! Styles, with and without colour (NO_COLOR turns colour off; emphasis stays).
 
-use crate::config::TransportKind;
+use crate::engine::plan::TransportKind;
 use ratatui::style::{Color, Modifier, Style};
 
 pub struct Theme {

@@ -3,7 +3,7 @@
 
 use super::super::Theme;
 use super::{distinct_labels, first_that_fits};
-use crate::config::TransportKind;
+use crate::engine::plan::TransportKind;
 use crate::tui::live::{Lane, Live, Work};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -51,7 +51,7 @@ pub fn render(
             Work::Uploads | Work::Downloads | Work::WritesThenReads => {
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
-            // The etcd lanes get a sample of each round's histogram, not every request.
+            // Lanes whose latencies come per round get a sample of each round's histogram, not every request.
             Work::Requests | Work::Events => [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")],
         },
         caption.width,

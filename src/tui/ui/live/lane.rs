@@ -4,7 +4,7 @@
 
 use super::super::Theme;
 use super::first_that_fits;
-use crate::config::TransportKind;
+use crate::engine::plan::TransportKind;
 use crate::tui::live::{Lane, Live, Work};
 use crate::units::format_size;
 use ratatui::Frame;
@@ -146,7 +146,7 @@ fn figure_lines(lane: &Lane, live: &Live) -> Vec<Vec<String>> {
         format!("now {}", number(now)),
     ]];
     for (index, part) in lane.parts.iter().enumerate() {
-        let name = part.operation.name();
+        let name = part.name;
         let average = lane.average(index);
         lines.push(vec![
             format!("{name}s: avg {}", text(average)),

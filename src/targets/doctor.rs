@@ -37,7 +37,7 @@ pub async fn check(config: &BenchConfig) -> u8 {
             ),
         }
     }
-    let (server, built_in) = match crate::launch::built_in(config).await {
+    let (server, built_in) = match super::gcs::built_in(config).await {
         Ok(started) => started,
         Err(error) => return failed("emulator", error),
     };

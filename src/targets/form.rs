@@ -1,7 +1,7 @@
 //! The app's form as text: the GCS options (whose schedule fields every
 //! target shares), which target the form runs, and etcd's own fields.
 
-use super::Options;
+use crate::config::Options;
 use etcd::options::{EtcdRunArgs, Mode};
 use std::path::PathBuf;
 

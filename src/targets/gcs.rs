@@ -1,11 +1,21 @@
-//! What the front ends (CLI, app, tests, benches) run a GCS benchmark
-//! against: the built-in emulator is started here, so that the GCS target
-//! never imports the server it is tested against.
+//! The GCS target's glue in the registry: what the front ends (CLI, app,
+//! tests, benches) run a GCS benchmark against. The built-in emulator is
+//! started here, and `--emulator-fault` parsed by its grammar, so that the
+//! GCS target never imports the server it is tested against.
 
-use crate::config::{BenchConfig, ConfigError, Target, flag_error};
+use crate::config::{BenchConfig, ConfigError, Environment, Options, Target, flag_error};
 use crate::emulator::faults::{Fault, parse_rule};
 use crate::emulator::{Emulator, EmulatorOptions};
 use crate::gcs::target::{Connected, SetupError};
+
+/// `options` validated as GCS validates them, and its `--emulator-fault`
+/// parsed by the emulator's own grammar, which the GCS crate does not know:
+/// one sentence (exit 2, or the form's field marked) for either mistake.
+pub fn checked(options: &Options, env: &Environment) -> Result<BenchConfig, ConfigError> {
+    let config = options.validate(env)?;
+    parse_faults(&options.emulator_fault)?;
+    Ok(config)
+}
 
 pub async fn connect(config: &BenchConfig) -> Result<Connected, SetupError> {
     let (server, urls) = built_in(config).await?;

@@ -1,0 +1,78 @@
+//! What the app's live pane says of the form's run before the first one:
+//! what pressing r does, what the run will do, and what to set next. The
+//! words are each target's; the pane draws them.
+
+use super::FormOptions;
+
+pub struct Welcome {
+    /// Between "Press r" and the place: " to upload to ", " to run against ".
+    pub verb: &'static str,
+    /// The place is a thing ("the built-in emulator"), not a name said whole.
+    article: bool,
+    /// What the run does, in a sentence or two.
+    pub what: String,
+    /// What to set next.
+    pub hint: &'static str,
+}
+
+impl Welcome {
+    /// The place the run goes, as the first line says it: "the built-in
+    /// emulator", "the endpoint ...", but "gs://b on GCS".
+    pub fn place(&self, label: String) -> String {
+        match label {
+            label if !self.article || label.starts_with("gs://") => label,
+            label => format!("the {label}"),
+        }
+    }
+}
+
+/// The welcome for the form's target.
+pub fn welcome(options: &FormOptions) -> Welcome {
+    match options.target.as_str() {
+        "etcd" => Welcome {
+            verb: " to run against ",
+            article: false,
+            what: "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.".into(),
+            hint: "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
+        },
+        _ => gcs_welcome(&options.gcs),
+    }
+}
+
+fn gcs_welcome(options: &crate::config::Options) -> Welcome {
+    let workload = options.workload.trim();
+    let (w1r3, reads) = (workload == "w1r3", matches!(workload, "w1r3" | "download"));
+    // The form remembers its fields: say a remembered range, which changes what is read.
+    let range = options.range_size.trim();
+    let reads_what = if reads && !matches!(range, "" | "0") {
+        format!(" Each read takes {range} of each object (Read range size, under advanced).")
+    } else {
+        String::new()
+    };
+    // The hint follows the form: with a bucket (or an endpoint) set, it is
+    // not "set the Bucket field".
+    let hint = match (options.bucket.trim(), options.endpoint.trim()) {
+        ("", "") => "Set the Bucket field for real GCS; ? lists the keys.",
+        (_, "") => {
+            "Runs go to that bucket on real GCS (clear the Bucket field for the built-in emulator); ? lists the keys."
+        }
+        _ => "Runs go to the JSON endpoint set under advanced; ? lists the keys.",
+    };
+    let (verb, what) = if w1r3 {
+        (
+            " to write to and read from ",
+            "Each round writes new objects and then reads each of them three times, on one transport and then the other; this pane shows their throughput live, and the table below compares uploads and reads, each with its own verdict.",
+        )
+    } else if reads {
+        (
+            " to read from ",
+            "The objects to read are uploaded first (not timed); then both transports read them in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
+        )
+    } else {
+        (
+            " to upload to ",
+            "Both transports upload the same payload in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
+        )
+    };
+    Welcome { verb, article: true, what: format!("{what}{reads_what}"), hint }
+}

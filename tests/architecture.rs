@@ -1,0 +1,181 @@
+//! The layers the crate graph promises, checked from the sources and from
+//! `cargo metadata`: what depends on what, where a target may be named, and
+//! the size limits (files under 400 lines, functions under 80).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The targets: each a crate of its own, named in the binary only by the registry.
+const TARGETS: [&str; 2] = ["gcs", "etcd"];
+/// Crates every layer may use: small facts with no layer of their own.
+const LEAVES: [&str; 3] = ["units", "wire", "gcs-protocol"];
+/// What the engine must not know: transports' stacks and the front ends'.
+const FRONT_AND_WIRE: [&str; 6] = ["tonic", "reqwest", "hyper", "ratatui", "crossterm", "clap"];
+
+/// Each workspace crate's normal dependencies, by package name.
+fn workspace_dependencies() -> BTreeMap<String, Vec<String>> {
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(ROOT)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    packages
+        .iter()
+        .map(|p| {
+            let normal = p["dependencies"].as_array().unwrap().iter().filter(|d| d["kind"].is_null());
+            (p["name"].as_str().unwrap().to_string(), normal.map(|d| d["name"].as_str().unwrap().to_string()).collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_crate_graph_is_the_architecture() {
+    let graph = workspace_dependencies();
+    // Seven library crates and the binary: an empty graph would prove nothing.
+    assert_eq!(graph.len(), 8, "{graph:?}");
+    let workspace: Vec<&String> = graph.keys().collect();
+    let engine = &graph["engine"];
+    for dependency in engine {
+        assert!(!FRONT_AND_WIRE.contains(&dependency.as_str()), "the engine depends on {dependency}");
+        let inside = workspace.contains(&dependency);
+        assert!(!inside || dependency == "units", "the engine depends on the workspace's {dependency}");
+    }
+    for target in TARGETS {
+        let uses = &graph[target];
+        assert!(uses.contains(&"engine".to_string()), "{target} runs on the engine: {uses:?}");
+        for other in uses.iter().filter(|d| workspace.contains(d)) {
+            let allowed = other == "engine" || LEAVES.contains(&other.as_str());
+            assert!(allowed, "the {target} target depends on {other}");
+        }
+    }
+    let emulator = &graph["gcs-emulator"];
+    for other in emulator.iter().filter(|d| workspace.contains(d)) {
+        assert!(LEAVES.contains(&other.as_str()), "the emulator depends on {other}");
+    }
+}
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The workspace's `src/` folders: the binary's and each crate's.
+fn source_folders() -> Vec<PathBuf> {
+    let mut folders = vec![Path::new(ROOT).join("src")];
+    for entry in std::fs::read_dir(Path::new(ROOT).join("crates")).unwrap() {
+        folders.push(entry.unwrap().path().join("src"));
+    }
+    folders
+}
+
+/// A function's first line (after rustfmt): `fn`, maybe `pub`, `async`,
+/// `const` or `unsafe` before it, at any indent.
+fn opens_function(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words.find(|w| !(w.starts_with("pub") || matches!(*w, "async" | "const" | "unsafe"))) == Some("fn")
+}
+
+/// Functions longer than `limit` lines in `text`: rustfmt closes a body
+/// with `}` at the indent its `fn` line has.
+fn long_functions(text: &str, limit: usize) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut long = Vec::new();
+    for (start, line) in lines.iter().enumerate().filter(|(_, l)| opens_function(l)) {
+        // A declaration (in a trait) ends with `;`, a one-line body with `}`.
+        let signature_end = lines[start..].iter().map(|l| l.trim_end()).find(|l| l.ends_with(['{', ';', '}']));
+        if signature_end.is_none_or(|l| !l.ends_with('{')) {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let close = format!("{}}}", " ".repeat(indent));
+        let Some(length) = lines[start..].iter().position(|l| l.starts_with(&close) && l.trim() == "}") else {
+            continue;
+        };
+        if length + 1 > limit {
+            long.push((start + 1, length + 1));
+        }
+    }
+    long
+}
+
+#[test]
+fn no_file_over_400_lines_and_no_function_over_80() {
+    let mut files = 0;
+    let mut over = Vec::new();
+    for path in source_folders().iter().flat_map(|f| sources(f)) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        files += 1;
+        let shown = path.strip_prefix(ROOT).unwrap().display().to_string();
+        if text.lines().count() > 400 {
+            over.push(format!("{shown}: {} lines", text.lines().count()));
+        }
+        for (line, length) in long_functions(&text, 80) {
+            over.push(format!("{shown}:{line}: a function of {length} lines"));
+        }
+    }
+    assert!(files > 100, "the sources were found: {files} files");
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}
+
+#[test]
+fn the_length_check_sees_a_long_function() {
+    // 1 line opening, 81 of body, 1 closing: 83 lines, over 80.
+    let body = "    let x = 1;\n".repeat(81);
+    let text = format!(
+        "trait A {{\n    fn declared(&self);\n}}\nimpl A {{\n    pub async fn long() {{\n{body}    }}\n\n    fn short() {{}}\n}}\n"
+    );
+    assert_eq!(long_functions(&text, 80), [(5, 83)]);
+}
+
+/// The target a line of code names: by a path (`gcs::report`) or by its
+/// name as the registry spells it (`"etcd"`).
+fn names_a_target(line: &str) -> Option<&'static str> {
+    TARGETS.into_iter().find(|t| line.contains(&format!("{t}::")) || line.contains(&format!("\"{t}\"")))
+}
+
+#[test]
+fn a_target_is_seen_by_path_or_by_name() {
+    assert_eq!(names_a_target("use crate::gcs::report::Shown;"), Some("gcs"));
+    assert_eq!(names_a_target("        \"etcd\" => &ETCD_FIELDS,"), Some("etcd"));
+    assert_eq!(names_a_target("let etcd_like = gcs_speed_tui::units::KIB;"), None);
+}
+
+/// Outside its own crate, a target is named only in the registry
+/// (`src/targets/`), in the CLI's command tree (`src/cli/`, which declares
+/// each target's subcommand and flags), in `src/config/` (the GCS options
+/// the CLI's `run` holds, re-exported) and in `main.rs`'s dispatch.
+#[test]
+fn outside_its_crate_a_target_is_named_only_in_the_registry() {
+    let allowed = ["src/targets/", "src/cli/", "src/config/", "src/main.rs", "src/lib.rs"];
+    let mut named = Vec::new();
+    let binary = sources(&Path::new(ROOT).join("src"));
+    assert!(binary.len() > 30, "the binary's sources were found: {}", binary.len());
+    for path in binary {
+        let shown = path.strip_prefix(ROOT).unwrap().display().to_string();
+        if allowed.iter().any(|a| shown.starts_with(a)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Tests may name what they test; the code above them may not.
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        for (number, line) in code.lines().enumerate() {
+            if let Some(target) = names_a_target(line) {
+                named.push(format!("{shown}:{}: {target}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(named.is_empty(), "a target named outside the registry:\n{}", named.join("\n"));
+}
