@@ -2,7 +2,8 @@
 //! JSON API and over gRPC, and say honestly which was faster.
 
 pub mod cli;
-pub mod config;
+/// The GCS options and the app's form options, as the front ends hold them.
+pub use targets::config;
 pub mod finished;
 pub use ::engine;
 pub use ::etcd;

@@ -2,12 +2,12 @@
 //! emulator. Errors end here as one sentence and an exit code.
 
 use clap::{CommandFactory, FromArgMatches};
-use gcs_speed_tui::cli::{Cli, Command, EtcdArgs, EtcdCommand, EtcdRunCommand, ReportArgs, RunArgs};
-use gcs_speed_tui::config::{ConfigError, Environment, checked};
+use gcs_speed_tui::cli::{Cli, Command, ReportArgs};
+use gcs_speed_tui::config::{ConfigError, Environment};
 use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::progress;
 use gcs_speed_tui::signals::{self, Interrupt};
-use gcs_speed_tui::targets::{Planned, Remains, Start};
+use gcs_speed_tui::targets::{Action, Planned, Remains, Start};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -44,28 +44,17 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Some(Command::Run(args)) => {
-            let RunArgs { bench, report } = *args;
+        Some(Command::Target(command)) => {
             init_logging();
-            let planned = checked(&bench.to_options(), &Environment::from_process()).map(|c| Planned::Gcs(Box::new(c)));
-            runtime.block_on(run(planned, &report))
+            match command.action(&Environment::from_process()) {
+                Action::Run(planned, report) => runtime.block_on(run(planned, &report)),
+                Action::Check(Err(error)) => usage_error(error),
+                Action::Check(Ok(doctor)) => ExitCode::from(runtime.block_on(doctor.check())),
+            }
         }
         Some(Command::Emulator(args)) => {
             init_logging();
             runtime.block_on(emulator_command::emulator(*args))
-        }
-        Some(Command::Doctor(args)) => {
-            init_logging();
-            let config = match checked(&args.bench.to_options(), &Environment::from_process()) {
-                Ok(config) => config,
-                Err(error) => return usage_error(error),
-            };
-            ExitCode::from(runtime.block_on(gcs_speed_tui::targets::doctor::check(&config)))
-        }
-        Some(Command::Etcd(EtcdArgs { command: EtcdCommand::Run(args) })) => {
-            init_logging();
-            let EtcdRunCommand { etcd, report } = *args;
-            runtime.block_on(run(etcd.validate().map(|c| Planned::Etcd(Box::new(c))), &report))
         }
         Some(Command::Merge(args)) => report_command(gcs_speed_tui::fleet::command::merge(&args), &args.output),
         Some(Command::Compare(args)) => report_command(gcs_speed_tui::fleet::command::compare(&args), &None),

@@ -154,18 +154,21 @@ fn a_target_is_seen_by_path_or_by_name() {
 }
 
 /// Outside its own crate, a target is named only in the registry
-/// (`src/targets/`), in the CLI's command tree (`src/cli/`, which declares
-/// each target's subcommand and flags), in `src/config/` (the GCS options
-/// the CLI's `run` holds, re-exported) and in `main.rs`'s dispatch.
+/// (`src/targets/`: its reports, plans, form fields, flags and commands)
+/// and in `lib.rs`, which re-exports the workspace's crates for tests and
+/// benches.
 #[test]
 fn outside_its_crate_a_target_is_named_only_in_the_registry() {
-    let allowed = ["src/targets/", "src/cli/", "src/config/", "src/main.rs", "src/lib.rs"];
+    let allowed = ["src/targets/", "src/lib.rs"];
     let mut named = Vec::new();
     let binary = sources(&Path::new(ROOT).join("src"));
     assert!(binary.len() > 30, "the binary's sources were found: {}", binary.len());
     for path in binary {
         let shown = path.strip_prefix(ROOT).unwrap().display().to_string();
-        if allowed.iter().any(|a| shown.starts_with(a)) {
+        // A module's tests in a file of their own (`tests.rs`) may name what they test.
+        let test_file =
+            path.file_stem().is_some_and(|stem| stem == "tests" || stem.to_string_lossy().ends_with("_tests"));
+        if allowed.iter().any(|a| shown.starts_with(a)) || test_file {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();

@@ -1,9 +1,10 @@
 use super::*;
+use crate::config::Options;
 
 #[test]
 fn go_style_booleans_and_defaults_parse() {
     let cli = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
-    let Some(Command::Run(run)) = cli.command else { panic!("run") };
+    let Some(Command::Target(crate::targets::TargetCommand::Run(run))) = cli.command else { panic!("run") };
     assert!(!run.bench.cleanup);
     assert!(run.bench.warmup);
     assert!(!run.bench.disable_grpc_autochecksum);

@@ -1,6 +1,6 @@
 //! A clap error as the one sentence a user reads: what is wrong, what to do.
 
-use super::parse_go_bool;
+use crate::units::parse_bool;
 
 /// A clap error as one sentence (clap's own text runs to usage blocks and
 /// tips): what was wrong, and where to look. `args` is the command line, to
@@ -19,7 +19,7 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
             "`{command}` needs what to do: `gcs-speed-tui {command} run ...` (see `gcs-speed-tui {command} --help`)"
         );
     }
-    if error.kind() == ErrorKind::UnknownArgument && parse_go_bool(invalid).is_ok() {
+    if error.kind() == ErrorKind::UnknownArgument && parse_bool(invalid).is_ok() {
         let flag = args
             .windows(2)
             .find(|pair| pair[1] == invalid && pair[0].starts_with("--"))
@@ -47,9 +47,20 @@ pub fn one_sentence(error: &clap::Error, args: &[String]) -> String {
     }
 }
 
-/// The subcommand typed (`etcd run`, `merge`), without its arguments.
+/// The subcommand typed (`etcd run`, `merge`), without its arguments: the
+/// words that name a subcommand of the one before.
 fn subcommand(args: &[String]) -> String {
-    const NAMES: [&str; 7] = ["run", "emulator", "doctor", "etcd", "merge", "compare", "help"];
-    let words: Vec<&str> = args.iter().skip(1).map(String::as_str).take_while(|a| NAMES.contains(a)).collect();
+    use clap::CommandFactory;
+    let mut command = super::Cli::command();
+    let mut words = Vec::new();
+    for word in args.iter().skip(1) {
+        let Some(next) = command.find_subcommand(word).cloned() else {
+            // clap adds `help` itself, when it parses.
+            words.extend((word == "help").then_some(word.as_str()));
+            break;
+        };
+        words.push(word.as_str());
+        command = next;
+    }
     words.join(" ")
 }

@@ -4,15 +4,21 @@
 //! reading a report back, merging one target's hosts and starting a run
 //! need to know which target it is, and that is said here.
 
+mod commands;
+pub mod config;
 pub mod doctor;
 mod fields;
 mod form;
 pub mod gcs;
+mod gcs_flags;
 mod run;
 mod welcome;
 pub use crate::config::Environment;
+pub use commands::{Action, Doctor, DoctorArgs, EtcdArgs, EtcdCommand, EtcdRunCommand, RunArgs, TargetCommand};
 pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
 pub use form::{EtcdOptions, FormOptions};
+/// The app's flags, which prefill its form: `run`'s (the first target's).
+pub use gcs_flags::BenchArgs as AppFlags;
 pub use run::{Planned, Remains, Start};
 pub use welcome::{Welcome, welcome};
 

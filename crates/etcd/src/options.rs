@@ -25,7 +25,7 @@ pub struct EtcdRunArgs {
     /// etcd client URLs, comma-separated; requests go round-robin.
     #[arg(long, value_name = "URL[,URL...]", default_value = "http://127.0.0.1:2379")]
     pub endpoints: String,
-    /// put | range | watch
+    /// put: each client sends puts one after another; range: reads of keys the run writes first; watch: one watcher per transport while puts (over gRPC) write to its prefix
     #[arg(long, value_enum, default_value_t = Mode::Put)]
     pub mode: Mode,
     /// Concurrent clients (the study's -c).

@@ -1,0 +1,93 @@
+//! Each target's commands as the CLI shows them (flattened into the
+//! command line's subcommands): GCS's `run` and `doctor`, etcd's `etcd run`;
+//! and what each asks of the front end.
+
+use super::gcs_flags::BenchArgs;
+use super::{Planned, doctor};
+use crate::cli::ReportArgs;
+use crate::config::{BenchConfig, ConfigError, Environment};
+use clap::{Args, Subcommand};
+
+#[derive(Subcommand, Debug)]
+pub enum TargetCommand {
+    /// Run the benchmark without the interactive app and print a report.
+    Run(Box<RunArgs>),
+    /// Check, before any upload, that a run would work: credentials, a
+    /// token, the bucket, permission to create and delete objects, and the
+    /// gRPC channel; a line per step, with what to do when one fails.
+    Doctor(Box<DoctorArgs>),
+    /// The same question for etcd: its HTTP gateway against gRPC.
+    Etcd(EtcdArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// The same target options as `run` (--bucket, --endpoint, --credentials, --auth, --ca-cert, ...).
+    #[command(flatten)]
+    pub bench: BenchArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct EtcdArgs {
+    #[command(subcommand)]
+    pub command: EtcdCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum EtcdCommand {
+    /// Puts, ranges or watches over the HTTP gateway and gRPC; prints a report.
+    Run(Box<EtcdRunCommand>),
+}
+
+/// `etcd run`: etcd's flags, then how the report is written.
+#[derive(Args, Debug)]
+pub struct EtcdRunCommand {
+    #[command(flatten)]
+    pub etcd: crate::etcd::options::EtcdRunArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// What a target's command asks the front end to do.
+pub enum Action {
+    /// A headless run, reported as `ReportArgs` say.
+    Run(Result<Planned, ConfigError>, ReportArgs),
+    /// The doctor's checks (GCS).
+    Check(Result<Doctor, ConfigError>),
+}
+
+/// A doctor's checks of a configuration.
+pub struct Doctor(Box<BenchConfig>);
+
+impl Doctor {
+    /// Runs the checks; the exit code says whether all passed.
+    pub async fn check(&self) -> u8 {
+        doctor::check(&self.0).await
+    }
+}
+
+impl TargetCommand {
+    pub fn action(self, env: &Environment) -> Action {
+        match self {
+            TargetCommand::Run(args) => {
+                let RunArgs { bench, report } = *args;
+                Action::Run(super::gcs::checked(&bench.to_options(), env).map(|c| Planned::Gcs(Box::new(c))), report)
+            }
+            TargetCommand::Doctor(args) => {
+                Action::Check(super::gcs::checked(&args.bench.to_options(), env).map(|c| Doctor(Box::new(c))))
+            }
+            TargetCommand::Etcd(EtcdArgs { command: EtcdCommand::Run(args) }) => {
+                let EtcdRunCommand { etcd, report } = *args;
+                Action::Run(etcd.validate().map(|c| Planned::Etcd(Box::new(c))), report)
+            }
+        }
+    }
+}
