@@ -64,6 +64,16 @@ pub struct ReportArgs {
     /// figure the run did not measure counts as crossing.
     #[arg(long = "fail-if", value_name = "CONDITION")]
     pub fail_if: Vec<String>,
+    /// A full paired comparison at each value of an option:
+    /// OPTION=V1,V2,... (size=1MiB,16MiB; clients=1,10,100); repeat for a
+    /// grid. Points run in a shuffled order, so that drift over time does
+    /// not read as a trend; the report has a row per point.
+    #[arg(long = "sweep", value_name = "OPTION=V1,V2,...")]
+    pub sweep: Vec<String>,
+    /// A time budget the sweep's points share: each runs for its equal part
+    /// of it (as its --duration).
+    #[arg(long = "sweep-budget", value_name = "DURATION")]
+    pub sweep_budget: Option<String>,
 }
 
 impl ReportArgs {

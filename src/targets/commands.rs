@@ -3,7 +3,7 @@
 //! and what each asks of the front end.
 
 use super::gcs_flags::BenchArgs;
-use super::{Planned, doctor};
+use super::{FormOptions, doctor};
 use crate::cli::ReportArgs;
 use crate::config::{BenchConfig, ConfigError, Environment};
 use clap::{Args, Subcommand};
@@ -58,8 +58,9 @@ pub struct EtcdRunCommand {
 
 /// What a target's command asks the front end to do.
 pub enum Action {
-    /// A headless run, reported as `ReportArgs` say.
-    Run(Result<Planned, ConfigError>, ReportArgs),
+    /// A headless run (or a sweep of runs) of the options as the form
+    /// holds them, reported as `ReportArgs` say.
+    Run(Box<FormOptions>, ReportArgs),
     /// The doctor's checks (GCS).
     Check(Result<Doctor, ConfigError>),
 }
@@ -79,14 +80,14 @@ impl TargetCommand {
         match self {
             TargetCommand::Run(args) => {
                 let RunArgs { bench, report } = *args;
-                Action::Run(super::gcs::checked(&bench.to_options(), env).map(|c| Planned::Gcs(Box::new(c))), report)
+                Action::Run(Box::new(bench.form_options()), report)
             }
             TargetCommand::Doctor(args) => {
                 Action::Check(super::gcs::checked(&args.bench.to_options(), env).map(|c| Doctor(Box::new(c))))
             }
             TargetCommand::Etcd(EtcdArgs { command: EtcdCommand::Run(args) }) => {
                 let EtcdRunCommand { etcd, report } = *args;
-                Action::Run(etcd.validate().map(|c| Planned::Etcd(Box::new(c))), report)
+                Action::Run(Box::new(FormOptions::from_etcd(&etcd)), report)
             }
         }
     }

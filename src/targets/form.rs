@@ -52,6 +52,9 @@ pub struct EtcdOptions {
     pub cert: String,
     pub key: String,
     pub prefix: String,
+    /// `--client-threads`: the command line's alone, never a form field.
+    #[serde(skip)]
+    pub client_threads: Option<u16>,
 }
 
 impl Default for EtcdOptions {
@@ -72,6 +75,7 @@ impl Default for EtcdOptions {
             cert: String::new(),
             key: String::new(),
             prefix: "gcs-speed-tui".into(),
+            client_threads: None,
         }
     }
 }
@@ -106,7 +110,45 @@ impl FormOptions {
             warmup: o.warmup,
             timeout: o.timeout.clone(),
             cleanup: o.cleanup,
-            client_threads: None,
+            client_threads: e.client_threads,
         }
+    }
+
+    /// `etcd run`'s flags as the form holds them: the inverse of
+    /// `etcd_run_args`, so that a headless run and a sweep's points are
+    /// planned from the same text as the app's.
+    pub fn from_etcd(args: &EtcdRunArgs) -> FormOptions {
+        let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        let mode = <Mode as clap::ValueEnum>::to_possible_value(&args.mode).map(|v| v.get_name().to_string());
+        let etcd = EtcdOptions {
+            endpoints: args.endpoints.clone(),
+            mode: mode.unwrap_or_default(),
+            clients: args.clients.clone(),
+            requests: args.requests.clone(),
+            conns: args.conns.clone(),
+            key_size: args.key_size.clone(),
+            value_size: args.value_size.clone(),
+            key_space: args.key_space.clone(),
+            sequential_keys: args.sequential_keys,
+            user: args.user.clone().unwrap_or_default(),
+            password: args.password.clone().unwrap_or_default(),
+            cacert: path(&args.cacert),
+            cert: path(&args.cert),
+            key: path(&args.key),
+            prefix: args.prefix.clone(),
+            client_threads: args.client_threads,
+        };
+        let gcs = Options {
+            transports: args.transports.clone(),
+            iterations: args.iterations.clone(),
+            duration: args.duration.clone(),
+            until_stable: args.until_stable.clone(),
+            order: args.order.clone(),
+            warmup: args.warmup,
+            timeout: args.timeout.clone(),
+            cleanup: args.cleanup,
+            ..Options::default()
+        };
+        FormOptions { gcs, target: "etcd".into(), etcd }
     }
 }

@@ -253,6 +253,28 @@ pub fn t_975(df: usize) -> f64 {
 pub const READABLE_INTERVAL_POINTS: f64 = 100.0;
 
 impl<U: Rates> Comparison<U> {
+    /// The interval is narrow enough to quote (see `READABLE_INTERVAL_POINTS`).
+    pub fn readable(&self) -> bool {
+        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if high - low <= READABLE_INTERVAL_POINTS)
+    }
+
+    /// gRPC's rate over HTTP/JSON's (both measured), and the 95% interval
+    /// of that ratio from the paired rounds (only with a verdict).
+    pub fn grpc_over_json(&self) -> (Option<f64>, Option<(f64, f64)>) {
+        let rate = |kind| self.measured.iter().find(|(k, _)| *k == kind).and_then(|(_, rate)| *rate);
+        let ratio = match (rate(TransportKind::Grpc), rate(TransportKind::Json)) {
+            (Some(grpc), Some(json)) if json > 0.0 => Some(grpc / json),
+            _ => None,
+        };
+        let times = |percent: f64| 1.0 + percent / 100.0;
+        let interval = match (self.faster, self.ci_low, self.ci_high) {
+            (Some(TransportKind::Grpc), Some(low), Some(high)) => Some((times(low), times(high))),
+            (Some(TransportKind::Json), Some(low), Some(high)) => Some((1.0 / times(high), 1.0 / times(low))),
+            _ => None,
+        };
+        (ratio, interval)
+    }
+
     /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
     pub fn sentence(&self, unit: RateUnit) -> String {

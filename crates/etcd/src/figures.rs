@@ -1,9 +1,13 @@
 //! The report's figures as `--fail-if` asks for them: a row per transport,
-//! or the gRPC/gateway ratio of ops/s.
+//! or the gRPC/gateway ratio of ops/s; and as a sweep's table reads them:
+//! the ratio with its interval, CPU per operation and connections.
 
+use super::merge::operation;
 use super::report::EtcdReport;
+use engine::finished::{RatioFigure, RowCost};
 use engine::plan::TransportKind;
 use engine::threshold::{Figure, Metric};
+use units::significant;
 
 impl EtcdReport {
     pub fn figures(&self, metric: Metric, transport: Option<TransportKind>) -> Vec<Figure> {
@@ -32,6 +36,29 @@ impl EtcdReport {
                     Metric::Retries | Metric::Ratio => None,
                 };
                 (t.transport.name().to_string(), value)
+            })
+            .collect()
+    }
+}
+
+impl EtcdReport {
+    /// gRPC over the gateway, with the ratio's interval.
+    pub fn ratios(&self) -> Vec<RatioFigure> {
+        let Some(verdict) = &self.comparison else { return Vec::new() };
+        let (ratio, interval) = verdict.comparison.grpc_over_json();
+        vec![RatioFigure { name: "grpc/http-json".into(), ratio, interval, readable: verdict.comparison.readable() }]
+    }
+
+    /// Each row's client CPU per operation and connections.
+    pub fn costs(&self) -> Vec<RowCost> {
+        let operation = operation(self.config.mode);
+        self.transports
+            .iter()
+            .map(|t| RowCost {
+                transport: t.transport,
+                name: format!("{} {operation}", t.transport.name()),
+                cpu: t.client_cpu_us_per_op.map(|us| format!("{} µs/op", significant(us, 3))),
+                connections: t.connections,
             })
             .collect()
     }

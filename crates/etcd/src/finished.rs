@@ -3,7 +3,7 @@
 use super::merge::operation;
 use super::options::Mode;
 use super::report::EtcdReport;
-use engine::finished::{FinishedRun, Leftovers, RowRate, Table, histograms_fit};
+use engine::finished::{FinishedRun, Leftovers, RatioFigure, RowCost, RowRate, Table, histograms_fit};
 use engine::plan::TransportKind;
 use engine::threshold::{Figure, Metric};
 use units::RateUnit;
@@ -89,6 +89,14 @@ impl FinishedRun for EtcdReport {
             Mode::Watch => RateUnit::Events,
             Mode::Put | Mode::Range => RateUnit::Ops,
         }
+    }
+
+    fn ratios(&self) -> Vec<RatioFigure> {
+        EtcdReport::ratios(self)
+    }
+
+    fn costs(&self) -> Vec<RowCost> {
+        EtcdReport::costs(self)
     }
 
     /// Keys left behind are named by the prefix that holds them.

@@ -1,10 +1,13 @@
 //! The report's figures as `--fail-if` asks for them: a row per transport
-//! and operation, or the gRPC/JSON ratio per operation.
+//! and operation, or the gRPC/JSON ratio per operation; and as a sweep's
+//! table reads them: ratios with their intervals, CPU and connections.
 
-use super::{RunReport, row_name};
+use super::{RunReport, Shown, row_name};
 use crate::config::TransportKind;
 use crate::stats::Operation;
+use engine::finished::{RatioFigure, RowCost};
 use engine::threshold::{Figure, Metric};
+use units::significant;
 
 impl RunReport {
     pub fn figures(&self, metric: Metric, transport: Option<TransportKind>) -> Vec<Figure> {
@@ -37,6 +40,37 @@ impl RunReport {
                     Metric::Ratio => None,
                 };
                 (row_name(t, workload), value)
+            })
+            .collect()
+    }
+}
+
+impl RunReport {
+    /// gRPC over HTTP/JSON per operation, with each ratio's interval.
+    pub fn ratios(&self) -> Vec<RatioFigure> {
+        self.verdicts
+            .iter()
+            .map(|v| {
+                let (ratio, interval) = v.comparison.grpc_over_json();
+                let name = format!("grpc/http-json {}s", v.operation.name());
+                RatioFigure { name, ratio, interval, readable: v.comparison.readable() }
+            })
+            .collect()
+    }
+
+    /// Each row's client CPU (per GiB, or per object for small objects) and connections.
+    pub fn costs(&self) -> Vec<RowCost> {
+        let small = Shown::of(self).small;
+        self.transports
+            .iter()
+            .map(|t| RowCost {
+                transport: t.transport,
+                name: format!("{} {}", t.transport.name(), t.operation.name()),
+                cpu: match small {
+                    true => t.cpu_us_per_object.map(|us| format!("{} µs/object", significant(us, 3))),
+                    false => t.cpu_s_per_gib.map(|s| format!("{s:.2} s/GiB")),
+                },
+                connections: t.connections,
             })
             .collect()
     }

@@ -2,7 +2,7 @@
 
 use super::{RunReport, Shown, TABLE_HEADERS, table_lines};
 use crate::config::Workload;
-use engine::finished::{FinishedRun, Leftovers, RowRate, Table, histograms_fit};
+use engine::finished::{FinishedRun, Leftovers, RatioFigure, RowCost, RowRate, Table, histograms_fit};
 use engine::plan::TransportKind;
 use engine::threshold::{Figure, Metric};
 use units::{RateUnit, format_size, format_size_exact};
@@ -116,6 +116,14 @@ impl FinishedRun for RunReport {
 
     fn unit(&self) -> RateUnit {
         self.config.rate_unit
+    }
+
+    fn ratios(&self) -> Vec<RatioFigure> {
+        RunReport::ratios(self)
+    }
+
+    fn costs(&self) -> Vec<RowCost> {
+        RunReport::costs(self)
     }
 
     fn leftovers(&self) -> Leftovers {

@@ -1,0 +1,121 @@
+//! A sweep's points run one after another, headless: each under a line
+//! that names it, with its progress on stderr, its report kept. A Ctrl-C
+//! cancels the point running (which cleans up what it made) and ends the
+//! sweep: the report holds the points that finished before it.
+
+use super::{Cancelling, Running, cancel_on_interrupt, open_output, output_folder_exists, usage_error, write_report};
+use crate::cli::ReportArgs;
+use crate::progress;
+use crate::signals;
+use crate::sweep::report::{PointReport, SweepReport, SweepSaid};
+use crate::sweep::{Sweep, said};
+use crate::targets::{Environment, FormOptions, Remains, Start};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio_util::sync::CancellationToken;
+
+/// Plans every point (a bad one is said before anything runs), runs them
+/// in the sweep's order and writes the report of those that finished.
+pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> ExitCode {
+    let sweep = match checked(form, report_args, env) {
+        Ok(sweep) => sweep,
+        Err(error) => return usage_error(error),
+    };
+    let host = match report_args.start.host() {
+        Ok(host) => host,
+        Err(error) => return usage_error(error),
+    };
+    let cancel = CancellationToken::new();
+    let interrupted = Arc::new(OnceLock::new());
+    let running: Running = Arc::new(Mutex::new(None));
+    let cancelling =
+        Cancelling { what: "cancelling the sweep", kept: "; the points finished are reported", of: "point" };
+    let listener =
+        cancel_on_interrupt(signals::interrupts(), cancel.clone(), running.clone(), interrupted.clone(), cancelling);
+    tokio::spawn(listener);
+    let (points, failed) = run_points(&sweep, &host, &cancel, &running).await;
+    let report = SweepReport {
+        sweep: SweepSaid {
+            options: sweep.axes.iter().map(|a| a.option.clone()).collect(),
+            planned: sweep.points.len(),
+            share_s: sweep.share.map(|s| s.as_secs_f64()),
+            ran_in_order: sweep.order.iter().map(|&i| said(&sweep.points[i].0)).collect(),
+            cancelled: cancel.is_cancelled(),
+        },
+        points,
+    };
+    let text = crate::engine::start::marked(report.render(report_args.format), report_args.start.log_markers);
+    let mut output = match open_output(&report_args.output) {
+        Ok(output) => output,
+        Err(message) => return usage_error(message),
+    };
+    let all_well = !failed && report.points.iter().all(|p| p.report.succeeded());
+    write_report(&mut output, &text, interrupted.get(), u8::from(!all_well))
+}
+
+/// The sweep `--sweep` asks for, and the flags it cannot go with said.
+fn checked(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> Result<Sweep, String> {
+    if report_args.start.start_at.is_some() || report_args.start.start_in.is_some() {
+        return Err(
+            "--start-at and --start-in time one run of a fleet: a sweep's points start one after another".into()
+        );
+    }
+    if !report_args.fail_if.is_empty() {
+        return Err("--fail-if checks one run, not a sweep's points: run the point in question on its own".into());
+    }
+    output_folder_exists(&report_args.output)?;
+    Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)
+}
+
+/// Each point in the sweep's order until the last or a cancel; the
+/// reports of those that finished, and whether one could not start.
+async fn run_points(
+    sweep: &Sweep,
+    host: &str,
+    cancel: &CancellationToken,
+    running: &Running,
+) -> (Vec<PointReport>, bool) {
+    let terminal = std::io::stderr().is_terminal();
+    let mut finished = Vec::new();
+    let mut notes_said: Vec<String> = Vec::new();
+    for (ran, &index) in sweep.order.iter().enumerate() {
+        let (point, planned) = &sweep.points[index];
+        if cancel.is_cancelled() {
+            break;
+        }
+        eprintln!("point {} of {}: {}", ran + 1, sweep.points.len(), said(point));
+        // A note every point shares (the built-in emulator) is said once.
+        for note in planned.notes() {
+            if !notes_said.contains(note) {
+                eprintln!("note: {note}");
+                notes_said.push(note.clone());
+            }
+        }
+        let (events, receiver) = tokio::sync::mpsc::channel(1024);
+        let printer = tokio::spawn(progress::print(receiver, terminal, planned.round_words()));
+        let start = Start { events, cancel: cancel.child_token(), start_at: None, host: Some(host.to_string()) };
+        let connected = |remains: Remains| {
+            *running.lock().expect("not poisoned") = Some(remains);
+            Ok(())
+        };
+        let result = planned.clone().run(start, connected).await;
+        let _ = printer.await;
+        match result {
+            // A point the cancel cut short is left out: its rounds are not the point's.
+            Ok(_) if cancel.is_cancelled() => break,
+            Ok(report) => finished.push((index, PointReport::new(point, ran + 1, report))),
+            Err(error) => {
+                eprintln!("error: point {}: {error}; the sweep stops here", said(point));
+                return (in_grid_order(finished), true);
+            }
+        }
+    }
+    (in_grid_order(finished), false)
+}
+
+/// The reports in grid order (the first option outermost), as the table reads best.
+fn in_grid_order(mut finished: Vec<(usize, PointReport)>) -> Vec<PointReport> {
+    finished.sort_by_key(|(index, _)| *index);
+    finished.into_iter().map(|(_, report)| report).collect()
+}

@@ -1,0 +1,167 @@
+//! `--sweep OPTION=V1,V2,...`: the same question asked at each point of a
+//! grid of option values, each point a full paired comparison of its own
+//! (its rounds, verdict and 95% interval). Any option of the target's form
+//! can be swept, by its flag's name; the points run in a shuffled order so
+//! that drift over time does not read as a trend, and `--sweep-budget`
+//! shares a time budget out over them.
+
+pub mod report;
+
+use crate::engine::plan::ConfigError;
+use crate::targets::{Environment, FormOptions, Planned, fields_of};
+use crate::tui::fields::{Access, FieldSpec};
+use std::time::Duration;
+
+/// The most points a sweep may have: beyond it the grid is a typo more
+/// often than a plan (a hundred full comparisons take hours).
+pub const MOST_POINTS: usize = 100;
+
+/// One swept option and its values, as typed.
+pub struct Axis {
+    /// The option as its flag spells it: `size`, `chunk-size`.
+    pub option: String,
+    pub values: Vec<String>,
+    field: &'static FieldSpec,
+}
+
+/// A point of the grid: a value for each axis, in the axes' order.
+pub type Point = Vec<(String, String)>;
+
+/// A planned sweep: its axes, its points (in grid order) each planned as
+/// the target plans a run, and the order they run in.
+pub struct Sweep {
+    pub axes: Vec<Axis>,
+    pub points: Vec<(Point, Planned)>,
+    /// Indexes into `points`, in the order they run.
+    pub order: Vec<usize>,
+    /// Each point's share of `--sweep-budget`.
+    pub share: Option<Duration>,
+}
+
+/// `OPTION=V1,V2,...` as an axis of `target`'s form, or the sentence that
+/// says what is wrong with it.
+fn parse_axis(text: &str, target: &str) -> Result<Axis, String> {
+    let wrong = |why: String| format!("--sweep '{text}': {why}");
+    let Some((option, values)) = text.split_once('=') else {
+        return Err(wrong("write OPTION=V1,V2,..., like size=1MiB,16MiB".into()));
+    };
+    let option = option.trim().trim_start_matches("--").to_string();
+    let key = option.replace('-', "_");
+    let fields = fields_of(target);
+    let Some(field) = fields.iter().find(|f| f.key == key && f.key != "target") else {
+        let known: Vec<String> = fields.iter().skip(1).map(|f| f.key.replace('_', "-")).collect();
+        return Err(wrong(format!("this run has no option '{option}'; sweep one of {}", known.join(", "))));
+    };
+    let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+    if values.iter().any(String::is_empty) {
+        return Err(wrong("a value is empty: separate the values with commas, like size=1MiB,16MiB".into()));
+    }
+    if let Some(twice) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+        return Err(wrong(format!("'{twice}' is given twice: give each value once")));
+    }
+    Ok(Axis { option, values, field })
+}
+
+/// Every combination of the axes' values, the first axis outermost.
+fn grid(axes: &[Axis]) -> Vec<Point> {
+    axes.iter().fold(vec![Vec::new()], |points, axis| {
+        points
+            .iter()
+            .flat_map(|point| {
+                axis.values.iter().map(move |value| {
+                    let mut next = point.clone();
+                    next.push((axis.option.clone(), value.clone()));
+                    next
+                })
+            })
+            .collect()
+    })
+}
+
+/// `form` with each of the point's options set to its value.
+fn at(form: &FormOptions, axes: &[Axis], point: &Point) -> Result<FormOptions, String> {
+    let mut options = form.clone();
+    for (axis, (_, value)) in axes.iter().zip(point) {
+        match axis.field.access {
+            Access::Text(get) | Access::Choice(get, _) => *get(&mut options) = value.clone(),
+            Access::Toggle(get) => {
+                *get(&mut options) = crate::units::parse_bool(value)
+                    .map_err(|_| format!("--sweep {}: '{value}' is not true or false", axis.option))?;
+            }
+        }
+    }
+    Ok(options)
+}
+
+/// A point said briefly: `size=1MiB concurrency=4`.
+pub fn said(point: &Point) -> String {
+    point.iter().map(|(option, value)| format!("{option}={value}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The order the points run in: a random permutation (Fisher-Yates).
+fn shuffled(points: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..points).collect();
+    for i in (1..points).rev() {
+        let j = (crate::units::random_u64() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
+impl Sweep {
+    /// The sweep `--sweep` and `--sweep-budget` ask for over `form`, every
+    /// point planned (so that a bad value is said before anything runs).
+    pub fn plan(
+        texts: &[String],
+        budget: Option<&str>,
+        form: &FormOptions,
+        env: &Environment,
+    ) -> Result<Sweep, String> {
+        if texts.is_empty() {
+            return Err("--sweep-budget shares a budget out over a sweep's points: add --sweep OPTION=V1,V2,...".into());
+        }
+        let axes = texts.iter().map(|t| parse_axis(t, &form.target)).collect::<Result<Vec<_>, _>>()?;
+        if let Some(twice) =
+            axes.iter().enumerate().find_map(|(i, a)| axes[..i].iter().any(|b| b.field.key == a.field.key).then_some(a))
+        {
+            return Err(format!("--sweep {} is given twice: list all its values in one --sweep", twice.option));
+        }
+        let grid = grid(&axes);
+        if grid.len() > MOST_POINTS {
+            return Err(format!("the sweep has {} points, more than {MOST_POINTS}: sweep fewer values", grid.len()));
+        }
+        let share = budget.map(|b| share_of(b, grid.len(), form, &axes)).transpose()?;
+        let mut points = Vec::with_capacity(grid.len());
+        for point in grid {
+            let mut options = at(form, &axes, &point)?;
+            if let Some(share) = share {
+                options.gcs.duration = format!("{}ms", share.as_millis());
+            }
+            let planned = Planned::check(&options, env).map_err(|e| point_error(&point, &e))?;
+            points.push((point, planned));
+        }
+        let order = shuffled(points.len());
+        Ok(Sweep { axes, points, order, share })
+    }
+}
+
+/// A point's plan refused: which point, and the target's own sentence.
+fn point_error(point: &Point, error: &ConfigError) -> String {
+    format!("--sweep point {}: {error}", said(point))
+}
+
+/// Each point's part of `--sweep-budget`: the budget over the points.
+fn share_of(budget: &str, points: usize, form: &FormOptions, axes: &[Axis]) -> Result<Duration, String> {
+    let budget = crate::units::parse_duration(budget).map_err(|e| format!("--sweep-budget: {e}"))?;
+    if !form.gcs.duration.trim().is_empty() || axes.iter().any(|a| a.field.key == "duration") {
+        return Err("--sweep-budget sets each point's --duration: give one or the other".into());
+    }
+    let share = budget / points as u32;
+    if share < Duration::from_secs(1) {
+        return Err(format!("--sweep-budget gives each of {points} points under a second: give at least {points}s"));
+    }
+    Ok(share)
+}
+
+#[cfg(test)]
+mod tests;
