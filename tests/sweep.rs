@@ -73,6 +73,17 @@ async fn a_size_by_concurrency_grid_runs_each_point_as_a_full_comparison() {
     for run in 1..=4 {
         assert!(stderr.contains(&format!("point {run} of 4: size=")), "{stderr}");
     }
+    // The saved sweep reads back as its points (for --open, compare and merge), each named by its point.
+    let loaded = gcs_speed_tui::fleet::inputs::parse("sweep.json", &String::from_utf8_lossy(&output.stdout)).unwrap();
+    assert_eq!(loaded.len(), 4);
+    for point in &loaded {
+        let config = point.report.config_json();
+        let size = if point.name.contains("size=1MiB") { 1 << 20 } else { 256 << 10 };
+        assert!(point.name.starts_with("sweep.json point size="), "{}", point.name);
+        assert_eq!(config["object_size"], size, "{}", point.name);
+    }
+    let said = gcs_speed_tui::fleet::command::compare_loaded(&loaded[0], &loaded[1]).unwrap();
+    assert!(said.text.contains("grpc"), "two points compare as two runs: {}", said.text);
 }
 
 /// The CSV has a row per point and transport, with the figures the table
@@ -160,6 +171,17 @@ fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
         assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}");
         assert!(output.stdout.is_empty(), "no report");
     }
+}
+
+/// A target that never answers is one sentence and exit 2, as for one run:
+/// no report of no points.
+#[test]
+fn an_unreachable_target_stops_the_sweep_before_any_report() {
+    let output = run(&["etcd", "run", "--endpoints", "http://127.0.0.1:1", "--sweep", "clients=1,2"], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: point clients=") && stderr.contains("cannot reach etcd"), "{stderr}");
+    assert!(output.stdout.is_empty(), "no report: {}", String::from_utf8_lossy(&output.stdout));
 }
 
 /// A Ctrl-C during the second point: that point stops and cleans up, the

@@ -75,11 +75,12 @@ fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
         return Err(format!("{name} is empty: give reports written by run --format json"));
     }
     let several = values.len() > 1;
-    values
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| {
-            let name = if several { format!("{name} #{}", i + 1) } else { name.to_string() };
+    let named = values.into_iter().enumerate().flat_map(|(i, value)| {
+        let name = if several { format!("{name} #{}", i + 1) } else { name.to_string() };
+        points_of(name, value)
+    });
+    named
+        .map(|(name, value)| {
             let not_ours = |e: serde_json::Error| {
                 format!("{name} is not a gcs-speed-tui report ({e}): give reports written by run --format json")
             };
@@ -87,6 +88,19 @@ fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
             Ok(Loaded { name, report })
         })
         .collect()
+}
+
+/// A sweep's reports (`--sweep`), each named by its point
+/// (`sweep.json point size=1MiB concurrency=4`); any other report as it is.
+fn points_of(name: String, value: serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    let (Some(options), Some(points)) = (value["sweep"]["options"].as_array(), value["points"].as_array()) else {
+        return vec![(name, value)];
+    };
+    let said = |point: &serde_json::Value| {
+        let values = options.iter().filter_map(|o| Some(format!("{}={}", o.as_str()?, point[o.as_str()?].as_str()?)));
+        values.collect::<Vec<_>>().join(" ")
+    };
+    points.iter().map(|p| (format!("{name} point {}", said(&p["point"])), p["report"].clone())).collect()
 }
 
 /// The options that tell two configurations apart, each with both values:

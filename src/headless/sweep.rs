@@ -35,6 +35,16 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
         cancel_on_interrupt(signals::interrupts(), cancel.clone(), running.clone(), interrupted.clone(), cancelling);
     tokio::spawn(listener);
     let (points, failed) = run_points(&sweep, &host, &cancel, &running).await;
+    // A target that never answered is the user's to fix, as for one run:
+    // one sentence, no report. After a point finished, the report keeps it.
+    let failed = match failed {
+        Some(error) if points.is_empty() => return usage_error(error),
+        Some(error) => {
+            eprintln!("error: {error}; the sweep stops here, keeping the points finished");
+            true
+        }
+        None => false,
+    };
     let report = SweepReport {
         sweep: SweepSaid {
             options: sweep.axes.iter().map(|a| a.option.clone()).collect(),
@@ -69,13 +79,13 @@ fn checked(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> R
 }
 
 /// Each point in the sweep's order until the last or a cancel; the
-/// reports of those that finished, and whether one could not start.
+/// reports of those that finished, and why one could not start.
 async fn run_points(
     sweep: &Sweep,
     host: &str,
     cancel: &CancellationToken,
     running: &Running,
-) -> (Vec<PointReport>, bool) {
+) -> (Vec<PointReport>, Option<String>) {
     let terminal = std::io::stderr().is_terminal();
     let mut finished = Vec::new();
     let mut notes_said: Vec<String> = Vec::new();
@@ -105,13 +115,10 @@ async fn run_points(
             // A point the cancel cut short is left out: its rounds are not the point's.
             Ok(_) if cancel.is_cancelled() => break,
             Ok(report) => finished.push((index, PointReport::new(point, ran + 1, report))),
-            Err(error) => {
-                eprintln!("error: point {}: {error}; the sweep stops here", said(point));
-                return (in_grid_order(finished), true);
-            }
+            Err(error) => return (in_grid_order(finished), Some(format!("point {}: {error}", said(point)))),
         }
     }
-    (in_grid_order(finished), false)
+    (in_grid_order(finished), None)
 }
 
 /// The reports in grid order (the first option outermost), as the table reads best.

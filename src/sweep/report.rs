@@ -111,11 +111,14 @@ impl SweepReport {
     /// The heading, the points' table, and each point's verdict.
     pub fn to_table(&self) -> String {
         let s = &self.sweep;
+        // One transport compares nothing: its points are measured, not paired.
+        let paired = self.points.iter().any(|p| !p.report.ratios().is_empty());
         let mut out = format!(
-            "sweep of {}: {} of {} points, each a paired comparison, run in a shuffled order{}\n\n",
+            "sweep of {}: {} of {} points, each {}, run in a shuffled order{}\n\n",
             s.options.join(" x "),
             self.points.len(),
             s.planned,
+            if paired { "a paired comparison" } else { "a run of one transport" },
             if s.cancelled { " (cancelled: the points left out did not finish)" } else { "" }
         );
         let rows = rows(self);
