@@ -48,6 +48,7 @@ async fn a_size_by_concurrency_grid_runs_each_point_as_a_full_comparison() {
     let mut ran: Vec<u64> = report["points"].as_array().unwrap().iter().map(|p| p["ran"].as_u64().unwrap()).collect();
     ran.sort_unstable();
     assert_eq!(ran, [1, 2, 3, 4], "each point ran once");
+    assert_eq!(report["sweep"]["ran_in_order"].as_array().map(Vec::len), Some(4), "every point began");
     let (mut objects, mut bytes) = (0, 0);
     for (size_said, size) in [("256KiB", 256u64 << 10), ("1MiB", 1 << 20)] {
         for concurrency in [1u64, 2] {
@@ -184,14 +185,15 @@ fn an_unreachable_target_stops_the_sweep_before_any_report() {
     assert!(output.stdout.is_empty(), "no report: {}", String::from_utf8_lossy(&output.stdout));
 }
 
-/// A Ctrl-C during the second point: that point stops and cleans up, the
-/// first point's report is kept, and nothing of either is left.
+/// A Ctrl-C during the second of three points: that point stops and
+/// cleans up, the first point's report is kept, the third never runs, and
+/// nothing of any is left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_keeps_the_points_that_finished() {
     let emulator = emulator_with(EmulatorOptions { bandwidth: Some(8 * MIB), ..EmulatorOptions::default() }).await;
     let mut child = Command::new(binary())
         .args(emulator_args(&emulator))
-        .args(["--size", "1MiB", "--iterations", "3", "--format", "json", "--sweep", "concurrency=1,2"])
+        .args(["--size", "1MiB", "--iterations", "3", "--format", "json", "--sweep", "concurrency=1,2,3"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -207,7 +209,7 @@ async fn a_cancel_keeps_the_points_that_finished() {
     let mut said = Vec::new();
     while let Some(line) = tokio::time::timeout(Duration::from_secs(60), lines.recv()).await.unwrap() {
         said.push(line.clone());
-        if line.starts_with("point 2 of 2") {
+        if line.starts_with("point 2 of 3") {
             break;
         }
     }
@@ -226,5 +228,9 @@ async fn a_cancel_keeps_the_points_that_finished() {
     assert_eq!(points.len(), 1, "the first point, whole: {said:?}");
     assert_eq!(points[0]["ran"], 1);
     assert_eq!(points[0]["report"]["outcome"], "completed");
+    let began = report["sweep"]["ran_in_order"].as_array().unwrap();
+    assert_eq!(began.len(), 2, "the finished point and the cut one, not the third: {report}");
+    assert_eq!(report["sweep"]["planned"], 3);
+    assert_eq!(began[0], format!("concurrency={}", points[0]["point"]["concurrency"].as_str().unwrap()));
     assert_eq!(emulator.store().object_count(), 0, "both points cleaned up: {said:?}");
 }

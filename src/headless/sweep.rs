@@ -34,7 +34,7 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
     let listener =
         cancel_on_interrupt(signals::interrupts(), cancel.clone(), running.clone(), interrupted.clone(), cancelling);
     tokio::spawn(listener);
-    let (points, failed) = run_points(&sweep, &host, &cancel, &running).await;
+    let Ran { points, started, failed } = run_points(&sweep, &host, &cancel, &running).await;
     // A target that never answered is the user's to fix, as for one run:
     // one sentence, no report. After a point finished, the report keeps it.
     let failed = match failed {
@@ -50,7 +50,8 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
             options: sweep.axes.iter().map(|a| a.option.clone()).collect(),
             planned: sweep.points.len(),
             share_s: sweep.share.map(|s| s.as_secs_f64()),
-            ran_in_order: sweep.order.iter().map(|&i| said(&sweep.points[i].0)).collect(),
+            // Only those that began: after a cancel or a failure the rest never ran.
+            ran_in_order: sweep.order[..started].iter().map(|&i| said(&sweep.points[i].0)).collect(),
             cancelled: cancel.is_cancelled(),
         },
         points,
@@ -78,23 +79,28 @@ fn checked(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> R
     Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)
 }
 
-/// Each point in the sweep's order until the last or a cancel; the
-/// reports of those that finished, and why one could not start.
-async fn run_points(
-    sweep: &Sweep,
-    host: &str,
-    cancel: &CancellationToken,
-    running: &Running,
-) -> (Vec<PointReport>, Option<String>) {
+/// What the points' runs came to: the reports of those that finished (in
+/// grid order), how many began, and why one could not start.
+struct Ran {
+    points: Vec<PointReport>,
+    started: usize,
+    failed: Option<String>,
+}
+
+/// Each point in the sweep's order until the last, a cancel or a point
+/// that cannot start.
+async fn run_points(sweep: &Sweep, host: &str, cancel: &CancellationToken, running: &Running) -> Ran {
     let terminal = std::io::stderr().is_terminal();
     let mut finished = Vec::new();
     let mut notes_said: Vec<String> = Vec::new();
+    let mut started = 0;
     for (ran, &index) in sweep.order.iter().enumerate() {
         let (point, planned) = &sweep.points[index];
         if cancel.is_cancelled() {
             break;
         }
         eprintln!("point {} of {}: {}", ran + 1, sweep.points.len(), said(point));
+        started += 1;
         // A note every point shares (the built-in emulator) is said once.
         for note in planned.notes() {
             if !notes_said.contains(note) {
@@ -115,10 +121,13 @@ async fn run_points(
             // A point the cancel cut short is left out: its rounds are not the point's.
             Ok(_) if cancel.is_cancelled() => break,
             Ok(report) => finished.push((index, PointReport::new(point, ran + 1, report))),
-            Err(error) => return (in_grid_order(finished), Some(format!("point {}: {error}", said(point)))),
+            Err(error) => {
+                let failed = Some(format!("point {}: {error}", said(point)));
+                return Ran { points: in_grid_order(finished), started, failed };
+            }
         }
     }
-    (in_grid_order(finished), None)
+    Ran { points: in_grid_order(finished), started, failed: None }
 }
 
 /// The reports in grid order (the first option outermost), as the table reads best.
