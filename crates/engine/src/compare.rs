@@ -308,7 +308,7 @@ impl<U: Rates> Comparison<U> {
         // An interval that spans more than the whole of a doubling says
         // nothing a reader can use: neither its ends nor a percentage are
         // printed as if they did ("no significant difference: +1176%").
-        if high - low > READABLE_INTERVAL_POINTS {
+        if !self.readable() {
             let why = format!(
                 "the 95% interval is over {READABLE_INTERVAL_POINTS:.0} points wide, too wide to read: run more rounds, {pairs}"
             );
