@@ -60,6 +60,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 wire_received_bytes: 80_000 * received,
                 latency,
                 span: Default::default(),
+                paced: None,
             });
         }
     }

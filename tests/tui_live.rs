@@ -49,6 +49,7 @@ fn sample(part: &Part, worker: usize, elapsed_s: f64) -> ObjectSample {
         retried_after: Default::default(),
         first_byte_s: None,
         unchecked: false,
+        intended_s: None,
     }
 }
 
@@ -70,6 +71,7 @@ fn report(options: &Options, parts: &[Part], outcome: RunOutcome) -> RunReport {
             wire_bytes: part.bytes_each * part.times.len() as u64,
             retransmitted_bytes: 0,
             span: Default::default(),
+            paced: None,
         });
     }
     let mut transports = Vec::new();

@@ -90,6 +90,7 @@ fn running_app() -> App {
             resent_bytes: 0,
             first_byte_s: None,
             unchecked: false,
+            intended_s: None,
             error_kind: None,
             retried_after: Default::default(),
         })),
@@ -104,6 +105,7 @@ fn running_app() -> App {
             wire_bytes: 64 * MIB,
             retransmitted_bytes: 0,
             span: Default::default(),
+            paced: None,
         })),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {

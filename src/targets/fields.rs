@@ -26,7 +26,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 36] = [
+pub const FIELDS: [FieldSpec; 39] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
@@ -42,6 +42,9 @@ pub const FIELDS: [FieldSpec; 36] = [
     text!("warmup_size", "Warmup size", gcs.warmup_size),
     toggle!("cleanup", "Cleanup", gcs.cleanup),
     choice!("order", "Order", &["interleaved", "sequential"], gcs.order),
+    text!("rate", "Rate (open loop)", gcs.rate),
+    choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
+    text!("max_in_flight", "Max in flight", gcs.max_in_flight),
     text!("grpc_conn_pool", "gRPC channels", gcs.grpc_conn_pool),
     text!("grpc_window", "gRPC window", gcs.grpc_window),
     toggle!("disable_grpc_autochecksum", "gRPC no checksum", gcs.disable_grpc_autochecksum),
@@ -69,7 +72,7 @@ pub const FIELDS: [FieldSpec; 36] = [
 /// with the GCS form.
 pub const ETCD_ESSENTIALS: usize = 9;
 
-pub const ETCD_FIELDS: [FieldSpec; 24] = [
+pub const ETCD_FIELDS: [FieldSpec; 27] = [
     choice!("target", "Target", &TARGETS, target),
     text!("endpoints", "Endpoints", etcd.endpoints),
     choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
@@ -87,6 +90,9 @@ pub const ETCD_FIELDS: [FieldSpec; 24] = [
     toggle!("warmup", "Warmup", gcs.warmup),
     toggle!("cleanup", "Cleanup", gcs.cleanup),
     choice!("order", "Order", &["interleaved", "sequential"], gcs.order),
+    text!("rate", "Rate (open loop)", gcs.rate),
+    choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
+    text!("max_in_flight", "Max in flight", gcs.max_in_flight),
     text!("timeout", "Timeout", gcs.timeout),
     text!("user", "User", etcd.user),
     text!("password", "Password", etcd.password),

@@ -106,6 +106,16 @@ pub struct BenchArgs {
     /// Stop early once the 95% confidence interval of the difference is this narrow (5%).
     #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
     pub until_stable: String,
+    /// Open loop: send each round's work at this many arrivals per second per transport
+    /// (latency counted from each arrival's intended start); empty: closed loop.
+    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
+    pub rate: String,
+    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
+    #[arg(long, value_name = "SPACING", default_value = "constant")]
+    pub arrivals: String,
+    /// Open loop: requests outstanding at most; an arrival that finds this many is dropped and counted.
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub max_in_flight: String,
     /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
     #[arg(long, value_name = "SIZE", default_value = "auto")]
     pub grpc_window: String,
@@ -167,6 +177,9 @@ impl BenchArgs {
             json_http: self.json_http.clone(),
             duration: self.duration.clone(),
             until_stable: self.until_stable.clone(),
+            rate: self.rate.clone(),
+            arrivals: self.arrivals.clone(),
+            max_in_flight: self.max_in_flight.clone(),
             grpc_window: self.grpc_window.clone(),
             max_retries: self.max_retries.clone(),
             retry_deadline: self.retry_deadline.clone(),

@@ -264,7 +264,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 36);
+        assert_eq!(FIELDS.len(), 39);
         let form = Form::new(FormOptions::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");

@@ -45,6 +45,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 wire_bytes: mib * MIB,
                 retransmitted_bytes: 0,
                 span,
+                paced: None,
             });
             samples.push(ObjectSample {
                 host: String::new(),
@@ -64,6 +65,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 resent_bytes: 0,
                 first_byte_s: None,
                 unchecked: false,
+                intended_s: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

@@ -79,6 +79,7 @@ fn sample(kind: TransportKind, operation: Operation, index: usize, worker: usize
         resent_bytes: u64::from(resumes) * OBJECT / 4,
         first_byte_s: (operation == Operation::Download).then_some(elapsed_s / 10.0),
         unchecked: false,
+        intended_s: None,
         error_kind: (!ok).then(|| "HTTP 503".into()),
         retried_after: if retries > 0 { [("HTTP 503".to_string(), retries)].into() } else { Default::default() },
     }
@@ -131,6 +132,7 @@ pub fn build(workload: &str, concurrency: usize, plan: &[Slots], outcome: RunOut
                 wire_bytes: *wire_bytes,
                 retransmitted_bytes: *wire_bytes / 16,
                 span: span(zero, clock, elapsed_s),
+                paced: None,
             });
             clock += elapsed_s;
         }

@@ -42,6 +42,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 wire_bytes,
                 retransmitted_bytes: 0,
                 span: Default::default(),
+                paced: None,
             });
             samples.push(ObjectSample {
                 host: String::new(),
@@ -65,6 +66,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 resent_bytes: 0,
                 first_byte_s: None,
                 unchecked: false,
+                intended_s: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

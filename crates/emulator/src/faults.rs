@@ -31,17 +31,25 @@ pub enum FaultAction {
 pub struct Fault {
     pub action: FaultAction,
     pub after_bytes: u64,
+    /// `pause-server-for-1s`: the stall holds every data request that
+    /// arrives until it ends, as a server-wide pause (a GC, a failover) does.
+    pub pauses_server: bool,
 }
 
 impl Fault {
     /// Parses `return-503`, `return-429-after-256K`, `return-reset-connection`,
     /// `return-broken-stream-after-1M`, `reset-connection-after-256K`,
-    /// `stall-for-2s-after-256K`, `stall-for-500ms`.
+    /// `stall-for-2s-after-256K`, `stall-for-500ms`, `pause-server-for-1s`.
     pub fn parse(text: &str) -> Result<Fault, String> {
+        if let Some(duration) = text.strip_prefix("pause-server-for-") {
+            let duration = units::parse_duration(duration)
+                .map_err(|_| format!("'{text}' is not a fault instruction: use pause-server-for-1s"))?;
+            return Ok(Fault { action: FaultAction::Stall(duration), after_bytes: 0, pauses_server: true });
+        }
         let invalid = || {
             format!(
                 "'{text}' is not a fault instruction: use return-503, return-503-after-256K, \
-                 return-reset-connection or stall-for-2s-after-256K"
+                 return-reset-connection, stall-for-2s-after-256K or pause-server-for-1s"
             )
         };
         let (head, after_bytes) = match text.split_once("-after-") {
@@ -63,7 +71,7 @@ impl Fault {
         } else {
             return Err(invalid());
         };
-        Ok(Fault { action, after_bytes })
+        Ok(Fault { action, after_bytes, pauses_server: false })
     }
 }
 
@@ -112,6 +120,8 @@ pub struct FaultPlan {
     rules: Mutex<Vec<Rule>>,
     /// Faults handed to data requests so far.
     pub injected: AtomicU64,
+    /// A server pause in progress ends then.
+    paused_until: Mutex<Option<std::time::Instant>>,
 }
 
 impl FaultPlan {
@@ -128,10 +138,20 @@ impl FaultPlan {
     /// its own instruction header first, then the queue, then the standing rules.
     pub fn for_data_request(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
         let fault = self.next_fault(header)?;
-        if fault.is_some() {
+        if let Some(fault) = &fault {
             self.injected.fetch_add(1, Ordering::Relaxed);
+            if let (true, FaultAction::Stall(pause)) = (fault.pauses_server, &fault.action) {
+                *self.paused_until.lock().unwrap() = Some(std::time::Instant::now() + *pause);
+            }
+            return Ok(Some(fault.clone()));
         }
-        Ok(fault)
+        // A request that arrives during a pause waits for its end.
+        let now = std::time::Instant::now();
+        Ok(self.paused_until.lock().unwrap().filter(|until| *until > now).map(|until| Fault {
+            action: FaultAction::Stall(until - now),
+            after_bytes: 0,
+            pauses_server: false,
+        }))
     }
 
     fn next_fault(&self, header: Option<&str>) -> Result<Option<Fault>, String> {
@@ -155,18 +175,25 @@ mod tests {
 
     #[test]
     fn testbench_spellings_parse() {
-        assert_eq!(Fault::parse("return-503"), Ok(Fault { action: FaultAction::Return(503), after_bytes: 0 }));
+        assert_eq!(
+            Fault::parse("return-503"),
+            Ok(Fault { action: FaultAction::Return(503), after_bytes: 0, pauses_server: false })
+        );
         assert_eq!(
             Fault::parse("return-503-after-256K"),
-            Ok(Fault { action: FaultAction::Return(503), after_bytes: 256 * 1024 })
+            Ok(Fault { action: FaultAction::Return(503), after_bytes: 256 * 1024, pauses_server: false })
         );
         assert_eq!(
             Fault::parse("return-reset-connection"),
-            Ok(Fault { action: FaultAction::ResetConnection, after_bytes: 0 })
+            Ok(Fault { action: FaultAction::ResetConnection, after_bytes: 0, pauses_server: false })
         );
         assert_eq!(
             Fault::parse("stall-for-2s-after-1M"),
-            Ok(Fault { action: FaultAction::Stall(Duration::from_secs(2)), after_bytes: 1 << 20 })
+            Ok(Fault {
+                action: FaultAction::Stall(Duration::from_secs(2)),
+                after_bytes: 1 << 20,
+                pauses_server: false
+            })
         );
         assert_eq!(Fault::parse("return-broken-stream-after-2M").unwrap().after_bytes, 2 << 20);
         assert_eq!(Fault::parse("corrupt-after-1K").unwrap().action, FaultAction::Corrupt);
@@ -194,6 +221,26 @@ mod tests {
             .collect();
         assert_eq!(hits, [Some(500), None, None, Some(429), None, None, Some(429)]);
         assert!(parse_rule("return-429:every=0").is_err());
+    }
+
+    #[test]
+    fn a_server_pause_holds_every_request_until_it_ends() {
+        let plan = FaultPlan::default();
+        let (fault, every) = parse_rule("pause-server-for-300ms:every=2").unwrap();
+        plan.add_rule(fault, every);
+        assert_eq!(plan.for_data_request(None).unwrap(), None, "the first request is not the second");
+        let pause = plan.for_data_request(None).unwrap().unwrap();
+        assert_eq!(pause.action, FaultAction::Stall(Duration::from_millis(300)));
+        // The third request arrives during the pause: it waits out the rest of it.
+        let during = plan.for_data_request(None).unwrap().unwrap();
+        match during.action {
+            FaultAction::Stall(rest) => {
+                assert!(rest <= Duration::from_millis(300) && rest > Duration::from_millis(200))
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(plan.injected.load(Ordering::Relaxed), 1, "the pause is one fault");
+        assert!(Fault::parse("pause-server-for-ever").is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod fleet;
 pub mod histogram;
 pub mod live;
 pub mod netstat;
+pub mod open_loop;
 pub mod plan;
 pub mod report;
 pub mod rounds;

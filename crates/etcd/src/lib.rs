@@ -13,6 +13,7 @@ pub mod live;
 pub mod merge;
 pub mod meter;
 pub mod metrics;
+mod open_batch;
 pub mod options;
 pub mod proto;
 pub mod report;

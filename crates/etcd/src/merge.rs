@@ -107,6 +107,8 @@ pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) 
             .map(|c| Verdict::new(c, unit)),
         _ => None,
     };
+    let open_loop =
+        super::report::open_loop_summary(config.mode, config.open_loop.as_ref(), &config.transports, &rounds);
     let parts: Vec<EtcdHostPart> = runs.into_iter().map(|(p, _)| p).collect();
     let mut notes: Vec<String> = Vec::new();
     if parts.len() > 1 {
@@ -136,5 +138,6 @@ pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) 
         rounds,
         hosts: parts,
         fleet: Some(fleet),
+        open_loop,
     }
 }

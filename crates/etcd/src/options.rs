@@ -80,6 +80,16 @@ pub struct EtcdRunArgs {
     /// Stop once the 95% interval of the difference is this narrow: 5%.
     #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
     pub until_stable: String,
+    /// Open loop: send each round's work at this many arrivals per second per transport
+    /// (latency counted from each arrival's intended start); empty: closed loop.
+    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
+    pub rate: String,
+    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
+    #[arg(long, value_name = "SPACING", default_value = "constant")]
+    pub arrivals: String,
+    /// Open loop: requests outstanding at most; an arrival that finds this many is dropped and counted.
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub max_in_flight: String,
     /// interleaved (alternate transports round by round) | sequential.
     #[arg(long, value_name = "ORDER", default_value = "interleaved")]
     pub order: String,

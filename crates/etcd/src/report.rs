@@ -38,6 +38,9 @@ pub struct EtcdSettings {
     pub iterations: u32,
     pub warmup: bool,
     pub client_threads: usize,
+    /// `--rate`: what an open-loop run offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<engine::open_loop::OpenLoop>,
 }
 
 /// The verdict as etcd's report keeps it: the engine's, its rates in
@@ -78,6 +81,9 @@ pub struct EtcdReport {
     /// A merged report: the common window and each transport's rate in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<engine::fleet::Fleet>,
+    /// Open loop: each transport's latency at the offered rate, and the verdict on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<engine::open_loop::OpenLoopSummary>,
 }
 
 impl EtcdReport {
@@ -123,11 +129,18 @@ impl EtcdReport {
                 iterations: config.schedule.iterations,
                 warmup: config.warmup,
                 client_threads: config.client_threads,
+                open_loop: config.schedule.open_loop,
             },
             transports,
             comparison,
             cleanup,
             notes: Vec::new(),
+            open_loop: open_loop_summary(
+                config.mode,
+                config.schedule.open_loop.as_ref(),
+                &config.schedule.transports,
+                &rounds,
+            ),
             rounds,
             hosts: Vec::new(),
             fleet: None,
@@ -246,6 +259,7 @@ impl EtcdReport {
         if let [a, b] = self.transports.as_slice() {
             lines.extend(ratios_line(a, b, if watch { "event" } else { "op" }));
         }
+        lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
         lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
         if self.outcome != RunOutcome::Completed {
             lines.push(format!("outcome: {}", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or("")));
@@ -350,4 +364,31 @@ fn ratios_line(a: &EtcdSummary, b: &EtcdSummary, unit: &str) -> Option<String> {
     .collect();
     (!parts.is_empty())
         .then(|| format!("per {unit}, {} vs {}: {}", a.transport.name(), b.transport.name(), parts.join(", ")))
+}
+
+/// An open-loop run's latency figures and verdict over its paced rounds.
+pub fn open_loop_summary(
+    mode: Mode,
+    offered: Option<&engine::open_loop::OpenLoop>,
+    transports: &[TransportKind],
+    rounds: &[EtcdRound],
+) -> Option<engine::open_loop::OpenLoopSummary> {
+    let paced: Vec<engine::open_loop::RoundLatency> = rounds
+        .iter()
+        .filter_map(|r| {
+            Some(engine::open_loop::RoundLatency {
+                host: &r.span.host,
+                transport: r.transport,
+                round: r.round,
+                ok: r.ok,
+                latency: &r.latency,
+                paced: r.paced.as_ref()?,
+            })
+        })
+        .collect();
+    let work = match mode {
+        Mode::Range => "range",
+        Mode::Put | Mode::Watch => "put",
+    };
+    Some(engine::open_loop::summarize(work, offered?, transports, &paced))
 }

@@ -38,6 +38,10 @@ pub struct EtcdRound {
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]
     pub span: engine::timeline::Span,
+    /// Open loop: how the round's arrivals were paced (its latency above
+    /// counts from each one's intended start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<engine::open_loop::PacedRound>,
 }
 
 impl PairedRound for EtcdRound {
@@ -168,6 +172,7 @@ mod tests {
             wire_received_bytes: ops * 100,
             latency,
             span: Default::default(),
+            paced: None,
         }
     }
 

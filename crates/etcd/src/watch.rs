@@ -5,6 +5,7 @@
 
 use super::client::{Delivered, EtcdError, Kv, WatchEnd};
 use super::workload::{Failures, Work, latency_histogram};
+use engine::open_loop::{OpenLoop, PacedRound, pace};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,33 +29,24 @@ pub struct WatchRound {
     pub broken: Option<String>,
 }
 
-/// Watches `keys.prefix` over `watcher` while `load` puts `clients` x `requests` keys there.
+/// Watches `keys.prefix` over `watcher` while `load` puts `clients` x
+/// `requests` keys there (open loop: paced by `paced`, whose tally it fills).
 pub async fn run_watch_round(
     watcher: &dyn Kv,
     load: Arc<dyn Kv>,
     work: &Work,
+    paced: Option<PacedPuts<'_>>,
 ) -> Result<(WatchRound, OpenWatch), EtcdError> {
-    let (keys, value, clients, requests) = (work.keys.clone(), work.value.clone(), work.clients, work.requests);
+    let (keys, clients, requests) = (work.keys.clone(), work.clients, work.requests);
     let (events, mut arrivals) = mpsc::unbounded_channel();
     let stream = watcher.watch(keys.prefix.clone(), 0, events).await?;
     let started = Instant::now();
-    let mut tasks = JoinSet::new();
-    for client in 0..clients {
-        let (load, keys, value, work) = (load.clone(), keys.clone(), value.clone(), work.clone());
-        tasks.spawn(async move {
-            let mut acks = Vec::with_capacity(requests as usize);
-            for n in 0..requests as u64 {
-                if work.stopped() {
-                    break;
-                }
-                // Each put a key of its own, so every event is one put's.
-                let revision = load.put(keys.key(n * clients as u64 + client as u64), value.to_vec()).await?;
-                acks.push((revision, Instant::now()));
-            }
-            Ok::<_, EtcdError>(acks)
-        });
-    }
+    let mut tasks = match paced {
+        Some(paced) => paced_puts(load, work, paced),
+        None => closed_puts(load, work),
+    };
     let mut acked: HashMap<i64, Instant> = HashMap::new();
+
     let mut failures = Failures::default();
     let mut delivered: Vec<Delivered> = Vec::with_capacity((clients * requests) as usize);
     let arrived = |event: Delivered, delivered: &mut Vec<Delivered>| {
@@ -103,6 +95,73 @@ pub async fn run_watch_round(
         broken: check_delivery(&put_revisions, &arrived),
     };
     Ok((round, open))
+}
+
+/// What a put task gives back: each put's revision and when it was acknowledged.
+type Puts = Result<Vec<(i64, Instant)>, EtcdError>;
+
+/// The round's puts as `clients` tasks, each putting its keys one after another.
+fn closed_puts(load: Arc<dyn Kv>, work: &Work) -> JoinSet<Puts> {
+    let (keys, value, clients, requests) = (work.keys.clone(), work.value.clone(), work.clients, work.requests);
+    let mut tasks = JoinSet::new();
+    for client in 0..clients {
+        let (load, keys, value, work) = (load.clone(), keys.clone(), value.clone(), work.clone());
+        tasks.spawn(async move {
+            let mut acks = Vec::with_capacity(requests as usize);
+            for n in 0..requests as u64 {
+                if work.stopped() {
+                    break;
+                }
+                // Each put a key of its own, so every event is one put's.
+                let revision = load.put(keys.key(n * clients as u64 + client as u64), value.to_vec()).await?;
+                acks.push((revision, Instant::now()));
+            }
+            Ok::<_, EtcdError>(acks)
+        });
+    }
+    tasks
+}
+
+/// The pacing of an open-loop watch round's puts: the offer, the schedule's
+/// seed, the pacer's thread name, and where the round's tally goes.
+pub struct PacedPuts<'a> {
+    pub open: &'a OpenLoop,
+    pub seed: u64,
+    pub thread: &'a str,
+    pub tally: Arc<std::sync::Mutex<Option<PacedRound>>>,
+}
+
+/// The round's puts as arrivals at the offered rate, each one's key the
+/// one the closed round's client would put as its nth.
+fn paced_puts(load: Arc<dyn Kv>, work: &Work, paced: PacedPuts) -> JoinSet<Puts> {
+    let count = work.clients as usize * work.requests as usize;
+    let (pacer, mut tickets) = pace(paced.open, paced.open.offsets(count, paced.seed), work.stop.clone(), paced.thread);
+    let (work, tally) = (work.clone(), paced.tally);
+    let mut tasks = JoinSet::new();
+    tasks.spawn(async move {
+        let mut puts = JoinSet::new();
+        while let Some(ticket) = tickets.next().await {
+            let (load, key, value) = (load.clone(), work.keys.key(ticket.index as u64), work.value.to_vec());
+            puts.spawn(async move {
+                let turn = ticket.start();
+                let revision = load.put(key, value).await;
+                (revision, Instant::now(), turn.finished().1)
+            });
+        }
+        let (mut acks, mut service, mut first_error) = (Vec::new(), latency_histogram(), None);
+        while let Some(Ok((revision, at, took))) = puts.join_next().await {
+            match revision {
+                Ok(revision) => {
+                    acks.push((revision, at));
+                    service.saturating_record(engine::open_loop::micros(took));
+                }
+                Err(error) => first_error = first_error.or(Some(error)),
+            }
+        }
+        *tally.lock().unwrap() = Some(PacedRound::of(pacer.finish(), service));
+        first_error.map_or(Ok(acks), Err)
+    });
+    tasks
 }
 
 /// Each put's event's delay from its answer to its arrival, in µs.

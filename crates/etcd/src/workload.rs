@@ -12,9 +12,7 @@ use std::time::Instant;
 use tokio::task::JoinSet;
 
 /// Latencies in microseconds, 1 µs to an hour, 3 significant digits.
-pub fn latency_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
-}
+pub use engine::open_loop::latency_histogram;
 
 /// Which keys a run's requests use: `PREFIX/RUN-ID/` and a zero-padded
 /// index of `key_size` digits, in order or spread at random over the space.
@@ -102,14 +100,14 @@ pub struct Batch {
 }
 
 impl Batch {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Batch { ops: 0, failures: Failures::default(), latency: latency_histogram() }
     }
 }
 
 /// One request of `mode`; a range must find the key the run wrote (one kv
 /// back): a range that finds nothing measured no read.
-async fn request(kv: &dyn Kv, mode: Mode, key: Vec<u8>, value: &[u8]) -> Result<(), EtcdError> {
+pub(crate) async fn request(kv: &dyn Kv, mode: Mode, key: Vec<u8>, value: &[u8]) -> Result<(), EtcdError> {
     match mode {
         Mode::Range => match kv.range(key.clone()).await? {
             0 => Err(EtcdError::NotFound(format!(

@@ -1,5 +1,6 @@
 //! The flags every target shares for its schedule of paired rounds:
-//! transports, iterations or duration, until-stable, order and timeout.
+//! transports, iterations or duration, until-stable, order and timeout,
+//! and the open-loop rate, arrivals and requests in flight.
 
 use super::{Order, Schedule, TransportKind};
 
@@ -47,6 +48,9 @@ pub struct ScheduleText<'a> {
     pub order: &'a str,
     pub duration: &'a str,
     pub until_stable: &'a str,
+    pub rate: &'a str,
+    pub arrivals: &'a str,
+    pub max_in_flight: &'a str,
 }
 
 /// The schedule flags of options that keep them under these names (the
@@ -61,6 +65,9 @@ macro_rules! schedule_text {
             order: &$options.order,
             duration: &$options.duration,
             until_stable: &$options.until_stable,
+            rate: &$options.rate,
+            arrivals: &$options.arrivals,
+            max_in_flight: &$options.max_in_flight,
         }
     };
 }
@@ -122,5 +129,6 @@ pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<S
             "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
         );
     }
-    Ok(Schedule { transports, iterations, timeout, order, duration, until_stable })
+    let open_loop = crate::open_loop::parse_open_loop(flags.rate, flags.arrivals, flags.max_in_flight)?;
+    Ok(Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop })
 }

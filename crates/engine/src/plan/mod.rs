@@ -38,6 +38,8 @@ pub struct Schedule {
     pub duration: Option<Duration>,
     /// Stop when the 95% interval is at most this wide (percentage points).
     pub until_stable: Option<f64>,
+    /// `--rate`: arrivals sent at an offered rate (open loop); `None`: closed loop.
+    pub open_loop: Option<crate::open_loop::OpenLoop>,
 }
 
 pub mod flags;

@@ -4,12 +4,14 @@
 use super::EtcdRunner;
 use crate::client::Kv;
 use crate::meter::{Owner, Wire};
+use crate::open_batch::run_open;
 use crate::options::{Mode, WARMUP_REQUESTS};
 use crate::rounds::EtcdRound;
-use crate::watch::{OpenWatch, run_watch_round};
+use crate::watch::{OpenWatch, PacedPuts, run_watch_round};
 use crate::workload::{Failures, Work, latency_histogram, run_batch};
 use engine::Stop;
 use engine::events::{RoundDone, RunEvent};
+use engine::open_loop::PacedRound;
 use engine::plan::TransportKind;
 use hdrhistogram::Histogram;
 use std::sync::Arc;
@@ -24,6 +26,8 @@ struct Measured {
     elapsed: Duration,
     /// Lost, duplicated or reordered watch events, as one sentence.
     broken: Option<String>,
+    /// Open loop: how the arrivals were paced.
+    paced: Option<PacedRound>,
 }
 
 /// What the round cost beside its requests.
@@ -79,21 +83,38 @@ impl EtcdRunner {
         started: Instant,
     ) -> Result<(Measured, Option<OpenWatch>), Stop> {
         if self.config.mode != Mode::Watch {
-            let batch = self.bounded(run_batch(kv, self.config.mode, work), work, Some((kind, round))).await?;
+            // Both transports' round N get the same arrival schedule.
+            let seed = round.map_or(0, |r| r as u64 + 1);
+            let (batch, paced) = match &self.config.schedule.open_loop {
+                Some(open) => {
+                    let running = run_open(kv, self.config.mode, work, open, (seed, super::CLIENT_THREAD_NAME));
+                    let (batch, paced) = self.bounded(running, work, Some((kind, round))).await?;
+                    (batch, Some(paced))
+                }
+                None => (self.bounded(run_batch(kv, self.config.mode, work), work, Some((kind, round))).await?, None),
+            };
             let (ops, failures, latency) = (batch.ops, batch.failures, batch.latency);
-            return Ok((Measured { ops, failures, latency, elapsed: started.elapsed(), broken: None }, None));
+            return Ok((Measured { ops, failures, latency, elapsed: started.elapsed(), broken: None, paced }, None));
         }
-        let watching = run_watch_round(&*kv, self.tool.clone(), work);
+        let tally = Arc::default();
+        let paced = self.config.schedule.open_loop.as_ref().map(|open| PacedPuts {
+            open,
+            seed: round.map_or(0, |r| r as u64 + 1),
+            thread: super::CLIENT_THREAD_NAME,
+            tally: Arc::clone(&tally),
+        });
+        let watching = run_watch_round(&*kv, self.tool.clone(), work, paced);
         Ok(match self.bounded(watching, work, Some((kind, round))).await? {
             Ok((w, open)) => {
                 let (ops, failures, latency, elapsed, broken) = (w.events, w.failures, w.delay, w.elapsed, w.broken);
-                (Measured { ops, failures, latency, elapsed, broken }, Some(open))
+                let paced = tally.lock().unwrap().take();
+                (Measured { ops, failures, latency, elapsed, broken, paced }, Some(open))
             }
             Err(error) => {
                 let mut failures = Failures::default();
                 failures.add(error);
                 let latency = latency_histogram();
-                (Measured { ops: 0, failures, latency, elapsed: started.elapsed(), broken: None }, None)
+                (Measured { ops: 0, failures, latency, elapsed: started.elapsed(), broken: None, paced: None }, None)
             }
         })
     }
@@ -139,6 +160,7 @@ impl EtcdRunner {
             wire_received_bytes: costs.wire.received,
             latency: m.latency,
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + m.elapsed)),
+            paced: m.paced,
         });
     }
 }

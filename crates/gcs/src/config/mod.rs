@@ -118,6 +118,9 @@ pub struct BenchConfig {
     pub duration: Option<Duration>,
     /// Stop when the 95% interval of the difference is at most this wide (percentage points).
     pub until_stable: Option<f64>,
+    /// `--rate`: each round's objects arrive at this rate (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<engine::open_loop::OpenLoop>,
     /// The gRPC client's HTTP/2 stream window; `None` = adaptive.
     pub grpc_window: Option<u32>,
     pub max_retries: u32,
@@ -176,6 +179,7 @@ impl BenchConfig {
             order: self.order,
             duration: self.duration,
             until_stable: self.until_stable,
+            open_loop: self.open_loop,
         }
     }
 

@@ -42,6 +42,12 @@ pub struct Options {
     pub duration: String,
     /// Stop once the 95% interval is this narrow (percentage points).
     pub until_stable: String,
+    /// Open loop: arrivals per second per transport ("" for closed loop).
+    pub rate: String,
+    /// constant | poisson: how open-loop arrivals are spaced.
+    pub arrivals: String,
+    /// Open loop: requests outstanding at most; an arrival past it is dropped.
+    pub max_in_flight: String,
     /// The gRPC client's HTTP/2 stream window, or "auto".
     pub grpc_window: String,
     pub max_retries: String,
@@ -87,6 +93,9 @@ impl Default for Options {
             json_http: "auto".into(),
             duration: String::new(),
             until_stable: String::new(),
+            rate: String::new(),
+            arrivals: "constant".into(),
+            max_in_flight: "1000".into(),
             grpc_window: "auto".into(),
             max_retries: "5".into(),
             retry_deadline: "2m".into(),

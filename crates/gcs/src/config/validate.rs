@@ -28,7 +28,7 @@ impl Options {
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
         let (checksum, json_http) = self.choices()?;
         let prefix = self.object_prefix(&mut notes)?;
-        let Schedule { transports, iterations, timeout, order, duration, until_stable } =
+        let Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop } =
             parse_schedule(&schedule_text!(self), &mut notes)?;
         let grpc_window = self.grpc_window()?;
         let retries = self.retries()?;
@@ -63,6 +63,7 @@ impl Options {
             json_http,
             duration,
             until_stable,
+            open_loop,
             grpc_window,
             max_retries: retries.max,
             retry_deadline: retries.deadline,

@@ -22,7 +22,7 @@ impl RunReport {
                 .map(|t| {
                     let times =
                         self.samples.iter().filter(|s| s.ok && s.transport == t.transport && s.operation == operation);
-                    (t.transport.name().to_string(), times.map(|s| s.elapsed_s).collect())
+                    (t.transport.name().to_string(), times.map(|s| s.latency_s()).collect())
                 })
                 .collect();
             lines.extend(histogram(operation.name(), &series));

@@ -136,6 +136,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
     let failed = samples.iter().filter(|s| !s.ok).count();
+    let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &samples);
     RunReport {
         tool: first.tool.clone(),
         environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
@@ -161,6 +162,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         samples,
         hosts: parts,
         fleet: Some(fleet),
+        open_loop,
     }
 }
 
@@ -189,7 +191,7 @@ fn fleet_summary(
     let finished: Vec<f64> = samples
         .iter()
         .filter(|s| s.ok && s.transport == first.transport && s.operation == first.operation)
-        .map(|s| s.elapsed_s)
+        .map(|s| s.latency_s())
         .collect();
     summary.p50_s = at_most_the_slowest(quantile_s(&histogram, 0.50), &finished);
     summary.p90_s = at_most_the_slowest(quantile_s(&histogram, 0.90), &finished);

@@ -60,6 +60,9 @@ pub struct RunReport {
     /// A merged report: the common window and each row's rate in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<engine::fleet::Fleet>,
+    /// Open loop: each operation's latency at the offered rate, and the verdict on it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_loop: Vec<engine::open_loop::OpenLoopSummary>,
 }
 
 impl RunReport {
@@ -76,6 +79,7 @@ impl RunReport {
         cleanup: Cleanup,
     ) -> Self {
         let verdicts = compare(&transports, &rounds);
+        let open_loop = open_loop::open_loop_summaries(&config, &rounds, &samples);
         let failed = samples.iter().filter(|s| !s.ok).count();
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
@@ -101,6 +105,7 @@ impl RunReport {
             samples,
             hosts: Vec::new(),
             fleet: None,
+            open_loop,
         }
     }
 
@@ -276,6 +281,7 @@ impl RunReport {
             // (A setup failure's reason is its outcome sentence, below.)
             lines.push(why.clone());
         }
+        lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
         if self.auth_refreshes > 0 {
             lines.push(format!(
                 "credentials: a refused token was replaced {} (each refused request tried once more, counted as a retry)",
@@ -372,6 +378,7 @@ mod figures;
 mod finished;
 mod histogram;
 pub mod merge;
+mod open_loop;
 mod shown;
 mod table;
 

@@ -13,6 +13,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         wire_bytes: 1_200_000,
         retransmitted_bytes: 120_000,
         span: Default::default(),
+        paced: None,
     };
     let object = ObjectSample {
         host: String::new(),
@@ -32,6 +33,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         resent_bytes: 65536,
         first_byte_s: None,
         unchecked: false,
+        intended_s: None,
         error_kind: None,
         retried_after: Default::default(),
     };

@@ -3,6 +3,7 @@
 
 use super::delivered::Delivered;
 use super::failed::Failed;
+use super::paced::{self, Paced};
 use super::{Finished, PROGRESS_INTERVAL, Runner, Stop, Stored};
 use crate::config::TransportKind;
 use crate::payload::Payload;
@@ -97,15 +98,16 @@ impl Runner<'_> {
         }
     }
 
-    /// Uploads the named objects at once; returns (worker, start, elapsed,
-    /// result) for each that finished, and why it stopped early if it did.
+    /// Uploads the named objects at once (a timed round in open loop: at
+    /// `--rate`); returns (worker, start, elapsed, result) for each that
+    /// finished, why it stopped early if it did, and its pacing.
     pub(super) async fn upload_batch(
         &mut self,
         uploader: &Arc<dyn Uploader>,
         round: Option<u32>,
         names: Vec<String>,
         payload: &Payload,
-    ) -> (Vec<Finished>, Option<Stop>) {
+    ) -> (Vec<Finished>, Option<Stop>, Option<Paced>) {
         let kind = uploader.kind();
         let at_s = self.at_s();
         self.emit(RunEvent::RoundStarted { transport: kind, round, at_s }).await;
@@ -116,28 +118,25 @@ impl Runner<'_> {
         // stop waits for their session starts to answer.
         names.iter().for_each(|name| self.ledger.add(name));
         let mut tasks = JoinSet::new();
-        for (worker, name) in names.into_iter().enumerate() {
+        // Both transports' round N get the same arrival schedule.
+        let open = round.and(self.config.open_loop.as_ref());
+        let (paced, gates) = paced::gates(open, names.len(), round.map_or(0, |r| r as u64 + 1), self.clock);
+        for ((worker, name), gate) in names.into_iter().enumerate().zip(gates) {
             let uploader = uploader.clone();
             let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
             let clock = self.clock;
             let bucket = self.config.bucket.clone();
-            tasks.spawn(async move {
-                let start = clock.elapsed().as_secs_f64();
-                let expected = request.payload.size();
-                let result =
-                    uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket)).and_then(
-                        |outcome| match outcome.size {
-                            Some(size) if size != expected => Err(Failed::short(
-                                "short write",
-                                format!("the server stored {size} bytes of {expected}"),
-                            )),
-                            size => {
-                                Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() })
-                            }
-                        },
-                    );
-                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
-            });
+            let expected = request.payload.size();
+            let upload = async move {
+                let outcome = uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket))?;
+                match outcome.size {
+                    Some(size) if size != expected => {
+                        Err(Failed::short("short write", format!("the server stored {size} bytes of {expected}")))
+                    }
+                    size => Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() }),
+                }
+            };
+            tasks.spawn(paced::timed(gate, worker as u32, clock, upload));
         }
         let delivered = Some(Delivered::start(uploader.peer_port()));
         let sizes = vec![payload.size(); counters.len()];
@@ -149,6 +148,6 @@ impl Runner<'_> {
                 None => self.cut_off.push((kind, name, counters[worker].session())),
             }
         }
-        (results, stop)
+        (results, stop, paced)
     }
 }

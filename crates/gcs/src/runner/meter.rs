@@ -50,6 +50,8 @@ pub(super) struct Metered {
     pub(super) retransmitted_bytes: u64,
     /// A socket closed during the round (its last bytes are not counted).
     pub(super) wire_lost: bool,
+    /// Open loop: how the round's items were paced.
+    pub(super) paced: Option<engine::open_loop::PacedRound>,
 }
 
 impl Meter {
@@ -88,6 +90,6 @@ impl Runner<'_> {
         let retransmitted_bytes = totals.retransmitted.sample(&sockets);
         totals.peers.extend(sockets.iter().map(|s| s.peer));
         let wire_lost = totals.wire.take_vanished();
-        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost }
+        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost, paced: None }
     }
 }

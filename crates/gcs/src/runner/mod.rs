@@ -23,6 +23,7 @@ mod cleanup;
 mod delivered;
 mod failed;
 mod meter;
+mod paced;
 mod reads;
 mod summaries;
 mod warmup;
@@ -233,13 +234,16 @@ impl<'a> Runner<'a> {
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
         let meter = self.start_meter((kind, Operation::Upload), uploader.peer_port());
-        let (mut results, stop) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let (results, stop, paced) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let settled = paced::settle(paced, results, names.len());
+        let (mut results, intended, paced) = (settled.results, settled.intended_s, settled.paced);
         results.sort_by_key(|(worker, ..)| *worker);
         let mut written = Vec::new();
-        let metered = self.stop_meter(meter);
+        let mut metered = self.stop_meter(meter);
+        metered.paced = paced;
         let round_end = results.iter().map(|(_, start, elapsed, _, _)| start + elapsed).fold(metered.start_s, f64::max);
         let mut bytes = 0;
-        let mut all_ok = results.len() == names.len();
+        let mut all_ok = results.len() == settled.expected;
         for (worker, start, elapsed, result, recovery) in results {
             let (ok, error, phases, unchecked) = match result {
                 Ok(Stored { object, phases, unchecked }) => {
@@ -284,6 +288,7 @@ impl<'a> Runner<'a> {
                 retried_after: recovery.retried_after,
                 first_byte_s: None,
                 unchecked,
+                intended_s: intended[worker as usize],
             };
             self.record_item(sample).await;
         }
@@ -320,6 +325,7 @@ impl<'a> Runner<'a> {
             wire_bytes: metered.wire_bytes,
             retransmitted_bytes: metered.retransmitted_bytes,
             span: self.anchor.span(metered.start_s, end_s),
+            paced: metered.paced,
         };
         if sample.ok && metered.wire_lost {
             self.meter((kind, operation)).wire_lost = true;

@@ -21,6 +21,7 @@ struct PassRead {
     bytes: u64,
     all_ok: bool,
     stop: Option<Stop>,
+    paced: Option<engine::open_loop::PacedRound>,
 }
 use std::sync::Arc;
 use tokio::task::JoinSet;
@@ -76,7 +77,7 @@ impl Runner<'_> {
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "read-set", worker))
             .collect();
         self.emit(RunEvent::Note(format!("uploading {} to read (not timed)", plural(names.len(), "object")))).await;
-        let (mut results, stop) = self.upload_batch(&uploader, None, names, payload).await;
+        let (mut results, stop, _) = self.upload_batch(&uploader, None, names, payload).await;
         results.sort_by_key(|(worker, ..)| *worker);
         let mut failed = None;
         for (_, _, _, result, _) in results {
@@ -125,6 +126,7 @@ impl Runner<'_> {
         let sizes = self.read_sizes();
         let pass_bytes: u64 = sizes.iter().sum();
         let (mut round_end, mut bytes, mut all_ok, mut stop) = (round_start, 0, true, None);
+        let mut paced: Option<engine::open_loop::PacedRound> = None;
         for pass in 0..passes {
             let done_before = pass_bytes * u64::from(pass);
             let total = pass_bytes * u64::from(passes);
@@ -133,6 +135,10 @@ impl Runner<'_> {
             bytes += read.bytes;
             all_ok &= read.all_ok;
             stop = read.stop;
+            match (&mut paced, read.paced) {
+                (Some(round), Some(pass)) => round.absorb(pass),
+                (round, pass) => *round = round.take().or(pass),
+            }
             if stop.is_some() || !all_ok {
                 break;
             }
@@ -141,6 +147,7 @@ impl Runner<'_> {
         // The bytes TCP sent again on a read are the server's: this side
         // cannot count them, and its own (requests, ACKs) are not the data.
         metered.retransmitted_bytes = 0;
+        metered.paced = paced;
         self.record_round(key, round, metered, round_end, bytes, all_ok, stop).await
     }
 
@@ -159,7 +166,10 @@ impl Runner<'_> {
         let sizes = self.read_sizes();
         let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
         let mut tasks = JoinSet::new();
-        for (worker, listed) in self.read_set.iter().enumerate() {
+        // Both transports' pass of round N get the same arrival schedule.
+        let seed_of_pass = (u64::from(round) + 1) | (u64::from(pass) << 32);
+        let (paced, gates) = super::paced::gates(self.config.open_loop.as_ref(), sizes.len(), seed_of_pass, self.clock);
+        for ((worker, listed), gate) in self.read_set.iter().enumerate().zip(gates) {
             // The same seed, round, pass and reader give both transports the same range.
             let seed = seed ^ (u64::from(round) << 32) ^ (u64::from(pass) << 48) ^ worker as u64;
             let range = (range_size > 0).then(|| range_at(seed, listed.size, range_size));
@@ -170,14 +180,14 @@ impl Runner<'_> {
                 progress: counters[worker].clone(),
             };
             let (reader, clock, bucket) = (reader.clone(), self.clock, self.config.bucket.clone());
-            tasks.spawn(async move {
-                let start = clock.elapsed().as_secs_f64();
-                let result = reader.download(request).await.map_err(|e| super::Failed::of(&e, &bucket));
-                (worker as u32, start, clock.elapsed().as_secs_f64() - start, result)
-            });
+            let read = async move { reader.download(request).await.map_err(|e| super::Failed::of(&e, &bucket)) };
+            tasks.spawn(super::paced::timed(gate, worker as u32, clock, read));
         }
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
-        let mut read = PassRead { end_s: 0.0, bytes: 0, all_ok: results.len() == sizes.len(), stop };
+        let settled = super::paced::settle(paced, results, sizes.len());
+        let (results, intended) = (settled.results, settled.intended_s);
+        let all_ok = results.len() == settled.expected;
+        let mut read = PassRead { end_s: 0.0, bytes: 0, all_ok, stop, paced: settled.paced };
         for (worker, start, elapsed, result, recovery) in results {
             read.end_s = read.end_s.max(start + elapsed);
             let expected = sizes[worker as usize];
@@ -217,6 +227,7 @@ impl Runner<'_> {
                 retried_after: recovery.retried_after,
                 first_byte_s: ok.then_some(outcome.first_byte_s),
                 unchecked: ok && outcome.unchecked,
+                intended_s: intended[worker as usize],
             };
             self.record_item(sample).await;
         }

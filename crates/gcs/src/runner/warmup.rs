@@ -19,7 +19,7 @@ impl Runner<'_> {
                 continue;
             };
             let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
-            let (results, stop) = self.upload_batch(&uploader, None, vec![name], payload).await;
+            let (results, stop, _) = self.upload_batch(&uploader, None, vec![name], payload).await;
             for (_, _, _, result, _) in results {
                 match result {
                     Ok(super::Stored { object, .. }) => {

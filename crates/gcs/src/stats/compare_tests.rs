@@ -19,6 +19,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         wire_bytes: 0,
         retransmitted_bytes: 0,
         span: Default::default(),
+        paced: None,
     }
 }
 

@@ -6,91 +6,8 @@ use crate::transport::Phases;
 use engine::error_kinds::{ErrorKinds, count_kinds};
 use units::{GIB, mib_per_second};
 
-/// One round of one transport: `concurrency` objects uploaded at once.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RoundSample {
-    pub transport: TransportKind,
-    /// What the round did (w1r3 rounds come in two parts: the upload, then
-    /// the reads, each its own sample).
-    #[serde(default)]
-    pub operation: Operation,
-    /// 1-based in every output, as in object names and notes.
-    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
-    pub round: u32,
-    /// Wall time from the round's first upload start to its last upload's end.
-    pub elapsed_s: f64,
-    /// Bytes of the objects that finished.
-    pub bytes: u64,
-    /// Every object of the round finished.
-    pub ok: bool,
-    /// Client CPU (user + system) and bytes sent on the transport's sockets
-    /// while the round ran, cut-off or failed uploads included.
-    pub cpu_s: f64,
-    pub wire_bytes: u64,
-    /// Of `wire_bytes`, those TCP sent more than once.
-    #[serde(default)]
-    pub retransmitted_bytes: u64,
-    /// When the round ran (both clocks) and on which host.
-    #[serde(flatten)]
-    pub span: Span,
-}
-
-use engine::report::{from_one_based, one_based};
-use engine::timeline::Span;
-
-impl From<&RoundSample> for engine::events::RoundDone {
-    fn from(r: &RoundSample) -> Self {
-        Self { transport: r.transport, round: r.round, done: r.bytes, elapsed_s: r.elapsed_s, ok: r.ok }
-    }
-}
-
-impl From<&ObjectSample> for engine::events::ItemDone {
-    fn from(o: &ObjectSample) -> Self {
-        Self { transport: o.transport, ok: o.ok, elapsed_s: o.elapsed_s, retries: o.retries, resumes: o.resumes }
-    }
-}
-
-/// One object upload.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ObjectSample {
-    /// The host that ran it (`--host-label`), as its round says.
-    #[serde(default)]
-    pub host: String,
-    pub transport: TransportKind,
-    #[serde(default)]
-    pub operation: Operation,
-    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
-    pub round: u32,
-    pub worker: u32,
-    pub object: String,
-    pub bytes: u64,
-    /// Start, in seconds since the run's measurement began.
-    pub start_s: f64,
-    /// The whole upload as its caller waits for it: every attempt, retry and back-off.
-    pub elapsed_s: f64,
-    pub ok: bool,
-    pub error: Option<String>,
-    /// The error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`), counted by the summary.
-    #[serde(default)]
-    pub error_kind: Option<String>,
-    #[serde(flatten)]
-    pub phases: Phases,
-    /// Requests tried again, sessions resumed, and bytes sent more than once.
-    pub retries: u32,
-    pub resumes: u32,
-    pub resent_bytes: u64,
-    /// What the retries followed, by kind.
-    #[serde(default)]
-    pub retried_after: ErrorKinds,
-    /// Reads: from the request to the first byte of the body (the rest is
-    /// `transfer_s`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_byte_s: Option<f64>,
-    /// A finished read whose whole-object crc32c was asked for but not sent
-    /// by the server, or an upload whose answer said no size: not checked.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub unchecked: bool,
-}
+mod samples;
+pub use samples::{ObjectSample, RoundSample};
 
 /// What a row of figures measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -245,7 +162,7 @@ pub fn summarize(
     let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let failed = objects.iter().filter(|o| !o.ok);
-    let object_times: Vec<f64> = finished.iter().map(|o| o.elapsed_s).collect();
+    let object_times: Vec<f64> = finished.iter().map(|o| o.latency_s()).collect();
     let histogram = latency_histogram(&object_times);
     let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
     let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();

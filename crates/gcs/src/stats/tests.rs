@@ -13,6 +13,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         wire_bytes: 0,
         retransmitted_bytes: 0,
         span: Default::default(),
+        paced: None,
     }
 }
 
@@ -35,6 +36,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         resent_bytes: 0,
         first_byte_s: None,
         unchecked: false,
+        intended_s: None,
         error_kind: None,
         retried_after: Default::default(),
     }

@@ -1,0 +1,150 @@
+//! When the arrivals of an open-loop round are due: evenly spaced at the
+//! offered rate, or as a Poisson process of that rate (exponential gaps,
+//! seeded so that a run can say which schedule it sent).
+
+use crate::plan::flags::{ConfigError, fail, parse_count};
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spacing {
+    Constant,
+    Poisson,
+}
+
+impl Spacing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Spacing::Constant => "constant",
+            Spacing::Poisson => "poisson",
+        }
+    }
+}
+
+/// `--rate`, `--arrivals` and `--max-in-flight`: what an open-loop run offers.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OpenLoop {
+    /// Arrivals per second, per transport.
+    pub rate: f64,
+    pub spacing: Spacing,
+    /// Requests outstanding at most; an arrival that finds this many is dropped.
+    pub max_in_flight: u32,
+}
+
+/// The most `--rate` takes: far past what one client host sends.
+const MOST_RATE: f64 = 1_000_000.0;
+
+/// The open-loop flags as typed; `None` when `--rate` is empty (closed loop).
+pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Result<Option<OpenLoop>, ConfigError> {
+    let text = rate.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let number = text.strip_suffix("/s").unwrap_or(text).trim();
+    let rate = match number.parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate <= MOST_RATE => rate,
+        _ => {
+            return fail(
+                "rate",
+                format!(
+                    "--rate '{text}' is not a rate: give arrivals per second above 0 and at most 1000000, like 100"
+                ),
+            );
+        }
+    };
+    let spacing = match arrivals.trim() {
+        "constant" | "" => Spacing::Constant,
+        "poisson" => Spacing::Poisson,
+        other => return fail("arrivals", format!("--arrivals '{other}' is not one of constant, poisson")),
+    };
+    let max_in_flight = parse_count(max_in_flight, "max_in_flight", 1, 100_000)?;
+    Ok(Some(OpenLoop { rate, spacing, max_in_flight }))
+}
+
+impl OpenLoop {
+    /// When each of `count` arrivals is due, from the round's start (the
+    /// first at zero). Poisson gaps come from a SplitMix64 stream of `seed`.
+    pub fn offsets(&self, count: usize, seed: u64) -> Vec<Duration> {
+        let mean_gap = 1.0 / self.rate;
+        let mut state = seed;
+        let mut at = 0.0;
+        (0..count)
+            .map(|_| {
+                let due = Duration::from_secs_f64(at);
+                at += match self.spacing {
+                    Spacing::Constant => mean_gap,
+                    Spacing::Poisson => -mean_gap * (1.0 - unit_interval(&mut state)).ln(),
+                };
+                due
+            })
+            .collect()
+    }
+
+    /// How it is said in a report's heading: `100/s constant, at most 1000 in flight`.
+    pub fn said(&self) -> String {
+        format!(
+            "{}/s {}, at most {} in flight",
+            units::significant(self.rate, 3),
+            self.spacing.name(),
+            self.max_in_flight
+        )
+    }
+}
+
+/// The next number of a SplitMix64 stream, in [0, 1).
+fn unit_interval(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(rate: f64, spacing: Spacing) -> OpenLoop {
+        OpenLoop { rate, spacing, max_in_flight: 10 }
+    }
+
+    #[test]
+    fn constant_arrivals_are_one_gap_apart() {
+        let offsets = open(100.0, Spacing::Constant).offsets(5, 1);
+        let millis: Vec<u128> = offsets.iter().map(|d| d.as_micros()).collect();
+        assert_eq!(millis, [0, 10_000, 20_000, 30_000, 40_000]);
+    }
+
+    #[test]
+    fn poisson_arrivals_keep_the_rate_on_average_and_vary() {
+        let rate = 1000.0;
+        let count = 20_000;
+        let offsets = open(rate, Spacing::Poisson).offsets(count, 7);
+        // The mean gap of n exponential gaps of mean 1/rate has a standard
+        // deviation of 1/(rate * sqrt(n)): 0.7% here, so 3% is over 4 sigma.
+        let span = offsets.last().unwrap().as_secs_f64();
+        let mean_gap = span / (count - 1) as f64;
+        assert!((mean_gap * rate - 1.0).abs() < 0.03, "mean gap {mean_gap}");
+        // Exponential gaps: about 1/e of them exceed the mean.
+        let gaps: Vec<f64> = offsets.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+        let long = gaps.iter().filter(|g| **g > 1.0 / rate).count() as f64 / gaps.len() as f64;
+        assert!((long - (-1.0f64).exp()).abs() < 0.02, "share over the mean {long}");
+        assert_eq!(offsets, open(rate, Spacing::Poisson).offsets(count, 7), "the seed fixes the schedule");
+    }
+
+    #[test]
+    fn the_flags_parse_or_say_what_to_do() {
+        assert_eq!(parse_open_loop("", "constant", "1000").unwrap(), None);
+        let parsed = parse_open_loop("250/s", "poisson", "64").unwrap().unwrap();
+        assert_eq!(parsed, OpenLoop { rate: 250.0, spacing: Spacing::Poisson, max_in_flight: 64 });
+        assert_eq!(parsed.said(), "250/s poisson, at most 64 in flight");
+        for bad in ["0", "-3", "fast", "2000000"] {
+            let error = parse_open_loop(bad, "constant", "10").unwrap_err();
+            assert_eq!(error.field, "rate");
+            assert!(error.message.contains("like 100"), "{bad}: {}", error.message);
+        }
+        assert_eq!(parse_open_loop("10", "bursty", "10").unwrap_err().field, "arrivals");
+        assert_eq!(parse_open_loop("10", "constant", "0").unwrap_err().field, "max_in_flight");
+    }
+}

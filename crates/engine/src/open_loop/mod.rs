@@ -1,0 +1,25 @@
+//! Open-loop load: arrivals at an offered rate, each sent at its intended
+//! time whatever the earlier ones are doing, so a stall delays the requests
+//! due during it instead of hiding them (coordinated omission). Latency is
+//! counted from each arrival's intended start; service time from its actual
+//! start; arrivals that found `--max-in-flight` requests outstanding are
+//! dropped and counted, as k6 counts dropped iterations.
+
+mod arrivals;
+mod pacer;
+mod summary;
+
+pub use arrivals::{OpenLoop, Spacing, parse_open_loop};
+pub use pacer::{LATE_AFTER, Pacer, PacingTally, Ticket, Tickets, Turn, pace};
+pub use summary::{LatencyRatio, OpenLoopSummary, PacedRound, RoundLatency, TransportLatency, summarize};
+
+/// Latencies in microseconds, 1 µs to an hour, 3 significant digits: the
+/// bounds every target's latency histograms share, so they merge.
+pub fn latency_histogram() -> hdrhistogram::Histogram<u64> {
+    hdrhistogram::Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+/// A duration as the microseconds a latency histogram records (at least 1).
+pub fn micros(duration: std::time::Duration) -> u64 {
+    (duration.as_micros() as u64).max(1)
+}

@@ -1,0 +1,274 @@
+//! The pacer: a thread of its own that releases each arrival at its
+//! intended instant. Tokio's timers tick in milliseconds, too coarse for
+//! 10,000 arrivals a second, so the thread sleeps until just before an
+//! arrival is due and spins (yielding) the rest of the way.
+
+use super::{OpenLoop, latency_histogram, micros};
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// An arrival that starts later than this after its intended instant is
+/// late: the client could not keep the schedule (its pacer or runtime was
+/// busy), and the report counts it.
+pub const LATE_AFTER: Duration = Duration::from_millis(1);
+
+/// Closer than this to an arrival, the pacer spins instead of sleeping
+/// (a thread's sleep overshoots by tens of microseconds).
+const SPIN_WITHIN: Duration = Duration::from_micros(500);
+
+/// The longest the pacer sleeps at once, so a stop is seen at slow rates.
+const LONGEST_NAP: Duration = Duration::from_millis(20);
+
+/// What the arrivals' tasks and the pacer share.
+struct Shared {
+    in_flight: AtomicU32,
+    started: AtomicU64,
+    late: AtomicU64,
+    /// Start minus intended start, µs.
+    lateness: Mutex<Histogram<u64>>,
+    /// The first and the last actual start.
+    span: Mutex<Option<(Instant, Instant)>>,
+}
+
+/// An arrival released by the pacer: which one, and when it was due. While
+/// it (or the `Turn` it becomes) is held, it counts as in flight.
+pub struct Ticket {
+    pub index: usize,
+    pub intended: Instant,
+    shared: Arc<Shared>,
+}
+
+/// An arrival started: when it was due and when it started. Drop it when
+/// the request is answered.
+pub struct Turn {
+    pub index: usize,
+    pub intended: Instant,
+    pub started: Instant,
+    _ticket: Ticket,
+}
+
+/// The arrivals as the pacer releases them, in order.
+pub struct Tickets(mpsc::UnboundedReceiver<Ticket>);
+
+impl Tickets {
+    /// The next arrival, at its instant; `None` once the round's arrivals
+    /// are all released (or the round stopped).
+    pub async fn next(&mut self) -> Option<Ticket> {
+        self.0.recv().await
+    }
+}
+
+impl Ticket {
+    /// Starts the arrival's request now: counts how late it starts.
+    pub fn start(self) -> Turn {
+        let started = Instant::now();
+        let lateness = started.saturating_duration_since(self.intended);
+        let shared = &self.shared;
+        shared.started.fetch_add(1, Ordering::Relaxed);
+        if lateness > LATE_AFTER {
+            shared.late.fetch_add(1, Ordering::Relaxed);
+        }
+        shared.lateness.lock().unwrap().saturating_record(micros(lateness));
+        let mut span = shared.span.lock().unwrap();
+        let (first, last) = span.get_or_insert((started, started));
+        *first = (*first).min(started);
+        *last = (*last).max(started);
+        drop(span);
+        Turn { index: self.index, intended: self.intended, started, _ticket: self }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.shared.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Turn {
+    /// Latency from the intended start, and service time from the actual one.
+    pub fn finished(&self) -> (Duration, Duration) {
+        let now = Instant::now();
+        (now - self.intended, now - self.started)
+    }
+}
+
+/// How a round's pacing went.
+#[derive(Clone, Debug)]
+pub struct PacingTally {
+    /// Arrivals due before the round ended or stopped.
+    pub offered: u64,
+    /// Arrivals released that started.
+    pub started: u64,
+    /// Arrivals that found `max_in_flight` requests outstanding: not sent.
+    pub dropped: u64,
+    /// Started more than `LATE_AFTER` after their intended instant.
+    pub late: u64,
+    /// Start minus intended start, µs.
+    pub lateness: Histogram<u64>,
+    /// Arrivals per second actually started (`None` under two starts).
+    pub achieved_rate: Option<f64>,
+}
+
+/// The pacer's thread, until the round's arrivals are all released.
+pub struct Pacer {
+    thread: JoinHandle<(u64, u64)>,
+    shared: Arc<Shared>,
+}
+
+/// Starts pacing `offsets` (from now) on a thread named `thread_name` (the
+/// name the target's client CPU is counted by); returns the pacer and the
+/// arrivals as it releases them. `stop` ends the releases early.
+pub fn pace(open: &OpenLoop, offsets: Vec<Duration>, stop: Arc<AtomicBool>, thread_name: &str) -> (Pacer, Tickets) {
+    let shared = Arc::new(Shared {
+        in_flight: AtomicU32::new(0),
+        started: AtomicU64::new(0),
+        late: AtomicU64::new(0),
+        lateness: Mutex::new(latency_histogram()),
+        span: Mutex::new(None),
+    });
+    let (sender, tickets) = mpsc::unbounded_channel();
+    let most = open.max_in_flight;
+    let in_thread = shared.clone();
+    let thread = std::thread::Builder::new()
+        .name(thread_name.to_string())
+        .spawn(move || release(&sender, offsets, most, &in_thread, &stop))
+        .expect("the pacer's thread starts");
+    (Pacer { thread, shared }, Tickets(tickets))
+}
+
+/// Releases each arrival at its instant; returns (offered, dropped).
+fn release(
+    sender: &mpsc::UnboundedSender<Ticket>,
+    offsets: Vec<Duration>,
+    most: u32,
+    shared: &Arc<Shared>,
+    stop: &AtomicBool,
+) -> (u64, u64) {
+    let origin = Instant::now();
+    let (mut offered, mut dropped) = (0, 0);
+    for (index, offset) in offsets.into_iter().enumerate() {
+        let intended = origin + offset;
+        if !wait_until(intended, stop) {
+            break;
+        }
+        offered += 1;
+        // Only this thread adds, so the count cannot pass `most` between
+        // the check and the add.
+        if shared.in_flight.load(Ordering::Acquire) >= most {
+            dropped += 1;
+            continue;
+        }
+        shared.in_flight.fetch_add(1, Ordering::AcqRel);
+        // A send fails only once the round stopped listening; the ticket's
+        // drop gives its place back.
+        let _ = sender.send(Ticket { index, intended, shared: shared.clone() });
+    }
+    (offered, dropped)
+}
+
+/// Sleeps, then spins, until `due`; `false` if `stop` was set first.
+fn wait_until(due: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= due {
+            return true;
+        }
+        let left = due - now;
+        if left > SPIN_WITHIN {
+            std::thread::sleep((left - SPIN_WITHIN).min(LONGEST_NAP));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Pacer {
+    /// Waits for the pacer's thread (after the round's tasks are done or
+    /// stopped) and tallies the round.
+    pub fn finish(self) -> PacingTally {
+        let (offered, dropped) = self.thread.join().unwrap_or((0, 0));
+        let shared = &self.shared;
+        let started = shared.started.load(Ordering::Relaxed);
+        let achieved_rate = match *shared.span.lock().unwrap() {
+            Some((first, last)) if started >= 2 && last > first => {
+                Some((started - 1) as f64 / (last - first).as_secs_f64())
+            }
+            _ => None,
+        };
+        PacingTally {
+            offered,
+            started,
+            dropped,
+            late: shared.late.load(Ordering::Relaxed),
+            lateness: shared.lateness.lock().unwrap().clone(),
+            achieved_rate,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Spacing;
+    use super::*;
+
+    fn open(rate: f64, max_in_flight: u32) -> OpenLoop {
+        OpenLoop { rate, spacing: Spacing::Constant, max_in_flight }
+    }
+
+    /// Runs `count` arrivals, each holding its turn for `hold`.
+    async fn run(open: OpenLoop, count: usize, hold: Duration) -> PacingTally {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (pacer, mut tickets) = pace(&open, open.offsets(count, 0), stop, "pacer-test");
+        let mut tasks = tokio::task::JoinSet::new();
+        while let Some(ticket) = tickets.next().await {
+            tasks.spawn(async move {
+                let turn = ticket.start();
+                tokio::time::sleep(hold).await;
+                drop(turn);
+            });
+        }
+        tasks.join_all().await;
+        pacer.finish()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_arrival_starts_when_nothing_is_held_up() {
+        let tally = run(open(500.0, 100), 200, Duration::ZERO).await;
+        assert_eq!((tally.offered, tally.started, tally.dropped), (200, 200, 0));
+        assert_eq!(tally.lateness.len(), 200);
+        // 199 gaps of 2 ms: 500/s, give or take the scheduler.
+        let achieved = tally.achieved_rate.unwrap();
+        assert!((achieved / 500.0 - 1.0).abs() < 0.05, "achieved {achieved}/s");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn arrivals_that_find_the_limit_in_flight_are_dropped() {
+        // 100/s, each held 1 s, at most 10 in flight: the first 10 start;
+        // the next 90 (all due within 1 s) find 10 outstanding and drop.
+        let tally = run(open(100.0, 10), 100, Duration::from_secs(1)).await;
+        assert_eq!((tally.offered, tally.started, tally.dropped), (100, 10, 90));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stop_ends_the_releases() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let open = open(10.0, 100);
+        let (pacer, mut tickets) = pace(&open, open.offsets(100, 0), stop.clone(), "pacer-test");
+        let first = tickets.next().await.unwrap().start();
+        assert_eq!(first.index, 0);
+        stop.store(true, Ordering::Relaxed);
+        drop(first);
+        // The rest never come: the thread ends and its sender with it.
+        assert!(tickets.next().await.is_none());
+        let tally = pacer.finish();
+        assert!(tally.offered < 100, "offered {}", tally.offered);
+        assert_eq!(tally.started, 1);
+    }
+}

@@ -1,0 +1,248 @@
+//! An open-loop run's figures and verdict: each transport's latency from
+//! intended start and its service time, what its pacing could not keep
+//! (dropped and late arrivals), and gRPC's latency over HTTP/JSON's at the
+//! same offered load, with a 95% interval from the paired rounds.
+
+use super::{OpenLoop, PacingTally, latency_histogram};
+use crate::compare::t_interval;
+use crate::plan::TransportKind;
+use hdrhistogram::Histogram;
+
+/// One round's pacing, as a report keeps it beside the round.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PacedRound {
+    pub offered: u64,
+    pub started: u64,
+    pub dropped: u64,
+    pub late: u64,
+    pub achieved_rate: Option<f64>,
+    /// Actual minus intended start, µs.
+    #[serde(with = "crate::histogram::as_text", default = "latency_histogram")]
+    pub lateness: Histogram<u64>,
+    /// From actual start to answer, µs (latency from the intended start is
+    /// the round's own latency histogram).
+    #[serde(with = "crate::histogram::as_text", default = "latency_histogram")]
+    pub service: Histogram<u64>,
+}
+
+impl PacedRound {
+    /// Another pass of the same round into this one (a w1r3 round reads three times).
+    pub fn absorb(&mut self, other: PacedRound) {
+        let starts = self.started + other.started;
+        self.achieved_rate = match (self.achieved_rate, other.achieved_rate) {
+            (Some(a), Some(b)) if starts > 0 => {
+                Some((a * self.started as f64 + b * other.started as f64) / starts as f64)
+            }
+            (a, b) => a.or(b),
+        };
+        self.offered += other.offered;
+        self.started = starts;
+        self.dropped += other.dropped;
+        self.late += other.late;
+        let _ = self.lateness.add(&other.lateness);
+        let _ = self.service.add(&other.service);
+    }
+
+    pub fn of(tally: PacingTally, service: Histogram<u64>) -> Self {
+        let PacingTally { offered, started, dropped, late, lateness, achieved_rate } = tally;
+        PacedRound { offered, started, dropped, late, achieved_rate, lateness, service }
+    }
+}
+
+/// A round as the open-loop verdict reads it.
+pub struct RoundLatency<'a> {
+    /// The host that ran it: a fleet's rounds pair within each host.
+    pub host: &'a str,
+    pub transport: TransportKind,
+    pub round: u32,
+    /// Every arrival of the round was answered.
+    pub ok: bool,
+    /// From intended start, µs.
+    pub latency: &'a Histogram<u64>,
+    pub paced: &'a PacedRound,
+}
+
+/// One transport's open-loop figures over its rounds.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TransportLatency {
+    pub transport: TransportKind,
+    pub offered: u64,
+    pub started: u64,
+    pub dropped: u64,
+    pub late: u64,
+    /// Arrivals started per second, over its rounds (`None`: too few starts).
+    pub achieved_rate: Option<f64>,
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub service_p50_ms: Option<f64>,
+    pub service_p99_ms: Option<f64>,
+    pub lateness_p99_ms: Option<f64>,
+    /// Why it did not keep the offered rate, if it did not.
+    pub not_sustained: Option<String>,
+}
+
+/// gRPC's latency at one percentile over HTTP/JSON's, from the paired rounds.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LatencyRatio {
+    pub percentile: String,
+    /// gRPC over HTTP/JSON, of the whole run's percentiles.
+    pub grpc_over_json: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub pairs: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OpenLoopSummary {
+    /// What each arrival was: `put`, `upload`, `download`.
+    pub work: String,
+    pub offered: OpenLoop,
+    pub transports: Vec<TransportLatency>,
+    pub ratios: Vec<LatencyRatio>,
+}
+
+/// The arrivals a transport may miss (dropped, or achieved rate short of
+/// the offer) and still be said to have sustained the rate.
+const SUSTAINED_WITHIN: f64 = 0.01;
+
+fn ms(histogram: &Histogram<u64>, quantile: f64) -> Option<f64> {
+    (!histogram.is_empty()).then(|| histogram.value_at_quantile(quantile) as f64 / 1000.0)
+}
+
+/// The figures of `transports` over `rounds`.
+pub fn summarize(
+    work: &str,
+    offered: &OpenLoop,
+    transports: &[TransportKind],
+    rounds: &[RoundLatency],
+) -> OpenLoopSummary {
+    let transports: Vec<TransportLatency> =
+        transports.iter().map(|kind| transport_latency(offered, *kind, rounds)).collect();
+    let ratios = ["p50", "p99"]
+        .iter()
+        .map(|name| {
+            let quantile = if *name == "p50" { 0.5 } else { 0.99 };
+            latency_ratio(name, quantile, &transports, rounds)
+        })
+        .collect();
+    OpenLoopSummary { work: work.into(), offered: *offered, transports, ratios }
+}
+
+fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLatency]) -> TransportLatency {
+    let mine: Vec<&RoundLatency> = rounds.iter().filter(|r| r.transport == kind).collect();
+    let (mut latency, mut service, mut lateness) = (latency_histogram(), latency_histogram(), latency_histogram());
+    for round in &mine {
+        let _ = latency.add(round.latency);
+        let _ = service.add(&round.paced.service);
+        let _ = lateness.add(&round.paced.lateness);
+    }
+    let sum = |of: fn(&PacedRound) -> u64| mine.iter().map(|r| of(r.paced)).sum::<u64>();
+    let (offered_n, started, dropped, late) =
+        (sum(|p| p.offered), sum(|p| p.started), sum(|p| p.dropped), sum(|p| p.late));
+    // Each round's rate weighted by its starts: the rate the rounds kept.
+    let rated: Vec<(f64, u64)> = mine.iter().filter_map(|r| Some((r.paced.achieved_rate?, r.paced.started))).collect();
+    let weight: u64 = rated.iter().map(|(_, n)| n).sum();
+    let achieved_rate =
+        (weight > 0).then(|| rated.iter().map(|(rate, n)| rate * *n as f64).sum::<f64>() / weight as f64);
+    let mut short = Vec::new();
+    if dropped as f64 > SUSTAINED_WITHIN * offered_n as f64 {
+        short.push(format!("{dropped} of {offered_n} arrivals dropped (at most {} in flight)", offered.max_in_flight));
+    }
+    if let Some(rate) = achieved_rate.filter(|rate| *rate < offered.rate * (1.0 - SUSTAINED_WITHIN)) {
+        short.push(format!(
+            "started {}/s of {}/s offered",
+            units::significant(rate, 3),
+            units::significant(offered.rate, 3)
+        ));
+    }
+    if late as f64 > SUSTAINED_WITHIN * started as f64 {
+        short.push(format!("{late} of {started} started over 1 ms late"));
+    }
+    TransportLatency {
+        transport: kind,
+        offered: offered_n,
+        started,
+        dropped,
+        late,
+        achieved_rate,
+        p50_ms: ms(&latency, 0.5),
+        p99_ms: ms(&latency, 0.99),
+        service_p50_ms: ms(&service, 0.5),
+        service_p99_ms: ms(&service, 0.99),
+        lateness_p99_ms: ms(&lateness, 0.99),
+        not_sustained: (!short.is_empty()).then(|| short.join(", ")),
+    }
+}
+
+fn latency_ratio(name: &str, quantile: f64, transports: &[TransportLatency], rounds: &[RoundLatency]) -> LatencyRatio {
+    let of = |kind| transports.iter().find(|t| t.transport == kind);
+    let whole = |kind| of(kind).and_then(|t| if quantile == 0.5 { t.p50_ms } else { t.p99_ms });
+    let grpc_over_json = match (whole(TransportKind::Grpc), whole(TransportKind::Json)) {
+        (Some(grpc), Some(json)) if json > 0.0 => Some(grpc / json),
+        _ => None,
+    };
+    let at = |round: &RoundLatency| {
+        (round.ok && !round.latency.is_empty()).then(|| round.latency.value_at_quantile(quantile).max(1) as f64)
+    };
+    let logs: Vec<f64> = rounds
+        .iter()
+        .filter(|r| r.transport == TransportKind::Grpc)
+        .filter_map(|grpc| {
+            let json = rounds
+                .iter()
+                .find(|r| r.transport == TransportKind::Json && r.round == grpc.round && r.host == grpc.host)?;
+            Some((at(grpc)? / at(json)?).ln())
+        })
+        .collect();
+    let interval = t_interval(&logs);
+    LatencyRatio {
+        percentile: name.into(),
+        grpc_over_json,
+        ci_low: interval.map(|(low, _)| low.exp()),
+        ci_high: interval.map(|(_, high)| high.exp()),
+        pairs: logs.len(),
+    }
+}
+
+impl OpenLoopSummary {
+    /// What a reader is told: the offer, each transport's latency and
+    /// service time, what it could not keep, and the ratio at each percentile.
+    pub fn sentences(&self) -> Vec<String> {
+        let number = |v: Option<f64>| v.map_or("-".to_string(), |v| units::significant(v, 3));
+        let mut said = vec![format!(
+            "open loop: {}s offered to each transport at {}; latency counts from each one's intended start",
+            self.work,
+            self.offered.said()
+        )];
+        for t in &self.transports {
+            let kept = match &t.not_sustained {
+                Some(why) => format!("did not sustain the rate: {why}"),
+                None => "sustained the rate".to_string(),
+            };
+            said.push(format!(
+                "{} {}s: p50 {} ms, p99 {} ms from intended start (service p50 {} ms, p99 {} ms); {kept}",
+                t.transport.name(),
+                self.work,
+                number(t.p50_ms),
+                number(t.p99_ms),
+                number(t.service_p50_ms),
+                number(t.service_p99_ms),
+            ));
+        }
+        said.extend(self.ratios.iter().filter_map(|r| r.sentence(&self.work)));
+        said
+    }
+}
+
+impl LatencyRatio {
+    /// `grpc p99 was 0.82x http-json's (95% CI 0.75x to 0.90x, 5 pairs)`.
+    fn sentence(&self, work: &str) -> Option<String> {
+        let ratio = self.grpc_over_json?;
+        let pairs = crate::report::plural(self.pairs, "pair");
+        let interval = match (self.ci_low, self.ci_high) {
+            (Some(low), Some(high)) => format!("95% CI {low:.2}x to {high:.2}x, {pairs}"),
+            _ => format!("no interval: {pairs}, 3 are needed"),
+        };
+        Some(format!("grpc {} {} latency was {ratio:.2}x http-json's ({interval})", self.percentile, work))
+    }
+}

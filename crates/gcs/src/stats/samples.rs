@@ -1,0 +1,109 @@
+//! What a run records as it goes: each round of each transport, and each
+//! object (upload or read) in it, as the JSON and CSV keep them.
+
+use super::Operation;
+use crate::config::TransportKind;
+use crate::transport::Phases;
+use engine::error_kinds::ErrorKinds;
+
+/// One round of one transport: `concurrency` objects uploaded at once.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RoundSample {
+    pub transport: TransportKind,
+    /// What the round did (w1r3 rounds come in two parts: the upload, then
+    /// the reads, each its own sample).
+    #[serde(default)]
+    pub operation: Operation,
+    /// 1-based in every output, as in object names and notes.
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
+    pub round: u32,
+    /// Wall time from the round's first upload start to its last upload's end.
+    pub elapsed_s: f64,
+    /// Bytes of the objects that finished.
+    pub bytes: u64,
+    /// Every object of the round finished.
+    pub ok: bool,
+    /// Client CPU (user + system) and bytes sent on the transport's sockets
+    /// while the round ran, cut-off or failed uploads included.
+    pub cpu_s: f64,
+    pub wire_bytes: u64,
+    /// Of `wire_bytes`, those TCP sent more than once.
+    #[serde(default)]
+    pub retransmitted_bytes: u64,
+    /// When the round ran (both clocks) and on which host.
+    #[serde(flatten)]
+    pub span: Span,
+    /// Open loop: how the round's items were paced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<engine::open_loop::PacedRound>,
+}
+
+use engine::report::{from_one_based, one_based};
+use engine::timeline::Span;
+
+impl From<&RoundSample> for engine::events::RoundDone {
+    fn from(r: &RoundSample) -> Self {
+        Self { transport: r.transport, round: r.round, done: r.bytes, elapsed_s: r.elapsed_s, ok: r.ok }
+    }
+}
+
+impl From<&ObjectSample> for engine::events::ItemDone {
+    fn from(o: &ObjectSample) -> Self {
+        Self { transport: o.transport, ok: o.ok, elapsed_s: o.latency_s(), retries: o.retries, resumes: o.resumes }
+    }
+}
+
+/// One object upload.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ObjectSample {
+    /// The host that ran it (`--host-label`), as its round says.
+    #[serde(default)]
+    pub host: String,
+    pub transport: TransportKind,
+    #[serde(default)]
+    pub operation: Operation,
+    #[serde(serialize_with = "one_based", deserialize_with = "from_one_based")]
+    pub round: u32,
+    pub worker: u32,
+    pub object: String,
+    pub bytes: u64,
+    /// Start, in seconds since the run's measurement began.
+    pub start_s: f64,
+    /// The whole upload as its caller waits for it: every attempt, retry and back-off.
+    pub elapsed_s: f64,
+    pub ok: bool,
+    pub error: Option<String>,
+    /// The error's kind (`HTTP 503`, `UNAVAILABLE`, `reset`), counted by the summary.
+    #[serde(default)]
+    pub error_kind: Option<String>,
+    #[serde(flatten)]
+    pub phases: Phases,
+    /// Requests tried again, sessions resumed, and bytes sent more than once.
+    pub retries: u32,
+    pub resumes: u32,
+    pub resent_bytes: u64,
+    /// What the retries followed, by kind.
+    #[serde(default)]
+    pub retried_after: ErrorKinds,
+    /// Reads: from the request to the first byte of the body (the rest is
+    /// `transfer_s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_s: Option<f64>,
+    /// A finished read whose whole-object crc32c was asked for but not sent
+    /// by the server, or an upload whose answer said no size: not checked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
+    /// Open loop: when the item was due to start, in run seconds (it
+    /// started at `start_s`); its latency counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intended_s: Option<f64>,
+}
+
+impl ObjectSample {
+    /// Its latency: from its start, or in open loop from its intended
+    /// start (a stall delays the items due during it, and that counts).
+    pub fn latency_s(&self) -> f64 {
+        let waited = self.intended_s.map_or(0.0, |due| (self.start_s - due).max(0.0));
+        self.elapsed_s + waited
+    }
+}
