@@ -16,6 +16,9 @@ use tokio_util::sync::CancellationToken;
 /// Largest HTTP/2 frame either server accepts: 16 KiB frames halve gRPC
 /// throughput on loopback.
 const MAX_FRAME_BYTES: u32 = 1 << 20;
+/// Streams one gRPC connection may have open at once: Google's front ends
+/// advertise 100; a client past it waits for a stream to end.
+const MAX_CONCURRENT_STREAMS: u32 = 100;
 
 /// Serves the JSON API: HTTP/1.1 or HTTP/2, whichever the client speaks.
 pub fn json(
@@ -53,6 +56,7 @@ pub fn grpc(
     let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
     builder
         .max_frame_size(MAX_FRAME_BYTES)
+        .max_concurrent_streams(MAX_CONCURRENT_STREAMS)
         .initial_stream_window_size(stream_window)
         .initial_connection_window_size(stream_window.saturating_mul(2));
     let shared = shared.clone();

@@ -7,10 +7,9 @@
 use super::client::Kv;
 use super::options::Mode;
 use super::workload::{Batch, Work, request};
-use engine::open_loop::{OpenLoop, PacedRound, latency_histogram, micros, pace};
+use engine::open_loop::{OpenLoop, PacedRound, latency_histogram, micros, run_paced};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use tokio::task::JoinSet;
 
 /// Sends the round's arrivals at `open`'s rate and waits for their answers.
 pub async fn run_open(
@@ -22,11 +21,10 @@ pub async fn run_open(
 ) -> (Batch, PacedRound) {
     let clients = work.clients as u64;
     let count = (clients * work.requests as u64) as usize;
-    let (pacer, mut tickets) = pace(open, open.offsets(count, seed), work.stop.clone(), pacer_thread);
-    let mut tasks = JoinSet::new();
-    while let Some(ticket) = tickets.next().await {
-        let (kv, work) = (kv.clone(), work.clone());
-        tasks.spawn(async move {
+    let shared = work.clone();
+    let arrival = move |ticket: engine::open_loop::Ticket| {
+        let (kv, work) = (kv.clone(), shared.clone());
+        async move {
             let turn = ticket.start();
             // The same key the closed round's client would send as its nth.
             let n = turn.index as u64;
@@ -37,12 +35,13 @@ pub async fn run_open(
                 work.done.fetch_add(1, Ordering::Relaxed);
             }
             (result, latency, service)
-        });
-    }
+        }
+    };
+    let offsets = open.offsets(count, seed);
+    let (answers, tally) = run_paced(open, offsets, work.stop.clone(), pacer_thread, arrival).await;
     let mut batch = Batch::new();
     let mut service_times = latency_histogram();
-    while let Some(joined) = tasks.join_next().await {
-        let Ok((result, latency, service)) = joined else { continue };
+    for (result, latency, service) in answers {
         match result {
             Ok(()) => {
                 batch.ops += 1;
@@ -52,5 +51,5 @@ pub async fn run_open(
             Err(error) => batch.failures.add(error),
         }
     }
-    (batch, PacedRound::of(pacer.finish(), service_times))
+    (batch, PacedRound::of(tally, service_times))
 }

@@ -241,9 +241,13 @@ impl EtcdReport {
     /// What the latencies mean, bytes and CPU per op, notes, outcome, cleanup.
     pub fn footer_lines(&self) -> Vec<String> {
         let watch = self.config.mode == Mode::Watch;
-        let mut lines = vec![if watch {
+        let mut lines = vec![if watch && self.config.open_loop.is_some() {
+            "p50-p99.9: per event, from its put's intended start to its arrival, over the complete rounds".to_string()
+        } else if watch {
             "p50-p99.9: delivery per event from its put's answer, over the complete rounds (0 when the event came first)"
                 .to_string()
+        } else if self.config.open_loop.is_some() {
+            "p50-p99.9: latency per request from its intended start, over the complete rounds".to_string()
         } else {
             "p50-p99.9: latency per request, over the complete rounds".to_string()
         }];

@@ -5,7 +5,7 @@
 
 use super::client::{Delivered, EtcdError, Kv, WatchEnd};
 use super::workload::{Failures, Work, latency_histogram};
-use engine::open_loop::{OpenLoop, PacedRound, pace};
+use engine::open_loop::{OpenLoop, PacedRound, run_paced};
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -132,24 +132,28 @@ pub struct PacedPuts<'a> {
 }
 
 /// The round's puts as arrivals at the offered rate, each one's key the
-/// one the closed round's client would put as its nth.
+/// one the closed round's client would put as its nth; each put's instant
+/// is its intended start.
 fn paced_puts(load: Arc<dyn Kv>, work: &Work, paced: PacedPuts) -> JoinSet<Puts> {
     let count = work.clients as usize * work.requests as usize;
-    let (pacer, mut tickets) = pace(paced.open, paced.open.offsets(count, paced.seed), work.stop.clone(), paced.thread);
-    let (work, tally) = (work.clone(), paced.tally);
+    let offsets = paced.open.offsets(count, paced.seed);
+    let (open, thread, stop, tally) = (*paced.open, paced.thread.to_string(), work.stop.clone(), paced.tally);
+    let (keys, value) = (work.keys.clone(), work.value.clone());
     let mut tasks = JoinSet::new();
     tasks.spawn(async move {
-        let mut puts = JoinSet::new();
-        while let Some(ticket) = tickets.next().await {
-            let (load, key, value) = (load.clone(), work.keys.key(ticket.index as u64), work.value.to_vec());
-            puts.spawn(async move {
+        let arrival = move |ticket: engine::open_loop::Ticket| {
+            let (load, key, value) = (load.clone(), keys.key(ticket.index as u64), value.to_vec());
+            async move {
                 let turn = ticket.start();
                 let revision = load.put(key, value).await;
-                (revision, Instant::now(), turn.finished().1)
-            });
-        }
+                // In open loop an event's delay counts from its put's
+                // intended start: a stalled put delays its event, and that shows.
+                (revision, turn.intended, turn.finished().1)
+            }
+        };
+        let (puts, pacing) = run_paced(&open, offsets, stop, &thread, arrival).await;
         let (mut acks, mut service, mut first_error) = (Vec::new(), latency_histogram(), None);
-        while let Some(Ok((revision, at, took))) = puts.join_next().await {
+        for (revision, at, took) in puts {
             match revision {
                 Ok(revision) => {
                     acks.push((revision, at));
@@ -158,7 +162,7 @@ fn paced_puts(load: Arc<dyn Kv>, work: &Work, paced: PacedPuts) -> JoinSet<Puts>
                 Err(error) => first_error = first_error.or(Some(error)),
             }
         }
-        *tally.lock().unwrap() = Some(PacedRound::of(pacer.finish(), service));
+        *tally.lock().unwrap() = Some(PacedRound::of(pacing, service));
         first_error.map_or(Ok(acks), Err)
     });
     tasks

@@ -8,10 +8,12 @@
 mod arrivals;
 mod pacer;
 mod summary;
+mod tasks;
 
 pub use arrivals::{OpenLoop, Spacing, parse_open_loop};
-pub use pacer::{LATE_AFTER, Pacer, PacingTally, Ticket, Tickets, Turn, pace};
+pub use pacer::{LATE_AFTER, Pacer, PacingTally, Ticket, Turn, pace};
 pub use summary::{LatencyRatio, OpenLoopSummary, PacedRound, RoundLatency, TransportLatency, summarize};
+pub use tasks::run_paced;
 
 /// Latencies in microseconds, 1 µs to an hour, 3 significant digits: the
 /// bounds every target's latency histograms share, so they merge.

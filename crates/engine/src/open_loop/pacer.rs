@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 
 /// An arrival that starts later than this after its intended instant is
 /// late: the client could not keep the schedule (its pacer or runtime was
@@ -49,17 +48,6 @@ pub struct Turn {
     pub intended: Instant,
     pub started: Instant,
     _ticket: Ticket,
-}
-
-/// The arrivals as the pacer releases them, in order.
-pub struct Tickets(mpsc::UnboundedReceiver<Ticket>);
-
-impl Tickets {
-    /// The next arrival, at its instant; `None` once the round's arrivals
-    /// are all released (or the round stopped).
-    pub async fn next(&mut self) -> Option<Ticket> {
-        self.0.recv().await
-    }
 }
 
 impl Ticket {
@@ -120,9 +108,17 @@ pub struct Pacer {
 }
 
 /// Starts pacing `offsets` (from now) on a thread named `thread_name` (the
-/// name the target's client CPU is counted by); returns the pacer and the
-/// arrivals as it releases them. `stop` ends the releases early.
-pub fn pace(open: &OpenLoop, offsets: Vec<Duration>, stop: Arc<AtomicBool>, thread_name: &str) -> (Pacer, Tickets) {
+/// name the target's client CPU is counted by), handing each arrival's
+/// ticket to `release` on that thread at its instant: spawning the
+/// arrival's task there (or waking one waiting) costs one wake-up between
+/// the instant and the request, not two. `stop` ends the releases early.
+pub fn pace(
+    open: &OpenLoop,
+    offsets: Vec<Duration>,
+    stop: Arc<AtomicBool>,
+    thread_name: &str,
+    release: impl FnMut(Ticket) + Send + 'static,
+) -> Pacer {
     let shared = Arc::new(Shared {
         in_flight: AtomicU32::new(0),
         started: AtomicU64::new(0),
@@ -130,19 +126,18 @@ pub fn pace(open: &OpenLoop, offsets: Vec<Duration>, stop: Arc<AtomicBool>, thre
         lateness: Mutex::new(latency_histogram()),
         span: Mutex::new(None),
     });
-    let (sender, tickets) = mpsc::unbounded_channel();
     let most = open.max_in_flight;
     let in_thread = shared.clone();
     let thread = std::thread::Builder::new()
         .name(thread_name.to_string())
-        .spawn(move || release(&sender, offsets, most, &in_thread, &stop))
+        .spawn(move || release_all(release, offsets, most, &in_thread, &stop))
         .expect("the pacer's thread starts");
-    (Pacer { thread, shared }, Tickets(tickets))
+    Pacer { thread, shared }
 }
 
 /// Releases each arrival at its instant; returns (offered, dropped).
-fn release(
-    sender: &mpsc::UnboundedSender<Ticket>,
+fn release_all(
+    mut release: impl FnMut(Ticket),
     offsets: Vec<Duration>,
     most: u32,
     shared: &Arc<Shared>,
@@ -163,9 +158,8 @@ fn release(
             continue;
         }
         shared.in_flight.fetch_add(1, Ordering::AcqRel);
-        // A send fails only once the round stopped listening; the ticket's
-        // drop gives its place back.
-        let _ = sender.send(Ticket { index, intended, shared: shared.clone() });
+        // A ticket nobody takes (the round was cut off) gives its place back as it drops.
+        release(Ticket { index, intended, shared: shared.clone() });
     }
     (offered, dropped)
 }
@@ -225,17 +219,21 @@ mod tests {
     /// Runs `count` arrivals, each holding its turn for `hold`.
     async fn run(open: OpenLoop, count: usize, hold: Duration) -> PacingTally {
         let stop = Arc::new(AtomicBool::new(false));
-        let (pacer, mut tickets) = pace(&open, open.offsets(count, 0), stop, "pacer-test");
-        let mut tasks = tokio::task::JoinSet::new();
-        while let Some(ticket) = tickets.next().await {
-            tasks.spawn(async move {
+        let (spawned, mut tasks) = tokio::sync::mpsc::unbounded_channel();
+        let runtime = tokio::runtime::Handle::current();
+        let pacer = pace(&open, open.offsets(count, 0), stop, "pacer-test", move |ticket| {
+            let task = runtime.spawn(async move {
                 let turn = ticket.start();
                 tokio::time::sleep(hold).await;
                 drop(turn);
             });
+            let _ = spawned.send(task);
+        });
+        // The channel closes when the pacer's thread ends: every task is in it.
+        while let Some(task) = tasks.recv().await {
+            task.await.unwrap();
         }
-        tasks.join_all().await;
-        pacer.finish()
+        tokio::task::spawn_blocking(move || pacer.finish()).await.unwrap()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -260,14 +258,17 @@ mod tests {
     async fn a_stop_ends_the_releases() {
         let stop = Arc::new(AtomicBool::new(false));
         let open = open(10.0, 100);
-        let (pacer, mut tickets) = pace(&open, open.offsets(100, 0), stop.clone(), "pacer-test");
-        let first = tickets.next().await.unwrap().start();
+        let (sender, mut released) = tokio::sync::mpsc::unbounded_channel();
+        let pacer = pace(&open, open.offsets(100, 0), stop.clone(), "pacer-test", move |ticket| {
+            let _ = sender.send(ticket);
+        });
+        let first = released.recv().await.unwrap().start();
         assert_eq!(first.index, 0);
         stop.store(true, Ordering::Relaxed);
         drop(first);
-        // The rest never come: the thread ends and its sender with it.
-        assert!(tickets.next().await.is_none());
-        let tally = pacer.finish();
+        // The rest never come: the thread ends and the sender with it.
+        assert!(released.recv().await.is_none());
+        let tally = tokio::task::spawn_blocking(move || pacer.finish()).await.unwrap();
         assert!(tally.offered < 100, "offered {}", tally.offered);
         assert_eq!(tally.started, 1);
     }

@@ -246,3 +246,77 @@ impl LatencyRatio {
         Some(format!("grpc {} {} latency was {ratio:.2}x http-json's ({interval})", self.percentile, work))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Spacing;
+    use super::*;
+
+    fn histogram(values_us: &[u64]) -> Histogram<u64> {
+        let mut h = latency_histogram();
+        values_us.iter().for_each(|v| h.record(*v).unwrap());
+        h
+    }
+
+    fn paced(offered: u64, dropped: u64, late: u64, rate: f64) -> PacedRound {
+        let started = offered - dropped;
+        PacedRound {
+            offered,
+            started,
+            dropped,
+            late,
+            achieved_rate: Some(rate),
+            lateness: histogram(&[10]),
+            service: histogram(&[1000]),
+        }
+    }
+
+    #[test]
+    fn the_ratio_pairs_rounds_and_a_short_transport_is_named() {
+        let offer = OpenLoop { rate: 100.0, spacing: Spacing::Constant, max_in_flight: 10 };
+        // gRPC's p50 is half of JSON's in every round: 0.5 ms against 1,
+        // 0.7 against 1.4, 0.6 against 1.2 (under 2048 µs a histogram of 3
+        // digits keeps every microsecond): each paired ratio is 0.5 exactly.
+        let json: Vec<Histogram<u64>> = [1000, 1400, 1200].iter().map(|v| histogram(&[*v; 10])).collect();
+        let grpc: Vec<Histogram<u64>> = [500, 700, 600].iter().map(|v| histogram(&[*v; 10])).collect();
+        let kept = paced(100, 0, 0, 100.0);
+        // JSON dropped 5 of 100 in each round (over the 1% allowed) and kept 95/s.
+        let short = paced(100, 5, 0, 95.0);
+        let mut rounds = Vec::new();
+        for round in 0..3 {
+            let (j, g) = (&json[round as usize], &grpc[round as usize]);
+            rounds.push(RoundLatency {
+                host: "a",
+                transport: TransportKind::Json,
+                round,
+                ok: true,
+                latency: j,
+                paced: &short,
+            });
+            rounds.push(RoundLatency {
+                host: "a",
+                transport: TransportKind::Grpc,
+                round,
+                ok: true,
+                latency: g,
+                paced: &kept,
+            });
+        }
+        let both = [TransportKind::Json, TransportKind::Grpc];
+        let summary = summarize("put", &offer, &both, &rounds);
+        let p50 = &summary.ratios[0];
+        assert_eq!(p50.pairs, 3);
+        // Equal log ratios: no spread, so the interval is the ratio itself.
+        assert!((p50.ci_low.unwrap() - 0.5).abs() < 1e-9 && (p50.ci_high.unwrap() - 0.5).abs() < 1e-9);
+        let json_row = &summary.transports[0];
+        assert_eq!((json_row.offered, json_row.started, json_row.dropped), (300, 285, 15));
+        let why = json_row.not_sustained.as_deref().unwrap();
+        assert!(why.contains("15 of 300 arrivals dropped") && why.contains("started 95.0/s of 100/s"), "{why}");
+        assert_eq!(summary.transports[1].not_sustained, None);
+        // The whole run's p50: the middle of 30 values of 1, 1.4 and 1.2 ms is 1.2 ms.
+        assert_eq!(json_row.p50_ms, Some(1.2));
+        let said = summary.sentences().join("\n");
+        assert!(said.contains("http-json puts: p50 1.20 ms") && said.contains("did not sustain the rate"), "{said}");
+        assert!(said.contains("grpc p50 put latency was 0.50x http-json's (95% CI 0.50x to 0.50x, 3 pairs)"), "{said}");
+    }
+}

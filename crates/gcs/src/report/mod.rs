@@ -264,7 +264,10 @@ impl RunReport {
             Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
             Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
         };
-        let mut lines = vec![footnote];
+        let mut lines = vec![match self.config.open_loop {
+            Some(_) => format!("{footnote}, from each one's intended start (open loop)"),
+            None => footnote,
+        }];
         if let Some(fleet) = &self.fleet {
             let names: Vec<String> =
                 self.transports.iter().map(|t| format!("fleet {}", row_name(t, workload))).collect();

@@ -54,7 +54,6 @@ pub(super) fn gates(open: Option<&OpenLoop>, count: usize, seed: u64, clock: Ins
         return (None, (0..count).map(|worker| Gate { due: None, worker }).collect());
     };
     let stop = Arc::new(AtomicBool::new(false));
-    let (pacer, mut tickets) = pace(open, open.offsets(count, seed), stop.clone(), PACER_THREAD);
     let intended_s: IntendedStarts = Arc::new((0..count).map(|_| OnceLock::new()).collect());
     let (mut senders, gates): (Vec<_>, Vec<_>) = (0..count)
         .map(|worker| {
@@ -62,12 +61,12 @@ pub(super) fn gates(open: Option<&OpenLoop>, count: usize, seed: u64, clock: Ins
             (Some(send), Gate { due: Some((due, intended_s.clone(), clock)), worker })
         })
         .unzip();
-    tokio::spawn(async move {
-        while let Some(ticket) = tickets.next().await {
-            if let Some(send) = senders[ticket.index].take() {
-                // An item cut off has no gate left: its ticket's drop frees its place.
-                let _ = send.send(ticket);
-            }
+    // The pacer's thread wakes the item's task itself: one wake-up from the
+    // instant to the request.
+    let pacer = pace(open, open.offsets(count, seed), stop.clone(), PACER_THREAD, move |ticket| {
+        if let Some(send) = senders[ticket.index].take() {
+            // An item cut off has no gate left: its ticket's drop frees its place.
+            let _ = send.send(ticket);
         }
     });
     (Some(Paced { pacer, stop, intended_s }), gates)
@@ -120,11 +119,7 @@ pub(super) struct Settled<T> {
     pub(super) expected: usize,
 }
 
-pub(super) fn settle<T>(
-    paced: Option<Paced>,
-    mut results: Vec<Collected<T>>,
-    count: usize,
-) -> Settled<T> {
+pub(super) fn settle<T>(paced: Option<Paced>, mut results: Vec<Collected<T>>, count: usize) -> Settled<T> {
     results.retain(|(.., result, _)| !matches!(result, Err(e) if e.kind == NOT_SENT));
     let intended_s = (0..count as u32).map(|w| paced.as_ref().and_then(|p| p.intended_s(w))).collect();
     let paced = paced.map(|p| p.finish(results.iter().filter(|r| r.3.is_ok()).map(|r| r.2)));
