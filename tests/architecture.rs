@@ -35,8 +35,8 @@ fn workspace_dependencies() -> BTreeMap<String, Vec<String>> {
 #[test]
 fn the_crate_graph_is_the_architecture() {
     let graph = workspace_dependencies();
-    // Seven library crates and the binary: an empty graph would prove nothing.
-    assert_eq!(graph.len(), 8, "{graph:?}");
+    // Eight library crates and the binary: an empty graph would prove nothing.
+    assert_eq!(graph.len(), 9, "{graph:?}");
     let workspace: Vec<&String> = graph.keys().collect();
     let engine = &graph["engine"];
     for dependency in engine {
@@ -52,6 +52,12 @@ fn the_crate_graph_is_the_architecture() {
             assert!(allowed, "the {target} target depends on {other}");
         }
     }
+    // The pictures read finished runs through the engine: no target, no front end.
+    let charts = &graph["charts"];
+    for other in charts.iter().filter(|d| workspace.contains(d)) {
+        assert!(other == "engine" || other == "units", "the charts depend on {other}");
+    }
+    assert!(!charts.iter().any(|d| FRONT_AND_WIRE.contains(&d.as_str())), "the charts depend on {charts:?}");
     let emulator = &graph["gcs-emulator"];
     for other in emulator.iter().filter(|d| workspace.contains(d)) {
         assert!(LEAVES.contains(&other.as_str()), "the emulator depends on {other}");

@@ -74,6 +74,12 @@ pub struct ReportArgs {
     /// of it (as its --duration).
     #[arg(long = "sweep-budget", value_name = "DURATION")]
     pub sweep_budget: Option<String>,
+    /// Also draw the run as a picture: its rounds' rates over time and its
+    /// latency by percentile (a sweep: the gRPC/JSON ratio at each point,
+    /// or a heatmap over two options, and latency against --rate). FILE.svg,
+    /// or FILE.html for the same picture in a self-contained page.
+    #[arg(long, value_name = "FILE.svg|FILE.html")]
+    pub chart: Option<PathBuf>,
 }
 
 impl ReportArgs {

@@ -2,6 +2,7 @@
 //! or a file, progress on stderr, Ctrl-C to cancel and clean up; or a sweep
 //! of such runs (`--sweep`). Errors end here as one sentence and an exit code.
 
+pub mod chart;
 pub mod sweep;
 
 use crate::cli::ReportArgs;
@@ -48,7 +49,7 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
         Ok(thresholds) => thresholds,
         Err(error) => return usage_error(error),
     };
-    if let Err(message) = output_folder_exists(&report_args.output) {
+    if let Err(message) = output_folder_exists(&report_args.output).and_then(|_| chart::check(&report_args.chart)) {
         return usage_error(message);
     }
     for note in planned.notes() {
@@ -77,6 +78,11 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
     let crossed = crossed_thresholds(&finished, &thresholds);
     let ended = ending(finished.succeeded(), crossed);
     let Some(mut output) = output else { return usage_error("the report has nowhere to go") };
+    if let Some(path) = &report_args.chart
+        && let Err(error) = chart::write(path, &finished.summary_line(), &charts::run_svg(&*finished))
+    {
+        eprintln!("error: {error}");
+    }
     write_report(&mut output, &report_args.text(&finished), interrupted.get(), ended)
 }
 

@@ -61,6 +61,11 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
         Ok(output) => output,
         Err(message) => return usage_error(message),
     };
+    if let Some(path) = &report_args.chart
+        && let Err(error) = super::chart::write(path, &report.heading(), &crate::sweep::chart::sweep_svg(&report))
+    {
+        eprintln!("error: {error}");
+    }
     let all_well = !failed && report.points.iter().all(|p| p.report.succeeded());
     write_report(&mut output, &text, interrupted.get(), u8::from(!all_well))
 }
@@ -76,6 +81,7 @@ fn checked(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> R
         return Err("--fail-if checks one run, not a sweep's points: run the point in question on its own".into());
     }
     output_folder_exists(&report_args.output)?;
+    super::chart::check(&report_args.chart)?;
     Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)
 }
 

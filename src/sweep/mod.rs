@@ -5,6 +5,7 @@
 //! that drift over time does not read as a trend, and `--sweep-budget`
 //! shares a time budget out over them.
 
+pub mod chart;
 pub mod report;
 
 use crate::engine::plan::ConfigError;

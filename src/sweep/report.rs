@@ -108,19 +108,25 @@ impl SweepReport {
         }
     }
 
-    /// The heading, the points' table, and each point's verdict.
-    pub fn to_table(&self) -> String {
+    /// `sweep of size x concurrency: 4 of 4 points, each a paired comparison, ...`
+    pub fn heading(&self) -> String {
         let s = &self.sweep;
         // One transport compares nothing: its points are measured, not paired.
         let paired = self.points.iter().any(|p| !p.report.ratios().is_empty());
-        let mut out = format!(
-            "sweep of {}: {} of {} points, each {}, run in a shuffled order{}\n\n",
+        format!(
+            "sweep of {}: {} of {} points, each {}, run in a shuffled order{}",
             s.options.join(" x "),
             self.points.len(),
             s.planned,
             if paired { "a paired comparison" } else { "a run of one transport" },
             if s.cancelled { " (cancelled: the points left out did not finish)" } else { "" }
-        );
+        )
+    }
+
+    /// The heading, the points' table, and each point's verdict.
+    pub fn to_table(&self) -> String {
+        let s = &self.sweep;
+        let mut out = format!("{}\n\n", self.heading());
         let rows = rows(self);
         let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).chain([HEADERS[i].len()]).max().unwrap_or(0);
         let widths: Vec<usize> = (0..HEADERS.len()).map(width).collect();

@@ -55,6 +55,16 @@ pub struct RowCost {
     pub connections: u64,
 }
 
+/// One complete round's rate, in its report's unit, and when it began
+/// (seconds since the timed rounds began): a point of the throughput picture.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundRate {
+    /// The row it belongs to, as the table names it (`grpc upload`).
+    pub row: String,
+    pub at_s: f64,
+    pub rate: f64,
+}
+
 pub trait FinishedRun: std::fmt::Debug + Send + Sync {
     /// The target, as the form's Target field names it: `gcs`, `etcd`.
     fn target(&self) -> &'static str;
@@ -118,6 +128,13 @@ pub trait FinishedRun: std::fmt::Debug + Send + Sync {
     fn ratios(&self) -> Vec<RatioFigure>;
     /// Each row's client CPU per unit and connections.
     fn costs(&self) -> Vec<RowCost>;
+    /// Every complete round's rate and start, for the throughput picture.
+    fn round_rates(&self) -> Vec<RoundRate>;
+    /// Each row's latency histogram (µs; open loop: from intended start),
+    /// by the row's name, for the latency picture.
+    fn latency_histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)>;
+    /// Open loop: each operation's latency at the offered rate.
+    fn open_loop(&self) -> Vec<crate::open_loop::OpenLoopSummary>;
     fn leftovers(&self) -> Leftovers;
 
     /// The run's configuration as JSON (for `compare` to say what differs).

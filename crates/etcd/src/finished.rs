@@ -99,6 +99,18 @@ impl FinishedRun for EtcdReport {
         EtcdReport::costs(self)
     }
 
+    fn round_rates(&self) -> Vec<engine::finished::RoundRate> {
+        EtcdReport::round_rates(self)
+    }
+
+    fn latency_histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
+        EtcdReport::latency_histograms(self)
+    }
+
+    fn open_loop(&self) -> Vec<engine::open_loop::OpenLoopSummary> {
+        self.open_loop.iter().cloned().collect()
+    }
+
     /// Keys left behind are named by the prefix that holds them.
     fn leftovers(&self) -> Leftovers {
         let c = &self.cleanup;

@@ -15,6 +15,7 @@ pub mod meter;
 pub mod metrics;
 mod open_batch;
 pub mod options;
+mod pictures;
 pub mod proto;
 pub mod report;
 pub mod rounds;

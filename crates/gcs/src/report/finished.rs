@@ -126,6 +126,18 @@ impl FinishedRun for RunReport {
         RunReport::costs(self)
     }
 
+    fn round_rates(&self) -> Vec<engine::finished::RoundRate> {
+        RunReport::round_rates(self)
+    }
+
+    fn latency_histograms(&self) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
+        RunReport::latency_histograms(self)
+    }
+
+    fn open_loop(&self) -> Vec<engine::open_loop::OpenLoopSummary> {
+        self.open_loop.clone()
+    }
+
     fn leftovers(&self) -> Leftovers {
         let c = &self.cleanup;
         Leftovers { deleted: c.deleted, left: c.left.clone(), kept: c.kept.len() }

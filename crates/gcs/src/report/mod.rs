@@ -382,6 +382,7 @@ mod finished;
 mod histogram;
 pub mod merge;
 mod open_loop;
+mod pictures;
 mod shown;
 mod table;
 

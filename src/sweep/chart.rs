@@ -1,0 +1,108 @@
+//! A sweep's pictures: over one option, gRPC/JSON at each point with its
+//! 95% interval; over two, a heatmap of the ratio; over `--rate`, each
+//! transport's latency against the offered rate (where each one's knee is).
+
+use super::report::SweepReport;
+use crate::engine::finished::RatioFigure;
+use charts::{Axes, Cell, RatioPoint, Series, heatmap_svg, lines_svg, ratio_svg, side_by_side};
+
+/// Every picture of the sweep, side by side in one SVG.
+pub fn sweep_svg(report: &SweepReport) -> String {
+    let mut pictures = Vec::new();
+    let names: Vec<String> = report.points.iter().flat_map(|p| p.report.ratios()).map(|r| r.name).collect();
+    let mut operations: Vec<String> = Vec::new();
+    names.into_iter().for_each(|name| {
+        if !operations.contains(&name) {
+            operations.push(name)
+        }
+    });
+    for operation in &operations {
+        pictures.push(match report.sweep.options.as_slice() {
+            [x, y, ..] => heatmap(report, operation, x, y),
+            [option] => ratios(report, operation, option),
+            [] => continue,
+        });
+    }
+    if report.sweep.options.iter().any(|o| o == "rate") {
+        pictures.push(latency_against_rate(report));
+    }
+    side_by_side(&pictures)
+}
+
+/// The values an option took, in the grid's order.
+fn values_of(report: &SweepReport, option: &str) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for point in &report.points {
+        if let Some(value) = point.point.get(option).filter(|v| !values.contains(v)) {
+            values.push(value.clone());
+        }
+    }
+    values
+}
+
+/// The ratio figure of `operation` at each point, with the point's values.
+fn figures<'a>(
+    report: &'a SweepReport,
+    operation: &'a str,
+) -> impl Iterator<Item = (&'a super::report::PointReport, RatioFigure)> {
+    report.points.iter().filter_map(move |p| Some((p, p.report.ratios().into_iter().find(|r| r.name == operation)?)))
+}
+
+fn ratios(report: &SweepReport, operation: &str, option: &str) -> String {
+    let points: Vec<RatioPoint> = figures(report, operation)
+        .map(|(point, figure)| RatioPoint {
+            label: point.point.get(option).cloned().unwrap_or_default(),
+            ratio: figure.ratio,
+            interval: figure.interval.filter(|_| figure.readable),
+        })
+        .collect();
+    ratio_svg(
+        &format!("{operation} by {option}"),
+        option,
+        report.points.first().map_or("", |p| p.report.unit().name()),
+        &points,
+    )
+}
+
+fn heatmap(report: &SweepReport, operation: &str, x: &str, y: &str) -> String {
+    let (columns, rows) = (values_of(report, x), values_of(report, y));
+    let cells: Vec<Cell> = figures(report, operation)
+        .filter_map(|(point, figure)| {
+            let column = columns.iter().position(|v| Some(v) == point.point.get(x))?;
+            let row = rows.iter().position(|v| Some(v) == point.point.get(y))?;
+            let significant = figure.readable && figure.interval.is_some_and(|(low, high)| low > 1.0 || high < 1.0);
+            Some(Cell { column, row, ratio: figure.ratio, significant })
+        })
+        .collect();
+    heatmap_svg(&format!("{operation} by {x} and {y}"), (x, &columns), (y, &rows), &cells)
+}
+
+/// Each transport's p50 and p99 from intended start against the rate offered.
+fn latency_against_rate(report: &SweepReport) -> String {
+    let mut series: Vec<Series> = Vec::new();
+    for point in &report.points {
+        for summary in point.report.open_loop() {
+            for row in &summary.transports {
+                for (percentile, value) in [("p50", row.p50_ms), ("p99", row.p99_ms)] {
+                    let Some(value) = value else { continue };
+                    let name = format!("{} {} {percentile}", row.transport.name(), summary.work);
+                    let at = (summary.offered.rate, value);
+                    // A transport's colour; its p99 dashed.
+                    let (colour, dashed) = (row.transport as usize, percentile == "p99");
+                    match series.iter_mut().find(|s| s.name == name) {
+                        Some(line) => line.points.push(at),
+                        None => series.push(Series { name, points: vec![at], colour, dashed }),
+                    }
+                }
+            }
+        }
+    }
+    series.iter_mut().for_each(|s| s.points.sort_by(|a, b| a.0.total_cmp(&b.0)));
+    let axes = Axes {
+        title: "latency from intended start against offered rate",
+        x_label: "offered rate, per second (log)",
+        y_label: "ms",
+        log_x: true,
+    };
+    lines_svg(&axes, &series)
+}

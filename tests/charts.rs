@@ -1,0 +1,136 @@
+//! `--chart`: the pictures the tool writes, rendered to PNG by an
+//! independent renderer (rsvg-convert, librsvg; ./scripts/test installs
+//! it) and read back: every swept value is on its axis, every point has its
+//! cell, each cell says the ratio the report says, and bad paths are refused.
+
+mod common;
+use common::run;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn folder() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Renders `svg` with rsvg-convert; returns the PNG's width and height.
+fn rendered(svg: &Path) -> (u32, u32) {
+    let png = svg.with_extension("png");
+    let output =
+        std::process::Command::new("rsvg-convert").arg(svg).arg("-o").arg(&png).output().expect("rsvg-convert runs");
+    assert!(output.status.success(), "rsvg-convert: {}", String::from_utf8_lossy(&output.stderr));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    // The IHDR chunk: width and height, big-endian, at bytes 16..24.
+    let number = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (number(16), number(20))
+}
+
+/// The texts of the SVG's <text> elements.
+fn texts(svg: &str) -> Vec<String> {
+    let inner = |t: &str| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string());
+    svg.split("<text").skip(1).filter_map(inner).filter(|t| !t.is_empty()).collect()
+}
+
+fn json_run(args: &[&str]) -> Value {
+    let output = run(args, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn a_run_draws_its_rounds_and_its_latency_per_transport() {
+    let dir = folder();
+    let chart: PathBuf = dir.path().join("run.svg");
+    let chart_arg = chart.to_str().unwrap();
+    json_run(&["run", "--size", "256KiB", "--iterations", "3", "--format", "json", "--chart", chart_arg]);
+    // Two pictures side by side, each 800 x 480.
+    assert_eq!(rendered(&chart), (1600, 480));
+    let said = texts(&std::fs::read_to_string(&chart).unwrap());
+    for legend in ["http-json upload", "grpc upload"] {
+        assert_eq!(said.iter().filter(|t| *t == legend).count(), 2, "{legend} in both pictures: {said:?}");
+    }
+    assert!(said.iter().any(|t| t == "MiB/s") && said.iter().any(|t| t == "ms"), "{said:?}");
+}
+
+#[test]
+fn a_grid_sweep_draws_a_heatmap_with_a_cell_per_point() {
+    let dir = folder();
+    let chart = dir.path().join("sweep.html");
+    let (sizes, concurrencies) = (["64KiB", "256KiB"], ["1", "2"]);
+    let report = json_run(&[
+        "run",
+        "--iterations",
+        "3",
+        "--format",
+        "json",
+        "--sweep",
+        "size=64KiB,256KiB",
+        "--sweep",
+        "concurrency=1,2",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    let page = std::fs::read_to_string(&chart).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && !page.contains("<script"), "a self-contained page");
+    let svg = &page[page.find("<svg").unwrap()..page.rfind("</svg>").unwrap() + 6];
+    let svg_file = dir.path().join("sweep.svg");
+    std::fs::write(&svg_file, svg).unwrap();
+    assert_eq!(rendered(&svg_file), (800, 480), "one operation: one heatmap");
+    let said = texts(svg);
+    for value in sizes.iter().chain(&concurrencies) {
+        assert!(said.iter().any(|t| t == value), "the axis shows {value}: {said:?}");
+    }
+    // Each point's cell says the ratio its report gives, to two places.
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), sizes.len() * concurrencies.len());
+    let cells: Vec<&String> =
+        said.iter().filter(|t| t.contains('x') && t.starts_with(|c: char| c.is_ascii_digit())).collect();
+    assert_eq!(cells.len(), points.len(), "{said:?}");
+    for point in points {
+        let rates = &point["report"]["comparison"]["measured"];
+        let rate = |kind: &str| rates.as_array().unwrap().iter().find(|r| r[0] == kind).unwrap()[1].as_f64().unwrap();
+        let ratio = format!("{:.2}x", rate("grpc") / rate("http-json"));
+        assert!(cells.iter().any(|c| c.starts_with(&ratio)), "{ratio} among {cells:?}");
+    }
+}
+
+#[test]
+fn a_rate_sweep_draws_latency_against_the_offered_rate() {
+    let dir = folder();
+    let chart = dir.path().join("rates.svg");
+    json_run(&[
+        "run",
+        "--size",
+        "4KiB",
+        "--concurrency",
+        "50",
+        "--iterations",
+        "3",
+        "--format",
+        "json",
+        "--sweep",
+        "rate=100,400",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    let said = texts(&std::fs::read_to_string(&chart).unwrap());
+    for line in ["http-json upload p50", "http-json upload p99", "grpc upload p50", "grpc upload p99"] {
+        assert!(said.iter().any(|t| t == line), "{line}: {said:?}");
+    }
+    // The ratio picture by rate, and latency against rate: two pictures.
+    assert_eq!(rendered(&chart), (1600, 480));
+}
+
+#[test]
+fn a_chart_path_that_cannot_be_written_is_refused_before_the_run() {
+    for (path, said) in [
+        ("picture.png", "error: --chart picture.png: give a file ending .svg or .html"),
+        ("/no/such/folder/run.svg", "error: --chart: cannot write /no/such/folder/run.svg: "),
+    ] {
+        let output = run(&["run", "--size", "64KiB", "--chart", path], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.starts_with(said) && stderr.lines().count() == 1, "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
