@@ -98,6 +98,7 @@ fn baseline(rate: u32, seconds: u32) {
         tally.dropped,
         p99_us as f64,
     );
+    println!("    the pacer's thread used {:.0}% of a CPU", 100.0 * tally.pacer_cpu_s / seconds as f64);
 }
 
 /// A report of the binary's run (its exit code aside: a saturated run may

@@ -23,7 +23,7 @@ fn three() -> [RunReport; 3] {
 }
 
 fn loaded(name: &str, report: &RunReport) -> Loaded {
-    Loaded { name: name.into(), report: Finished::Gcs(Box::new(report.clone())) }
+    Loaded { name: name.into(), report: Finished::Gcs(Box::new(report.clone())), point: None }
 }
 
 fn merged(reports: &[(&str, &RunReport)]) -> RunReport {

@@ -38,6 +38,10 @@ pub struct Said {
 /// The merge of every report given, rendered; or why they cannot merge.
 pub fn merge(args: &MergeArgs) -> Result<Said, String> {
     let loaded = inputs::load(&args.reports)?;
+    if loaded.iter().any(|l| l.point.is_some()) {
+        let (sweep, warnings) = super::sweeps::merge_sweeps(&loaded)?;
+        return Ok(Said { text: sweep.render(args.format), warnings });
+    }
     let mut merged = merge_loaded(&loaded)?;
     let mut warnings = inputs::warnings(&loaded);
     if let Some(fleet) = merged.fleet_mut() {

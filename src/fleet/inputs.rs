@@ -6,11 +6,23 @@ use crate::finished::Finished;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug)]
-/// A report and where it came from (`a.json`, `stdin`, `stdin #2`).
+#[derive(Clone, Debug)]
+/// A report and where it came from (`a.json`, `stdin`, `stdin #2`), and
+/// the sweep's point it is, when it was one.
 pub struct Loaded {
     pub name: String,
     pub report: Finished,
+    pub point: Option<SweepPoint>,
+}
+
+/// A sweep's point as a report read back says it: the sweep's options and
+/// order, and this point's value of each option.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepPoint {
+    pub options: Vec<String>,
+    pub values: std::collections::BTreeMap<String, String>,
+    pub ran_in_order: Vec<String>,
+    pub share_s: Option<f64>,
 }
 
 /// Every report in the files, directories (their `*.json`) and `-` (stdin)
@@ -80,27 +92,37 @@ fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
         points_of(name, value)
     });
     named
-        .map(|(name, value)| {
+        .map(|(name, value, point)| {
             let not_ours = |e: serde_json::Error| {
                 format!("{name} is not a gcs-speed-tui report ({e}): give reports written by run --format json")
             };
             let report = Finished::from_json(value).map_err(not_ours)?;
-            Ok(Loaded { name, report })
+            Ok(Loaded { name, report, point })
         })
         .collect()
 }
 
 /// A sweep's reports (`--sweep`), each named by its point
 /// (`sweep.json point size=1MiB concurrency=4`); any other report as it is.
-fn points_of(name: String, value: serde_json::Value) -> Vec<(String, serde_json::Value)> {
+fn points_of(name: String, value: serde_json::Value) -> Vec<(String, serde_json::Value, Option<SweepPoint>)> {
     let (Some(options), Some(points)) = (value["sweep"]["options"].as_array(), value["points"].as_array()) else {
-        return vec![(name, value)];
+        return vec![(name, value, None)];
     };
-    let said = |point: &serde_json::Value| {
-        let values = options.iter().filter_map(|o| Some(format!("{}={}", o.as_str()?, point[o.as_str()?].as_str()?)));
-        values.collect::<Vec<_>>().join(" ")
+    let options: Vec<String> = options.iter().filter_map(|o| Some(o.as_str()?.to_string())).collect();
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array().into_iter().flatten().filter_map(|s| Some(s.as_str()?.to_string())).collect()
     };
-    points.iter().map(|p| (format!("{name} point {}", said(&p["point"])), p["report"].clone())).collect()
+    let (ran_in_order, share_s) = (strings(&value["sweep"]["ran_in_order"]), value["sweep"]["share_s"].as_f64());
+    points
+        .iter()
+        .map(|p| {
+            let values: std::collections::BTreeMap<String, String> =
+                options.iter().filter_map(|o| Some((o.clone(), p["point"][o].as_str()?.to_string()))).collect();
+            let said: Vec<String> = options.iter().filter_map(|o| Some(format!("{o}={}", values.get(o)?))).collect();
+            let point = SweepPoint { options: options.clone(), values, ran_in_order: ran_in_order.clone(), share_s };
+            (format!("{name} point {}", said.join(" ")), p["report"].clone(), Some(point))
+        })
+        .collect()
 }
 
 /// The options that tell two configurations apart, each with both values:

@@ -3,3 +3,4 @@
 
 pub mod command;
 pub mod inputs;
+pub mod sweeps;

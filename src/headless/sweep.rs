@@ -7,6 +7,7 @@ use super::{Cancelling, Running, cancel_on_interrupt, open_output, output_folder
 use crate::cli::ReportArgs;
 use crate::progress;
 use crate::signals;
+use crate::sweep::fleet::Aligned;
 use crate::sweep::report::{PointReport, SweepReport, SweepSaid};
 use crate::sweep::{Sweep, said};
 use crate::targets::{Environment, FormOptions, Remains, Start};
@@ -18,8 +19,8 @@ use tokio_util::sync::CancellationToken;
 /// Plans every point (a bad one is said before anything runs), runs them
 /// in the sweep's order and writes the report of those that finished.
 pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> ExitCode {
-    let sweep = match checked(form, report_args, env) {
-        Ok(sweep) => sweep,
+    let (sweep, aligned) = match checked(form, report_args, env) {
+        Ok(checked) => checked,
         Err(error) => return usage_error(error),
     };
     let host = match report_args.start.host() {
@@ -34,7 +35,7 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
     let listener =
         cancel_on_interrupt(signals::interrupts(), cancel.clone(), running.clone(), interrupted.clone(), cancelling);
     tokio::spawn(listener);
-    let Ran { points, started, failed } = run_points(&sweep, &host, &cancel, &running).await;
+    let Ran { points, started, failed } = run_points(&sweep, aligned.as_ref(), &host, (&cancel, &running)).await;
     // A target that never answered is the user's to fix, as for one run:
     // one sentence, no report. After a point finished, the report keeps it.
     let failed = match failed {
@@ -70,19 +71,24 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
     write_report(&mut output, &text, interrupted.get(), u8::from(!all_well))
 }
 
-/// The sweep `--sweep` asks for, and the flags it cannot go with said.
-fn checked(form: &FormOptions, report_args: &ReportArgs, env: &Environment) -> Result<Sweep, String> {
-    if report_args.start.start_at.is_some() || report_args.start.start_in.is_some() {
-        return Err(
-            "--start-at and --start-in time one run of a fleet: a sweep's points start one after another".into()
-        );
-    }
+/// The sweep `--sweep` asks for (lined up with a fleet's when
+/// `--start-at` or `--start-in` is given), and the flags it cannot go with said.
+fn checked(
+    form: &FormOptions,
+    report_args: &ReportArgs,
+    env: &Environment,
+) -> Result<(Sweep, Option<Aligned>), String> {
     if !report_args.fail_if.is_empty() {
         return Err("--fail-if checks one run, not a sweep's points: run the point in question on its own".into());
     }
     output_folder_exists(&report_args.output)?;
     super::chart::check(&report_args.chart)?;
-    Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)
+    let start = report_args.start.when(std::time::SystemTime::now())?;
+    let sweep = Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)?;
+    match start {
+        Some(start) => sweep.aligned_to(start).map(|(sweep, aligned)| (sweep, Some(aligned))),
+        None => Ok((sweep, None)),
+    }
 }
 
 /// What the points' runs came to: the reports of those that finished (in
@@ -95,7 +101,12 @@ struct Ran {
 
 /// Each point in the sweep's order until the last, a cancel or a point
 /// that cannot start.
-async fn run_points(sweep: &Sweep, host: &str, cancel: &CancellationToken, running: &Running) -> Ran {
+async fn run_points(
+    sweep: &Sweep,
+    aligned: Option<&Aligned>,
+    host: &str,
+    (cancel, running): (&CancellationToken, &Running),
+) -> Ran {
     let terminal = std::io::stderr().is_terminal();
     let mut finished = Vec::new();
     let mut notes_said: Vec<String> = Vec::new();
@@ -116,7 +127,9 @@ async fn run_points(sweep: &Sweep, host: &str, cancel: &CancellationToken, runni
         }
         let (events, receiver) = tokio::sync::mpsc::channel(1024);
         let printer = tokio::spawn(progress::print(receiver, terminal, planned.round_words()));
-        let start = Start { events, cancel: cancel.child_token(), start_at: None, host: Some(host.to_string()) };
+        // A fleet's hosts begin each point's rounds at the same instant.
+        let start_at = aligned.map(|a| a.point_start(ran));
+        let start = Start { events, cancel: cancel.child_token(), start_at, host: Some(host.to_string()) };
         let connected = |remains: Remains| {
             *running.lock().expect("not poisoned") = Some(remains);
             Ok(())

@@ -6,6 +6,7 @@
 //! shares a time budget out over them.
 
 pub mod chart;
+pub mod fleet;
 pub mod report;
 
 use crate::engine::plan::ConfigError;

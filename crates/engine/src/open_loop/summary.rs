@@ -44,7 +44,7 @@ impl PacedRound {
     }
 
     pub fn of(tally: PacingTally, service: Histogram<u64>) -> Self {
-        let PacingTally { offered, started, dropped, late, lateness, achieved_rate } = tally;
+        let PacingTally { offered, started, dropped, late, lateness, achieved_rate, .. } = tally;
         PacedRound { offered, started, dropped, late, achieved_rate, lateness, service }
     }
 }
