@@ -45,17 +45,9 @@ impl Sweep {
 /// A permutation of `0..points` that depends on `seed` alone (Fisher-Yates
 /// over a SplitMix64 stream), so hosts that share the seed share the order.
 pub fn seeded_order(points: usize, seed: u64) -> Vec<usize> {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
     let mut order: Vec<usize> = (0..points).collect();
     for i in (1..points).rev() {
-        order.swap(i, (next() % (i as u64 + 1)) as usize);
+        order.swap(i, (crate::units::splitmix64(seed.wrapping_add(i as u64)) % (i as u64 + 1)) as usize);
     }
     order
 }

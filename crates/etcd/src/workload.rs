@@ -36,15 +36,8 @@ impl Keys {
     /// SplitMix64 stream seeded by the client and request.
     pub fn nth(&self, client: u32, n: u64, clients: u32) -> Vec<u8> {
         let index = n * clients as u64 + client as u64;
-        if self.sequential { self.key(index) } else { self.key(splitmix64(index)) }
+        if self.sequential { self.key(index) } else { self.key(units::splitmix64(index)) }
     }
-}
-
-fn splitmix64(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// One round's work: `clients` x `requests` on these keys, with this value;

@@ -346,6 +346,16 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
+/// SplitMix64 (Steele, Lea and Flood): a seed in, a well-mixed 64-bit
+/// value out, the same for the same seed. Seeds one apart give unrelated
+/// values, so `splitmix64(seed + i)` is a reproducible stream.
+pub fn splitmix64(seed: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// A random 64-bit value from the standard library's seeded hasher.
 pub fn random_u64() -> u64 {
     use std::hash::{BuildHasher, Hasher};

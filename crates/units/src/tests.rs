@@ -113,3 +113,11 @@ fn latencies_are_said_in_the_unit_that_fits_and_small_rates_keep_their_digits() 
     assert_eq!(RateUnit::MiB.format(0.000954), "0.000954 MiB/s", "never 0.00 for a measured rate");
     assert_eq!(RateUnit::MiB.format(7.5632), "7.56 MiB/s");
 }
+
+#[test]
+fn splitmix64_gives_the_reference_stream() {
+    // The first two outputs of the reference SplitMix64 seeded with 0
+    // (Vigna's splitmix64.c): its state steps by the golden gamma.
+    assert_eq!(splitmix64(0), 0xe220_a839_7b1d_cdaf);
+    assert_eq!(splitmix64(0x9e37_79b9_7f4a_7c15), 0x6e78_9e6a_a1b9_65f4);
+}

@@ -66,14 +66,13 @@ impl OpenLoop {
     /// first at zero). Poisson gaps come from a SplitMix64 stream of `seed`.
     pub fn offsets(&self, count: usize, seed: u64) -> Vec<Duration> {
         let mean_gap = 1.0 / self.rate;
-        let mut state = seed;
         let mut at = 0.0;
-        (0..count)
-            .map(|_| {
+        (0..count as u64)
+            .map(|index| {
                 let due = Duration::from_secs_f64(at);
                 at += match self.spacing {
                     Spacing::Constant => mean_gap,
-                    Spacing::Poisson => -mean_gap * (1.0 - unit_interval(&mut state)).ln(),
+                    Spacing::Poisson => -mean_gap * (1.0 - unit_interval(seed, index)).ln(),
                 };
                 due
             })
@@ -91,14 +90,9 @@ impl OpenLoop {
     }
 }
 
-/// The next number of a SplitMix64 stream, in [0, 1).
-fn unit_interval(state: &mut u64) -> f64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
+/// The `index`th number of the seed's SplitMix64 stream, in [0, 1).
+fn unit_interval(seed: u64, index: u64) -> f64 {
+    (units::splitmix64(seed.wrapping_add(index)) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]

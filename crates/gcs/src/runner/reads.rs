@@ -31,11 +31,8 @@ use tokio::task::JoinSet;
 /// from `seed`.
 pub fn range_at(seed: u64, object_size: u64, size: u64) -> ByteRange {
     let slots = (object_size / size.max(1)).max(1);
-    // splitmix64: a seed per read, the same for the same seed.
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    // A seed per read, the same for the same seed.
+    let z = units::splitmix64(seed);
     ByteRange { offset: (z % slots) * size, len: size.min(object_size) }
 }
 
