@@ -131,7 +131,10 @@ pub fn summarize(
 fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLatency]) -> TransportLatency {
     let mine: Vec<&RoundLatency> = rounds.iter().filter(|r| r.transport == kind).collect();
     let (mut latency, mut service, mut lateness) = (latency_histogram(), latency_histogram(), latency_histogram());
-    for round in &mine {
+    // Latency over the complete rounds only, as the paired ratios take it:
+    // a round cut short or with failures measured other work. What pacing
+    // kept (offered, dropped, late) counts every round.
+    for round in mine.iter().filter(|r| r.ok) {
         let _ = latency.add(round.latency);
         let _ = service.add(&round.paced.service);
         let _ = lateness.add(&round.paced.lateness);
@@ -282,7 +285,16 @@ mod tests {
         let kept = paced(100, 0, 0, 100.0);
         // JSON dropped 5 of 100 in each round (over the 1% allowed) and kept 95/s.
         let short = paced(100, 5, 0, 95.0);
-        let mut rounds = Vec::new();
+        // A failed JSON round whose answered requests took 100 ms: not in the figures.
+        let failed = histogram(&[100_000; 10]);
+        let mut rounds = vec![RoundLatency {
+            host: "a",
+            transport: TransportKind::Json,
+            round: 3,
+            ok: false,
+            latency: &failed,
+            paced: &short,
+        }];
         for round in 0..3 {
             let (j, g) = (&json[round as usize], &grpc[round as usize]);
             rounds.push(RoundLatency {
@@ -309,12 +321,14 @@ mod tests {
         // Equal log ratios: no spread, so the interval is the ratio itself.
         assert!((p50.ci_low.unwrap() - 0.5).abs() < 1e-9 && (p50.ci_high.unwrap() - 0.5).abs() < 1e-9);
         let json_row = &summary.transports[0];
-        assert_eq!((json_row.offered, json_row.started, json_row.dropped), (300, 285, 15));
+        // Pacing counts the failed round too: four rounds of 100 offered, 5 dropped each.
+        assert_eq!((json_row.offered, json_row.started, json_row.dropped), (400, 380, 20));
         let why = json_row.not_sustained.as_deref().unwrap();
-        assert!(why.contains("15 of 300 arrivals dropped") && why.contains("started 95.0/s of 100/s"), "{why}");
+        assert!(why.contains("20 of 400 arrivals dropped") && why.contains("started 95.0/s of 100/s"), "{why}");
         assert_eq!(summary.transports[1].not_sustained, None);
         // The whole run's p50: the middle of 30 values of 1, 1.4 and 1.2 ms is 1.2 ms.
         assert_eq!(json_row.p50_ms, Some(1.2));
+        assert_eq!(json_row.p99_ms, Some(1.4), "the failed round's 100 ms is not in it");
         let said = summary.sentences().join("\n");
         assert!(said.contains("http-json puts: p50 1.20 ms") && said.contains("did not sustain the rate"), "{said}");
         assert!(said.contains("grpc p50 put latency was 0.50x http-json's (95% CI 0.50x to 0.50x, 3 pairs)"), "{said}");
