@@ -5,7 +5,7 @@
 
 use super::{OpenLoop, latency_histogram, micros};
 use hdrhistogram::Histogram;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -30,12 +30,18 @@ const LONGEST_NAP: Duration = Duration::from_millis(20);
 /// What the arrivals' tasks and the pacer share.
 struct Shared {
     in_flight: AtomicU32,
-    started: AtomicU64,
-    late: AtomicU64,
+    /// One lock per start, however many figures it updates.
+    starts: Mutex<Starts>,
+}
+
+/// The arrivals that started: how late each was, how many by over
+/// `LATE_AFTER`, and the first and last start (how many is the
+/// histogram's count).
+struct Starts {
     /// Start minus intended start, µs.
-    lateness: Mutex<Histogram<u64>>,
-    /// The first and the last actual start.
-    span: Mutex<Option<(Instant, Instant)>>,
+    lateness: Histogram<u64>,
+    late: u64,
+    span: Option<(Instant, Instant)>,
 }
 
 /// An arrival released by the pacer: which one, and when it was due. While
@@ -60,17 +66,13 @@ impl Ticket {
     pub fn start(self) -> Turn {
         let started = Instant::now();
         let lateness = started.saturating_duration_since(self.intended);
-        let shared = &self.shared;
-        shared.started.fetch_add(1, Ordering::Relaxed);
-        if lateness > LATE_AFTER {
-            shared.late.fetch_add(1, Ordering::Relaxed);
-        }
-        shared.lateness.lock().unwrap().saturating_record(micros(lateness));
-        let mut span = shared.span.lock().unwrap();
-        let (first, last) = span.get_or_insert((started, started));
+        let mut starts = self.shared.starts.lock().unwrap();
+        starts.lateness.saturating_record(micros(lateness));
+        starts.late += u64::from(lateness > LATE_AFTER);
+        let (first, last) = starts.span.get_or_insert((started, started));
         *first = (*first).min(started);
         *last = (*last).max(started);
-        drop(span);
+        drop(starts);
         Turn { index: self.index, intended: self.intended, started, _ticket: self }
     }
 }
@@ -128,10 +130,7 @@ pub fn pace(
 ) -> Pacer {
     let shared = Arc::new(Shared {
         in_flight: AtomicU32::new(0),
-        started: AtomicU64::new(0),
-        late: AtomicU64::new(0),
-        lateness: Mutex::new(latency_histogram()),
-        span: Mutex::new(None),
+        starts: Mutex::new(Starts { lateness: latency_histogram(), late: 0, span: None }),
     });
     let most = open.max_in_flight;
     let in_thread = shared.clone();
@@ -211,9 +210,9 @@ impl Pacer {
     /// stopped) and tallies the round.
     pub fn finish(self) -> PacingTally {
         let (offered, dropped, pacer_cpu_s) = self.thread.join().unwrap_or((0, 0, 0.0));
-        let shared = &self.shared;
-        let started = shared.started.load(Ordering::Relaxed);
-        let achieved_rate = match *shared.span.lock().unwrap() {
+        let starts = self.shared.starts.lock().unwrap();
+        let started = starts.lateness.len();
+        let achieved_rate = match starts.span {
             Some((first, last)) if started >= 2 && last > first => {
                 Some((started - 1) as f64 / (last - first).as_secs_f64())
             }
@@ -223,8 +222,8 @@ impl Pacer {
             offered,
             started,
             dropped,
-            late: shared.late.load(Ordering::Relaxed),
-            lateness: shared.lateness.lock().unwrap().clone(),
+            late: starts.late,
+            lateness: starts.lateness.clone(),
             achieved_rate,
             pacer_cpu_s,
         }
