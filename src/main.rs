@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => report_command(gcs_speed_tui::fleet::command::compare(&args), &None),
         None => {
             let opened = match gcs_speed_tui::fleet::inputs::load(&cli.open) {
-                Ok(opened) => opened.into_iter().map(|l| l.report).collect(),
+                Ok(opened) => opened,
                 Err(error) => return usage_error(error),
             };
             runtime.block_on(gcs_speed_tui::tui::start(

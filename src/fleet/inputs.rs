@@ -23,6 +23,12 @@ pub struct SweepPoint {
     pub values: std::collections::BTreeMap<String, String>,
     pub ran_in_order: Vec<String>,
     pub share_s: Option<f64>,
+    /// The sweep's points planned, and whether a cancel cut it short.
+    pub planned: usize,
+    pub cancelled: bool,
+    /// The report the point was read from (`sweep.json`), which the
+    /// sweep's other points share.
+    pub sweep: String,
 }
 
 /// Every report in the files, directories (their `*.json`) and `-` (stdin)
@@ -113,13 +119,23 @@ fn points_of(name: String, value: serde_json::Value) -> Vec<(String, serde_json:
         v.as_array().into_iter().flatten().filter_map(|s| Some(s.as_str()?.to_string())).collect()
     };
     let (ran_in_order, share_s) = (strings(&value["sweep"]["ran_in_order"]), value["sweep"]["share_s"].as_f64());
+    let planned = value["sweep"]["planned"].as_u64().map_or(points.len(), |n| n as usize);
+    let cancelled = value["sweep"]["cancelled"].as_bool().unwrap_or(false);
     points
         .iter()
         .map(|p| {
             let values: std::collections::BTreeMap<String, String> =
                 options.iter().filter_map(|o| Some((o.clone(), p["point"][o].as_str()?.to_string()))).collect();
             let said: Vec<String> = options.iter().filter_map(|o| Some(format!("{o}={}", values.get(o)?))).collect();
-            let point = SweepPoint { options: options.clone(), values, ran_in_order: ran_in_order.clone(), share_s };
+            let point = SweepPoint {
+                options: options.clone(),
+                values,
+                ran_in_order: ran_in_order.clone(),
+                share_s,
+                planned,
+                cancelled,
+                sweep: name.clone(),
+            };
             (format!("{name} point {}", said.join(" ")), p["report"].clone(), Some(point))
         })
         .collect()

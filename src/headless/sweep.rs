@@ -8,7 +8,7 @@ use crate::cli::ReportArgs;
 use crate::progress;
 use crate::signals;
 use crate::sweep::fleet::Aligned;
-use crate::sweep::report::{PointReport, SweepReport, SweepSaid};
+use crate::sweep::report::PointReport;
 use crate::sweep::{Sweep, said};
 use crate::targets::{Environment, FormOptions, Remains, Start};
 use std::io::IsTerminal;
@@ -46,17 +46,7 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
         }
         None => false,
     };
-    let report = SweepReport {
-        sweep: SweepSaid {
-            options: sweep.axes.iter().map(|a| a.option.clone()).collect(),
-            planned: sweep.points.len(),
-            share_s: sweep.share.map(|s| s.as_secs_f64()),
-            // Only those that began: after a cancel or a failure the rest never ran.
-            ran_in_order: sweep.order[..started].iter().map(|&i| said(&sweep.points[i].0)).collect(),
-            cancelled: cancel.is_cancelled(),
-        },
-        points,
-    };
+    let report = sweep.report(points, started, cancel.is_cancelled());
     let text = crate::engine::start::marked(report.render(report_args.format), report_args.start.log_markers);
     let mut output = match open_output(&report_args.output) {
         Ok(output) => output,
@@ -91,10 +81,11 @@ fn checked(
     }
 }
 
-/// What the points' runs came to: the reports of those that finished (in
-/// grid order), how many began, and why one could not start.
+/// What the points' runs came to: the reports of those that finished
+/// (each with its index in the grid), how many began, and why one could
+/// not start.
 struct Ran {
-    points: Vec<PointReport>,
+    points: Vec<(usize, PointReport)>,
     started: usize,
     failed: Option<String>,
 }
@@ -142,15 +133,9 @@ async fn run_points(
             Ok(report) => finished.push((index, PointReport::new(point, ran + 1, report))),
             Err(error) => {
                 let failed = Some(format!("point {}: {error}", said(point)));
-                return Ran { points: in_grid_order(finished), started, failed };
+                return Ran { points: finished, started, failed };
             }
         }
     }
-    Ran { points: in_grid_order(finished), started, failed: None }
-}
-
-/// The reports in grid order (the first option outermost), as the table reads best.
-fn in_grid_order(mut finished: Vec<(usize, PointReport)>) -> Vec<PointReport> {
-    finished.sort_by_key(|(index, _)| *index);
-    finished.into_iter().map(|(_, report)| report).collect()
+    Ran { points: finished, started, failed: None }
 }

@@ -4,19 +4,36 @@
 
 use super::report::SweepReport;
 use crate::engine::finished::RatioFigure;
+use crate::engine::plan::TransportKind;
 use charts::{Axes, Cell, RatioPoint, Series, heatmap_svg, lines_svg, ratio_svg, side_by_side};
+
+/// The transport a point's interval puts ahead: gRPC when all of a
+/// readable 95% interval is above 1.0x, HTTP/JSON when all is below;
+/// none when it crosses 1.0x, is too wide to read or was not measured.
+pub fn ahead(figure: &RatioFigure) -> Option<TransportKind> {
+    match figure.interval.filter(|_| figure.readable) {
+        Some((low, _)) if low > 1.0 => Some(TransportKind::Grpc),
+        Some((_, high)) if high < 1.0 => Some(TransportKind::Json),
+        _ => None,
+    }
+}
+
+/// The operations the points compare (`grpc/http-json uploads`, and
+/// reads too for w1r3), in the order the first point that has each says them.
+pub fn operations(report: &SweepReport) -> Vec<String> {
+    let mut operations: Vec<String> = Vec::new();
+    for name in report.points.iter().flat_map(|p| p.report.ratios()).map(|r| r.name) {
+        if !operations.contains(&name) {
+            operations.push(name)
+        }
+    }
+    operations
+}
 
 /// Every picture of the sweep, side by side in one SVG.
 pub fn sweep_svg(report: &SweepReport) -> String {
     let mut pictures = Vec::new();
-    let names: Vec<String> = report.points.iter().flat_map(|p| p.report.ratios()).map(|r| r.name).collect();
-    let mut operations: Vec<String> = Vec::new();
-    names.into_iter().for_each(|name| {
-        if !operations.contains(&name) {
-            operations.push(name)
-        }
-    });
-    for operation in &operations {
+    for operation in &operations(report) {
         pictures.push(match report.sweep.options.as_slice() {
             [x, y, ..] => heatmap(report, operation, x, y),
             [option] => ratios(report, operation, option),
@@ -30,7 +47,7 @@ pub fn sweep_svg(report: &SweepReport) -> String {
 }
 
 /// The values an option took, in the grid's order.
-fn values_of(report: &SweepReport, option: &str) -> Vec<String> {
+pub fn values_of(report: &SweepReport, option: &str) -> Vec<String> {
     let mut values: Vec<String> = Vec::new();
     for point in &report.points {
         if let Some(value) = point.point.get(option).filter(|v| !values.contains(v)) {
@@ -41,7 +58,7 @@ fn values_of(report: &SweepReport, option: &str) -> Vec<String> {
 }
 
 /// The ratio figure of `operation` at each point, with the point's values.
-fn figures<'a>(
+pub fn figures<'a>(
     report: &'a SweepReport,
     operation: &'a str,
 ) -> impl Iterator<Item = (&'a super::report::PointReport, RatioFigure)> {
@@ -70,8 +87,7 @@ fn heatmap(report: &SweepReport, operation: &str, x: &str, y: &str) -> String {
         .filter_map(|(point, figure)| {
             let column = columns.iter().position(|v| Some(v) == point.point.get(x))?;
             let row = rows.iter().position(|v| Some(v) == point.point.get(y))?;
-            let significant = figure.readable && figure.interval.is_some_and(|(low, high)| low > 1.0 || high < 1.0);
-            Some(Cell { column, row, ratio: figure.ratio, significant })
+            Some(Cell { column, row, ratio: figure.ratio, significant: ahead(&figure).is_some() })
         })
         .collect();
     heatmap_svg(&format!("{operation} by {x} and {y}"), (x, &columns), (y, &rows), &cells)

@@ -7,16 +7,21 @@
 
 pub mod chart;
 pub mod fleet;
+pub mod opened;
 pub mod report;
 
 use crate::engine::plan::ConfigError;
 use crate::targets::{Environment, FormOptions, Planned, fields_of};
 use crate::tui::fields::{Access, FieldSpec};
+use report::{PointReport, SweepReport, SweepSaid};
 use std::time::Duration;
 
 /// The most points a sweep may have: beyond it the grid is a typo more
 /// often than a plan (a hundred full comparisons take hours).
 pub const MOST_POINTS: usize = 100;
+
+/// The form's fields that are not a run's options: which target, and the sweep itself.
+const NOT_SWEPT: [&str; 3] = ["target", "sweep", "sweep_budget"];
 
 /// One swept option and its values, as typed.
 pub struct Axis {
@@ -50,8 +55,9 @@ fn parse_axis(text: &str, target: &str) -> Result<Axis, String> {
     let option = option.trim().trim_start_matches("--").to_string();
     let key = option.replace('-', "_");
     let fields = fields_of(target);
-    let Some(field) = fields.iter().find(|f| f.key == key && f.key != "target") else {
-        let known: Vec<String> = fields.iter().skip(1).map(|f| f.key.replace('_', "-")).collect();
+    let sweepable = |f: &&FieldSpec| !NOT_SWEPT.contains(&f.key);
+    let Some(field) = fields.iter().filter(sweepable).find(|f| f.key == key) else {
+        let known: Vec<String> = fields.iter().filter(sweepable).map(|f| f.key.replace('_', "-")).collect();
         return Err(wrong(format!("this run has no option '{option}'; sweep one of {}", known.join(", "))));
     };
     let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
@@ -144,6 +150,41 @@ impl Sweep {
         }
         let order = shuffled(points.len());
         Ok(Sweep { axes, points, order, share })
+    }
+}
+
+/// The app form's Sweep and Sweep budget fields planned as `--sweep` and
+/// `--sweep-budget` are (an option a `;` apart), or none when both are
+/// empty; a refusal names the field it is about.
+pub fn of_form(form: &FormOptions, env: &Environment) -> Result<Option<Sweep>, ConfigError> {
+    let texts: Vec<String> = form.sweep.split(';').map(str::trim).filter(|t| !t.is_empty()).map(String::from).collect();
+    let budget = Some(form.sweep_budget.trim()).filter(|b| !b.is_empty());
+    if texts.is_empty() && budget.is_none() {
+        return Ok(None);
+    }
+    Sweep::plan(&texts, budget, form, env).map(Some).map_err(|message| ConfigError {
+        field: if message.starts_with("--sweep-budget") { "sweep_budget" } else { "sweep" },
+        message,
+    })
+}
+
+impl Sweep {
+    /// The sweep's report: the points that finished (each with its index
+    /// in `points`), put in grid order, and of the run order the `started`
+    /// points that began (after a cancel or a failure the rest never ran).
+    pub fn report(&self, finished: Vec<(usize, PointReport)>, started: usize, cancelled: bool) -> SweepReport {
+        let mut finished = finished;
+        finished.sort_by_key(|(index, _)| *index);
+        SweepReport {
+            sweep: SweepSaid {
+                options: self.axes.iter().map(|a| a.option.clone()).collect(),
+                planned: self.points.len(),
+                share_s: self.share.map(|s| s.as_secs_f64()),
+                ran_in_order: self.order[..started].iter().map(|&i| said(&self.points[i].0)).collect(),
+                cancelled,
+            },
+            points: finished.into_iter().map(|(_, report)| report).collect(),
+        }
     }
 }
 

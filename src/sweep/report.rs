@@ -9,7 +9,7 @@ use crate::engine::finished::RatioFigure;
 use crate::finished::Finished;
 use std::collections::BTreeMap;
 
-#[derive(Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SweepReport {
     pub sweep: SweepSaid,
     /// In grid order (the first option outermost), each with its place in
@@ -17,7 +17,7 @@ pub struct SweepReport {
     pub points: Vec<PointReport>,
 }
 
-#[derive(Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SweepSaid {
     /// The options swept, as their flags spell them.
     pub options: Vec<String>,
@@ -32,7 +32,7 @@ pub struct SweepSaid {
     pub cancelled: bool,
 }
 
-#[derive(Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PointReport {
     /// The point's value of each option swept.
     pub point: BTreeMap<String, String>,
@@ -55,7 +55,7 @@ impl PointReport {
 
 /// `0.79x (95% CI 0.75x to 0.83x)`; an interval nothing measured, or one
 /// too wide to read (as the verdict's sentence says it), is said so.
-fn ratio_said(figure: &RatioFigure) -> String {
+pub fn ratio_said(figure: &RatioFigure) -> String {
     match (figure.ratio, figure.interval) {
         (None, _) => "-".into(),
         (Some(ratio), Some(_)) if !figure.readable => format!("{ratio:.2}x (95% CI too wide to read)"),

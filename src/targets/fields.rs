@@ -26,7 +26,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 39] = [
+pub const FIELDS: [FieldSpec; 41] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
@@ -45,6 +45,8 @@ pub const FIELDS: [FieldSpec; 39] = [
     text!("rate", "Rate (open loop)", gcs.rate),
     choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
     text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("sweep", "Sweep", sweep),
+    text!("sweep_budget", "Sweep budget", sweep_budget),
     text!("grpc_conn_pool", "gRPC channels", gcs.grpc_conn_pool),
     text!("grpc_window", "gRPC window", gcs.grpc_window),
     toggle!("disable_grpc_autochecksum", "gRPC no checksum", gcs.disable_grpc_autochecksum),
@@ -72,7 +74,7 @@ pub const FIELDS: [FieldSpec; 39] = [
 /// with the GCS form.
 pub const ETCD_ESSENTIALS: usize = 9;
 
-pub const ETCD_FIELDS: [FieldSpec; 27] = [
+pub const ETCD_FIELDS: [FieldSpec; 29] = [
     choice!("target", "Target", &TARGETS, target),
     text!("endpoints", "Endpoints", etcd.endpoints),
     choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
@@ -93,6 +95,8 @@ pub const ETCD_FIELDS: [FieldSpec; 27] = [
     text!("rate", "Rate (open loop)", gcs.rate),
     choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
     text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("sweep", "Sweep", sweep),
+    text!("sweep_budget", "Sweep budget", sweep_budget),
     text!("timeout", "Timeout", gcs.timeout),
     text!("user", "User", etcd.user),
     text!("password", "Password", etcd.password),

@@ -17,11 +17,22 @@ pub struct FormOptions {
     pub target: String,
     /// The etcd target's own options (the schedule's are the GCS options').
     pub etcd: EtcdOptions,
+    /// The app's sweep: `run --sweep`'s values, an option a `;` apart
+    /// (`size=1KiB,1MiB; concurrency=1,8`); empty runs one comparison.
+    pub sweep: String,
+    /// `run --sweep-budget`: the time shared out over the sweep's points.
+    pub sweep_budget: String,
 }
 
 impl Default for FormOptions {
     fn default() -> Self {
-        FormOptions { gcs: Options::default(), target: "gcs".into(), etcd: EtcdOptions::default() }
+        FormOptions {
+            gcs: Options::default(),
+            target: "gcs".into(),
+            etcd: EtcdOptions::default(),
+            sweep: String::new(),
+            sweep_budget: String::new(),
+        }
     }
 }
 
@@ -155,6 +166,6 @@ impl FormOptions {
             cleanup: args.cleanup,
             ..Options::default()
         };
-        FormOptions { gcs, target: "etcd".into(), etcd }
+        FormOptions { gcs, target: "etcd".into(), etcd, ..FormOptions::default() }
     }
 }

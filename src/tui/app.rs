@@ -76,6 +76,11 @@ pub struct App {
     /// Lines of the results pane scrolled past (`]` and `[`): a merged
     /// report's rows can outgrow any window.
     pub results_scroll: u16,
+    /// The sweep last run or opened, drawn in the results pane while
+    /// `showing_sweep`; the sweep under way.
+    pub sweep: Option<crate::sweep::report::SweepReport>,
+    pub showing_sweep: bool,
+    pub sweep_run: Option<super::sweeping::SweepRun>,
 }
 
 impl App {
@@ -105,6 +110,9 @@ impl App {
             interrupted: None,
             export_prompt: None,
             results_scroll: 0,
+            sweep: None,
+            showing_sweep: false,
+            sweep_run: None,
         }
     }
 
@@ -124,7 +132,11 @@ impl App {
             }
             Message::Run(event) => self.on_run_event(event),
             Message::RunFinished(Ok(report)) => self.finished(report),
-            Message::RunFinished(Err(why)) => self.on_run_event(RunEvent::SetupFailed(why)),
+            Message::RunFinished(Err(why)) => {
+                let effects = self.on_run_event(RunEvent::SetupFailed(why.clone()));
+                self.point_failed(&why);
+                effects
+            }
             Message::Interrupt(signal) => {
                 self.interrupted.get_or_insert(signal);
                 self.ctrl_c()
@@ -143,7 +155,7 @@ impl App {
             // The status follows the run, so it never says "connecting" mid-run.
             // A question waiting for its answer stays on the status line.
             RunEvent::Phase(phase) if !self.cancelling && !self.confirm_quit => {
-                self.status = Some(phase_sentence(phase).into())
+                self.status = Some(super::live::phase_sentence(phase).into())
             }
             RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling && !self.confirm_quit => {
                 // A `--duration` run has no planned count to show.
@@ -151,7 +163,8 @@ impl App {
                     Some(lane) => format!("/{}", lane.rounds_planned),
                     None => String::new(),
                 };
-                self.status = Some(format!("{} round {}{of}", transport.name(), round + 1));
+                let point = self.sweep_run.as_ref().map(|r| format!("{} · ", r.point_said())).unwrap_or_default();
+                self.status = Some(format!("{point}{} round {}{of}", transport.name(), round + 1));
             }
             RunEvent::SetupFailed(message) => {
                 self.status = Some(format!("could not start: {message}"));
@@ -184,17 +197,19 @@ impl App {
         }
         self.running = false;
         self.confirm_quit = false; // nothing left to confirm
-        if !self.cancelling {
+        let cancelled = std::mem::take(&mut self.cancelling);
+        if !cancelled {
             self.status = Some(report.summary_line());
         }
-        self.cancelling = false;
         self.history.push(report.clone());
         self.report = Some(report.clone());
         self.results_scroll = 0;
         if self.quit_after_run {
             self.quit = true;
         }
-        vec![Effect::SaveRun(Box::new(report))]
+        let mut effects = vec![Effect::SaveRun(Box::new(report.clone()))];
+        effects.extend(self.point_finished(report, cancelled));
+        effects
     }
 
     fn on_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -244,6 +259,7 @@ impl App {
                 self.pane = if self.pane == Pane::History { Pane::Run } else { Pane::History };
             }
             KeyCode::Char('e') => return self.export(),
+            KeyCode::Char('s') => self.toggle_sweep(),
             KeyCode::Char(']') => self.results_scroll = self.results_scroll.saturating_add(RESULTS_STEP),
             KeyCode::Char('[') => self.results_scroll = self.results_scroll.saturating_sub(RESULTS_STEP),
             _ if self.pane == Pane::History => self.history_key(key.code),
@@ -306,6 +322,10 @@ impl App {
                 return Vec::new();
             }
         };
+        // The sweep was checked with the form (`checked` is its refusal).
+        if let Ok(Some(sweep)) = self.form.sweep() {
+            return self.start_sweep(sweep);
+        }
         self.live = Some(crate::tui::live::Live::new(checked.lane_plan()));
         let notes = checked.notes();
         self.running = true;
@@ -333,7 +353,8 @@ impl App {
             _ if kept => "uploads and keeping what this run created (Cleanup off)",
             _ => "uploads and deleting what this run created",
         };
-        self.status = Some(format!("cancelling: stopping {what}"));
+        let sweep = if self.sweep_run.is_some() { "; the sweep ends, keeping the points finished" } else { "" };
+        self.status = Some(format!("cancelling: stopping {what}{sweep}"));
         vec![Effect::CancelRun]
     }
 
@@ -341,11 +362,10 @@ impl App {
         if self.running {
             self.confirm_quit = true;
             self.status = Some("a run is going: quit anyway (cancel and clean up)? y/n".into());
-            Vec::new()
         } else {
             self.quit = true;
-            Vec::new()
         }
+        Vec::new()
     }
 
     /// Ctrl-C: cancel and clean up a run first, then leave; a second one leaves at once.
@@ -369,14 +389,5 @@ impl App {
     /// The field being edited is a text field (for the cursor).
     pub fn editing_index(&self) -> Option<usize> {
         self.form.selected().filter(|&i| self.editing() && matches!(self.form.fields()[i].access, Access::Text(_)))
-    }
-}
-
-fn phase_sentence(phase: crate::engine::events::Phase) -> &'static str {
-    match phase {
-        crate::engine::events::Phase::Connecting => "connecting",
-        crate::engine::events::Phase::Warmup => "warming up (not timed)",
-        crate::engine::events::Phase::Measuring => "measuring",
-        crate::engine::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

@@ -33,7 +33,7 @@ pub struct Form {
 
 impl Form {
     pub fn new(options: FormOptions, env: Environment) -> Self {
-        let checked = Planned::check(&options, &env);
+        let checked = check(&options, &env);
         Self { options, cursor: 0, advanced_open: false, editing: None, checked, env }
     }
 
@@ -112,7 +112,7 @@ impl Form {
     }
 
     fn changed(&mut self) {
-        self.checked = Planned::check(&self.options, &self.env);
+        self.checked = check(&self.options, &self.env);
     }
 
     /// One step wraps around; a page stops at either end.
@@ -223,6 +223,21 @@ fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
     }
 }
 
+/// The form's run as the target plans it, and its sweep (when the Sweep
+/// field is set) planned too, so that a bad point is said under the form.
+fn check(options: &FormOptions, env: &Environment) -> Result<Planned, ConfigError> {
+    let planned = Planned::check(options, env)?;
+    crate::sweep::of_form(options, env)?;
+    Ok(planned)
+}
+
+/// The form's sweep, planned afresh (each run of it in its own shuffled order).
+impl Form {
+    pub fn sweep(&self) -> Result<Option<crate::sweep::Sweep>, ConfigError> {
+        crate::sweep::of_form(&self.options, &self.env)
+    }
+}
+
 /// A remembered value that no longer validates (a user whose password is
 /// never remembered, a value an older version took) is put back to its
 /// default, so that remembered state never makes a launch invalid; what
@@ -231,7 +246,7 @@ pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environm
     let defaults = FormOptions::default();
     let all_fields = TARGETS.iter().map(|t| fields_of(t).len()).sum();
     for _ in 0..all_fields {
-        let Err(error) = Planned::check(&options, env) else { break };
+        let Err(error) = check(&options, env) else { break };
         let fields = fields_of(&options.target);
         let Some(field) = fields.iter().find(|f| f.key == error.field) else {
             break;

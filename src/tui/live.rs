@@ -28,6 +28,8 @@ pub struct Live {
     /// How the target's figures read (MiB/s, objects/s for small objects, ops/s).
     pub reading: Option<Arc<dyn LiveReading>>,
     pub work: Work,
+    /// Open loop: the arrivals offered per second (each transport's).
+    pub open_rate: Option<f64>,
 }
 
 impl Live {
@@ -47,6 +49,7 @@ impl Live {
             phase: Some(Phase::Connecting),
             lanes,
             duration_s: plan.duration_s,
+            open_rate: plan.open_rate,
             reading: Some(plan.reading),
             work: plan.work,
             ..Self::default()
@@ -114,8 +117,9 @@ impl Live {
                 }
             }
             RunEvent::Latencies { transport, histogram } => {
+                let at_s = self.at_s;
                 if let Some(lane) = self.lane(*transport) {
-                    lane.add_latencies(histogram);
+                    lane.add_latencies(histogram, at_s);
                 }
             }
             RunEvent::Note(note) => self.notes.push(note.clone()),
@@ -256,5 +260,15 @@ mod tests {
         live.apply(&RunEvent::RoundDone(RoundDone { transport: json, round: 0, done: 2048, elapsed_s: 0.5, ok: true }));
         assert_eq!(live.lanes[0].average(0), Some(4.0), "2 objects in 0.5 s");
         assert_eq!(live.format_rate(4.0), "4.000 objects/s", "4 significant digits, as the table");
+    }
+}
+
+/// The status line's words for a run's phase.
+pub fn phase_sentence(phase: crate::engine::events::Phase) -> &'static str {
+    match phase {
+        crate::engine::events::Phase::Connecting => "connecting",
+        crate::engine::events::Phase::Warmup => "warming up (not timed)",
+        crate::engine::events::Phase::Measuring => "measuring",
+        crate::engine::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

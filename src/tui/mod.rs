@@ -8,6 +8,7 @@ pub mod form;
 pub mod history;
 pub mod live;
 pub mod persist;
+pub mod sweeping;
 pub mod ui;
 
 use crate::engine::events::RunEvent;
@@ -31,7 +32,11 @@ const FRAME: Duration = Duration::from_millis(33);
 /// `given`: the option names the command line set, which win over the remembered form.
 /// The app, with `opened` reports (`--open`) in its history and the last
 /// of them in its results pane.
-pub async fn start(command_line: FormOptions, given: Vec<String>, opened: Vec<Finished>) -> ExitCode {
+pub async fn start(
+    command_line: FormOptions,
+    given: Vec<String>,
+    opened: Vec<crate::fleet::inputs::Loaded>,
+) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
     if let Err(error) = Planned::check(&command_line, &Environment::from_process()) {
         eprintln!("error: {error}");
@@ -45,6 +50,9 @@ pub async fn start(command_line: FormOptions, given: Vec<String>, opened: Vec<Fi
     let options =
         form::forget_invalid(form::merge(persist::load(), &command_line, &given), &given, &Environment::from_process());
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    // An opened sweep is drawn; its points, as any opened report, are runs of the history.
+    let sweep = crate::sweep::opened::sweeps_in(&opened).pop();
+    let opened: Vec<Finished> = opened.into_iter().map(|l| l.report).collect();
     let shown = opened.last().cloned();
     let mut earlier = persist::load_runs();
     // Opened reports read as earlier runs: kept elsewhere, not this session's to clean up.
@@ -52,6 +60,7 @@ pub async fn start(command_line: FormOptions, given: Vec<String>, opened: Vec<Fi
     let history = history::History::with_earlier(earlier);
     let mut app = App::with_history(options, Environment::from_process(), color, history);
     app.show_opened(shown);
+    app.show_sweep(sweep);
     let mut terminal = ratatui::init();
     let result = event_loop(&mut terminal, app).await;
     ratatui::restore();

@@ -96,4 +96,7 @@ pub struct LanePlan {
     /// Set when the run goes on for a time rather than a number of rounds.
     pub duration_s: Option<f64>,
     pub reading: Arc<dyn LiveReading>,
+    /// Open loop: the arrivals offered per second (each transport's), whose
+    /// latency from intended start the pane draws against time.
+    pub open_rate: Option<f64>,
 }

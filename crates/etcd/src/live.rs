@@ -50,6 +50,7 @@ impl EtcdConfig {
             }],
             duration_s: schedule.duration.map(|d| d.as_secs_f64()),
             reading: Arc::new(EtcdReading { unit: self.round_words().unit }),
+            open_rate: schedule.open_loop.as_ref().map(|open| open.rate),
         }
     }
 }

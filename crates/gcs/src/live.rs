@@ -47,6 +47,7 @@ impl BenchConfig {
             parts: Operation::of(self.workload).iter().map(|o| o.name()).collect(),
             duration_s: self.duration.map(|d| d.as_secs_f64()),
             reading: Arc::new(Shown::for_config(self)),
+            open_rate: self.open_loop.as_ref().map(|open| open.rate),
         }
     }
 }

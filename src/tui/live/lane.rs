@@ -66,6 +66,11 @@ pub struct Lane {
     pub(super) objects_ok: u64,
     /// Request latencies of the complete rounds (µs), for targets that send them whole.
     pub(super) latency_histogram: Option<hdrhistogram::Histogram<u64>>,
+    /// Each complete round's (run seconds at its end, p50 s, p99 s): in
+    /// open loop, from each request's intended start.
+    pub round_latency: Vec<(f64, f64, f64)>,
+    /// Where the current round's latencies begin in `latencies`.
+    pub(super) round_first_latency: usize,
 }
 
 impl Lane {
@@ -126,6 +131,7 @@ impl Lane {
         // The last round's rate is not this one's: nothing measured yet.
         self.current = None;
         self.window = Some((at_s, self.done(), self.objects_ok));
+        self.round_first_latency = self.latencies.len();
     }
 
     pub(super) fn progress(&mut self, done: u64, at_s: f64) {
@@ -166,14 +172,28 @@ impl Lane {
             }
             part.round_objects = 0;
         }
-        // w1r3's reads follow its uploads; the next round begins with uploads.
+        // Per-object latencies: the round's own (of its last part), once it
+        // is complete (a failed round's answered requests measured other work).
+        if closes_round && round.ok && !self.latencies_per_round() {
+            let mut round_latencies = self.latencies[self.round_first_latency.min(self.latencies.len())..].to_vec();
+            round_latencies.sort_by(f64::total_cmp);
+            if let (Some(p50), Some(p99)) = (quantile(&round_latencies, 0.5), quantile(&round_latencies, 0.99)) {
+                self.round_latency.push((at_s, p50, p99));
+            }
+        }
+        // w1r3's reads follow its uploads (the round's latencies drawn are its reads').
+        self.round_first_latency = self.latencies.len();
         self.part = if closes_round { 0 } else { (index + 1).min(self.parts.len().saturating_sub(1)) };
     }
 
     /// Merges a round's request latencies (µs); what is drawn is one value
     /// per 0.5% of them (0.25%, 0.75%, ... 99.75%: the slowest alone does not
     /// stretch the histogram's range).
-    pub(super) fn add_latencies(&mut self, round: &hdrhistogram::Histogram<u64>) {
+    pub(super) fn add_latencies(&mut self, round: &hdrhistogram::Histogram<u64>, at_s: f64) {
+        if !round.is_empty() {
+            let at = |q: f64| round.value_at_quantile(q) as f64 / 1e6;
+            self.round_latency.push((at_s, at(0.5), at(0.99)));
+        }
         let merged = self.latency_histogram.get_or_insert_with(|| hdrhistogram::Histogram::new_from(round));
         merged.add(round).expect("same histogram bounds");
         self.latencies = (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
@@ -199,4 +219,11 @@ impl Lane {
             self.window = Some((at_s, units, objects));
         }
     }
+}
+
+/// The value at `q` of sorted `values` by nearest rank (as hdrhistogram
+/// takes it: the smallest value with at least `q` of them at or below).
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied()
 }

@@ -4,6 +4,7 @@
 
 mod histogram;
 mod lane;
+mod latency;
 mod welcome;
 
 use super::Theme;
@@ -42,7 +43,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if show_chart {
         // The run's own ending once its report is in: a cancelled run is not "finished".
         let outcome = app.history.this_session().last().map(|r| r.outcome()).filter(|_| live.finished);
-        render_chart(frame, chart_area, (live, outcome), theme);
+        match live.open_rate {
+            Some(rate) => latency::render(frame, chart_area, (live, rate, state(live, outcome)), theme),
+            None => render_chart(frame, chart_area, (live, outcome), theme),
+        }
     }
 }
 
@@ -66,7 +70,7 @@ pub fn distinct_labels(values: &[f64]) -> Vec<String> {
 
 /// How each transport is drawn on the chart: a braille line for JSON, a line of dots for gRPC,
 /// so the two can be told apart without colour too.
-fn chart_style(kind: TransportKind) -> (Marker, GraphType, &'static str) {
+pub(super) fn chart_style(kind: TransportKind) -> (Marker, GraphType, &'static str) {
     match kind {
         TransportKind::Json => (Marker::Braille, GraphType::Line, "⠤ http-json"),
         TransportKind::Grpc => (Marker::Dot, GraphType::Line, "• grpc"),

@@ -4,6 +4,7 @@ pub mod form;
 mod history;
 mod live;
 mod results;
+mod sweep;
 mod theme;
 
 use super::app::{App, Pane};
@@ -34,13 +35,15 @@ pub fn render(frame: &mut Frame, app: &App) {
         Pane::History => app.history.selected_run(),
         Pane::Run => app.report.as_ref(),
     };
+    let sweep_shown = app.pane == Pane::Run && app.showing_sweep && app.sweep.is_some();
     let wanted = match (app.pane, shown) {
+        (Pane::Run, _) if sweep_shown => sweep::height(app),
         (Pane::History, None) if app.history.pair().is_some() => history::comparison_height(app, area.width),
         (Pane::History, None) => 12,
         (_, Some(report)) => results::height(report, area.width),
         (_, None) => 3,
     };
-    let min_top = if shown.is_some() { MIN_TOP_HEIGHT_WITH_RESULTS } else { MIN_TOP_HEIGHT };
+    let min_top = if shown.is_some() || sweep_shown { MIN_TOP_HEIGHT_WITH_RESULTS } else { MIN_TOP_HEIGHT };
     // A status a line cannot hold (a verdict with its interval) gets two.
     let status_text = words(app, &app.status.clone().unwrap_or_default());
     let status_rows = results::wrapped_line_count(&status_text, area.width as usize).clamp(1, 2) as u16;
@@ -64,6 +67,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     match app.pane {
         Pane::History if app.history.pair().is_some() => history::render_comparison(frame, bottom, app, &theme),
         Pane::History => results::render(frame, bottom, app.history.selected_run(), app.results_scroll, &theme),
+        Pane::Run if sweep_shown => sweep::render(frame, bottom, app, &theme),
         Pane::Run => results::render(frame, bottom, app.report.as_ref(), app.results_scroll, &theme),
     }
     if let Some((input, _, _)) = &app.export_prompt {
@@ -202,8 +206,12 @@ fn footer_keys(app: &App) -> String {
         " editing: type · Enter accept · Esc revert · Ctrl-U clear".into()
     } else if app.pane == Pane::History {
         " ↑/↓ select · Space mark for comparison · e export · h/Esc back · ? help · q quit".into()
+    } else if app.running && app.sweep.is_some() {
+        " Esc cancel the sweep · s sweep or table · h history · ? help · Ctrl-C cancel and quit".into()
     } else if app.running {
         " Esc cancel run · h history · ? help · Ctrl-C cancel and quit".into()
+    } else if app.sweep.is_some() {
+        " ↑/↓ move · Enter edit · r run · s sweep or table · h history · e export · ? help · q quit".into()
     } else {
         " ↑/↓ move · Enter edit · Space toggle · ←/→ choose · r run · h history · e export · ? help · q quit".into()
     }
@@ -221,6 +229,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("h", "history of runs, this session's and the last 50 kept from earlier ones"),
     ("Space (history)", "mark a run; select another to compare"),
     ("e", "export the run shown (or selected): type a path, .json or .csv"),
+    ("s", "a sweep's picture, or the result table of its last point"),
     ("] / [", "scroll the results down or up (a merged report's rows can be many)"),
     ("?", "this help"),
     ("q", "quit (asks first while a run is going)"),
