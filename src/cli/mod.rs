@@ -115,7 +115,12 @@ pub fn help_for(field: &str, target: &str) -> Option<String> {
         command = command.find_subcommand(name)?.clone();
     }
     let arg = command.get_arguments().find(|a| a.get_id() == field)?;
-    arg.get_help().map(|help| help.to_string())
+    let help = arg.get_help()?.to_string();
+    // The form has one line where the command line repeats the flag.
+    Some(match field {
+        "sweep" => format!("{help} In the form, every option on one line, a ; apart: size=1MiB,16MiB; concurrency=1,8."),
+        _ => help,
+    })
 }
 
 #[derive(Args, Debug)]

@@ -41,6 +41,10 @@ impl FinishedRun for EtcdReport {
         EtcdReport::summary_line(self)
     }
 
+    fn verdict_lines(&self) -> Vec<String> {
+        EtcdReport::verdict_lines(self)
+    }
+
     fn footer_lines(&self) -> Vec<String> {
         EtcdReport::footer_lines(self)
     }

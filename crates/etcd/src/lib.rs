@@ -21,5 +21,6 @@ pub mod report;
 pub mod rounds;
 pub mod runner;
 mod tls;
+mod verdict;
 pub mod watch;
 pub mod workload;

@@ -227,17 +227,6 @@ fn row_cells(name: String, t: &EtcdSummary) -> Vec<String> {
 }
 
 impl EtcdReport {
-    /// The verdict, or why there is none.
-    pub fn summary_line(&self) -> String {
-        match &self.comparison {
-            Some(verdict) => verdict.sentence.clone(),
-            None if let Some(apart) = self.fleet.as_ref().and_then(|f| f.apart.as_ref()) => {
-                format!("no fleet verdict: {apart}")
-            }
-            None => format!("etcd {}: one transport, no comparison", mode_name(self.config.mode)),
-        }
-    }
-
     /// What the latencies mean, bytes and CPU per op, notes, outcome, cleanup.
     pub fn footer_lines(&self) -> Vec<String> {
         let watch = self.config.mode == Mode::Watch;
@@ -308,7 +297,7 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
-fn mode_name(mode: Mode) -> &'static str {
+pub(crate) fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Put => "put",
         Mode::Range => "range",

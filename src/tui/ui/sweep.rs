@@ -18,7 +18,7 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Row, T
 /// Rows the pane would like: borders, and a picture that can be read or
 /// the list of points, whichever is taller.
 pub fn height(app: &App) -> u16 {
-    let Some(report) = &app.sweep else { return 3 };
+    let Some(report) = app.sweep.as_ref().filter(|s| !s.points.is_empty()) else { return 3 };
     let operations = operations(report).len().max(1);
     let picture = match report.sweep.options.as_slice() {
         [_, y, ..] => operations * (values_of(report, y).len() + 3),
@@ -167,12 +167,12 @@ fn ratio_chart(frame: &mut Frame, area: Rect, (report, operation): (&SweepReport
     let one = [(x_bounds[0], 0.0), (x_bounds[1], 0.0)];
     let mut datasets =
         vec![Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(theme.dim()).data(&one)];
-    for bar in &bars {
-        datasets.push(
-            Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(theme.status()).data(bar),
-        );
-    }
     datasets.push(Dataset::default().marker(Marker::Dot).graph_type(GraphType::Line).style(theme.accent()).data(&line));
+    // The bars over the line, in whole cells: an interval must not hide under it.
+    for bar in &bars {
+        datasets
+            .push(Dataset::default().marker(Marker::Block).graph_type(GraphType::Line).style(theme.status()).data(bar));
+    }
     let top = reach * 1.15;
     let y_labels = crate::units::distinct_significant(&[(-top).exp2(), 1.0, top.exp2()], 2);
     let title = format!(" {} by {option} · log scale · │ 95% CI ", ratio_name(operation));

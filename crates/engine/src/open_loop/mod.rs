@@ -9,11 +9,13 @@ mod arrivals;
 mod pacer;
 mod summary;
 mod tasks;
+mod verdict;
 
 pub use arrivals::{OpenLoop, Spacing, parse_open_loop};
 pub use pacer::{LATE_AFTER, Pacer, PacingTally, Ticket, Turn, pace};
 pub use summary::{LatencyRatio, OpenLoopSummary, PacedRound, RoundLatency, TransportLatency, summarize};
 pub use tasks::run_paced;
+pub use verdict::THROUGHPUT_SET;
 
 /// Latencies in microseconds, 1 µs to an hour, 3 significant digits: the
 /// bounds every target's latency histograms share, so they merge.

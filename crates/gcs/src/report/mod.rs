@@ -156,51 +156,6 @@ impl RunReport {
         self.samples.iter().filter(|s| !s.ok).count()
     }
 
-    /// The verdict in one sentence (w1r3: its two, one after the other).
-    pub fn summary_line(&self) -> String {
-        self.verdict_lines().join(" · ")
-    }
-
-    /// The verdict of each operation, a line each: w1r3 has two (uploads,
-    /// then reads), the other workloads one.
-    /// Each is followed by its caution when the transports met unlike trouble.
-    pub fn verdict_lines(&self) -> Vec<String> {
-        let caution = |v: &Verdict| v.caveat.as_ref().map(|c| format!("  {c}"));
-        if self.verdicts.len() > 1 {
-            let shown = Shown::of(self);
-            return self
-                .verdicts
-                .iter()
-                .flat_map(|v| {
-                    let said = shown.verdict(&v.comparison, &self.rows_of(v.operation));
-                    let sentence = format!("{}s: {said}", v.operation.name());
-                    std::iter::once(sentence).chain(caution(v))
-                })
-                .collect();
-        }
-        std::iter::once(self.single_verdict()).chain(self.verdicts.first().and_then(caution)).collect()
-    }
-
-    fn single_verdict(&self) -> String {
-        if let (None, Some(apart)) = (&self.comparison, self.fleet.as_ref().and_then(|f| f.apart.as_ref())) {
-            return format!("no fleet verdict: {apart}");
-        }
-        match (&self.comparison, self.transports.len()) {
-            (Some(comparison), _) => Shown::of(self).verdict(comparison, &self.transports.iter().collect::<Vec<_>>()),
-            (None, 1) => match self.transports[0].throughput_mib_s {
-                Some(_) => {
-                    format!("{}: {}", self.transports[0].transport.name(), Shown::of(self).rate(&self.transports[0]))
-                }
-                None => format!(
-                    "{}: no completed {}s",
-                    self.transports[0].transport.name(),
-                    self.transports[0].operation.name()
-                ),
-            },
-            (None, _) => "no comparison: no transport ran".into(),
-        }
-    }
-
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
@@ -385,6 +340,7 @@ mod open_loop;
 mod pictures;
 mod shown;
 mod table;
+mod verdict;
 
 pub use shown::SMALL_OBJECT_BYTES;
 pub use shown::Shown;

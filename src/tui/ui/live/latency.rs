@@ -20,14 +20,7 @@ fn log_ms(seconds: f64) -> f64 {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, (live, rate, state): (&Live, f64, &str), theme: &Theme) {
-    let mut title = vec![Span::raw(format!(" latency from intended start at {}/s, log · ", significant(rate, 4)))];
-    for lane in &live.lanes {
-        let kind = lane.transport.unwrap_or(TransportKind::Json);
-        title.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
-        title.push(Span::raw(" · "));
-    }
-    title.push(Span::raw(format!("upper p99, lower p50 per round · {state} ")));
-    let block = Block::bordered().title(Line::from(title));
+    let block = Block::bordered().title(title(live, (rate, state), area.width.saturating_sub(2), theme));
     // (p50 line, p99 line) per lane, in (run seconds, log10 ms).
     let lines: Vec<(Vec<(f64, f64)>, Vec<(f64, f64)>)> = live
         .lanes
@@ -53,7 +46,10 @@ pub fn render(frame: &mut Frame, area: Rect, (live, rate, state): (&Live, f64, &
                 .push(Dataset::default().marker(marker).graph_type(graph).style(theme.transport(kind)).data(points));
         }
     }
-    let decades: Vec<String> = (low as i32..=high as i32).map(|d| format_latency(10f64.powi(d) / 1e3)).collect();
+    // `10 ms`, not `10.0 ms`: each is a power of ten.
+    let decades: Vec<String> = (low as i32..=high as i32)
+        .map(|d| format_latency(10f64.powi(d) / 1e3).replace(".00 ", " ").replace(".0 ", " "))
+        .collect();
     let chart = Chart::new(datasets)
         .block(block)
         .legend_position(None)
@@ -65,4 +61,31 @@ pub fn render(frame: &mut Frame, area: Rect, (live, rate, state): (&Live, f64, &
         )
         .y_axis(Axis::default().bounds([low, high]).labels(decades).style(theme.dim()));
     frame.render_widget(chart, area);
+}
+
+/// The chart's title, its legend included, in the longest wording that
+/// fits `width`: the rate, each transport's mark, which line is which.
+fn title<'a>(live: &Live, (rate, state): (f64, &str), width: u16, theme: &Theme) -> Line<'a> {
+    let wordings = [
+        (
+            format!(" latency from intended start at {}/s (log) · ", significant(rate, 3)),
+            format!("p99 upper, p50 lower, per round · {state} "),
+        ),
+        (" latency from intended start · ".to_string(), format!("p99 over p50 · {state} ")),
+        (" latency · ".to_string(), "p99 over p50 ".to_string()),
+    ];
+    let mut line = Line::default();
+    for (lead, lines) in wordings {
+        line = Line::from(Span::raw(lead));
+        for lane in &live.lanes {
+            let kind = lane.transport.unwrap_or(TransportKind::Json);
+            line.spans.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
+            line.spans.push(Span::raw(" · "));
+        }
+        line.spans.push(Span::raw(lines));
+        if line.width() <= width as usize {
+            break;
+        }
+    }
+    line
 }
