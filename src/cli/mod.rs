@@ -118,7 +118,9 @@ pub fn help_for(field: &str, target: &str) -> Option<String> {
     let help = arg.get_help()?.to_string();
     // The form has one line where the command line repeats the flag.
     Some(match field {
-        "sweep" => format!("{help} In the form, every option on one line, a ; apart: size=1MiB,16MiB; concurrency=1,8."),
+        "sweep" => {
+            format!("{help} In the form, every option on one line, a ; apart: size=1MiB,16MiB; concurrency=1,8.")
+        }
         _ => help,
     })
 }

@@ -97,6 +97,12 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
 
 pub fn replay(app: &mut App, report: RunReport) {
     press(app, KeyCode::Char('r'));
+    feed(app, report);
+}
+
+/// The events a run started already sends on its way to `report`, then
+/// its end; what the app asks for then (a sweep's next point).
+pub fn feed(app: &mut App, report: RunReport) -> Vec<gcs_speed_tui::tui::app::Effect> {
     let events = [
         RunEvent::Started {
             run_id: report.run_id.clone(),
@@ -127,5 +133,5 @@ pub fn replay(app: &mut App, report: RunReport) {
         app.update(Message::Run(RunEvent::RoundDone(round.into())));
     }
     app.update(Message::Tick(at_s + 1.0));
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))))
 }

@@ -52,8 +52,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         frame.render_widget(Paragraph::new(text).style(theme.dim()).wrap(Wrap { trim: true }), inner);
         return;
     }
-    let [picture, list] =
-        Layout::horizontal([Constraint::Min(30), Constraint::Length(LIST_WIDTH)]).spacing(2).areas(inner);
+    // A heatmap is as wide as its cells; a chart takes what the list leaves.
+    let picture_width = match report.sweep.options.as_slice() {
+        [x, y, ..] => Constraint::Length(heatmap_width(report, &operations[0], (x, y))),
+        _ => Constraint::Min(30),
+    };
+    let [picture, list] = Layout::horizontal([picture_width, Constraint::Min(LIST_WIDTH)]).spacing(2).areas(inner);
     let shown = operations.len().min((picture.height / 6).max(1) as usize);
     let pictures = Layout::vertical(vec![Constraint::Ratio(1, shown as u32); shown]).split(picture);
     for (operation, area) in operations.iter().zip(pictures.iter()) {
@@ -112,16 +116,20 @@ fn point_lines<'a>(
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     let mut lines = Vec::new();
+    let options = report.sweep.options.join(" ");
+    let said = |p: &crate::sweep::report::PointReport| {
+        report.sweep.options.iter().filter_map(|o| p.point.get(o)).cloned().collect::<Vec<_>>().join(" ")
+    };
+    // The points' column: as wide as the longest, with two spaces after.
+    let width = report.points.iter().map(|p| said(p).chars().count()).chain([options.chars().count()]).max();
+    let width = width.unwrap_or(0) + 2;
     for operation in operations {
         lines.push(Line::styled(format!("{} at each point", ratio_name(operation)), theme.accent()));
-        let options = report.sweep.options.join(" ");
-        lines.push(Line::styled(format!("{options:<14}{:<8}95% CI", "ratio"), theme.dim()));
+        lines.push(Line::styled(format!("{options:<width$}{:<8}95% CI", "ratio"), theme.dim()));
         for (point, figure) in figures(report, operation) {
-            let values: Vec<&str> =
-                report.sweep.options.iter().filter_map(|o| point.point.get(o)).map(|v| v.as_str()).collect();
             let style = ahead(&figure).map_or(theme.dim(), |kind| theme.transport(kind));
             lines.push(Line::from(vec![
-                Span::raw(format!("{:<14}", values.join(" "))),
+                Span::raw(format!("{:<width$}", said(point))),
                 Span::styled(format!("{:<8}", marked(&figure)), style),
                 Span::raw(interval_words(&figure)),
             ]));
@@ -174,8 +182,16 @@ fn ratio_chart(frame: &mut Frame, area: Rect, (report, operation): (&SweepReport
             .push(Dataset::default().marker(Marker::Block).graph_type(GraphType::Line).style(theme.status()).data(bar));
     }
     let top = reach * 1.15;
-    let y_labels = crate::units::distinct_significant(&[(-top).exp2(), 1.0, top.exp2()], 2);
-    let title = format!(" {} by {option} · log scale · │ 95% CI ", ratio_name(operation));
+    // The ends only: a middle label cannot sit on the 1.0x line in every height.
+    let y_labels = crate::units::distinct_significant(&[(-top).exp2(), top.exp2()], 2);
+    let name = ratio_name(operation);
+    let wordings = [
+        format!(" {name} by {option}, log scale · ⣀ 1.0x · █ 95% CI "),
+        format!(" {name} by {option} (log) · ⣀ 1.0x █ 95% CI "),
+        format!(" {name} (log) · ⣀ 1.0x █ 95% CI "),
+    ];
+    let fits = |t: &&String| t.chars().count() <= area.width as usize;
+    let title = wordings.iter().find(fits).unwrap_or(&wordings[2]).clone();
     let chart = Chart::new(datasets)
         .block(Block::new().title(Span::styled(title, theme.accent())))
         .x_axis(Axis::default().bounds(x_bounds).labels(x_labels).style(theme.dim()))
@@ -203,7 +219,7 @@ fn heatmap(
             p.point.get(x).map(String::as_str) == Some(column) && p.point.get(y).map(String::as_str) == Some(row)
         })
     };
-    let label_width = rows.iter().chain([&y.to_string()]).map(|r| r.chars().count()).max().unwrap_or(4);
+    let label_width = label_width(&rows, y);
     let header = std::iter::once(y.to_string()).chain(columns.iter().cloned());
     let table_rows = rows.iter().map(|row| {
         let cells = columns.iter().map(|column| match cell_of(column, row) {
@@ -216,11 +232,34 @@ fn heatmap(
         Row::new(std::iter::once(ratatui::widgets::Cell::from(row.clone())).chain(cells))
     });
     let widths = std::iter::once(Constraint::Length(label_width as u16))
-        .chain(columns.iter().map(|c| Constraint::Length(c.chars().count().max(8) as u16)));
-    let title = format!(" {}: {x} across, {y} down ", ratio_name(operation));
+        .chain(columns.iter().map(|c| Constraint::Length(cell_width(c) as u16)));
+    let title = heatmap_title(operation, x, y);
     let table = Table::new(table_rows, widths)
         .header(Row::new(header).style(theme.accent()))
-        .column_spacing(2)
+        .column_spacing(HEATMAP_SPACING)
         .block(Block::new().title(Span::styled(title, theme.accent())));
     frame.render_widget(table, area);
+}
+
+const HEATMAP_SPACING: u16 = 2;
+
+/// The row labels' column: as wide as the longest value, or the option's name.
+fn label_width(rows: &[String], y: &str) -> usize {
+    rows.iter().map(|r| r.chars().count()).chain([y.chars().count()]).max().unwrap_or(4)
+}
+
+/// A cell holds its column's value or a ratio with its mark (`0.500x▼`).
+fn cell_width(column: &str) -> usize {
+    column.chars().count().max(8)
+}
+
+/// Columns the heatmap takes: its cells', or its title's when wider.
+fn heatmap_width(report: &SweepReport, operation: &str, (x, y): (&str, &str)) -> u16 {
+    let cells: usize = values_of(report, x).iter().map(|c| cell_width(c) + HEATMAP_SPACING as usize).sum();
+    let title = heatmap_title(operation, x, y).chars().count();
+    (label_width(&values_of(report, y), y) + cells).max(title) as u16
+}
+
+fn heatmap_title(operation: &str, x: &str, y: &str) -> String {
+    format!(" {}: {x} across, {y} down ", ratio_name(operation))
 }

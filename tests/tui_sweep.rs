@@ -1,0 +1,193 @@
+//! A sweep in the app: run from the form's Sweep field, each point a run of
+//! its own (its effect, its report in the history), then drawn: over one
+//! option gRPC/JSON with its interval at each value, over two a heatmap.
+//! The points' runs are fed reports whose rounds are chosen here, so each
+//! ratio on screen is worked out from them: with the same bytes in every
+//! round, gRPC/JSON is JSON's total time over gRPC's.
+
+use gcs_speed_tui::config::{Environment, Options};
+use gcs_speed_tui::finished::Finished;
+use gcs_speed_tui::targets::{FormOptions, Planned};
+use gcs_speed_tui::tui::app::{App, Effect, Message};
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+mod views;
+use views::fixtures::{MIB, feed, report_sized};
+use views::{SIZES, screen, three_sizes};
+
+/// Rounds of 1.9, 2.0 and 2.1 s against 1 s each: 6 s over 3 s, 2x.
+const SLOW: [f64; 3] = [1.9, 2.0, 2.1];
+const FAST: [f64; 3] = [1.0, 1.0, 1.0];
+
+fn app_sweeping(sweep: &str) -> App {
+    let options = FormOptions {
+        gcs: Options { size: "64MiB".into(), ..Options::default() },
+        sweep: sweep.into(),
+        ..FormOptions::default()
+    };
+    App::new(options, Environment::default(), false)
+}
+
+fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.update(Message::Terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))))
+}
+
+/// The (size, concurrency) of the point an effect starts.
+fn started(effects: &[Effect]) -> Option<(u64, u32)> {
+    effects.iter().find_map(|effect| match effect {
+        Effect::StartRun(planned) => match planned.as_ref() {
+            Planned::Gcs(config) => Some((config.object_size, config.concurrency)),
+            Planned::Etcd(_) => None,
+        },
+        _ => None,
+    })
+}
+
+/// Runs every point the app starts to its end, gRPC twice as fast at
+/// 4 MiB and half as fast at 1 MiB; returns the points in the order run.
+fn run_all(app: &mut App) -> Vec<(u64, u32)> {
+    let mut effects = key(app, KeyCode::Char('r'));
+    let mut ran = Vec::new();
+    while let Some((size, concurrency)) = started(&effects) {
+        ran.push((size, concurrency));
+        let (json, grpc) = if size == 4 * MIB { (SLOW, FAST) } else { (FAST, SLOW) };
+        effects = feed(app, report_sized(&format!("point-{}", ran.len()), size, json, grpc));
+    }
+    ran
+}
+
+#[test]
+fn a_sweep_of_one_option_runs_each_point_and_draws_its_ratio_and_interval() {
+    let mut app = app_sweeping("size=1MiB,4MiB");
+    let ran = run_all(&mut app);
+    let mut sizes: Vec<u64> = ran.iter().map(|(size, _)| *size).collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, [MIB, 4 * MIB], "each point ran once");
+    assert!(!app.running && app.sweep_run.is_none());
+    assert_eq!(app.history.this_session().len(), 2, "each point is a run of the history");
+    assert_eq!(app.status.as_deref(), Some("sweep done: 2 of 2 points; s shows the result table of the last one"));
+    for (width, height) in SIZES {
+        let screen = screen(&app, width, height);
+        assert!(screen.contains("sweep of size · 2 of 2 points"), "{width}x{height}:\n{screen}");
+        // 1 MiB: 3 s over 6 s, JSON ahead; 4 MiB: 6 s over 3 s, gRPC ahead.
+        for (value, ratio, mark) in [("1MiB", 0.5, "▼"), ("4MiB", 2.0, "▲")] {
+            let marked = |l: &&str| ["x▼", "x▲", "x?"].iter().any(|mark| l.contains(mark));
+            let row = screen.lines().filter(marked).find(|l| l.contains(value)).unwrap_or_else(|| panic!("{screen}"));
+            let shown = format!("{}x{mark}", gcs_speed_tui::units::significant(ratio, 3));
+            assert!(row.contains(&shown), "{value} shows {shown}: {row}");
+            // Its interval, read back: around the ratio and all on its side of 1.0x.
+            let interval = row.split(&shown).nth(1).unwrap().trim().trim_end_matches('│').trim();
+            let (low, high) = interval.split_once(" to ").unwrap_or_else(|| panic!("an interval: {row}"));
+            let number = |text: &str| text.trim().trim_end_matches('x').parse::<f64>().unwrap();
+            let (low, high) = (number(low), number(high));
+            assert!(low < ratio && ratio < high, "{low} < {ratio} < {high}");
+            assert!(if ratio > 1.0 { low > 1.0 } else { high < 1.0 }, "the interval is on one side: {row}");
+        }
+        assert!(screen.contains("1.0x"), "the 1.0x line is labelled:\n{screen}");
+    }
+    insta::assert_snapshot!(three_sizes(&app));
+    // s turns to the last point's table, and back.
+    key(&mut app, KeyCode::Char('s'));
+    assert!(screen(&app, 120, 40).contains("Transport Runs"), "{}", screen(&app, 120, 40));
+    key(&mut app, KeyCode::Char('s'));
+    assert!(screen(&app, 120, 40).contains("sweep of size"));
+}
+
+#[test]
+fn a_sweep_of_two_options_is_a_heatmap_in_grid_order() {
+    // Checksum, not concurrency, beside size: the fixture's rounds are of one object.
+    let mut app = app_sweeping("size=1MiB,4MiB; checksum=crc32c,none");
+    let ran = run_all(&mut app);
+    assert_eq!(ran.len(), 4, "2 x 2 points: {ran:?}");
+    for (width, height) in [(100, 30), (120, 40)] {
+        let screen = screen(&app, width, height);
+        assert!(screen.contains("sweep of size x checksum · 4 of 4 points"), "{screen}");
+        // Columns are sizes (1 MiB, then 4 MiB), rows checksums.
+        let header = screen.lines().find(|l| l.contains("checksum  1MiB")).unwrap_or_else(|| panic!("{screen}"));
+        assert!(header.find("1MiB") < header.find("4MiB"), "{header}");
+        for checksum in ["crc32c", "none"] {
+            let row = screen.lines().find(|l| l.starts_with(&format!("│{checksum:<10}"))).unwrap();
+            let (json_ahead, grpc_ahead) = (row.find("0.500x▼").unwrap(), row.find("2.00x▲").unwrap());
+            assert!(json_ahead < grpc_ahead, "1 MiB's cell, then 4 MiB's: {row}");
+        }
+    }
+    insta::assert_snapshot!(three_sizes(&app));
+}
+
+#[test]
+fn a_cancel_ends_the_sweep_keeping_the_points_finished() {
+    let mut app = app_sweeping("size=1MiB,2MiB,4MiB");
+    let first = key(&mut app, KeyCode::Char('r'));
+    let (size, _) = started(&first).unwrap();
+    let report = report_sized("first", size, FAST, SLOW);
+    let second = app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    let (size, _) = started(&second).expect("the second point starts");
+    assert!(app.status.as_deref().unwrap().starts_with("point 2 of 3 ("), "{:?}", app.status);
+    assert_eq!(key(&mut app, KeyCode::Esc), [Effect::CancelRun]);
+    assert!(app.status.as_deref().unwrap().ends_with("; the sweep ends, keeping the points finished"));
+    let cut = report_sized("cut", size, FAST, SLOW);
+    let after = app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(cut)))));
+    assert_eq!(started(&after), None, "no point starts after a cancel");
+    let sweep = app.sweep.as_ref().unwrap();
+    assert_eq!((sweep.points.len(), sweep.sweep.planned, sweep.sweep.cancelled), (1, 3, true));
+    assert_eq!(sweep.sweep.ran_in_order.len(), 2, "the cut point began; the third did not");
+    assert_eq!(
+        app.status.as_deref(),
+        Some("sweep cancelled: 1 of 3 points finished (the point cut short is left out)")
+    );
+    assert!(screen(&app, 100, 30).contains("sweep of size · 1 of 3 points, cancelled"), "{}", screen(&app, 100, 30));
+}
+
+#[test]
+fn a_point_that_cannot_start_ends_the_sweep_and_says_which() {
+    let mut app = app_sweeping("size=1MiB,4MiB");
+    let first = key(&mut app, KeyCode::Char('r'));
+    let (size, _) = started(&first).unwrap();
+    let report = report_sized("first", size, FAST, SLOW);
+    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    let other = if size == MIB { "4MiB" } else { "1MiB" };
+    app.update(Message::RunFinished(Err("connection refused".into())));
+    assert!(!app.running && app.sweep_run.is_none());
+    assert_eq!(
+        app.status.as_deref(),
+        Some(
+            format!(
+                "point 2 of 2 (size={other}) could not start: connection refused; the sweep stops here, keeping 1 of 2 points"
+            )
+            .as_str()
+        )
+    );
+}
+
+#[test]
+fn an_opened_sweep_is_drawn_and_its_points_are_runs_of_the_history() {
+    use gcs_speed_tui::sweep::report::{PointReport, SweepReport, SweepSaid};
+    let point = |size: &str, bytes: u64, json, grpc, ran| PointReport {
+        point: [("size".to_string(), size.to_string())].into(),
+        ran,
+        report: Finished::Gcs(Box::new(report_sized(&format!("p{ran}"), bytes, json, grpc))),
+    };
+    let saved = SweepReport {
+        sweep: SweepSaid {
+            options: vec!["size".into()],
+            planned: 3,
+            share_s: None,
+            ran_in_order: vec!["size=4MiB".into(), "size=1MiB".into(), "size=2MiB".into()],
+            cancelled: true,
+        },
+        points: vec![point("1MiB", MIB, FAST, SLOW, 2), point("4MiB", 4 * MIB, SLOW, FAST, 1)],
+    };
+    let text = saved.render(gcs_speed_tui::cli::Format::Json);
+    let loaded = gcs_speed_tui::fleet::inputs::parse("sweep.json", &text).unwrap();
+    let sweeps = gcs_speed_tui::sweep::opened::sweeps_in(&loaded);
+    assert_eq!(sweeps.len(), 1);
+    let sweep = &sweeps[0];
+    assert_eq!((sweep.sweep.planned, sweep.sweep.cancelled, sweep.points.len()), (3, true, 2));
+    let ran: Vec<usize> = sweep.points.iter().map(|p| p.ran).collect();
+    assert_eq!(ran, [2, 1], "each point's place in the run order, read back");
+    let mut app = app_sweeping("");
+    app.show_sweep(sweeps.into_iter().next());
+    let screen = screen(&app, 100, 30);
+    assert!(screen.contains("sweep of size · 2 of 3 points, cancelled"), "{screen}");
+    assert!(screen.contains("0.500x▼") && screen.contains("2.00x▲"), "{screen}");
+}
