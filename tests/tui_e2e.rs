@@ -194,3 +194,50 @@ fn a_merged_report_opens_with_its_hosts_and_fleet_rows() {
     tmux.keys(&["h", "q"]);
     tmux.wait_for("EXIT=0", Duration::from_secs(10));
 }
+
+#[test]
+fn a_sweep_of_size_and_concurrency_runs_from_the_form_and_is_drawn_at_100x30() {
+    let tmux = Tmux::start();
+    tmux.run(&["resize-window", "-t", "e2e", "-x", "100", "-y", "30"]);
+    tmux.wait_for("$", Duration::from_secs(5));
+    tmux.type_text(&format!("{} --iterations 3; echo EXIT=$?", binary().display()));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("ready", Duration::from_secs(10));
+    // Past the 11 essential fields to "▸ advanced", open it, then down to Sweep (its eighth field).
+    tmux.keys(&["End"]);
+    let mut keys = vec!["Home"];
+    keys.extend(["Down"; 11]);
+    keys.push("Enter");
+    keys.extend(["Down"; 8]);
+    keys.extend(["Enter", "C-u"]);
+    tmux.keys(&keys);
+    tmux.type_text("size=64KiB,1MiB; concurrency=1,4");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Sweep             size=64KiB,1MiB", Duration::from_secs(5));
+    tmux.keys(&["r"]);
+    let done = tmux.wait_for("sweep done: 4 of 4 points", Duration::from_secs(180));
+    assert!(done.contains("sweep of size x concurrency · 4 of 4 points"), "{done}");
+    assert!(done.contains("done · 4 runs this session"), "each point is a run: {done}");
+    // The heatmap: sizes across in the order given, concurrencies down, a ratio and its mark in every cell.
+    let header = done.lines().find(|l| l.contains("concurrency  64KiB")).unwrap_or_else(|| panic!("{done}"));
+    assert!(header.find("64KiB") < header.find("1MiB"), "{header}");
+    let is_cell = |word: &&str| word.ends_with(['▲', '▼', '?']) && word.contains('x');
+    for concurrency in ["1", "4"] {
+        let row =
+            done.lines().find(|l| l.starts_with(&format!("│{concurrency:<11} "))).unwrap_or_else(|| panic!("{done}"));
+        let cells: Vec<&str> = row.split_whitespace().filter(is_cell).collect();
+        assert!(cells.len() >= 2, "two cells in the heatmap's row, then the list's: {row}");
+    }
+    // Each point's ratio in the list, with its interval or why there is none.
+    let listed: Vec<&str> =
+        done.lines().filter(|l| ["64KiB 1 ", "64KiB 4 ", "1MiB 1 ", "1MiB 4 "].iter().any(|p| l.contains(p))).collect();
+    assert_eq!(listed.len(), 4, "{done}");
+    for line in listed {
+        assert!(line.contains(" to ") || line.contains("too wide to read") || line.contains("none"), "{line}");
+    }
+    tmux.keys(&["s"]);
+    let table = tmux.wait_for("Transport Runs", Duration::from_secs(5));
+    assert!(table.contains("results · run"), "{table}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("EXIT=0", Duration::from_secs(10));
+}

@@ -330,3 +330,45 @@ fn w1r3_in_progress() {
     assert!(text.contains("http-json uploading"), "{text}");
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn open_loop_draws_each_rounds_p50_and_p99_from_intended_start_against_time() {
+    let mut options = options("1KiB", "upload", "3");
+    (options.concurrency, options.rate) = ("4".into(), "100".into());
+    // Four uploads a round; http-json's last round meets a stall: two of its uploads wait 0.5 and 1.2 s.
+    let (calm, stalled) = (vec![0.001, 0.002, 0.003, 0.004], vec![0.001, 0.002, 0.5, 1.2]);
+    let round = |kind, round: u32, times: &Vec<f64>| Part {
+        kind,
+        operation: Operation::Upload,
+        round,
+        times: times.clone(),
+        bytes_each: KIB,
+        elapsed_s: 1.2,
+    };
+    let parts: Vec<Part> = (0..3)
+        .flat_map(|r| {
+            [round(TransportKind::Json, r, if r == 2 { &stalled } else { &calm }), round(TransportKind::Grpc, r, &calm)]
+        })
+        .collect();
+    let report = report(&options, &parts, RunOutcome::Completed);
+    let mut app = app(&options);
+    // Every event but the last round's end: the run is still going.
+    replay(&mut app, &report, 2 + 6 * 7 - 1);
+    assert!(app.running);
+    // Nearest rank of four: p50 the 2nd, p99 the 4th.
+    let json: Vec<(f64, f64)> =
+        app.live.as_ref().unwrap().lanes[0].round_latency.iter().map(|&(_, p50, p99)| (p50, p99)).collect();
+    assert_eq!(json, [(0.002, 0.004), (0.002, 0.004), (0.002, 1.2)]);
+    let grpc = &app.live.as_ref().unwrap().lanes[1].round_latency;
+    assert_eq!(grpc.len(), 2, "gRPC's last round has not ended");
+    let screen = screen(&app, 120, 40);
+    assert!(screen.contains("latency") && screen.contains("p99 over p50"), "{screen}");
+    // Whole decades around 2 ms and 1.2 s: 1 ms up to 10 s.
+    for decade in ["│1 ms", "│10 ms", "│100 ms", "│1 s", "│10 s"] {
+        assert!(
+            screen.lines().any(|l| l.contains(&format!("│{}", decade.trim_start_matches('│')))),
+            "{decade}:\n{screen}"
+        );
+    }
+    assert!(!screen.contains("MiB/s ·"), "no throughput chart in open loop: the offer sets it\n{screen}");
+}

@@ -119,7 +119,8 @@ pub fn help_for(field: &str, target: &str) -> Option<String> {
     // The form has one line where the command line repeats the flag.
     Some(match field {
         "sweep" => {
-            format!("{help} In the form, every option on one line, a ; apart: size=1MiB,16MiB; concurrency=1,8.")
+            let help = help.trim_end_matches('.');
+            format!("{help}. In the form, every option on one line, a ; apart: size=1MiB,16MiB; concurrency=1,8.")
         }
         _ => help,
     })
