@@ -141,6 +141,16 @@ impl Live {
     }
 }
 
+/// The status line's words for a run's phase.
+pub fn phase_sentence(phase: crate::engine::events::Phase) -> &'static str {
+    match phase {
+        crate::engine::events::Phase::Connecting => "connecting",
+        crate::engine::events::Phase::Warmup => "warming up (not timed)",
+        crate::engine::events::Phase::Measuring => "measuring",
+        crate::engine::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,15 +270,5 @@ mod tests {
         live.apply(&RunEvent::RoundDone(RoundDone { transport: json, round: 0, done: 2048, elapsed_s: 0.5, ok: true }));
         assert_eq!(live.lanes[0].average(0), Some(4.0), "2 objects in 0.5 s");
         assert_eq!(live.format_rate(4.0), "4.000 objects/s", "4 significant digits, as the table");
-    }
-}
-
-/// The status line's words for a run's phase.
-pub fn phase_sentence(phase: crate::engine::events::Phase) -> &'static str {
-    match phase {
-        crate::engine::events::Phase::Connecting => "connecting",
-        crate::engine::events::Phase::Warmup => "warming up (not timed)",
-        crate::engine::events::Phase::Measuring => "measuring",
-        crate::engine::events::Phase::CleaningUp => "cleaning up: deleting what this run created",
     }
 }

@@ -13,6 +13,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, Paragraph};
 
+type Points = Vec<(f64, f64)>;
+
 /// The y axis is log10 of milliseconds: a 1 s stall and 1 ms service
 /// times are both readable on it.
 fn log_ms(seconds: f64) -> f64 {
@@ -22,7 +24,7 @@ fn log_ms(seconds: f64) -> f64 {
 pub fn render(frame: &mut Frame, area: Rect, (live, rate, state): (&Live, f64, &str), theme: &Theme) {
     let block = Block::bordered().title(title(live, (rate, state), area.width.saturating_sub(2), theme));
     // (p50 line, p99 line) per lane, in (run seconds, log10 ms).
-    let lines: Vec<(Vec<(f64, f64)>, Vec<(f64, f64)>)> = live
+    let lines: Vec<(Points, Points)> = live
         .lanes
         .iter()
         .map(|lane| lane.round_latency.iter().map(|&(at, p50, p99)| ((at, log_ms(p50)), (at, log_ms(p99)))).unzip())
