@@ -125,13 +125,19 @@ fn a_sweep_of_two_options_is_a_heatmap_in_grid_order() {
     insta::assert_snapshot!(sweep_panes(&app));
 }
 
+/// `r`, and the first point's run to its end: that point's size, and
+/// what the app asks for next.
+fn first_point_run(app: &mut App) -> (u64, Vec<Effect>) {
+    let first = key(app, KeyCode::Char('r'));
+    let (size, _) = started(&first).unwrap();
+    let report = report_sized("first", size, FAST, SLOW);
+    (size, app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report))))))
+}
+
 #[test]
 fn a_cancel_ends_the_sweep_keeping_the_points_finished() {
     let mut app = app_sweeping("size=1MiB,2MiB,4MiB");
-    let first = key(&mut app, KeyCode::Char('r'));
-    let (size, _) = started(&first).unwrap();
-    let report = report_sized("first", size, FAST, SLOW);
-    let second = app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    let (_, second) = first_point_run(&mut app);
     let (size, _) = started(&second).expect("the second point starts");
     assert!(app.status.as_deref().unwrap().starts_with("point 2 of 3 ("), "{:?}", app.status);
     assert_eq!(key(&mut app, KeyCode::Esc), [Effect::CancelRun]);
@@ -152,10 +158,7 @@ fn a_cancel_ends_the_sweep_keeping_the_points_finished() {
 #[test]
 fn a_point_that_cannot_start_ends_the_sweep_and_says_which() {
     let mut app = app_sweeping("size=1MiB,4MiB");
-    let first = key(&mut app, KeyCode::Char('r'));
-    let (size, _) = started(&first).unwrap();
-    let report = report_sized("first", size, FAST, SLOW);
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+    let (size, _) = first_point_run(&mut app);
     let other = if size == MIB { "4MiB" } else { "1MiB" };
     app.update(Message::RunFinished(Err("connection refused".into())));
     assert!(!app.running && app.sweep_run.is_none());

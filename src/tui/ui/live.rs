@@ -116,23 +116,33 @@ fn render_chart(frame: &mut Frame, area: Rect, (live, outcome): (&Live, Option<R
     let state = state(live, outcome);
     // The legend is in the title: always visible, and it covers no data.
     let mut title = vec![Span::raw(format!(" {} · ", live.rate_name()))];
-    for lane in &live.lanes {
-        let kind = lane.transport.unwrap_or(TransportKind::Json);
-        title.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
-        title.push(Span::raw(" · "));
-    }
+    title.extend(legend(live, theme));
     title.push(Span::raw(format!("{state} ")));
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(Line::from(title)))
         .legend_position(None)
-        .x_axis(
-            Axis::default()
-                .bounds([0.0, x_max])
-                .labels(["0 s".to_string(), format!("{} s", significant(x_max, 3))])
-                .style(theme.dim()),
-        )
+        .x_axis(run_time_axis(x_max, theme))
         .y_axis(
             Axis::default().bounds([0.0, y_max]).labels(distinct_labels(&[0.0, y_max / 2.0, y_max])).style(theme.dim()),
         );
     frame.render_widget(chart, area);
+}
+
+/// Each transport's mark and name, as a chart's title gives its legend.
+fn legend<'a>(live: &Live, theme: &Theme) -> Vec<Span<'a>> {
+    let mut spans = Vec::new();
+    for lane in &live.lanes {
+        let kind = lane.transport.unwrap_or(TransportKind::Json);
+        spans.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
+        spans.push(Span::raw(" · "));
+    }
+    spans
+}
+
+/// The run's seconds, from 0 to the newest point.
+fn run_time_axis<'a>(x_max: f64, theme: &Theme) -> Axis<'a> {
+    Axis::default()
+        .bounds([0.0, x_max])
+        .labels(["0 s".to_string(), format!("{} s", significant(x_max, 3))])
+        .style(theme.dim())
 }

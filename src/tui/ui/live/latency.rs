@@ -3,7 +3,7 @@
 //! rate is fixed, so latency is what moves: a stall shows as a spike here
 //! where a closed loop would only have sent less.
 
-use super::chart_style;
+use super::{chart_style, legend, run_time_axis};
 use crate::engine::plan::TransportKind;
 use crate::tui::live::Live;
 use crate::tui::ui::Theme;
@@ -55,12 +55,7 @@ pub fn render(frame: &mut Frame, area: Rect, (live, rate, state): (&Live, f64, &
     let chart = Chart::new(datasets)
         .block(block)
         .legend_position(None)
-        .x_axis(
-            Axis::default()
-                .bounds([0.0, x_max])
-                .labels(["0 s".to_string(), format!("{} s", significant(x_max, 3))])
-                .style(theme.dim()),
-        )
+        .x_axis(run_time_axis(x_max, theme))
         .y_axis(Axis::default().bounds([low, high]).labels(decades).style(theme.dim()));
     frame.render_widget(chart, area);
 }
@@ -79,11 +74,7 @@ fn title<'a>(live: &Live, (rate, state): (f64, &str), width: u16, theme: &Theme)
     let mut line = Line::default();
     for (lead, lines) in wordings {
         line = Line::from(Span::raw(lead));
-        for lane in &live.lanes {
-            let kind = lane.transport.unwrap_or(TransportKind::Json);
-            line.spans.push(Span::styled(chart_style(kind).2, theme.transport(kind)));
-            line.spans.push(Span::raw(" · "));
-        }
+        line.spans.extend(legend(live, theme));
         line.spans.push(Span::raw(lines));
         if line.width() <= width as usize {
             break;
