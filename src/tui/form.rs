@@ -287,22 +287,6 @@ mod tests {
     }
 
     #[test]
-    fn a_sweep_is_checked_with_the_form_and_its_refusal_names_the_field() {
-        let mut options = FormOptions { sweep: "size=1MiB,huge".into(), ..FormOptions::default() };
-        let error = Form::new(options.clone(), Environment::default()).checked.unwrap_err();
-        assert_eq!(error.field, "sweep");
-        assert!(error.message.starts_with("--sweep point size=huge: "), "{}", error.message);
-        options.sweep = "size=1MiB,4MiB; concurrency=1,2".into();
-        let form = Form::new(options.clone(), Environment::default());
-        assert!(form.checked.is_ok(), "{:?}", form.checked);
-        assert_eq!(form.sweep().unwrap().unwrap().points.len(), 4, "two options a ; apart make a grid of 2 x 2");
-        options.sweep = String::new();
-        options.sweep_budget = "1m".into();
-        let error = Form::new(options, Environment::default()).checked.unwrap_err();
-        assert_eq!(error.field, "sweep_budget", "a budget without a sweep is refused under its own field");
-    }
-
-    #[test]
     fn editing_accepts_or_reverts_and_revalidates() {
         let mut form = Form::new(FormOptions::default(), Environment::default());
         form.select_field(field("size"));
