@@ -161,7 +161,7 @@ fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
         (&["run", "--sweep", "size=1MiB,2MiB", "--fail-if", "ratio < 1"], "error: --fail-if checks one run"),
         (
             &["etcd", "run", "--sweep", "size=1,2"],
-            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of endpoints",
+            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of mode, transports, clients",
         ),
     ];
     for (args, said) in cases {

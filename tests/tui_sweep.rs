@@ -76,7 +76,9 @@ fn a_sweep_of_one_option_runs_each_point_and_draws_its_ratio_and_interval() {
     assert_eq!(sizes, [MIB, 4 * MIB], "each point ran once");
     assert!(!app.running && app.sweep_run.is_none());
     assert_eq!(app.history.this_session().len(), 2, "each point is a run of the history");
-    assert_eq!(app.status.as_deref(), Some("sweep done: 2 of 2 points; s shows the result table of the last one"));
+    let last = if ran[1].0 == MIB { "1MiB" } else { "4MiB" };
+    let done = format!("sweep done: 2 of 2 points; s shows the table of the point run last (size={last})");
+    assert_eq!(app.status.as_deref(), Some(done.as_str()));
     for (width, height) in SIZES {
         let screen = screen(&app, width, height);
         assert!(screen.contains("sweep of size · 2 of 2 points"), "{width}x{height}:\n{screen}");
@@ -94,7 +96,7 @@ fn a_sweep_of_one_option_runs_each_point_and_draws_its_ratio_and_interval() {
             assert!(low < ratio && ratio < high, "{low} < {ratio} < {high}");
             assert!(if ratio > 1.0 { low > 1.0 } else { high < 1.0 }, "the interval is on one side: {row}");
         }
-        assert!(screen.contains("1.0x"), "the 1.0x line is labelled:\n{screen}");
+        assert!(screen.contains("crosses 1.0x"), "the marks are explained:\n{screen}");
     }
     insta::assert_snapshot!(sweep_panes(&app));
     // s turns to the last point's table, and back.
@@ -220,4 +222,21 @@ fn a_sweep_is_checked_with_the_form_and_its_refusal_names_the_field() {
     options.sweep_budget = "1m".into();
     let error = gcs_speed_tui::tui::form::Form::new(options, Environment::default()).checked.unwrap_err();
     assert_eq!(error.field, "sweep_budget", "a budget without a sweep is refused under its own field");
+}
+
+#[test]
+fn a_sweep_is_not_remembered_and_a_new_target_does_not_inherit_it() {
+    let mut app = app_sweeping("size=1MiB,4MiB");
+    let saved = serde_json::to_string(&app.form.options).unwrap();
+    assert!(!saved.contains("size=1MiB,4MiB"), "a sweep never begins unseen in a later session: {saved}");
+    // The first field, Target, to etcd: it has no Object size to sweep.
+    key(&mut app, KeyCode::Right);
+    assert_eq!(app.form.options.target, "etcd");
+    assert!(app.form.checked.is_ok(), "{:?}", app.form.checked);
+    assert_eq!(app.form.options.sweep, "");
+    assert_eq!(app.status.as_deref(), Some("Sweep cleared: 'size=1MiB,4MiB' sweeps options etcd does not have"));
+    // Where the run goes is not an option to sweep: points would compare places.
+    let bucket = FormOptions { sweep: "bucket=a,b".into(), ..FormOptions::default() };
+    let error = gcs_speed_tui::tui::form::Form::new(bucket, Environment::default()).checked.unwrap_err();
+    assert!(error.message.starts_with("--sweep 'bucket=a,b': this run has no option 'bucket'"), "{}", error.message);
 }

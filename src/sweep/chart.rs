@@ -22,7 +22,7 @@ pub fn ahead(figure: &RatioFigure) -> Option<TransportKind> {
 /// reads too for w1r3), in the order the first point that has each says them.
 pub fn operations(report: &SweepReport) -> Vec<String> {
     let mut operations: Vec<String> = Vec::new();
-    for name in report.points.iter().flat_map(|p| p.report.ratios()).map(|r| r.name) {
+    for name in report.points.iter().flat_map(|p| judged_on(&p.report)).map(|r| r.name) {
         if !operations.contains(&name) {
             operations.push(name)
         }
@@ -62,8 +62,36 @@ pub fn figures<'a>(
     report: &'a SweepReport,
     operation: &'a str,
 ) -> impl Iterator<Item = (&'a super::report::PointReport, RatioFigure)> {
-    report.points.iter().filter_map(move |p| Some((p, p.report.ratios().into_iter().find(|r| r.name == operation)?)))
+    report.points.iter().filter_map(move |p| Some((p, judged_on(&p.report).into_iter().find(|r| r.name == operation)?)))
 }
+
+/// What a point is drawn by: gRPC's rate over HTTP/JSON's; in open loop,
+/// where the offered rate sets both rates, p99 latency from intended start
+/// the other way up (HTTP/JSON's over gRPC's), so that above 1.0x is gRPC
+/// ahead in every picture.
+pub fn judged_on(report: &crate::finished::Finished) -> Vec<RatioFigure> {
+    let open = report.open_loop();
+    if open.is_empty() {
+        return report.ratios();
+    }
+    let flipped = |summary: &crate::engine::open_loop::OpenLoopSummary| {
+        let p99 = summary.ratios.iter().find(|r| r.percentile == "p99")?;
+        Some(RatioFigure {
+            name: format!("{OPEN_LOOP_RATIO} {}s", summary.work),
+            ratio: p99.grpc_over_json.filter(|r| *r > 0.0).map(|r| 1.0 / r),
+            interval: p99
+                .ci_low
+                .zip(p99.ci_high)
+                .filter(|(low, _)| *low > 0.0)
+                .map(|(low, high)| (1.0 / high, 1.0 / low)),
+            readable: p99.readable(),
+        })
+    };
+    open.iter().filter_map(flipped).collect()
+}
+
+/// How an open-loop point's figure is named: HTTP/JSON's p99 over gRPC's.
+pub const OPEN_LOOP_RATIO: &str = "http-json/grpc p99 latency of";
 
 fn ratios(report: &SweepReport, operation: &str, option: &str) -> String {
     let points: Vec<RatioPoint> = figures(report, operation)
@@ -73,12 +101,12 @@ fn ratios(report: &SweepReport, operation: &str, option: &str) -> String {
             interval: figure.interval.filter(|_| figure.readable),
         })
         .collect();
-    ratio_svg(
-        &format!("{operation} by {option}"),
-        option,
-        report.points.first().map_or("", |p| p.report.unit().name()),
-        &points,
-    )
+    let unit = report.points.first().map_or("", |p| p.report.unit().name());
+    let axis = match operation.starts_with(OPEN_LOOP_RATIO) {
+        true => "http-json p99 / grpc p99, from intended start".to_string(),
+        false => format!("grpc / http-json, {unit}"),
+    };
+    ratio_svg(&format!("{operation} by {option}"), option, &axis, &points)
 }
 
 fn heatmap(report: &SweepReport, operation: &str, x: &str, y: &str) -> String {

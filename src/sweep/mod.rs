@@ -21,7 +21,30 @@ use std::time::Duration;
 pub const MOST_POINTS: usize = 100;
 
 /// The form's fields that are not a run's options: which target, and the sweep itself.
-const NOT_SWEPT: [&str; 3] = ["target", "sweep", "sweep_budget"];
+/// Nor are where the run goes and how it signs in (points that went to
+/// different places, or as different users, compare places, not options),
+/// nor the unit figures are shown in.
+const NOT_SWEPT: [&str; 19] = [
+    "target",
+    "sweep",
+    "sweep_budget",
+    "bucket",
+    "endpoint",
+    "grpc_endpoint",
+    "endpoints",
+    "prefix",
+    "read_prefix",
+    "emulator",
+    "auth",
+    "credentials",
+    "ca_cert",
+    "cacert",
+    "cert",
+    "key",
+    "user",
+    "password",
+    "rate_unit",
+];
 
 /// One swept option and its values, as typed.
 pub struct Axis {

@@ -47,7 +47,7 @@ fn bad_sweeps_are_one_sentence() {
     let error = |texts: &[&str], budget: Option<&str>| plan(texts, budget, &form).err().unwrap();
     assert!(
         error(&["nope=1,2"], None)
-            .starts_with("--sweep 'nope=1,2': this run has no option 'nope'; sweep one of bucket, transports")
+            .starts_with("--sweep 'nope=1,2': this run has no option 'nope'; sweep one of transports, workload, size")
     );
     assert_eq!(error(&["size"], None), "--sweep 'size': write OPTION=V1,V2,..., like size=1MiB,16MiB");
     assert!(error(&["size=1MiB,,2MiB"], None).contains("a value is empty"));

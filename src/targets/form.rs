@@ -19,8 +19,12 @@ pub struct FormOptions {
     pub etcd: EtcdOptions,
     /// The app's sweep: `run --sweep`'s values, an option a `;` apart
     /// (`size=1KiB,1MiB; concurrency=1,8`); empty runs one comparison.
+    /// Not remembered: a sweep is many runs, never to begin unseen from a
+    /// field a later session keeps folded away.
+    #[serde(skip)]
     pub sweep: String,
     /// `run --sweep-budget`: the time shared out over the sweep's points.
+    #[serde(skip)]
     pub sweep_budget: String,
 }
 

@@ -293,6 +293,7 @@ impl App {
             // says what the new one will run instead.
             self.live = None;
         }
+        self.sweep_for_new_target();
         vec![Effect::SaveTarget(self.form.options.target.clone())]
     }
 

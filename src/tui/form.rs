@@ -115,6 +115,11 @@ impl Form {
         self.checked = check(&self.options, &self.env);
     }
 
+    /// Checks the options again after a change made from outside the form.
+    pub fn recheck(&mut self) {
+        self.changed();
+    }
+
     /// One step wraps around; a page stops at either end.
     pub fn move_by(&mut self, step: isize) {
         let n = self.rows().len() as isize;

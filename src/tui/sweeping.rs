@@ -111,11 +111,42 @@ impl App {
         let Some(run) = self.sweep_run.take() else { return };
         let report = run.so_far(cancelled);
         let finished = format!("{} of {} points", report.points.len(), report.sweep.planned);
+        let last = said(&run.sweep.points[run.current()].0);
+        // The cut point's cleanup, as a cancelled run's status says it.
+        let cleanup = self.status.as_deref().filter(|s| s.starts_with("cancelled: deleted"));
+        let cleanup = cleanup.map(|s| format!("{s}; ")).unwrap_or_default();
         self.status = Some(match (cancelled, failed) {
             (_, Some(failed)) => format!("{failed}; the sweep stops here, keeping {finished}"),
-            (true, None) => format!("sweep cancelled: {finished} finished (the point cut short is left out)"),
-            (false, None) => format!("sweep done: {finished}; s shows the result table of the last one"),
+            (true, None) => format!("{cleanup}sweep cancelled: {finished} finished (the point cut short is left out)"),
+            (false, None) => format!("sweep done: {finished}; s shows the table of the point run last ({last})"),
         });
         self.show_sweep(Some(report));
+    }
+}
+
+impl App {
+    /// The Target changed: a sweep of the other target's options is not
+    /// this one's; it is cleared (and said so) rather than left to make the
+    /// form invalid from a field folded away.
+    pub(super) fn sweep_for_new_target(&mut self) {
+        let refused = self.form.checked.as_ref().err().is_some_and(|e| e.field == "sweep" || e.field == "sweep_budget");
+        if refused {
+            let was = std::mem::take(&mut self.form.options.sweep);
+            self.form.options.sweep_budget.clear();
+            self.form.recheck();
+            self.status =
+                Some(format!("Sweep cleared: '{was}' sweeps options {} does not have", self.form.options.target));
+        }
+    }
+}
+
+impl App {
+    /// The sweep point a run was (`size=1MiB concurrency=4`), when it is
+    /// one of the sweep shown: the history and its table name it.
+    pub fn point_of(&self, report: &Finished) -> Option<String> {
+        let sweep = self.sweep.as_ref()?;
+        let point = sweep.points.iter().find(|p| p.report.run_id() == report.run_id())?;
+        let values = sweep.sweep.options.iter().filter_map(|o| Some((o.clone(), point.point.get(o)?.clone())));
+        Some(said(&values.collect()))
     }
 }

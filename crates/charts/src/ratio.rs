@@ -52,7 +52,7 @@ fn draw(
         .x_label_formatter(&label_of)
         .disable_x_mesh()
         .x_desc(option)
-        .y_desc(format!("grpc / http-json, {what}"))
+        .y_desc(what)
         .draw()
         .map_err(|e| e.to_string())?;
     let even = chart.draw_series(LineSeries::new([(-0.5, 1.0), (slots - 0.5, 1.0)], BLACK.mix(0.5).stroke_width(1)));

@@ -28,7 +28,8 @@ impl FinishedRun for EtcdReport {
     fn key_options(&self) -> String {
         let c = &self.config;
         let mode = operation(c.mode);
-        format!("{mode} x{} {} clients x {}, {} B values", c.iterations, c.clients, c.requests, c.value_size)
+        let clients = engine::report::plural(c.clients as usize, "client");
+        format!("{mode} x{} {clients} x {}, {} B values", c.iterations, c.requests, c.value_size)
     }
 
     engine::report_envelope!();

@@ -51,7 +51,8 @@ fn entry_lines(app: &App, i: usize, report: &Finished, width: usize) -> Vec<Stri
     let time = report.started_at().get(11..19).unwrap_or("");
     // "chunk 16 MiB" is one option: kept on one line.
     let options = report.key_options().replace("chunk ", "chunk\u{a0}");
-    let what = format!("#{} {day} {time} · {} · {options}", i + 1, report.place_said());
+    let point = app.point_of(report).map(|p| format!(" · sweep point {p}")).unwrap_or_default();
+    let what = format!("#{} {day} {time} · {} · {options}{point}", i + 1, report.place_said());
     let rates = format!(
         "http-json {} · grpc {}{}",
         shown_rate(report, TransportKind::Json),
@@ -171,6 +172,14 @@ fn comparison(app: &App, theme: &Theme) -> Option<(String, Vec<Line<'static>>)> 
         lines.push(Line::from(format!(
             " these runs measured different things ({} and {}): nothing to compare",
             kinds[0], kinds[1]
+        )));
+    } else if rows.is_empty() && base.judged_on_items() != other.judged_on_items() {
+        // Small objects are judged in objects/s, others in bytes a second.
+        let unit = |r: &Finished| if r.judged_on_items() { "objects/s" } else { r.unit().name() };
+        lines.push(Line::from(format!(
+            " these runs are judged in different units ({} and {}): a change from one to the other means nothing; read each run's table",
+            unit(base),
+            unit(other)
         )));
     } else if rows.is_empty() {
         lines.push(Line::from(

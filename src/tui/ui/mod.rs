@@ -66,9 +66,15 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     match app.pane {
         Pane::History if app.history.pair().is_some() => history::render_comparison(frame, bottom, app, &theme),
-        Pane::History => results::render(frame, bottom, app.history.selected_run(), app.results_scroll, &theme),
+        Pane::History => {
+            let shown = app.history.selected_run();
+            results::render(frame, bottom, (shown, shown.and_then(|r| app.point_of(r))), app.results_scroll, &theme)
+        }
         Pane::Run if sweep_shown => sweep::render(frame, bottom, app, &theme),
-        Pane::Run => results::render(frame, bottom, app.report.as_ref(), app.results_scroll, &theme),
+        Pane::Run => {
+            let shown = app.report.as_ref();
+            results::render(frame, bottom, (shown, shown.and_then(|r| app.point_of(r))), app.results_scroll, &theme)
+        }
     }
     if let Some((input, _, _)) = &app.export_prompt {
         render_export_prompt(frame, status, input, &theme);

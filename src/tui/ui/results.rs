@@ -10,7 +10,13 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
 /// The pane, `scroll` lines down (table rows first, then the sentences; the
 /// table's header stays).
-pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: u16, theme: &Theme) {
+pub fn render(
+    frame: &mut Frame,
+    area: Rect,
+    (report, point): (Option<&Finished>, Option<String>),
+    scroll: u16,
+    theme: &Theme,
+) {
     let Some(report) = report else {
         let block = Block::bordered().title(" results ");
         frame.render_widget(
@@ -19,7 +25,9 @@ pub fn render(frame: &mut Frame, area: Rect, report: Option<&Finished>, scroll: 
         );
         return;
     };
-    let block = Block::bordered().title(format!(" results · run {} · {} ", report.run_id(), report.place_said()));
+    let point = point.map(|p| format!(" · sweep point {p}")).unwrap_or_default();
+    let block =
+        Block::bordered().title(format!(" results · run {} · {}{point} ", report.run_id(), report.place_said()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let engine::finished::Table { headers, rows, kinds, priority } = report.table();

@@ -11,6 +11,7 @@ use crate::tui::app::App;
 use crate::units::significant;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
@@ -28,9 +29,13 @@ pub fn height(app: &App) -> u16 {
     2 + picture.max(list).min(30) as u16
 }
 
-/// `gRPC/JSON uploads`: what a picture's ratio is of.
+/// `gRPC/JSON uploads`, or in open loop `JSON/gRPC p99 of uploads`: what
+/// a picture's ratio is of (above 1.0x gRPC is ahead either way).
 fn ratio_name(operation: &str) -> String {
-    format!("gRPC/JSON{}", operation.strip_prefix("grpc/http-json").unwrap_or(operation))
+    match operation.strip_prefix(crate::sweep::chart::OPEN_LOOP_RATIO) {
+        Some(work) => format!("JSON/gRPC p99 of{work}"),
+        None => format!("gRPC/JSON{}", operation.strip_prefix("grpc/http-json").unwrap_or(operation)),
+    }
 }
 
 /// The columns the list of points takes beside the picture.
@@ -175,23 +180,30 @@ fn ratio_chart(frame: &mut Frame, area: Rect, (report, operation): (&SweepReport
     let one = [(x_bounds[0], 0.0), (x_bounds[1], 0.0)];
     let mut datasets =
         vec![Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(theme.dim()).data(&one)];
-    datasets.push(Dataset::default().marker(Marker::Dot).graph_type(GraphType::Line).style(theme.accent()).data(&line));
-    // The bars over the line, in whole cells: an interval must not hide under it.
+    // A thin line between the points, each point a dot on it.
+    datasets
+        .push(Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(theme.accent()).data(&line));
+    datasets
+        .push(Dataset::default().marker(Marker::Dot).graph_type(GraphType::Scatter).style(theme.accent()).data(&line));
+    // The bars over the line, in braille's quarter rows (whole cells would
+    // show an interval below 1.0x touching the line).
     for bar in &bars {
-        datasets
-            .push(Dataset::default().marker(Marker::Block).graph_type(GraphType::Line).style(theme.status()).data(bar));
+        datasets.push(
+            Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(theme.status()).data(bar),
+        );
     }
     let top = reach * 1.15;
     // The ends only: a middle label cannot sit on the 1.0x line in every height.
     let y_labels = crate::units::distinct_significant(&[(-top).exp2(), top.exp2()], 2);
     let name = ratio_name(operation);
     let wordings = [
-        format!(" {name} by {option}, log scale · ⣀ 1.0x · █ 95% CI "),
-        format!(" {name} by {option} (log) · ⣀ 1.0x █ 95% CI "),
-        format!(" {name} (log) · ⣀ 1.0x █ 95% CI "),
+        format!(" {name} by {option}, log scale · flat line: 1.0x · bars: 95% CI "),
+        format!(" {name} by {option} (log) · flat line 1.0x · bars CI "),
+        format!(" {name} (log) · flat line 1.0x · bars CI "),
+        format!(" {name} (log), CI bars "),
     ];
     let fits = |t: &&String| t.chars().count() <= area.width as usize;
-    let title = wordings.iter().find(fits).unwrap_or(&wordings[2]).clone();
+    let title = wordings.iter().find(fits).unwrap_or(&wordings[3]).clone();
     let chart = Chart::new(datasets)
         .block(Block::new().title(Span::styled(title, theme.accent())))
         .x_axis(Axis::default().bounds(x_bounds).labels(x_labels).style(theme.dim()))
@@ -224,7 +236,9 @@ fn heatmap(
     let table_rows = rows.iter().map(|row| {
         let cells = columns.iter().map(|column| match cell_of(column, row) {
             Some((_, figure)) => {
-                let style = ahead(&figure).map_or(theme.dim(), |kind| theme.transport(kind));
+                // A cell that tells is filled (reversed video, colour or not); one that does not is plain.
+                let style =
+                    ahead(&figure).map_or(theme.dim(), |kind| theme.transport(kind).add_modifier(Modifier::REVERSED));
                 ratatui::widgets::Cell::from(Span::styled(marked(&figure), style))
             }
             None => ratatui::widgets::Cell::from(Span::styled("not run", theme.dim())),

@@ -36,6 +36,14 @@ const MOST_RATE: f64 = 1_000_000.0;
 
 /// The open-loop flags as typed; `None` when `--rate` is empty (closed loop).
 pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Result<Option<OpenLoop>, ConfigError> {
+    // Checked with or without a rate: a wrong value is said when typed,
+    // not when a rate is given later.
+    let spacing = match arrivals.trim() {
+        "constant" | "" => Spacing::Constant,
+        "poisson" => Spacing::Poisson,
+        other => return fail("arrivals", format!("--arrivals '{other}' is not one of constant, poisson")),
+    };
+    let max_in_flight = parse_count(max_in_flight, "max_in_flight", 1, 100_000)?;
     let text = rate.trim();
     if text.is_empty() {
         return Ok(None);
@@ -52,12 +60,6 @@ pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Resul
             );
         }
     };
-    let spacing = match arrivals.trim() {
-        "constant" | "" => Spacing::Constant,
-        "poisson" => Spacing::Poisson,
-        other => return fail("arrivals", format!("--arrivals '{other}' is not one of constant, poisson")),
-    };
-    let max_in_flight = parse_count(max_in_flight, "max_in_flight", 1, 100_000)?;
     Ok(Some(OpenLoop { rate, spacing, max_in_flight }))
 }
 

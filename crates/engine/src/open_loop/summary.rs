@@ -211,7 +211,8 @@ impl OpenLoopSummary {
     /// What a reader is told: the offer, each transport's latency and
     /// service time, what it could not keep, and the ratio at each percentile.
     pub fn sentences(&self) -> Vec<String> {
-        let number = |v: Option<f64>| v.map_or("-".to_string(), |v| units::significant(v, 3));
+        // As the table says a latency: `913 µs`, `1.55 ms`.
+        let number = |v: Option<f64>| v.map_or("-".to_string(), |ms| units::format_latency(ms / 1e3));
         let mut said = vec![format!(
             "open loop: {}s offered to each transport at {}; latency counts from each one's intended start",
             self.work,
@@ -223,7 +224,7 @@ impl OpenLoopSummary {
                 None => "sustained the rate".to_string(),
             };
             said.push(format!(
-                "{} {}s: p50 {} ms, p99 {} ms from intended start (service p50 {} ms, p99 {} ms); {kept}",
+                "{} {}s: p50 {}, p99 {} from intended start (service p50 {}, p99 {}); {kept}",
                 t.transport.name(),
                 self.work,
                 number(t.p50_ms),
@@ -243,6 +244,9 @@ impl LatencyRatio {
         let ratio = self.grpc_over_json?;
         let pairs = crate::report::plural(self.pairs, "pair");
         let interval = match (self.ci_low, self.ci_high) {
+            (Some(_), Some(_)) if !self.readable() => {
+                format!("the 95% interval is too wide to read: run more rounds, {pairs}")
+            }
             (Some(low), Some(high)) => format!("95% CI {low:.2}x to {high:.2}x, {pairs}"),
             _ => format!("no interval: {pairs}, 3 are needed"),
         };

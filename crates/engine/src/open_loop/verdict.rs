@@ -19,11 +19,11 @@ impl OpenLoopSummary {
         let ratio = self.ratios.iter().find(|r| r.percentile == "p99");
         let body = match (ratio, p99(TransportKind::Grpc), p99(TransportKind::Json)) {
             (Some(ratio), Some(grpc), Some(json)) => {
-                format!("grpc p99 {} vs http-json {} from intended start, {}", ms(grpc), ms(json), compared(ratio))
+                format!("grpc p99 {} vs http-json {} from intended start, {}", said(grpc), said(json), compared(ratio))
             }
             _ => match self.transports.iter().find(|t| t.p99_ms.is_some()) {
                 Some(one) if self.transports.len() == 1 => {
-                    format!("{} p99 {} from intended start", one.transport.name(), ms(one.p99_ms.unwrap_or_default()))
+                    format!("{} p99 {} from intended start", one.transport.name(), said(one.p99_ms.unwrap_or_default()))
                 }
                 _ => "no latency comparison: no complete round of both transports".into(),
             },
@@ -38,9 +38,17 @@ impl OpenLoopSummary {
     }
 }
 
-/// `3.39 ms`
-fn ms(value: f64) -> String {
-    format!("{} ms", units::significant(value, 3))
+/// `3.39 ms`, `913 µs`: as the table says a latency.
+fn said(ms: f64) -> String {
+    units::format_latency(ms / 1e3)
+}
+
+impl LatencyRatio {
+    /// Its interval is narrow enough to quote: at most 1.0x wide, as a
+    /// throughput verdict withholds one over 100 points wide.
+    pub fn readable(&self) -> bool {
+        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if high - low <= 1.0)
+    }
 }
 
 /// Which way the paired rounds point, with the ratio and its interval.
@@ -56,7 +64,10 @@ fn compared(ratio: &LatencyRatio) -> String {
             } else {
                 "no significant difference"
             };
-            format!("{way} ({value:.2}x, 95% CI {low:.2}x to {high:.2}x, {pairs})")
+            match ratio.readable() {
+                true => format!("{way} ({value:.2}x, 95% CI {low:.2}x to {high:.2}x, {pairs})"),
+                false => format!("{way} ({value:.2}x; the 95% interval is too wide to read: run more rounds, {pairs})"),
+            }
         }
         _ => format!("{value:.2}x, no interval ({pairs}, 3 are needed)"),
     }
@@ -110,8 +121,16 @@ mod tests {
             faster.verdict(),
             "open loop, uploads at 100/s constant, at most 10 in flight: grpc p99 2.00 ms vs http-json 4.00 ms from intended start, grpc faster (0.50x, 95% CI 0.40x to 0.60x, 5 pairs)"
         );
-        let unclear = summary(both.clone(), Some((0.5, 0.2, 1.3))).verdict();
-        assert!(unclear.ends_with("no significant difference (0.50x, 95% CI 0.20x to 1.30x, 5 pairs)"), "{unclear}");
+        let unclear = summary(both.clone(), Some((0.5, 0.2, 1.1))).verdict();
+        assert!(unclear.ends_with("no significant difference (0.50x, 95% CI 0.20x to 1.10x, 5 pairs)"), "{unclear}");
+        // 0.01x to 40x says nothing: withheld, as a throughput verdict's over 100 points wide.
+        let wide = summary(both.clone(), Some((0.5, 0.01, 40.0))).verdict();
+        assert!(
+            wide.ends_with(
+                "no significant difference (0.50x; the 95% interval is too wide to read: run more rounds, 5 pairs)"
+            ),
+            "{wide}"
+        );
         let mut short = both;
         short[0].not_sustained = Some("dropped 5 of 100".into());
         let slower = summary(short, Some((2.0, 1.5, 2.5))).verdict();

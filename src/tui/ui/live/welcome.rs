@@ -26,7 +26,17 @@ pub fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.error(),
         ),
     };
-    let text = vec![first, Line::from(""), Line::from(words.what), Line::from(""), Line::from(words.hint)];
+    let mut text = vec![first, Line::from(""), Line::from(words.what), Line::from(""), Line::from(words.hint)];
+    // A sweep is many runs: said before r starts it, with its field named.
+    if let Ok(Some(sweep)) = app.form.sweep() {
+        let options: Vec<&str> = sweep.axes.iter().map(|a| a.option.as_str()).collect();
+        let said = format!(
+            "The Sweep field is set: r runs {} points (over {}), each a run as above, in a shuffled order.",
+            sweep.points.len(),
+            options.join(" x ")
+        );
+        text.insert(1, Line::styled(said, theme.warning()));
+    }
     let block = Block::bordered().title(" live ").padding(ratatui::widgets::Padding::horizontal(1));
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }).block(block), area);
 }
