@@ -31,7 +31,7 @@ pub fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Ok(Some(sweep)) = app.form.sweep() {
         let options: Vec<&str> = sweep.axes.iter().map(|a| a.option.as_str()).collect();
         let said = format!(
-            "The Sweep field is set: r runs {} points (over {}), each a run as above, in a shuffled order.",
+            "The Sweep field is set: r runs {} points (over {}) one after another, each a full comparison, in a shuffled order.",
             sweep.points.len(),
             options.join(" x ")
         );
