@@ -226,6 +226,11 @@ fn runs_of_two_targets_compare_nothing_and_say_only_that() {
     let text = views::screen(&app, 200, 60);
     assert!(text.contains("these runs measured different things (GCS and etcd): nothing to compare"), "{text}");
     assert!(!text.contains("the change below"), "{text}");
+    // The GCS run deleted 6 objects, the etcd run 10000 keys: said apart, never added up.
+    assert_eq!(
+        app.farewell(),
+        ["1 run of gcs: cleanup deleted 6, left 0", "1 run of etcd: cleanup deleted 10000, left 0"]
+    );
 }
 
 #[test]

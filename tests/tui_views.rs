@@ -269,3 +269,21 @@ fn runs_are_kept_across_sessions_bounded() {
     app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3]))))));
     assert_eq!(app.history.this_session().len(), 1);
 }
+
+/// A sweep starts several runs in one second, and their ids name only the
+/// second: a later session's history keeps them in the order they started.
+#[test]
+fn runs_of_one_second_keep_their_order_across_sessions() {
+    use gcs_speed_tui::tui::persist::{load_runs_from, save_run_in};
+    let dir = tempfile::tempdir().unwrap();
+    // The id that sorts last started first.
+    for (id, at) in
+        [("20261130-060000-ffff", "2026-11-30T06:00:00.100Z"), ("20261130-060000-0000", "2026-11-30T06:00:00.900Z")]
+    {
+        let mut run = report(id, [1.0; 3], [1.0; 3]);
+        run.started_at = at.into();
+        save_run_in(dir.path(), &Finished::Gcs(Box::new(run))).unwrap();
+    }
+    let ids: Vec<String> = load_runs_from(dir.path()).iter().map(|r| r.run_id().to_string()).collect();
+    assert_eq!(ids, ["20261130-060000-ffff", "20261130-060000-0000"]);
+}

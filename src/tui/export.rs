@@ -3,6 +3,7 @@
 //! keys and runs.
 
 use super::app::{App, Effect, Pane};
+use crate::finished::Finished;
 use engine::finished::Leftovers;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
@@ -61,20 +62,36 @@ impl App {
     /// what may be left behind.
     pub fn farewell(&self) -> Vec<String> {
         let runs = self.history.this_session();
-        if runs.is_empty() {
-            return Vec::new();
+        let targets: Vec<&str> =
+            crate::targets::TARGETS.iter().copied().filter(|t| runs.iter().any(|r| r.target() == *t)).collect();
+        // Objects and keys are not added up: a session of both says each.
+        if targets.len() > 1 {
+            let of = |target: &str| runs.iter().filter(|r| r.target() == target).cloned().collect::<Vec<_>>();
+            return targets.iter().flat_map(|t| cleanup_lines(&of(t), Some(t))).collect();
         }
-        let leftovers: Vec<Leftovers> = runs.iter().map(|run| run.leftovers()).collect();
-        let deleted: usize = leftovers.iter().map(|l| l.deleted).sum();
-        let left: Vec<&String> = leftovers.iter().flat_map(|l| l.left.iter()).collect();
-        let kept: usize = leftovers.iter().map(|l| l.kept).sum();
-        let mut lines = vec![format!(
-            "{}: cleanup deleted {deleted}, left {}{}",
-            crate::engine::report::plural(runs.len(), "run"),
-            left.len(),
-            if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
-        )];
-        lines.extend(left.iter().map(|name| format!("left behind: {name}")));
-        lines
+        cleanup_lines(runs, None)
     }
+}
+
+/// What `runs` (of one target) deleted and left, `target` named when the
+/// session had runs of another too.
+fn cleanup_lines(runs: &[Finished], target: Option<&str>) -> Vec<String> {
+    if runs.is_empty() {
+        return Vec::new();
+    }
+    let leftovers: Vec<Leftovers> = runs.iter().map(|run| run.leftovers()).collect();
+    let deleted: usize = leftovers.iter().map(|l| l.deleted).sum();
+    let left: Vec<&String> = leftovers.iter().flat_map(|l| l.left.iter()).collect();
+    let kept: usize = leftovers.iter().map(|l| l.kept).sum();
+    let what = match target {
+        Some(target) => format!("{} of {target}", crate::engine::report::plural(runs.len(), "run")),
+        None => crate::engine::report::plural(runs.len(), "run"),
+    };
+    let mut lines = vec![format!(
+        "{what}: cleanup deleted {deleted}, left {}{}",
+        left.len(),
+        if kept > 0 { format!(", kept {kept} on purpose (Cleanup off)") } else { String::new() }
+    )];
+    lines.extend(left.iter().map(|name| format!("left behind: {name}")));
+    lines
 }

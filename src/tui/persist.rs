@@ -47,11 +47,15 @@ pub fn load_runs() -> Vec<Finished> {
 }
 
 pub fn load_runs_from(dir: &Path) -> Vec<Finished> {
-    run_files(dir)
+    let mut runs: Vec<Finished> = run_files(dir)
         .iter()
         .filter_map(|path| std::fs::read_to_string(path).ok())
         .filter_map(|text| serde_json::from_str(&text).ok())
-        .collect()
+        .collect();
+    // Run ids name the second only (a sweep starts several in one): the
+    // start's milliseconds keep the order a session saw.
+    runs.sort_by(|a: &Finished, b: &Finished| a.started_at().cmp(b.started_at()));
+    runs
 }
 
 /// Keeps a run as `RUN-ID.json`, the same JSON as export and `run --format

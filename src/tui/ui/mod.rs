@@ -160,17 +160,26 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         "ready".into()
     };
+    let fault = app.form.checked.as_ref().ok().and_then(|planned| planned.emulator_fault());
+    let fault = fault.map(|fault| format!("  FAULT {fault}")).unwrap_or_default();
+    // The target's details in parentheses give way first, so that the fault
+    // and the state both show.
+    let mut label = target_label(app);
+    let fixed = " gcs-speed-tui ".len() + "  target: ".len() + fault.chars().count() + 3 + state.chars().count();
+    if fixed + label.chars().count() > area.width as usize {
+        label = without_details(&label);
+    }
     let mut first = Line::from(vec![
         Span::styled(" gcs-speed-tui ", theme.title()),
         Span::raw("  target: "),
         Span::styled(
-            target_label(app),
+            label,
             theme.target(app.form.checked.as_ref().is_ok_and(|planned| planned.on_built_in_emulator())),
         ),
     ]);
     // The fault before the state: of the two it is the one that must not be cut.
-    if let Some(fault) = app.form.checked.as_ref().ok().and_then(|planned| planned.emulator_fault()) {
-        first.spans.push(Span::styled(format!("  FAULT {fault}"), theme.warning()));
+    if !fault.is_empty() {
+        first.spans.push(Span::styled(fault, theme.warning()));
     }
     first.spans.push(Span::raw("   "));
     first.spans.push(Span::styled(state, theme.accent()));
@@ -194,6 +203,11 @@ fn fitted(line: &str, width: usize) -> String {
     if line.chars().count() <= width {
         return line.to_string();
     }
+    form::ellipsized(&without_details(line), width)
+}
+
+/// `line` without its parenthesized details.
+fn without_details(line: &str) -> String {
     let mut plain = String::new();
     let mut depth = 0;
     for c in line.chars() {
@@ -204,7 +218,7 @@ fn fitted(line: &str, width: usize) -> String {
             _ => {}
         }
     }
-    form::ellipsized(&plain.replace("  ", " ").replace(" ,", ","), width)
+    plain.trim_end().replace("  ", " ").replace(" ,", ",")
 }
 
 fn footer_keys(app: &App) -> String {
