@@ -142,6 +142,12 @@ fn a_cancel_ends_the_sweep_keeping_the_points_finished() {
     let (_, second) = first_point_run(&mut app);
     let (size, _) = started(&second).expect("the second point starts");
     assert!(app.status.as_deref().unwrap().starts_with("point 2 of 3 ("), "{:?}", app.status);
+    // The status keeps naming the point through the run's phases.
+    app.update(Message::Run(gcs_speed_tui::engine::events::RunEvent::Phase(
+        gcs_speed_tui::engine::events::Phase::Warmup,
+    )));
+    let status = app.status.clone().unwrap();
+    assert!(status.starts_with("point 2 of 3 (") && status.ends_with(" · warming up (not timed)"), "{status}");
     assert_eq!(key(&mut app, KeyCode::Esc), [Effect::CancelRun]);
     assert!(app.status.as_deref().unwrap().ends_with("; the sweep ends, keeping the points finished"));
     let cut = report_sized("cut", size, FAST, SLOW);

@@ -155,7 +155,7 @@ impl App {
             // The status follows the run, so it never says "connecting" mid-run.
             // A question waiting for its answer stays on the status line.
             RunEvent::Phase(phase) if !self.cancelling && !self.confirm_quit => {
-                self.status = Some(super::live::phase_sentence(phase).into())
+                self.status = Some(self.with_point(super::live::phase_sentence(phase)))
             }
             RunEvent::RoundStarted { transport, round: Some(round), .. } if !self.cancelling && !self.confirm_quit => {
                 // A `--duration` run has no planned count to show.
@@ -163,8 +163,7 @@ impl App {
                     Some(lane) => format!("/{}", lane.rounds_planned),
                     None => String::new(),
                 };
-                let point = self.sweep_run.as_ref().map(|r| format!("{} · ", r.point_said())).unwrap_or_default();
-                self.status = Some(format!("{point}{} round {}{of}", transport.name(), round + 1));
+                self.status = Some(self.with_point(&format!("{} round {}{of}", transport.name(), round + 1)));
             }
             RunEvent::SetupFailed(message) => {
                 self.status = Some(format!("could not start: {message}"));

@@ -47,6 +47,14 @@ impl App {
         }
     }
 
+    /// A status line of the run going, with the point it is when a sweep runs.
+    pub(super) fn with_point(&self, text: &str) -> String {
+        match &self.sweep_run {
+            Some(run) => format!("{} · {text}", run.point_said()),
+            None => text.to_string(),
+        }
+    }
+
     /// `s`: between the sweep's picture and the result table.
     pub(super) fn toggle_sweep(&mut self) {
         if self.sweep.is_some() || self.sweep_run.is_some() {

@@ -43,9 +43,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if show_chart {
         // The run's own ending once its report is in: a cancelled run is not "finished".
         let outcome = app.history.this_session().last().map(|r| r.outcome()).filter(|_| live.finished);
+        let state = if app.cancelling { "cancelling" } else { state(live, outcome) };
         match live.open_rate {
-            Some(rate) => latency::render(frame, chart_area, (live, rate, state(live, outcome)), theme),
-            None => render_chart(frame, chart_area, (live, outcome), theme),
+            Some(rate) => latency::render(frame, chart_area, (live, rate, state), theme),
+            None => render_chart(frame, chart_area, (live, state), theme),
         }
     }
 }
@@ -96,7 +97,7 @@ fn state(live: &Live, outcome: Option<RunOutcome>) -> &'static str {
     }
 }
 
-fn render_chart(frame: &mut Frame, area: Rect, (live, outcome): (&Live, Option<RunOutcome>), theme: &Theme) {
+fn render_chart(frame: &mut Frame, area: Rect, (live, state): (&Live, &str), theme: &Theme) {
     let x_max = live.lanes.iter().flat_map(|l| l.chart.last().map(|p| p.0)).fold(1.0f64, f64::max);
     let y_max = live.lanes.iter().flat_map(|l| l.chart.iter().map(|p| p.1)).fold(1.0f64, f64::max) * 1.1;
     let datasets: Vec<Dataset> = live
@@ -113,7 +114,6 @@ fn render_chart(frame: &mut Frame, area: Rect, (live, outcome): (&Live, Option<R
                 .data(&lane.chart)
         })
         .collect();
-    let state = state(live, outcome);
     // The legend is in the title: always visible, and it covers no data.
     let mut title = vec![Span::raw(format!(" {} · ", live.rate_name()))];
     title.extend(legend(live, theme));
