@@ -152,7 +152,21 @@ fn a_clients_sweep_on_etcd_puts_what_each_point_says_and_cleans_up() {
 
 #[test]
 fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "run",
+                "--sweep",
+                "size=1MiB,2MiB",
+                "--sweep",
+                "concurrency=1,2",
+                "--sweep",
+                "checksum=crc32c,none",
+                "--chart",
+                "x.svg",
+            ],
+            "error: --chart draws a sweep of one or two options and this one has 3: sweep fewer, or leave --chart out",
+        ),
         (
             &["run", "--sweep", "sise=1MiB,2MiB"],
             "error: --sweep 'sise=1MiB,2MiB': this run has no option 'sise'; sweep one of ",

@@ -246,3 +246,13 @@ fn a_sweep_is_not_remembered_and_a_new_target_does_not_inherit_it() {
     let error = gcs_speed_tui::tui::form::Form::new(bucket, Environment::default()).checked.unwrap_err();
     assert!(error.message.starts_with("--sweep 'bucket=a,b': this run has no option 'bucket'"), "{}", error.message);
 }
+
+#[test]
+fn a_sweep_of_three_options_is_listed_not_drawn_over_itself() {
+    let mut app = app_sweeping("size=1MiB,4MiB; checksum=crc32c,none; warmup=true,false");
+    assert_eq!(run_all(&mut app).len(), 8, "2 x 2 x 2 points");
+    let screen = screen(&app, 120, 40);
+    assert!(screen.contains("A picture draws one or two options"), "{screen}");
+    let listed = screen.lines().filter(|l| l.contains("0.500x▼") || l.contains("2.00x▲")).count();
+    assert_eq!(listed, 8, "every point in the list:\n{screen}");
+}

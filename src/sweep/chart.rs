@@ -35,9 +35,11 @@ pub fn sweep_svg(report: &SweepReport) -> String {
     let mut pictures = Vec::new();
     for operation in &operations(report) {
         pictures.push(match report.sweep.options.as_slice() {
-            [x, y, ..] => heatmap(report, operation, x, y),
+            [x, y] => heatmap(report, operation, x, y),
             [option] => ratios(report, operation, option),
-            [] => continue,
+            // Refused before the sweep runs (`headless::sweep`): a heatmap
+            // of two of three options would lay points over each other.
+            _ => continue,
         });
     }
     if report.sweep.options.iter().any(|o| o == "rate") {

@@ -22,7 +22,7 @@ pub fn height(app: &App) -> u16 {
     let Some(report) = app.sweep.as_ref().filter(|s| !s.points.is_empty()) else { return 3 };
     let operations = operations(report).len().max(1);
     let picture = match report.sweep.options.as_slice() {
-        [_, y, ..] => operations * (values_of(report, y).len() + 3),
+        [_, y] => operations * (values_of(report, y).len() + 3),
         _ => operations * 11,
     };
     let list = operations * (report.sweep.planned + 2) + 3;
@@ -59,7 +59,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     // A heatmap is as wide as its cells; a chart takes what the list leaves.
     let picture_width = match report.sweep.options.as_slice() {
-        [x, y, ..] => Constraint::Length(heatmap_width(report, &operations[0], (x, y))),
+        [x, y] => Constraint::Length(heatmap_width(report, &operations[0], (x, y))),
         _ => Constraint::Min(30),
     };
     let [picture, list] = Layout::horizontal([picture_width, Constraint::Min(LIST_WIDTH)]).spacing(2).areas(inner);
@@ -67,9 +67,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let pictures = Layout::vertical(vec![Constraint::Ratio(1, shown as u32); shown]).split(picture);
     for (operation, area) in operations.iter().zip(pictures.iter()) {
         match report.sweep.options.as_slice() {
-            [x, y, ..] => heatmap(frame, *area, (report, operation), (x, y), theme),
+            [x, y] => heatmap(frame, *area, (report, operation), (x, y), theme),
             [option] => ratio_chart(frame, *area, (report, operation), option, theme),
-            [] => {}
+            // A heatmap of two of them would lay points over each other.
+            _ => {
+                let text = "A picture draws one or two options; this sweep's points are listed beside it.";
+                frame.render_widget(Paragraph::new(text).style(theme.dim()).wrap(Wrap { trim: true }), *area);
+            }
         }
     }
     frame.render_widget(Paragraph::new(point_lines(report, &operations, running, theme)), list);
