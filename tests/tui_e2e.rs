@@ -222,11 +222,15 @@ fn a_sweep_of_size_and_concurrency_runs_from_the_form_and_is_drawn_at_100x30() {
     let header = done.lines().find(|l| l.contains("concurrency  64KiB")).unwrap_or_else(|| panic!("{done}"));
     assert!(header.find("64KiB") < header.find("1MiB"), "{header}");
     let is_cell = |word: &&str| word.ends_with(['▲', '▼', '?']) && word.contains('x');
+    // The list of points begins on the same lines, right of the heatmap: only the columns before it count.
+    let list_at = header.find(" size concurrency").unwrap_or_else(|| panic!("{header}"));
+    let list_column = header[..list_at].chars().count();
     for concurrency in ["1", "4"] {
         let row =
             done.lines().find(|l| l.starts_with(&format!("│{concurrency:<11} "))).unwrap_or_else(|| panic!("{done}"));
-        let cells: Vec<&str> = row.split_whitespace().filter(is_cell).collect();
-        assert!(cells.len() >= 2, "two cells in the heatmap's row, then the list's: {row}");
+        let heatmap: String = row.chars().take(list_column).collect();
+        let cells: Vec<&str> = heatmap.split_whitespace().filter(is_cell).collect();
+        assert_eq!(cells.len(), 2, "a cell for 64KiB and one for 1MiB: {heatmap}");
     }
     // Each point's ratio in the list, with its interval or why there is none.
     let listed: Vec<&str> =

@@ -230,8 +230,10 @@ fn heatmap(
     theme: &Theme,
 ) {
     let (columns, rows) = (values_of(report, x), values_of(report, y));
+    // Each point's figure once a frame, not once a cell.
+    let all: Vec<_> = figures(report, operation).collect();
     let cell_of = |column: &str, row: &str| {
-        figures(report, operation).find(|(p, _)| {
+        all.iter().find(|(p, _)| {
             p.point.get(x).map(String::as_str) == Some(column) && p.point.get(y).map(String::as_str) == Some(row)
         })
     };
@@ -242,8 +244,8 @@ fn heatmap(
             Some((_, figure)) => {
                 // A cell that tells is filled (reversed video, colour or not); one that does not is plain.
                 let style =
-                    ahead(&figure).map_or(theme.dim(), |kind| theme.transport(kind).add_modifier(Modifier::REVERSED));
-                ratatui::widgets::Cell::from(Span::styled(marked(&figure), style))
+                    ahead(figure).map_or(theme.dim(), |kind| theme.transport(kind).add_modifier(Modifier::REVERSED));
+                ratatui::widgets::Cell::from(Span::styled(marked(figure), style))
             }
             None => ratatui::widgets::Cell::from(Span::styled("not run", theme.dim())),
         });
