@@ -7,6 +7,7 @@ mod common;
 use common::*;
 use gcs_speed_tui::config::Options;
 use gcs_speed_tui::emulator::EmulatorOptions;
+use gcs_speed_tui::gcs::payload::random_bytes;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -137,4 +138,98 @@ async fn our_json_transport_against_gcp_storage_emulator() {
         assert!(report.rounds.iter().all(|r| r.bytes == per_read), "{:?}", report.rounds);
         assert_eq!(report.cleanup.deleted, 1, "the one prepared object");
     }
+}
+
+/// Uploads `data` as `name` through the store's own gRPC API (a one-shot
+/// BidiWriteObject from the published stubs).
+async fn put_object(emulator: &gcs_speed_tui::emulator::Emulator, name: &str, data: &[u8]) {
+    use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", emulator.grpc_addr())).unwrap();
+    let mut client = pb::storage_client::StorageClient::new(channel.connect().await.unwrap());
+    let spec = pb::WriteObjectSpec {
+        resource: Some(pb::Object {
+            bucket: format!("projects/_/buckets/{BUCKET}"),
+            name: name.into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut requests: Vec<pb::BidiWriteObjectRequest> = data
+        .chunks(2 << 20)
+        .enumerate()
+        .map(|(i, chunk)| pb::BidiWriteObjectRequest {
+            write_offset: (i * (2 << 20)) as i64,
+            data: Some(pb::bidi_write_object_request::Data::ChecksummedData(pb::ChecksummedData {
+                content: bytes::Bytes::copy_from_slice(chunk),
+                crc32c: Some(crc32c::crc32c(chunk)),
+            })),
+            ..Default::default()
+        })
+        .collect();
+    requests[0].first_message = Some(pb::bidi_write_object_request::FirstMessage::WriteObjectSpec(spec));
+    requests.last_mut().unwrap().finish_write = true;
+    let mut answers = client.bidi_write_object(futures::stream::iter(requests)).await.unwrap().into_inner();
+    while answers.message().await.unwrap().is_some() {}
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn google_multi_range_downloader_reads_100_ranges_from_the_emulator() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let size = 9 * MIB as usize + 4321;
+    let payload = random_bytes(size, 100);
+    put_object(&emulator, "interop/ranges.bin", &payload).await;
+    // 100 ranges: small and large (over one 2 MiB message), across message
+    // seams, the object's first and last bytes; each drawn from a seed.
+    let ranges: Vec<(usize, usize)> = (0..100u64)
+        .map(|i| {
+            let z = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let len = if i % 10 == 0 { 2 * MIB as usize + (z % 1000) as usize } else { 1 + (z % 70_000) as usize };
+            let offset = match i {
+                0 => 0,
+                1 => size - len,
+                _ => ((z >> 20) as usize) % (size - len),
+            };
+            (offset, len)
+        })
+        .collect();
+    let json = serde_json::to_string(&ranges).unwrap();
+    let address = emulator.grpc_addr().to_string();
+    let stdout = tokio::task::spawn_blocking(move || {
+        python("bidi_client.py", &["ranges", &address, BUCKET, "interop/ranges.bin", &json], &[])
+    })
+    .await
+    .unwrap();
+    let said: Vec<&str> = stdout.lines().filter(|l| l.starts_with("range ")).collect();
+    assert_eq!(said.len(), 100, "{stdout}");
+    for (i, (offset, len)) in ranges.iter().enumerate() {
+        let expected = format!("range {i} {len} {}", crc32c::crc32c(&payload[*offset..offset + len]));
+        assert_eq!(said[i], expected, "range {i} at {offset}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn google_appendable_writer_appends_flushes_reads_takes_over_and_finalizes_on_the_emulator() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let (first, second) = (random_bytes(3 * MIB as usize + 17, 1), random_bytes(MIB as usize + 5, 2));
+    let dir = tempfile::tempdir().unwrap();
+    let (first_file, second_file) = (dir.path().join("first"), dir.path().join("second"));
+    std::fs::write(&first_file, &first).unwrap();
+    std::fs::write(&second_file, &second).unwrap();
+    let address = emulator.grpc_addr().to_string();
+    let files = [first_file.display().to_string(), second_file.display().to_string()];
+    let stdout = tokio::task::spawn_blocking(move || {
+        python("bidi_client.py", &["append", &address, BUCKET, "interop/appended.bin", &files[0], &files[1]], &[])
+    })
+    .await
+    .unwrap();
+    let whole = [first.as_ref(), second.as_ref()].concat();
+    let expected = [
+        format!("flushed {}", first.len()),
+        format!("unfinalized {} {}", first.len(), crc32c::crc32c(&first)),
+        format!("takeover {}", first.len()),
+        format!("final {} {}", whole.len(), crc32c::crc32c(&whole)),
+    ];
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), expected, "{stdout}");
+    let stored = emulator.store().get(BUCKET, "interop/appended.bin").unwrap();
+    assert_eq!((stored.size, stored.crc32c, stored.finalized), (whole.len() as u64, crc32c::crc32c(&whole), true));
 }

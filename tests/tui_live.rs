@@ -50,6 +50,7 @@ fn sample(part: &Part, worker: usize, elapsed_s: f64) -> ObjectSample {
         first_byte_s: None,
         unchecked: false,
         intended_s: None,
+        ranges: None,
     }
 }
 

@@ -91,6 +91,7 @@ fn running_app() -> App {
             first_byte_s: None,
             unchecked: false,
             intended_s: None,
+            ranges: None,
             error_kind: None,
             retried_after: Default::default(),
         })),

@@ -52,16 +52,29 @@ pub struct BenchArgs {
     /// environment, then Application Default Credentials).
     #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
-    /// upload | download | w1r3: what each round does (download: objects
-    /// uploaded once, untimed, then read by every round; w1r3: each round
-    /// uploads new objects, then reads each three times, with a verdict for
-    /// each).
+    /// upload | download | w1r3 | ranges: what each round does (download:
+    /// objects uploaded once, untimed, then read by every round; w1r3: each
+    /// round uploads new objects, then reads each three times, with a verdict
+    /// for each; ranges: each round each reader reads --ranges-per-object
+    /// ranges of --range-size of its object, all wanted at once).
     #[arg(long, value_name = "KIND", default_value = "upload")]
     pub workload: String,
-    /// With --workload download or w1r3: bytes per read, at a random aligned offset
-    /// (0 = whole objects).
+    /// With --workload download, w1r3 or ranges: bytes per read, at a random
+    /// aligned offset (0 = whole objects; ranges needs one).
     #[arg(long, value_name = "SIZE", default_value = "0")]
     pub range_size: String,
+    /// With --workload ranges: ranges each reader wants of its object per round, at once (1-1000).
+    #[arg(long, value_name = "N", default_value = "16")]
+    pub ranges_per_object: String,
+    /// With --workload ranges: random | sequential: each range at a random
+    /// aligned offset (none twice while they fit), or one after another.
+    #[arg(long, value_name = "ORDER", default_value = "random")]
+    pub range_order: String,
+    /// With --workload ranges: bidi | read-object: gRPC sends a reader's
+    /// ranges on one BidiReadObject stream, or one ReadObject per range (JSON
+    /// always sends one GET with Range per range; all of a reader's at once).
+    #[arg(long, value_name = "HOW", default_value = "bidi")]
+    pub grpc_ranges: String,
     /// With --workload download: read the objects that exist under PREFIX
     /// (the first --concurrency by name) instead of uploading some; they are
     /// only read, never deleted.
@@ -162,6 +175,9 @@ impl BenchArgs {
             checksum: self.checksum.clone(),
             workload: self.workload.clone(),
             range_size: self.range_size.clone(),
+            ranges_per_object: self.ranges_per_object.clone(),
+            range_order: self.range_order.clone(),
+            grpc_ranges: self.grpc_ranges.clone(),
             read_prefix: self.read_prefix.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),

@@ -66,6 +66,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 first_byte_s: None,
                 unchecked: false,
                 intended_s: None,
+                ranges: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

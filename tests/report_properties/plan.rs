@@ -80,6 +80,7 @@ fn sample(kind: TransportKind, operation: Operation, index: usize, worker: usize
         first_byte_s: (operation == Operation::Download).then_some(elapsed_s / 10.0),
         unchecked: false,
         intended_s: None,
+        ranges: None,
         error_kind: (!ok).then(|| "HTTP 503".into()),
         retried_after: if retries > 0 { [("HTTP 503".to_string(), retries)].into() } else { Default::default() },
     }

@@ -67,6 +67,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 first_byte_s: None,
                 unchecked: false,
                 intended_s: None,
+                ranges: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

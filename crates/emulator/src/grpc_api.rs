@@ -42,6 +42,7 @@ pub async fn handle(
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => write(shared, kill, req, method == "BidiWriteObject").await,
         "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await,
+        "BidiReadObject" => super::grpc_bidi_read::bidi_read_object(shared, kill, req).await,
         "StartResumableWrite" => unary(shared, req, start_resumable_write).await,
         "QueryWriteStatus" => unary(shared, req, query_write_status).await,
         "CancelResumableWrite" => unary(shared, req, cancel_resumable_write).await,
@@ -141,6 +142,14 @@ async fn drive<M: prost::Message + Default + Into<WriteMessage>>(
         None => return Err(Status::invalid_argument("the write stream carried no message").into()),
     };
     let mut writer = Writer::open(shared, &first, trigger).await?;
+    if let Some(answer) = writer.session().and_then(|entry| super::grpc_append::opening_answer(shared, entry)) {
+        let Some(replies) = lookups else {
+            return Err(Status::invalid_argument("appendable objects are written with BidiWriteObject").into());
+        };
+        if !replies.send(&answer).await {
+            return Err(Status::cancelled("the client went away").into());
+        }
+    }
     if let Some(object) = writer.finished() {
         return Ok(Ended::Finished(Box::new(object)));
     }
@@ -196,7 +205,7 @@ fn authorize(shared: &Shared, method: &str, headers: &http::HeaderMap) -> Option
     let permission = match method {
         "DeleteObject" => "storage.objects.delete",
         "WriteObject" | "BidiWriteObject" | "StartResumableWrite" => "storage.objects.create",
-        "ReadObject" | "GetObject" => "storage.objects.get",
+        "ReadObject" | "BidiReadObject" | "GetObject" => "storage.objects.get",
         "ListObjects" => "storage.objects.list",
         _ => return None,
     };

@@ -4,6 +4,7 @@
 //! here around slices of the stored bytes, so the content is never copied
 //! (prost would copy it into each message's buffer).
 
+use super::contents::PieceCrcs;
 use super::faults::{FaultAction, INSTRUCTIONS_HEADER, Trigger};
 use super::grpc_read::{MessageReader, malformed};
 use super::grpc_reply::Replies;
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use tonic::Status;
 
 /// Content per message: GCS's own (MAX_READ_CHUNK_BYTES).
-const MESSAGE_CONTENT_BYTES: usize = 2 << 20;
+pub const MESSAGE_CONTENT_BYTES: usize = 2 << 20;
 
 pub async fn read_object(
     shared: Arc<Shared>,
@@ -45,29 +46,14 @@ async fn start(
     let message = reader.next().await?.ok_or_else(|| Status::invalid_argument("ReadObject needs a request"))?;
     let request = pb::ReadObjectRequest::decode(message.flatten()).map_err(malformed)?;
     let object = shared.store.get(bucket_name(&request.bucket)?, &request.object).map_err(to_status)?;
-    if request.generation != 0 && request.generation != object.generation {
-        return Err(Status::not_found(format!("generation {} of {} not found", request.generation, object.name)));
-    }
-    if let Some(wanted) = request.if_generation_match
-        && wanted != object.generation
-    {
-        return Err(Status::failed_precondition(format!(
-            "if_generation_match={wanted} but {} is at generation {}",
-            object.name, object.generation
-        )));
-    }
-    let data = object.data.clone().ok_or_else(|| {
-        Status::unimplemented("this emulator does not keep object bytes: start it with --retain to read them back")
-    })?;
+    let wanted = Wanted {
+        generation: request.generation,
+        if_generation_match: request.if_generation_match,
+        if_generation_not_match: request.if_generation_not_match,
+    };
+    let data = readable(&object, wanted)?;
     let span = offset_span(request.read_offset, request.read_limit, object.size).map_err(Status::out_of_range)?;
-    match trigger.split(0).1 {
-        Some(FaultAction::Return(code)) => {
-            return Err(Status::new(grpc_code(code), format!("injected fault: return-{code}")));
-        }
-        Some(FaultAction::ResetConnection) => kill.reset().await,
-        Some(FaultAction::Stall(duration)) => tokio::time::sleep(duration).await,
-        Some(FaultAction::Corrupt) | None => {}
-    }
+    fire_opening_fault(&mut trigger, &kill).await?;
     let (replies, response) = Replies::open();
     let first = first_message(&object, &span, shared.read_checksums);
     let per_message = shared.read_checksums == ReadChecksums::Full;
@@ -75,12 +61,7 @@ async fn start(
     tokio::spawn(async move {
         let mut head = Some(first.encode_to_vec());
         let send = |piece: Bytes, corrupted: bool| {
-            // The crc32c of what was stored: a corrupted piece must not match it.
-            let crc = match (&piece_crcs, corrupted) {
-                (_, true) => crc32c::crc32c(&super::faults::corrupted(&piece)),
-                (Some(crcs), false) => crcs.of(piece.as_ptr() as usize - data.as_ptr() as usize, &piece),
-                (None, false) => crc32c::crc32c(&piece),
-            };
+            let crc = piece_crc(piece_crcs.as_deref(), &data, &piece, corrupted);
             let parts = frame(head.take().unwrap_or_default(), piece, per_message.then_some(crc));
             let replies = replies.clone();
             async move { replies.send_parts(parts).await }
@@ -105,6 +86,59 @@ async fn start(
         }
     });
     Ok(response)
+}
+
+/// What a read asks of the object's generation.
+#[derive(Clone, Copy, Default)]
+pub struct Wanted {
+    pub generation: i64,
+    pub if_generation_match: Option<i64>,
+    pub if_generation_not_match: Option<i64>,
+}
+
+/// The object's bytes, once the generation asked for and the preconditions
+/// hold, as GCS answers them: NOT_FOUND for another generation,
+/// FAILED_PRECONDITION for a precondition.
+pub fn readable(object: &StoredObject, wanted: Wanted) -> Result<Bytes, Status> {
+    let generation = object.generation;
+    if wanted.generation != 0 && wanted.generation != generation {
+        return Err(Status::not_found(format!("generation {} of {} not found", wanted.generation, object.name)));
+    }
+    let failed = |what: &str, value: i64| {
+        Status::failed_precondition(format!("{what}={value} but {} is at generation {generation}", object.name))
+    };
+    if let Some(value) = wanted.if_generation_match.filter(|&v| v != generation) {
+        return Err(failed("if_generation_match", value));
+    }
+    if let Some(value) = wanted.if_generation_not_match.filter(|&v| v == generation) {
+        return Err(failed("if_generation_not_match", value));
+    }
+    object.data.clone().ok_or_else(|| {
+        Status::unimplemented("this emulator does not keep object bytes: start it with --retain to read them back")
+    })
+}
+
+/// A fault that acts as the read opens: a failure, a reset or a stall.
+pub async fn fire_opening_fault(trigger: &mut Trigger, kill: &ConnectionKill) -> Result<(), Status> {
+    match trigger.split(0).1 {
+        Some(FaultAction::Return(code)) => Err(Status::new(grpc_code(code), format!("injected fault: return-{code}"))),
+        Some(FaultAction::ResetConnection) => kill.reset().await,
+        Some(FaultAction::Stall(duration)) => {
+            tokio::time::sleep(duration).await;
+            Ok(())
+        }
+        Some(FaultAction::Corrupt) | None => Ok(()),
+    }
+}
+
+/// The crc32c a piece of `data` is sent with: that of the stored bytes (a
+/// corrupted piece, corrupted back, must not match what arrives).
+pub fn piece_crc(cached: Option<&PieceCrcs>, data: &Bytes, piece: &Bytes, corrupted: bool) -> u32 {
+    match (cached, corrupted) {
+        (_, true) => crc32c::crc32c(&super::faults::corrupted(piece)),
+        (Some(crcs), false) => crcs.of(piece.as_ptr() as usize - data.as_ptr() as usize, piece),
+        (None, false) => crc32c::crc32c(piece),
+    }
 }
 
 /// The first message's fields besides its content: the object's metadata,
@@ -154,7 +188,7 @@ fn frame(head: Vec<u8>, content: Bytes, crc: Option<u32>) -> [Bytes; 3] {
     [start.freeze(), content, end.freeze()]
 }
 
-fn varint_len(value: u64) -> u64 {
+pub fn varint_len(value: u64) -> u64 {
     prost::encoding::encoded_len_varint(value) as u64
 }
 

@@ -15,6 +15,8 @@ pub const BUCKET_PREFIX: &str = "projects/_/buckets/";
 pub struct WriteMessage {
     pub upload_id: Option<String>,
     pub spec: Option<pb::WriteObjectSpec>,
+    /// A takeover of an appendable object.
+    pub append: Option<pb::AppendObjectSpec>,
     pub write_offset: i64,
     pub data: Option<Content>,
     pub object_checksums: Option<pb::ObjectChecksums>,
@@ -44,6 +46,7 @@ impl From<pb::WriteObjectRequest> for WriteMessage {
         Self {
             upload_id,
             spec,
+            append: None,
             write_offset: m.write_offset,
             data: None,
             object_checksums: m.object_checksums,
@@ -56,14 +59,16 @@ impl From<pb::WriteObjectRequest> for WriteMessage {
 impl From<pb::BidiWriteObjectRequest> for WriteMessage {
     fn from(m: pb::BidiWriteObjectRequest) -> Self {
         use pb::bidi_write_object_request::FirstMessage;
-        let (upload_id, spec) = match m.first_message {
-            Some(FirstMessage::UploadId(id)) => (Some(id), None),
-            Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec)),
-            Some(FirstMessage::AppendObjectSpec(_)) | None => (None, None),
+        let (upload_id, spec, append) = match m.first_message {
+            Some(FirstMessage::UploadId(id)) => (Some(id), None, None),
+            Some(FirstMessage::WriteObjectSpec(spec)) => (None, Some(spec), None),
+            Some(FirstMessage::AppendObjectSpec(append)) => (None, None, Some(append)),
+            None => (None, None, None),
         };
         Self {
             upload_id,
             spec,
+            append,
             write_offset: m.write_offset,
             data: None,
             object_checksums: m.object_checksums,
@@ -104,11 +109,9 @@ impl<'a> Writer<'a> {
     /// Opens the write the first message names: a new object or a session.
     pub async fn open(shared: &'a Shared, first: &WriteMessage, trigger: Trigger) -> Result<Self, Status> {
         let target = if let Some(id) = &first.upload_id {
-            let entry = shared.store.session(id).map_err(to_status)?;
-            let claim = entry.claim();
-            let mut session = entry.state.clone().lock_owned().await;
-            session.touched = std::time::Instant::now();
-            Target::Resumable(entry, claim, session)
+            claimed(shared.store.session(id).map_err(to_status)?).await
+        } else if let Some(entry) = super::grpc_append::opened(shared, first)? {
+            claimed(entry).await
         } else if let Some(spec) = &first.spec {
             let spec = new_object(spec, None)?;
             shared.store.check_create(&spec).map_err(to_status)?;
@@ -117,6 +120,14 @@ impl<'a> Writer<'a> {
             return Err(Status::invalid_argument("the first message must carry an upload_id or a write_object_spec"));
         };
         Ok(Self { shared, target, trigger })
+    }
+
+    /// The session's entry, for a resumable or appendable write.
+    pub fn session(&self) -> Option<&SessionRef> {
+        match &self.target {
+            Target::Resumable(entry, ..) => Some(entry),
+            Target::OneShot { .. } => None,
+        }
     }
 
     pub fn is_resumable(&self) -> bool {
@@ -156,10 +167,14 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Publishes the persisted size for status queries.
-    fn mirror(&self) {
-        if let Target::Resumable(entry, _, session) = &self.target {
+    /// Publishes the persisted size for status queries, and an appendable
+    /// object's new bytes for its readers.
+    fn mirror(&mut self) {
+        if let Target::Resumable(entry, _, session) = &mut self.target {
             entry.set_persisted(session.ingest.size);
+            if let Some(appendable) = &entry.appendable {
+                appendable.publish(session.ingest.take_kept(), session.ingest.size, session.ingest.crc32c);
+            }
         }
     }
 
@@ -245,11 +260,20 @@ impl<'a> Writer<'a> {
             }
             Target::Resumable(entry, _, session) => {
                 let session = &mut **session;
-                let ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
+                let mut ingest = std::mem::replace(&mut session.ingest, Ingest::new(false));
                 apply_checksums(&mut session.spec, checksums);
-                let result = store.finalize(&session.spec, ingest);
+                let appendable = entry.appendable.as_ref();
+                if let Some(appendable) = appendable {
+                    ingest.restore_kept(&appendable.pieces());
+                }
+                let result = store.finalize_at(&session.spec, ingest, appendable.map(|a| a.generation));
                 match &result {
-                    Ok(object) => entry.set_finished(object.clone()),
+                    Ok(object) => {
+                        if let Some(appendable) = appendable {
+                            store.forget_appendable(&appendable.bucket, &appendable.name);
+                        }
+                        entry.set_finished(object.clone())
+                    }
                     Err(_) => {
                         let _ = store.cancel_session(&session.id);
                     }
@@ -259,6 +283,15 @@ impl<'a> Writer<'a> {
         };
         result.map(|object| to_proto(&object)).map_err(to_status)
     }
+}
+
+/// A session's write target: this stream's claim on it (superseding any
+/// older stream) and its lock.
+async fn claimed(entry: SessionRef) -> Target {
+    let claim = entry.claim();
+    let mut session = entry.state.clone().lock_owned().await;
+    session.touched = std::time::Instant::now();
+    Target::Resumable(entry, claim, session)
 }
 
 fn apply_checksums(spec: &mut NewObject, checksums: Option<pb::ObjectChecksums>) {
@@ -295,6 +328,7 @@ pub fn bucket_name(resource: &str) -> Result<&str, Status> {
 
 pub fn to_proto(object: &StoredObject) -> pb::Object {
     let since = object.created.duration_since(std::time::SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let created = prost_types::Timestamp { seconds: since.as_secs() as i64, nanos: since.subsec_nanos() as i32 };
     pb::Object {
         name: object.name.clone(),
         bucket: format!("{BUCKET_PREFIX}{}", object.bucket),
@@ -307,10 +341,9 @@ pub fn to_proto(object: &StoredObject) -> pb::Object {
             crc32c: Some(object.crc32c),
             md5_hash: object.md5.map(|m| bytes::Bytes::copy_from_slice(&m)).unwrap_or_default(),
         }),
-        create_time: Some(prost_types::Timestamp {
-            seconds: since.as_secs() as i64,
-            nanos: since.subsec_nanos() as i32,
-        }),
+        create_time: Some(created),
+        // An appendable object being written has none yet.
+        finalize_time: object.finalized.then_some(created),
         ..Default::default()
     }
 }

@@ -43,6 +43,22 @@ impl Ingest {
         self.data.map(BytesMut::freeze)
     }
 
+    /// Takes the bytes kept so far (an appendable object publishes them as
+    /// they arrive); size and crc32c still count them.
+    pub fn take_kept(&mut self) -> Option<Bytes> {
+        self.data.as_mut().map(|data| data.split().freeze())
+    }
+
+    /// Puts taken bytes back in front of any kept since, for finalize.
+    pub fn restore_kept(&mut self, pieces: &[Bytes]) {
+        if let Some(data) = &mut self.data {
+            let mut whole = BytesMut::with_capacity(pieces.iter().map(Bytes::len).sum::<usize>() + data.len());
+            pieces.iter().for_each(|piece| whole.extend_from_slice(piece));
+            whole.extend_from_slice(data);
+            *data = whole;
+        }
+    }
+
     /// Appends bytes [start, end) of the rope.
     pub fn push_range(&mut self, bytes: &Rope, start: usize, end: usize) {
         let mut at = 0;

@@ -6,6 +6,8 @@ pub mod authority;
 mod contents;
 pub mod faults;
 mod grpc_api;
+mod grpc_append;
+mod grpc_bidi_read;
 mod grpc_read;
 mod grpc_read_object;
 mod grpc_reply;

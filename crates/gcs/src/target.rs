@@ -168,6 +168,7 @@ impl Route {
                     checksum: config.grpc_checksum,
                     chunk_size: config.chunk_size,
                     channels: config.grpc_conn_pool,
+                    range_reads: config.ranges.map(|plan| plan.grpc).unwrap_or_default(),
                     window: config.grpc_window,
                     retry,
                     request_timeout: config.request_timeout,

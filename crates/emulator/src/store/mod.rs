@@ -41,6 +41,9 @@ pub struct StoredObject {
     pub content_type: String,
     pub created: SystemTime,
     pub data: Option<Bytes>,
+    /// False for an appendable object still being written: readable up to
+    /// its persisted size, with no finalize time yet.
+    pub finalized: bool,
 }
 
 /// What a finished upload asks the store to create.
@@ -68,14 +71,21 @@ pub struct Session {
 /// older one still holding the lock, as on GCS: the older one is woken and
 /// lets go.
 pub struct SessionEntry {
+    id: String,
     pub state: Arc<tokio::sync::Mutex<Session>>,
     persisted: AtomicU64,
     finished: Mutex<Option<StoredObject>>,
     claims: AtomicU64,
     superseded: tokio::sync::Notify,
+    /// Set for an appendable object: what readers see of it while it grows.
+    pub appendable: Option<appendable::Appendable>,
 }
 
 impl SessionEntry {
+    pub fn id(&self) -> String {
+        self.id.clone()
+    }
+
     /// Registers a new write; any older one is now superseded.
     pub fn claim(&self) -> u64 {
         let claim = self.claims.fetch_add(1, Ordering::SeqCst) + 1;
@@ -132,6 +142,8 @@ pub struct Store {
     /// Retained bytes, shared by objects of the same content (taken after `buckets`).
     contents: Mutex<super::contents::Contents>,
     sessions: Mutex<HashMap<String, SessionRef>>,
+    /// Appendable objects not yet finalized, by (bucket, name).
+    appendables: Mutex<HashMap<(String, String), SessionRef>>,
     next_generation: AtomicI64,
     next_session: AtomicU64,
     /// Objects created whose whole-object crc32c the client sent and the store checked.
@@ -151,6 +163,7 @@ impl Store {
             buckets: Mutex::default(),
             contents: Mutex::default(),
             sessions: Mutex::default(),
+            appendables: Mutex::default(),
             // GCS generations are microsecond timestamps; keep them unique and rising.
             next_generation: AtomicI64::new(micros),
             next_session: AtomicU64::new(micros as u64),
@@ -183,6 +196,9 @@ impl Store {
     }
 
     pub fn get(&self, bucket: &str, name: &str) -> Result<StoredObject, StoreError> {
+        if let Some(growing) = self.unfinalized(bucket, name) {
+            return Ok(growing);
+        }
         let buckets = self.buckets.lock().unwrap();
         let found = buckets.get(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
         found.objects.get(name).cloned().ok_or_else(|| StoreError::NoObject(name.into()))
@@ -216,10 +232,14 @@ impl Store {
 
     /// Counts every object in every bucket (tests check that runs leave none).
     pub fn object_count(&self) -> usize {
-        self.buckets.lock().unwrap().values().map(|b| b.objects.len()).sum()
+        let unfinalized = self.appendables.lock().unwrap().len();
+        self.buckets.lock().unwrap().values().map(|b| b.objects.len()).sum::<usize>() + unfinalized
     }
 
     pub fn delete(&self, bucket: &str, name: &str, if_generation_match: Option<i64>) -> Result<(), StoreError> {
+        if self.delete_unfinalized(bucket, name, if_generation_match)? {
+            return Ok(());
+        }
         let mut buckets = self.buckets.lock().unwrap();
         let found = buckets.get_mut(bucket).ok_or_else(|| StoreError::NoBucket(bucket.into()))?;
         let object = found.objects.get(name).ok_or_else(|| StoreError::NoObject(name.into()))?;
@@ -248,6 +268,17 @@ impl Store {
     /// Creates the object from a finished ingest, verifying size, checksum and
     /// preconditions; on any failure nothing is created.
     pub fn finalize(&self, spec: &NewObject, ingest: Ingest) -> Result<StoredObject, StoreError> {
+        self.finalize_at(spec, ingest, None)
+    }
+
+    /// `finalize`, keeping a generation given at the start (an appendable
+    /// object's) instead of taking the next one.
+    pub fn finalize_at(
+        &self,
+        spec: &NewObject,
+        ingest: Ingest,
+        generation: Option<i64>,
+    ) -> Result<StoredObject, StoreError> {
         if let Some(expected) = spec.expected_size
             && expected != ingest.size
         {
@@ -273,12 +304,13 @@ impl Store {
             bucket: spec.bucket.clone(),
             name: spec.name.clone(),
             size: ingest.size,
-            generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+            generation: generation.unwrap_or_else(|| self.next_generation.fetch_add(1, Ordering::Relaxed)),
             crc32c: ingest.crc32c,
             md5: spec.md5,
             content_type: spec.content_type.clone(),
             created: SystemTime::now(),
             data: ingest.into_data().map(|data| self.contents.lock().unwrap().share(ingest_crc, data)),
+            finalized: true,
         };
         if let Some(replaced) = bucket.objects.insert(spec.name.clone(), object.clone()) {
             self.release(&replaced);
@@ -289,19 +321,29 @@ impl Store {
     }
 
     pub fn start_session(&self, spec: NewObject) -> Result<String, StoreError> {
+        Ok(self.new_session(spec, None)?.id())
+    }
+
+    fn new_session(
+        &self,
+        spec: NewObject,
+        appendable: Option<appendable::Appendable>,
+    ) -> Result<SessionRef, StoreError> {
         self.check_create(&spec)?;
         self.expire_sessions();
         let id = format!("emu-{:x}", self.next_session.fetch_add(1, Ordering::Relaxed));
         let session = Session { id: id.clone(), spec, ingest: Ingest::new(self.retain), touched: Instant::now() };
-        let session = SessionEntry {
+        let session = Arc::new(SessionEntry {
+            id,
             state: Arc::new(tokio::sync::Mutex::new(session)),
             persisted: AtomicU64::new(0),
             finished: Mutex::new(None),
             claims: AtomicU64::new(0),
             superseded: tokio::sync::Notify::new(),
-        };
-        self.sessions.lock().unwrap().insert(id.clone(), Arc::new(session));
-        Ok(id)
+            appendable,
+        });
+        self.sessions.lock().unwrap().insert(session.id.clone(), session.clone());
+        Ok(session)
     }
 
     pub fn session(&self, id: &str) -> Result<SessionRef, StoreError> {
@@ -350,5 +392,6 @@ pub fn validate_object_name(name: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+mod appendable;
 #[cfg(test)]
 mod tests;

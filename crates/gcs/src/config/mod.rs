@@ -24,6 +24,9 @@ pub enum Workload {
     /// Each round uploads `concurrency` new objects (timed), then reads each
     /// of them three times (timed apart): the Go client's w1r3 benchmark.
     W1r3,
+    /// Objects are uploaded once, untimed; each round each reader reads
+    /// `--ranges-per-object` ranges of its object, all wanted at once.
+    Ranges,
 }
 
 impl Workload {
@@ -32,6 +35,7 @@ impl Workload {
             Workload::Upload => "upload",
             Workload::Download => "download",
             Workload::W1r3 => "w1r3",
+            Workload::Ranges => "ranges",
         }
     }
 
@@ -42,7 +46,7 @@ impl Workload {
 
     /// Its rounds upload objects (timed).
     pub fn writes(self) -> bool {
-        self != Workload::Download
+        matches!(self, Workload::Upload | Workload::W1r3)
     }
 
     /// What one item of its rounds is, for "3 of 4 uploads finished".
@@ -51,6 +55,7 @@ impl Workload {
             Workload::Upload => "upload",
             Workload::Download => "download",
             Workload::W1r3 => "transfer",
+            Workload::Ranges => "ranged read",
         }
     }
 }
@@ -83,6 +88,9 @@ pub struct BenchConfig {
     /// Bytes per read at a random aligned offset; 0 = whole objects.
     #[serde(default)]
     pub range_size: u64,
+    /// `--workload ranges`: each reader's ranges per round, and how they are read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranges: Option<RangesPlan>,
     /// Read the existing objects under this prefix (read only, never deleted).
     #[serde(default)]
     pub read_prefix: Option<String>,
@@ -144,6 +152,7 @@ pub struct BenchConfig {
 }
 
 mod options;
+mod ranges;
 mod seconds_serde;
 mod target_choice;
 mod validate;
@@ -151,6 +160,7 @@ mod validate;
 pub use engine::plan::Schedule;
 pub use engine::plan::flags::{ConfigError, fail, flag_error, parse_count};
 pub use options::Options;
+pub use ranges::{MAX_RANGES_PER_OBJECT, RangesPlan};
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};
 
@@ -185,7 +195,8 @@ impl BenchConfig {
 
     /// Bytes one read moves: the object, or a ranged read's range.
     pub fn bytes_per_read(&self) -> u64 {
-        if self.range_size > 0 { self.range_size.min(self.object_size) } else { self.object_size }
+        let one = if self.range_size > 0 { self.range_size.min(self.object_size) } else { self.object_size };
+        one * self.ranges.map_or(1, |plan| u64::from(plan.per_object))
     }
 
     /// Bytes one round of one transport moves: its uploads, its reads, or
@@ -193,7 +204,7 @@ impl BenchConfig {
     pub fn bytes_per_round(&self) -> u64 {
         let per_worker = match self.workload {
             Workload::Upload => self.object_size,
-            Workload::Download => self.bytes_per_read(),
+            Workload::Download | Workload::Ranges => self.bytes_per_read(),
             Workload::W1r3 => self.object_size + u64::from(W1R3_READS) * self.bytes_per_read(),
         };
         per_worker * self.concurrency as u64

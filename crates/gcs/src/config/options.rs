@@ -19,6 +19,11 @@ pub struct Options {
     pub workload: String,
     /// Bytes per ranged read; "0" reads whole objects.
     pub range_size: String,
+    /// `--workload ranges`: ranges per reader's object per round; random or
+    /// sequential offsets; gRPC's way (bidi or read-object).
+    pub ranges_per_object: String,
+    pub range_order: String,
+    pub grpc_ranges: String,
     /// Existing objects to read (download workload); "" uploads them first.
     pub read_prefix: String,
     pub grpc_conn_pool: String,
@@ -78,6 +83,9 @@ impl Default for Options {
             checksum: "crc32c".into(),
             workload: "upload".into(),
             range_size: "0".into(),
+            ranges_per_object: "16".into(),
+            range_order: "random".into(),
+            grpc_ranges: "bidi".into(),
             read_prefix: String::new(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),

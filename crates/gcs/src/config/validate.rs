@@ -24,6 +24,7 @@ impl Options {
         let mut notes = Vec::new();
         let (object_size, chunk_size, warmup_size) = self.sizes(&mut notes)?;
         let (workload, range_size, read_prefix) = self.reads(object_size)?;
+        let ranges = self.ranges_plan(workload, range_size)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
         let (checksum, json_http) = self.choices()?;
@@ -50,6 +51,7 @@ impl Options {
             warmup_size,
             workload,
             range_size,
+            ranges,
             read_prefix,
             json_checksum: checksum,
             grpc_checksum: checksum && !self.disable_grpc_autochecksum,
@@ -107,11 +109,17 @@ impl Options {
             "upload" | "" => Workload::Upload,
             "download" => Workload::Download,
             "w1r3" => Workload::W1r3,
-            other => return fail("workload", format!("--workload '{other}' is not one of upload, download, w1r3")),
+            "ranges" => Workload::Ranges,
+            other => {
+                return fail("workload", format!("--workload '{other}' is not one of upload, download, w1r3, ranges"));
+            }
         };
         let range_size = units::parse_size(&self.range_size).map_err(flag_error("range_size"))?;
         if range_size > 0 && !workload.reads() {
-            return fail("range_size", "--range-size is for reads: add --workload download or w1r3, or leave it at 0");
+            return fail(
+                "range_size",
+                "--range-size is for reads: add --workload download, w1r3 or ranges, or leave it at 0",
+            );
         }
         if range_size > object_size {
             return fail(
@@ -120,10 +128,10 @@ impl Options {
             );
         }
         let read_prefix = Some(self.read_prefix.trim()).filter(|p| !p.is_empty()).map(String::from);
-        if read_prefix.is_some() && workload != Workload::Download {
+        if read_prefix.is_some() && !matches!(workload, Workload::Download | Workload::Ranges) {
             return fail(
                 "read_prefix",
-                "--read-prefix names existing objects to read: add --workload download (w1r3 reads what it writes)",
+                "--read-prefix names existing objects to read: add --workload download or ranges (w1r3 reads what it writes)",
             );
         }
         Ok((workload, range_size, read_prefix))

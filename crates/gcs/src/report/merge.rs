@@ -137,6 +137,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
     let failed = samples.iter().filter(|s| !s.ok).count();
     let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &samples);
+    let ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
     RunReport {
         tool: first.tool.clone(),
         environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
@@ -163,6 +164,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         hosts: parts,
         fleet: Some(fleet),
         open_loop,
+        ranges,
     }
 }
 

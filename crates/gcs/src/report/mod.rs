@@ -63,6 +63,9 @@ pub struct RunReport {
     /// Open loop: each operation's latency at the offered rate, and the verdict on it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub open_loop: Vec<engine::open_loop::OpenLoopSummary>,
+    /// Ranges workload: each transport's ranges, their latency and what carried them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<ranges::RangesSummary>,
 }
 
 impl RunReport {
@@ -80,6 +83,7 @@ impl RunReport {
     ) -> Self {
         let verdicts = compare(&transports, &rounds);
         let open_loop = open_loop::open_loop_summaries(&config, &rounds, &samples);
+        let ranges = ranges::ranges_summaries(&config, &rounds, &samples);
         let failed = samples.iter().filter(|s| !s.ok).count();
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
@@ -106,6 +110,7 @@ impl RunReport {
             hosts: Vec::new(),
             fleet: None,
             open_loop,
+            ranges,
         }
     }
 
@@ -217,6 +222,7 @@ impl RunReport {
         let footnote = match workload {
             Workload::Upload => TABLE_FOOTNOTE.to_string(),
             Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
+            Workload::Ranges => TABLE_FOOTNOTE.replace("per upload", "per reader's ranges, all wanted at once"),
             Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
         };
         let mut lines = vec![match self.config.open_loop {
@@ -231,6 +237,7 @@ impl RunReport {
         if workload.reads() {
             lines.push(self.reads_line());
         }
+        lines.extend(self.ranges.iter().map(ranges::RangesSummary::line));
         let fleet = if self.fleet.is_some() { "fleet " } else { "" };
         for t in &self.transports {
             lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, Shown::of(self)));
@@ -338,6 +345,7 @@ mod histogram;
 pub mod merge;
 mod open_loop;
 mod pictures;
+pub mod ranges;
 mod shown;
 mod table;
 mod verdict;

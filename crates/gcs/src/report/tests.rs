@@ -34,6 +34,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         first_byte_s: None,
         unchecked: false,
         intended_s: None,
+        ranges: None,
         error_kind: None,
         retried_after: Default::default(),
     };

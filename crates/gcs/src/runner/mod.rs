@@ -289,6 +289,7 @@ impl<'a> Runner<'a> {
                 first_byte_s: None,
                 unchecked,
                 intended_s: intended[worker as usize],
+                ranges: None,
             };
             self.record_item(sample).await;
         }
@@ -357,7 +358,7 @@ impl engine::Rounds for Timed<'_, '_> {
         let seed = self.runner.read_seed;
         match self.runner.config.workload {
             Workload::Upload => self.runner.measure_round(kind, round, self.payload).await.0,
-            Workload::Download => self.runner.measure_read_round(kind, round, seed, 1).await,
+            Workload::Download | Workload::Ranges => self.runner.measure_read_round(kind, round, seed, 1).await,
             Workload::W1r3 => {
                 let (stop, written) = self.runner.measure_round(kind, round, self.payload).await;
                 if stop.is_some() || written.len() < self.runner.config.concurrency as usize {

@@ -9,6 +9,7 @@ use crate::config::TransportKind;
 use crate::payload::Payload;
 use crate::stats::{ObjectSample, Operation};
 use crate::transport::download::{ByteRange, DownloadOutcome, DownloadRequest, ListedObject};
+use crate::transport::ranges::{RangeTimes, RangesRequest, plan_ranges};
 use crate::transport::{Phases, Progress, Uploader, object_name};
 use engine::events::RunEvent;
 use engine::report::plural;
@@ -103,7 +104,8 @@ impl Runner<'_> {
     /// Bytes one read of each object moves, by reader: the object, or its range.
     pub(super) fn read_sizes(&self) -> Vec<u64> {
         let range = self.config.range_size;
-        self.read_set.iter().map(|o| if range > 0 { range.min(o.size) } else { o.size }).collect()
+        let ranges = self.config.ranges.map_or(1, |plan| u64::from(plan.per_object));
+        self.read_set.iter().map(|o| if range > 0 { range.min(o.size) * ranges } else { o.size }).collect()
     }
 
     /// Reads every object of the read set `passes` times over one
@@ -159,7 +161,6 @@ impl Runner<'_> {
         progress: (u64, u64),
     ) -> PassRead {
         let kind = reader.kind();
-        let range_size = self.config.range_size;
         let sizes = self.read_sizes();
         let counters: Vec<Arc<Progress>> = sizes.iter().map(|_| Arc::new(Progress::default())).collect();
         let mut tasks = JoinSet::new();
@@ -169,16 +170,8 @@ impl Runner<'_> {
         for ((worker, listed), gate) in self.read_set.iter().enumerate().zip(gates) {
             // The same seed, round, pass and reader give both transports the same range.
             let seed = seed ^ (u64::from(round) << 32) ^ (u64::from(pass) << 48) ^ worker as u64;
-            let range = (range_size > 0).then(|| range_at(seed, listed.size, range_size));
-            let request = DownloadRequest {
-                object: listed.object.clone(),
-                range,
-                check_crc32c: self.checksum(kind),
-                progress: counters[worker].clone(),
-            };
-            let (reader, clock, bucket) = (reader.clone(), self.clock, self.config.bucket.clone());
-            let read = async move { reader.download(request).await.map_err(|e| super::Failed::of(&e, &bucket)) };
-            tasks.spawn(super::paced::timed(gate, worker as u32, clock, read));
+            let read = self.read_task(reader, listed, seed, counters[worker].clone());
+            tasks.spawn(super::paced::timed(gate, worker as u32, self.clock, read));
         }
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
         let settled = super::paced::settle(paced, results, sizes.len());
@@ -188,6 +181,10 @@ impl Runner<'_> {
         for (worker, start, elapsed, result, recovery) in results {
             read.end_s = read.end_s.max(start + elapsed);
             let expected = sizes[worker as usize];
+            let (result, ranges) = match result {
+                Ok((outcome, ranges)) => (Ok(outcome), ranges),
+                Err(error) => (Err(error), None),
+            };
             let (ok, error, outcome) = judged(result, expected);
             if let Some(error) = &error {
                 read.all_ok = false;
@@ -225,10 +222,45 @@ impl Runner<'_> {
                 first_byte_s: ok.then_some(outcome.first_byte_s),
                 unchecked: ok && outcome.unchecked,
                 intended_s: intended[worker as usize],
+                ranges: ranges.filter(|_| ok),
             };
             self.record_item(sample).await;
         }
         read
+    }
+
+    /// One reader's read of its object this pass: the whole object, one
+    /// range of it, or (ranges workload) its ranges all at once, with each
+    /// range's times.
+    fn read_task(
+        &self,
+        reader: &Arc<dyn Uploader>,
+        listed: &ListedObject,
+        seed: u64,
+        progress: Arc<Progress>,
+    ) -> impl Future<Output = Result<(DownloadOutcome, Option<Vec<RangeTimes>>), super::Failed>> + Send + 'static {
+        let (reader, bucket, range_size) = (reader.clone(), self.config.bucket.clone(), self.config.range_size);
+        let (object, check_crc32c, plan) = (listed.object.clone(), self.checksum(reader.kind()), self.config.ranges);
+        let size = listed.size;
+        async move {
+            let failed = |e: crate::transport::TransportError| super::Failed::of(&e, &bucket);
+            let Some(plan) = plan else {
+                let range = (range_size > 0).then(|| range_at(seed, size, range_size));
+                let request = DownloadRequest { object, range, check_crc32c, progress };
+                return reader.download(request).await.map(|outcome| (outcome, None)).map_err(failed);
+            };
+            let ranges = plan_ranges(seed, size, range_size, plan.per_object, plan.sequential);
+            let outcome = reader.read_ranges(RangesRequest { object, ranges, check_crc32c, progress }).await;
+            let outcome = outcome.map_err(failed)?;
+            let first_byte_s = outcome.first_byte_s();
+            let whole = DownloadOutcome {
+                bytes: outcome.bytes,
+                first_byte_s,
+                transfer_s: outcome.last_byte_s() - first_byte_s,
+                unchecked: false,
+            };
+            Ok((whole, Some(outcome.ranges)))
+        }
     }
 
     fn checksum(&self, kind: TransportKind) -> bool {

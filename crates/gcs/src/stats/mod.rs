@@ -35,7 +35,7 @@ impl Operation {
     pub fn of(workload: crate::config::Workload) -> &'static [Operation] {
         match workload {
             crate::config::Workload::Upload => &[Operation::Upload],
-            crate::config::Workload::Download => &[Operation::Download],
+            crate::config::Workload::Download | crate::config::Workload::Ranges => &[Operation::Download],
             crate::config::Workload::W1r3 => &[Operation::Upload, Operation::Download],
         }
     }

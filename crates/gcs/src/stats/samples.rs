@@ -97,6 +97,10 @@ pub struct ObjectSample {
     /// started at `start_s`); its latency counts from here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intended_s: Option<f64>,
+    /// Ranges workload: each range's first byte and completion, from the
+    /// moment the reader wanted them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranges: Option<Vec<crate::transport::ranges::RangeTimes>>,
 }
 
 impl ObjectSample {

@@ -37,6 +37,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         first_byte_s: None,
         unchecked: false,
         intended_s: None,
+        ranges: None,
         error_kind: None,
         retried_after: Default::default(),
     }

@@ -5,6 +5,7 @@
 pub mod download;
 pub mod error_kind;
 pub mod grpc;
+mod grpc_bidi_read;
 mod grpc_download;
 pub(crate) mod grpc_frame;
 mod grpc_stream;
@@ -13,6 +14,7 @@ mod json_answers;
 mod json_download;
 mod payload_body;
 mod progress;
+pub mod ranges;
 pub mod retry;
 
 pub use progress::{Progress, Recovery};
@@ -144,6 +146,15 @@ pub trait Uploader: Send + Sync {
         &self,
         request: download::DownloadRequest,
     ) -> BoxFuture<'_, Result<download::DownloadOutcome, TransportError>>;
+
+    /// Reads many ranges of one object, all wanted at once: by default one
+    /// request per range (see `ranges`).
+    fn read_ranges(
+        &self,
+        request: ranges::RangesRequest,
+    ) -> BoxFuture<'_, Result<ranges::RangesOutcome, TransportError>> {
+        Box::pin(ranges::each_apart(self, request))
+    }
 
     /// Deletes an object this run created, only if its generation is unchanged.
     fn delete<'a>(&'a self, object: &'a CreatedObject) -> BoxFuture<'a, Result<(), TransportError>>;

@@ -60,6 +60,19 @@ impl Progress {
         }
     }
 
+    /// Takes in a part read with a progress of its own (one range of many):
+    /// its bytes, and what it took to get them.
+    pub fn absorb(&self, part: &Progress) {
+        self.bytes.fetch_add(part.bytes(), Ordering::Relaxed);
+        self.sent.fetch_add(part.sent.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.retries.fetch_add(part.retries.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.resumes.fetch_add(part.resumes.load(Ordering::Relaxed), Ordering::Relaxed);
+        let mut kinds = self.retried_after.lock().unwrap();
+        for (kind, count) in part.retried_after.lock().unwrap().iter() {
+            *kinds.entry(kind.clone()).or_default() += count;
+        }
+    }
+
     /// A retry after `error`.
     pub fn note_retry(&self, error: &TransportError) {
         self.retries.fetch_add(1, Ordering::Relaxed);

@@ -41,6 +41,8 @@ pub struct GrpcSettings {
     pub chunk_size: u64,
     /// Channels used round-robin (0 means the library default of one).
     pub channels: u32,
+    /// How a read of many ranges goes: one BidiReadObject stream, or one ReadObject each.
+    pub range_reads: RangeReads,
     /// HTTP/2 stream window; `None` = adaptive. It governs what the server
     /// sends to us; an upload's speed is set by the window the server grants.
     pub window: Option<u32>,
@@ -50,6 +52,27 @@ pub struct GrpcSettings {
     pub auth: Auth,
     /// CA certificates (PEM) to trust besides the system's.
     pub ca_pem: Option<Vec<u8>>,
+}
+
+/// How gRPC reads many ranges of one object (`--grpc-ranges`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RangeReads {
+    /// All on one BidiReadObject stream.
+    #[default]
+    Bidi,
+    /// One ReadObject per range, all at once.
+    #[serde(rename = "read-object")]
+    EachApart,
+}
+
+impl RangeReads {
+    pub fn name(self) -> &'static str {
+        match self {
+            RangeReads::Bidi => "BidiReadObject",
+            RangeReads::EachApart => "ReadObject per range",
+        }
+    }
 }
 
 pub struct GrpcTransport {
@@ -160,6 +183,16 @@ impl Uploader for GrpcTransport {
         request: super::download::DownloadRequest,
     ) -> BoxFuture<'_, Result<super::download::DownloadOutcome, TransportError>> {
         Box::pin(self.download_object(request))
+    }
+
+    fn read_ranges(
+        &self,
+        request: super::ranges::RangesRequest,
+    ) -> BoxFuture<'_, Result<super::ranges::RangesOutcome, TransportError>> {
+        match self.settings().range_reads {
+            RangeReads::Bidi => Box::pin(self.read_ranges_bidi(request)),
+            RangeReads::EachApart => Box::pin(super::ranges::each_apart(self, request)),
+        }
     }
 
     fn upload(&self, request: UploadRequest) -> BoxFuture<'_, Result<UploadOutcome, TransportError>> {

@@ -1,0 +1,86 @@
+//! A ranges run's figures, per transport: ranges read whole, ranges per
+//! second of the transport's rounds, each range's first-byte and complete
+//! latency (from the moment its reader wanted all of its ranges), and the
+//! requests or streams that carried them. Computed from the samples, so a
+//! merged report's figures are those of all its hosts' samples.
+
+use crate::config::{BenchConfig, TransportKind};
+use crate::stats::{ObjectSample, RoundSample, at_most_the_slowest, latency_histogram, quantile_s};
+use crate::transport::grpc::RangeReads;
+use units::format_latency;
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RangesSummary {
+    pub transport: TransportKind,
+    /// How it asked for them: "GET with Range per range", "ReadObject per range", "BidiReadObject".
+    pub method: String,
+    /// Ranges of the reads that finished whole.
+    pub ranges: u64,
+    /// Those ranges over the time its rounds took (`None` when no round ran).
+    pub ranges_per_s: Option<f64>,
+    pub first_byte_p50_s: Option<f64>,
+    pub first_byte_p99_s: Option<f64>,
+    pub complete_p50_s: Option<f64>,
+    pub complete_p99_s: Option<f64>,
+    /// Requests (one per range) or streams (one per reader's read) opened.
+    pub requests: u64,
+}
+
+/// Each transport's summary, when the run read ranges.
+pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &[ObjectSample]) -> Vec<RangesSummary> {
+    let Some(plan) = config.ranges else { return Vec::new() };
+    config
+        .transports
+        .iter()
+        .map(|&transport| {
+            let read: Vec<&Vec<_>> =
+                samples.iter().filter(|s| s.transport == transport && s.ok).filter_map(|s| s.ranges.as_ref()).collect();
+            let times: Vec<_> = read.iter().flat_map(|r| r.iter()).collect();
+            let first: Vec<f64> = times.iter().map(|t| t.first_byte_s).collect();
+            let complete: Vec<f64> = times.iter().map(|t| t.complete_s).collect();
+            let (first_histogram, complete_histogram) = (latency_histogram(&first), latency_histogram(&complete));
+            let quantile = |h, q, values: &[f64]| at_most_the_slowest(quantile_s(h, q), values);
+            let round_s: f64 = rounds.iter().filter(|r| r.transport == transport).map(|r| r.elapsed_s).sum();
+            let per_range = transport == TransportKind::Json || plan.grpc == RangeReads::EachApart;
+            RangesSummary {
+                transport,
+                method: method(transport, plan.grpc).into(),
+                ranges: times.len() as u64,
+                ranges_per_s: (round_s > 0.0).then(|| times.len() as f64 / round_s),
+                first_byte_p50_s: quantile(&first_histogram, 0.5, &first),
+                first_byte_p99_s: quantile(&first_histogram, 0.99, &first),
+                complete_p50_s: quantile(&complete_histogram, 0.5, &complete),
+                complete_p99_s: quantile(&complete_histogram, 0.99, &complete),
+                requests: if per_range { times.len() as u64 } else { read.len() as u64 },
+            }
+        })
+        .collect()
+}
+
+fn method(transport: TransportKind, grpc: RangeReads) -> &'static str {
+    match transport {
+        TransportKind::Json => "GET with Range per range",
+        TransportKind::Grpc => grpc.name(),
+    }
+}
+
+impl RangesSummary {
+    /// "grpc (BidiReadObject): 1,008 ranges, 2,310 ranges/s; per range first byte p50 1.2 ms p99 4.0 ms,
+    /// complete p50 2.0 ms p99 6.1 ms; 63 streams"
+    pub fn line(&self) -> String {
+        let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
+        let rate = self.ranges_per_s.map_or("-".to_string(), |r| format!("{r:.0}"));
+        let opened = if self.method.starts_with("BidiReadObject") { "streams" } else { "requests" };
+        format!(
+            "{} ({}): {} ranges, {rate} ranges/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {} {opened}",
+            self.transport.name(),
+            self.method,
+            self.ranges,
+            seconds(self.first_byte_p50_s),
+            seconds(self.first_byte_p99_s),
+            seconds(self.complete_p50_s),
+            seconds(self.complete_p99_s),
+            self.requests,
+        )
+    }
+}
