@@ -44,6 +44,12 @@ impl Workload {
         self != Workload::Upload
     }
 
+    /// Its rounds read objects prepared before them (uploaded untimed, or
+    /// found under --read-prefix).
+    pub fn reads_prepared_objects(self) -> bool {
+        matches!(self, Workload::Download | Workload::Ranges)
+    }
+
     /// Its rounds upload objects (timed).
     pub fn writes(self) -> bool {
         matches!(self, Workload::Upload | Workload::W1r3)

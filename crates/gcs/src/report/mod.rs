@@ -280,9 +280,17 @@ impl RunReport {
 impl RunReport {
     /// What the download rounds read, in one line.
     fn reads_line(&self) -> String {
-        let what = match (self.config.range_size, self.read_seed) {
-            (0, _) | (_, None) => "whole objects".to_string(),
-            (size, Some(seed)) => format!("{} at a random aligned offset of each (seed {seed:#x})", format_size(size)),
+        let what = match (self.config.range_size, self.read_seed, self.config.ranges) {
+            (0, ..) | (_, None, _) => "whole objects".to_string(),
+            (size, Some(seed), None) => {
+                format!("{} at a random aligned offset of each (seed {seed:#x})", format_size(size))
+            }
+            (size, Some(seed), Some(plan)) => format!(
+                "{} of {} of each, all wanted at once, {} (aligned, seed {seed:#x})",
+                plural(plan.per_object as usize, "range"),
+                format_size(size),
+                if plan.sequential { "one after another" } else { "each at a random offset" }
+            ),
         };
         // What gRPC is sent is paced by the window we grant: it matters for reads.
         let window = match self.config.grpc_window {
@@ -305,7 +313,8 @@ impl RunReport {
                 format_size(self.config.object_size)
             ),
         };
-        format!("download: {objects}, each round reads {what}; gRPC receive window {window}")
+        let workload = self.config.workload.name();
+        format!("{workload}: {objects}, each round reads {what}; gRPC receive window {window}")
     }
 }
 

@@ -189,7 +189,7 @@ impl<'a> Runner<'a> {
     async fn prepare(&mut self, payload: &Payload, seed: u64) -> Option<Stop> {
         // What to read comes first: a prefix with nothing under it fails
         // before anything is written.
-        if self.config.workload == Workload::Download
+        if self.config.workload.reads_prepared_objects()
             && let Some(stop) = self.prepare_reads(payload).await
         {
             return Some(stop);
@@ -204,7 +204,7 @@ impl<'a> Runner<'a> {
                     return Some(stop);
                 }
             }
-            if self.config.workload == Workload::Download
+            if self.config.workload.reads_prepared_objects()
                 && let Some(stop) = self.warm_up_reads().await
             {
                 return Some(stop);

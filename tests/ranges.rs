@@ -1,0 +1,87 @@
+//! `--workload ranges` end to end against the emulator: every reader's
+//! ranges read over JSON (one GET each) and gRPC (one BidiReadObject stream
+//! per read, or one ReadObject per range), counted from the run's own
+//! inputs; bad range flags refused in one sentence.
+
+mod common;
+use common::*;
+use gcs_speed_tui::config::{Options, TransportKind};
+use gcs_speed_tui::emulator::EmulatorOptions;
+use gcs_speed_tui::gcs::report::RunReport;
+
+const RANGE: u64 = 64 * KIB;
+
+fn ranges_options(emulator: &gcs_speed_tui::emulator::Emulator, grpc: &str) -> Options {
+    Options {
+        workload: "ranges".into(),
+        range_size: "64KiB".into(),
+        ranges_per_object: "8".into(),
+        concurrency: "3".into(),
+        iterations: "2".into(),
+        grpc_ranges: grpc.into(),
+        ..options_for(emulator)
+    }
+}
+
+/// Checks what every transport read against the run's inputs: 3 readers
+/// x 8 ranges x 2 rounds, each read 8 x 64 KiB, each range timed.
+fn check_every_range_was_read(report: &RunReport) {
+    let (readers, per_object, rounds) = (3u64, 8u64, 2u64);
+    assert_eq!(report.ranges.len(), 2, "{:?}", report.ranges);
+    for summary in &report.ranges {
+        assert_eq!(summary.ranges, readers * per_object * rounds, "{summary:?}");
+        assert!(summary.ranges_per_s.is_some_and(|r| r > 0.0));
+        let (first, complete) = (summary.first_byte_p50_s.unwrap(), summary.complete_p50_s.unwrap());
+        assert!(first > 0.0 && complete >= first, "{summary:?}");
+    }
+    let reads: Vec<_> = report.samples.iter().filter(|s| s.ok).collect();
+    assert_eq!(reads.len() as u64, readers * rounds * 2, "each reader's read, both transports");
+    for sample in reads {
+        assert_eq!(sample.bytes, per_object * RANGE);
+        let ranges = sample.ranges.as_ref().expect("each read keeps its ranges' times");
+        assert_eq!(ranges.len() as u64, per_object);
+        assert!(ranges.iter().all(|r| r.first_byte_s > 0.0 && r.complete_s >= r.first_byte_s));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_ranges_run_reads_every_range_one_get_each_and_one_bidi_stream_per_read() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let report = run_bench(ranges_options(&emulator, "bidi")).await;
+    check_every_range_was_read(&report);
+    let by = |kind| report.ranges.iter().find(|r| r.transport == kind).unwrap();
+    assert_eq!(
+        (by(TransportKind::Json).method.as_str(), by(TransportKind::Json).requests),
+        ("GET with Range per range", 48)
+    );
+    assert_eq!((by(TransportKind::Grpc).method.as_str(), by(TransportKind::Grpc).requests), ("BidiReadObject", 6));
+    assert_eq!(emulator.store().object_count(), 0, "the objects read are deleted at the end");
+    let text = report.to_table();
+    assert!(text.contains("grpc (BidiReadObject): 48 ranges"), "{text}");
+    assert!(text.contains("each round reads 8 ranges of 64 KiB of each, all wanted at once"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_can_read_each_range_with_a_readobject_of_its_own() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let report = run_bench(ranges_options(&emulator, "read-object")).await;
+    check_every_range_was_read(&report);
+    let grpc = report.ranges.iter().find(|r| r.transport == TransportKind::Grpc).unwrap();
+    assert_eq!((grpc.method.as_str(), grpc.requests), ("ReadObject per range", 48));
+}
+
+#[test]
+fn range_flags_are_checked_in_one_sentence() {
+    for (args, says) in [
+        (&["--workload", "ranges"][..], "--workload ranges needs --range-size"),
+        (&["--workload", "ranges", "--range-size", "1KiB", "--ranges-per-object", "0"][..], "ranges"),
+        (&["--workload", "ranges", "--range-size", "1KiB", "--grpc-ranges", "both"][..], "--grpc-ranges 'both'"),
+        (&["--workload", "ranges", "--range-size", "1KiB", "--range-order", "up"][..], "--range-order 'up'"),
+        (&["--workload", "download", "--ranges-per-object", "4"][..], "--ranges-per-object is for --workload ranges"),
+    ] {
+        let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+    }
+}
