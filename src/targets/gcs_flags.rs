@@ -55,8 +55,8 @@ pub struct BenchArgs {
     /// upload | download | w1r3 | ranges: what each round does (download:
     /// objects uploaded once, untimed, then read by every round; w1r3: each
     /// round uploads new objects, then reads each three times, with a verdict
-    /// for each; ranges: each round each reader reads --ranges-per-object
-    /// ranges of --range-size of its object, all wanted at once).
+    /// for each; ranges: objects uploaded once, untimed, then each round
+    /// each reader reads many ranges of its object, all wanted at once).
     #[arg(long, value_name = "KIND", default_value = "upload")]
     pub workload: String,
     /// With --workload download, w1r3 or ranges: bytes per read, at a random
