@@ -8,6 +8,9 @@
 //!
 //! `cargo bench --bench resources`. README's Resources figures are these.
 
+#[path = "support/emulator_process.rs"]
+mod emulator_process;
+
 const TRIALS: usize = 3;
 const SIZE_MIB: f64 = 64.0;
 const ITERATIONS: f64 = 5.0;
@@ -67,26 +70,7 @@ fn spread(values: &[f64], decimals: usize) -> String {
 
 /// The emulator command, and the `run` arguments its ready hint gives.
 fn emulator(tls: bool) -> (std::process::Child, Vec<String>) {
-    use std::io::BufRead;
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"));
-    command.args(["emulator", "--bucket", BUCKET]);
-    if tls {
-        command.arg("--tls");
-    }
-    let mut child = command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
-    let (hint, heard) = std::sync::mpsc::channel();
-    // The hint is on stderr (stdout has the addresses alone, for scripts).
-    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    // Read on to the end: a closed pipe would fail the emulator's next line.
-    std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            if let Some(args) = line.trim().strip_prefix("gcs-speed-tui run ") {
-                let _ = hint.send(args.split_whitespace().map(String::from).collect::<Vec<_>>());
-            }
-        }
-    });
-    let args = heard.recv_timeout(std::time::Duration::from_secs(30)).expect("the emulator's ready hint");
-    (child, args)
+    emulator_process::emulator(BUCKET, if tls { &["--tls"] } else { &[] })
 }
 
 fn trial(run_args: &[String]) -> Trial {

@@ -85,3 +85,74 @@ fn range_flags_are_checked_in_one_sentence() {
         assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleets_ranges_are_worked_out_again_from_every_hosts_reads() {
+    use gcs_speed_tui::finished::Finished;
+    use gcs_speed_tui::fleet::command::merge_loaded;
+    use gcs_speed_tui::fleet::inputs::Loaded;
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let a = run_bench(ranges_options(&emulator, "bidi")).await.host_label("a".into());
+    let b = run_bench(ranges_options(&emulator, "bidi")).await.host_label("b".into());
+    let loaded = |name: &str, report: &RunReport| Loaded {
+        name: name.into(),
+        report: Finished::Gcs(Box::new(report.clone())),
+        point: None,
+    };
+    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
+        unreachable!("GCS reports merge into a GCS report")
+    };
+    // Two hosts of 3 readers x 8 ranges x 2 rounds each; gRPC one stream per read.
+    let by = |kind| fleet.ranges.iter().find(|r| r.transport == kind).unwrap();
+    assert_eq!((by(TransportKind::Json).ranges, by(TransportKind::Json).requests), (96, 96));
+    assert_eq!((by(TransportKind::Grpc).ranges, by(TransportKind::Grpc).requests), (96, 12));
+}
+
+#[test]
+fn a_bidi_stream_cut_mid_read_is_resumed_with_its_handle_for_the_ranges_left() {
+    // gRPC alone, no warmup: data requests are the one upload of the object
+    // to read, then each round's stream and its resumed stream. Every second
+    // one is a round's first stream, cut after 100 KiB: 64 KiB range 1 and
+    // part of range 2.
+    let output = run(
+        &[
+            "run",
+            "--emulator",
+            "--transports",
+            "grpc",
+            "--warmup=false",
+            "--workload",
+            "ranges",
+            "--size",
+            "1MiB",
+            "--range-size",
+            "64KiB",
+            "--ranges-per-object",
+            "4",
+            "--range-order",
+            "sequential",
+            "--iterations",
+            "2",
+            "--emulator-fault",
+            "return-503-after-100K:every=2",
+            "--retry-initial",
+            "10ms",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["outcome"], "completed", "{}", String::from_utf8_lossy(&output.stderr));
+    let grpc = &report["transports"][0];
+    assert_eq!((grpc["resumes"].as_u64(), grpc["errors"].as_u64()), (Some(2), Some(0)), "{grpc}");
+    let ranges = &report["ranges"][0];
+    assert_eq!(
+        (ranges["ranges"].as_u64(), ranges["requests"].as_u64()),
+        (Some(8), Some(4)),
+        "two streams, each resumed once: {ranges}"
+    );
+    for round in report["rounds"].as_array().unwrap() {
+        assert_eq!(round["bytes"].as_u64(), Some(4 * RANGE), "resumed reads are whole: {round}");
+    }
+}

@@ -22,7 +22,8 @@ pub struct RangesSummary {
     pub first_byte_p99_s: Option<f64>,
     pub complete_p50_s: Option<f64>,
     pub complete_p99_s: Option<f64>,
-    /// Requests (one per range) or streams (one per reader's read) opened.
+    /// Requests (one per range) or streams (one per reader's read) opened,
+    /// retries and resumes included.
     pub requests: u64,
 }
 
@@ -33,9 +34,11 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
         .transports
         .iter()
         .map(|&transport| {
-            let read: Vec<&Vec<_>> =
-                samples.iter().filter(|s| s.transport == transport && s.ok).filter_map(|s| s.ranges.as_ref()).collect();
-            let times: Vec<_> = read.iter().flat_map(|r| r.iter()).collect();
+            let done: Vec<&ObjectSample> =
+                samples.iter().filter(|s| s.transport == transport && s.ok && s.ranges.is_some()).collect();
+            let times: Vec<_> = done.iter().filter_map(|s| s.ranges.as_ref()).flatten().collect();
+            // Each retry (a resume is one) opened one more request or stream.
+            let again: u64 = done.iter().map(|s| u64::from(s.retries)).sum();
             let first: Vec<f64> = times.iter().map(|t| t.first_byte_s).collect();
             let complete: Vec<f64> = times.iter().map(|t| t.complete_s).collect();
             let (first_histogram, complete_histogram) = (latency_histogram(&first), latency_histogram(&complete));
@@ -51,7 +54,7 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
                 first_byte_p99_s: quantile(&first_histogram, 0.99, &first),
                 complete_p50_s: quantile(&complete_histogram, 0.5, &complete),
                 complete_p99_s: quantile(&complete_histogram, 0.99, &complete),
-                requests: if per_range { times.len() as u64 } else { read.len() as u64 },
+                requests: again + if per_range { times.len() as u64 } else { done.len() as u64 },
             }
         })
         .collect()

@@ -2,13 +2,15 @@
 //! per message (GCS's limit), tagged with their index as `read_id`, pinned
 //! to the object's generation. Each piece's crc32c is checked when
 //! checksums are on, each range's pieces must arrive in order, and every
-//! range must end whole. A stream that breaks fails the read: resuming the
-//! ranges left with the read handle is not done here.
+//! range must end whole. A stream that breaks (a reset, a server error) is
+//! opened again, as the Python and Go clients do, with the read handle the
+//! first one gave and only what is left of each unfinished range; a
+//! checksum mismatch is never retried.
 
 use super::grpc::GrpcTransport;
 use super::grpc_stream::status_error;
 use super::ranges::{RangeTimes, RangesOutcome, RangesRequest};
-use super::{TransportError, stall_guard};
+use super::{TransportError, back_off_or_fail, stall_guard};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use std::time::Instant;
 
@@ -22,21 +24,30 @@ impl GrpcTransport {
     }
 
     async fn bidi_read(&self, request: RangesRequest) -> Result<RangesOutcome, TransportError> {
-        let started = Instant::now();
+        let (started, mut retries) = (Instant::now(), 0);
+        let mut tally = Tally::new(&request);
+        loop {
+            match self.bidi_attempt(&mut tally, started).await {
+                Ok(()) => return tally.finish(),
+                Err(error) => {
+                    back_off_or_fail(&self.settings().retry, &request.progress, &mut retries, started, error).await?;
+                    request.progress.note_resume();
+                }
+            }
+        }
+    }
+
+    /// One stream: what is left of every unfinished range, then its answers.
+    async fn bidi_attempt(&self, tally: &mut Tally<'_>, started: Instant) -> Result<(), TransportError> {
         let spec = pb::BidiReadObjectSpec {
             bucket: self.bucket_resource(),
-            object: request.object.name.clone(),
-            generation: request.object.generation,
+            object: tally.request.object.name.clone(),
+            generation: tally.request.object.generation,
+            read_handle: tally.handle.clone(),
             ..Default::default()
         };
-        let ranges: Vec<pb::ReadRange> = (request.ranges.iter().enumerate())
-            .map(|(id, r)| pb::ReadRange {
-                read_offset: r.offset as i64,
-                read_length: r.len as i64,
-                read_id: id as i64,
-            })
-            .collect();
-        let mut messages: Vec<pb::BidiReadObjectRequest> = (ranges.chunks(RANGES_PER_MESSAGE))
+        let left = tally.left();
+        let mut messages: Vec<pb::BidiReadObjectRequest> = (left.chunks(RANGES_PER_MESSAGE))
             .map(|chunk| pb::BidiReadObjectRequest { read_object_spec: None, read_ranges: chunk.to_vec() })
             .collect();
         if messages.is_empty() {
@@ -46,14 +57,14 @@ impl GrpcTransport {
         // All of them at once: the request side closes, the answers go on.
         let call = self.with_metadata(futures::stream::iter(messages)).await?;
         let mut answers = self.client().bidi_read_object(call).await.map_err(status_error)?.into_inner();
-        let mut tally = Tally::new(&request);
         while let Some(answer) = answers.message().await.map_err(status_error)? {
+            tally.handle = answer.read_handle.or(tally.handle.take());
             for entry in answer.object_data_ranges {
                 tally.take(entry, started)?;
             }
-            request.progress.advance_to(tally.bytes);
+            tally.request.progress.advance_to(tally.bytes);
         }
-        tally.finish()
+        Ok(())
     }
 }
 
@@ -64,12 +75,26 @@ struct Tally<'a> {
     times: Vec<Option<RangeTimes>>,
     ended: Vec<bool>,
     bytes: u64,
+    /// The handle the server gave, to open a resumed stream with.
+    handle: Option<pb::BidiReadHandle>,
 }
 
 impl<'a> Tally<'a> {
     fn new(request: &'a RangesRequest) -> Self {
         let n = request.ranges.len();
-        Self { request, received: vec![0; n], times: vec![None; n], ended: vec![false; n], bytes: 0 }
+        Self { request, received: vec![0; n], times: vec![None; n], ended: vec![false; n], bytes: 0, handle: None }
+    }
+
+    /// What is left of each unfinished range, under its own read id.
+    fn left(&self) -> Vec<pb::ReadRange> {
+        (self.request.ranges.iter().enumerate())
+            .filter(|(id, r)| !self.ended[*id] && self.received[*id] < r.len)
+            .map(|(id, r)| pb::ReadRange {
+                read_offset: (r.offset + self.received[id]) as i64,
+                read_length: (r.len - self.received[id]) as i64,
+                read_id: id as i64,
+            })
+            .collect()
     }
 
     fn take(&mut self, entry: pb::ObjectRangeData, started: Instant) -> Result<(), TransportError> {
@@ -102,7 +127,8 @@ impl<'a> Tally<'a> {
 
     fn finish(self) -> Result<RangesOutcome, TransportError> {
         for (id, range) in self.request.ranges.iter().enumerate() {
-            if !self.ended[id] || self.received[id] != range.len {
+            // (A range whose last bytes came on a stream that then broke is whole without its end.)
+            if self.received[id] != range.len {
                 return Err(TransportError::Connection(format!(
                     "BidiReadObject ended with range {id} at {} of {} bytes",
                     self.received[id], range.len
