@@ -51,6 +51,7 @@ fn sample(part: &Part, worker: usize, elapsed_s: f64) -> ObjectSample {
         unchecked: false,
         intended_s: None,
         ranges: None,
+        flushes: None,
     }
 }
 

@@ -92,6 +92,7 @@ fn running_app() -> App {
             unchecked: false,
             intended_s: None,
             ranges: None,
+            flushes: None,
             error_kind: None,
             retried_after: Default::default(),
         })),

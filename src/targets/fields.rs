@@ -26,11 +26,11 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 44] = [
+pub const FIELDS: [FieldSpec; 46] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
-    choice!("workload", "Workload", &["upload", "download", "w1r3", "ranges"], gcs.workload),
+    choice!("workload", "Workload", &["upload", "download", "w1r3", "ranges", "append"], gcs.workload),
     text!("size", "Object size", gcs.size),
     text!("iterations", "Iterations", gcs.iterations),
     text!("duration", "Duration", gcs.duration),
@@ -54,6 +54,8 @@ pub const FIELDS: [FieldSpec; 44] = [
     text!("ranges_per_object", "Ranges per object", gcs.ranges_per_object),
     choice!("range_order", "Range order", &["random", "sequential"], gcs.range_order),
     choice!("grpc_ranges", "gRPC ranges", &["bidi", "read-object"], gcs.grpc_ranges),
+    text!("append_size", "Append size", gcs.append_size),
+    text!("flush_every", "Flush every", gcs.flush_every),
     text!("read_prefix", "Read prefix", gcs.read_prefix),
     choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], gcs.json_http),
     text!("timeout", "Timeout", gcs.timeout),

@@ -52,11 +52,12 @@ pub struct BenchArgs {
     /// environment, then Application Default Credentials).
     #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
     pub credentials: String,
-    /// upload | download | w1r3 | ranges: what each round does (download:
+    /// upload | download | w1r3 | ranges | append: what each round does (download:
     /// objects uploaded once, untimed, then read by every round; w1r3: each
     /// round uploads new objects, then reads each three times, with a verdict
     /// for each; ranges: objects uploaded once, untimed, then each round
-    /// each reader reads many ranges of its object, all wanted at once).
+    /// each reader reads many ranges of its object, all wanted at once;
+    /// append: each round writes new objects in appends, flushing each).
     #[arg(long, value_name = "KIND", default_value = "upload")]
     pub workload: String,
     /// With --workload download, w1r3 or ranges: bytes per read, at a random
@@ -75,6 +76,15 @@ pub struct BenchArgs {
     /// always sends one GET with Range per range; all of a reader's at once).
     #[arg(long, value_name = "HOW", default_value = "bidi")]
     pub grpc_ranges: String,
+    /// With --workload append: bytes per append, a multiple of 256 KiB (gRPC
+    /// appends to an appendable object; JSON, which has none, sends a
+    /// resumable upload's chunks).
+    #[arg(long, value_name = "SIZE", default_value = "256KiB")]
+    pub append_size: String,
+    /// With --workload append: appends per flush (each flush waits for the
+    /// server to say the bytes are persisted).
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub flush_every: String,
     /// With --workload download: read the objects that exist under PREFIX
     /// (the first --concurrency by name) instead of uploading some; they are
     /// only read, never deleted.
@@ -178,6 +188,8 @@ impl BenchArgs {
             ranges_per_object: self.ranges_per_object.clone(),
             range_order: self.range_order.clone(),
             grpc_ranges: self.grpc_ranges.clone(),
+            append_size: self.append_size.clone(),
+            flush_every: self.flush_every.clone(),
             read_prefix: self.read_prefix.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),

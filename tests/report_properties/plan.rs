@@ -81,6 +81,7 @@ fn sample(kind: TransportKind, operation: Operation, index: usize, worker: usize
         unchecked: false,
         intended_s: None,
         ranges: None,
+        flushes: None,
         error_kind: (!ok).then(|| "HTTP 503".into()),
         retried_after: if retries > 0 { [("HTTP 503".to_string(), retries)].into() } else { Default::default() },
     }

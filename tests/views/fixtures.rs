@@ -68,6 +68,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 unchecked: false,
                 intended_s: None,
                 ranges: None,
+                flushes: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

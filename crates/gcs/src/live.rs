@@ -33,7 +33,7 @@ impl BenchConfig {
     /// write and three reads of each) and bytes.
     pub fn lane_plan(&self) -> LanePlan {
         let work = match self.workload {
-            Workload::Upload => Work::Uploads,
+            Workload::Upload | Workload::Append => Work::Uploads,
             Workload::Download | Workload::Ranges => Work::Downloads,
             Workload::W1r3 => Work::WritesThenReads,
         };

@@ -27,6 +27,10 @@ pub enum Workload {
     /// Objects are uploaded once, untimed; each round each reader reads
     /// `--ranges-per-object` ranges of its object, all wanted at once.
     Ranges,
+    /// Each round writes `concurrency` new objects in appends, each
+    /// `--flush-every`th flushed: gRPC appendable objects, JSON a resumable
+    /// upload whose chunks are the flushes.
+    Append,
 }
 
 impl Workload {
@@ -36,12 +40,13 @@ impl Workload {
             Workload::Download => "download",
             Workload::W1r3 => "w1r3",
             Workload::Ranges => "ranges",
+            Workload::Append => "append",
         }
     }
 
     /// Its rounds read objects.
     pub fn reads(self) -> bool {
-        self != Workload::Upload
+        !matches!(self, Workload::Upload | Workload::Append)
     }
 
     /// Its rounds read objects prepared before them (uploaded untimed, or
@@ -52,7 +57,7 @@ impl Workload {
 
     /// Its rounds upload objects (timed).
     pub fn writes(self) -> bool {
-        matches!(self, Workload::Upload | Workload::W1r3)
+        matches!(self, Workload::Upload | Workload::W1r3 | Workload::Append)
     }
 
     /// What one item of its rounds is, for "3 of 4 uploads finished".
@@ -62,6 +67,7 @@ impl Workload {
             Workload::Download => "download",
             Workload::W1r3 => "transfer",
             Workload::Ranges => "ranged read",
+            Workload::Append => "appended object",
         }
     }
 }
@@ -97,6 +103,9 @@ pub struct BenchConfig {
     /// `--workload ranges`: each reader's ranges per round, and how they are read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranges: Option<RangesPlan>,
+    /// `--workload append`: the appends' size and how often they are flushed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub append: Option<AppendPlan>,
     /// Read the existing objects under this prefix (read only, never deleted).
     #[serde(default)]
     pub read_prefix: Option<String>,
@@ -157,12 +166,14 @@ pub struct BenchConfig {
     pub notes: Vec<String>,
 }
 
+mod appends;
 mod options;
 mod ranges;
 mod seconds_serde;
 mod target_choice;
 mod validate;
 
+pub use appends::AppendPlan;
 pub use engine::plan::Schedule;
 pub use engine::plan::flags::{ConfigError, fail, flag_error, parse_count};
 pub use options::Options;
@@ -175,7 +186,7 @@ impl BenchConfig {
     /// of the objects (deleted, or kept with `--cleanup=false`; a read-only
     /// `--read-prefix` run created none).
     pub fn stopping_sentence(&self) -> String {
-        let work = if self.workload == Workload::Upload { "uploads" } else { "reads" };
+        let work = if self.workload.reads() { "reads" } else { "uploads" };
         let objects = if self.read_prefix.is_some() {
             "deleting nothing (the objects under --read-prefix are not this run's)"
         } else if self.cleanup {
@@ -209,7 +220,7 @@ impl BenchConfig {
     /// (w1r3) both.
     pub fn bytes_per_round(&self) -> u64 {
         let per_worker = match self.workload {
-            Workload::Upload => self.object_size,
+            Workload::Upload | Workload::Append => self.object_size,
             Workload::Download | Workload::Ranges => self.bytes_per_read(),
             Workload::W1r3 => self.object_size + u64::from(W1R3_READS) * self.bytes_per_read(),
         };
@@ -225,6 +236,11 @@ impl BenchConfig {
             RoundPart { name: " reads", items: items * W1R3_READS, noun: "read" },
         ]);
         RoundWords { unit: self.rate_unit, amount: Amount::Bytes, items, noun: self.workload.noun(), parts }
+    }
+
+    /// The chunk both transports' uploads use: an append run's flushes.
+    pub fn upload_chunk_size(&self) -> u64 {
+        self.append.map_or(self.chunk_size, |plan| plan.flush_bytes())
     }
 
     pub fn retry_policy(&self) -> crate::transport::RetryPolicy {

@@ -24,6 +24,9 @@ pub struct Options {
     pub ranges_per_object: String,
     pub range_order: String,
     pub grpc_ranges: String,
+    /// `--workload append`: bytes per append, and appends per flush.
+    pub append_size: String,
+    pub flush_every: String,
     /// Existing objects to read (download workload); "" uploads them first.
     pub read_prefix: String,
     pub grpc_conn_pool: String,
@@ -86,6 +89,8 @@ impl Default for Options {
             ranges_per_object: "16".into(),
             range_order: "random".into(),
             grpc_ranges: "bidi".into(),
+            append_size: "256KiB".into(),
+            flush_every: "1".into(),
             read_prefix: String::new(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),

@@ -25,6 +25,7 @@ impl Options {
         let (object_size, chunk_size, warmup_size) = self.sizes(&mut notes)?;
         let (workload, range_size, read_prefix) = self.reads(object_size)?;
         let ranges = self.ranges_plan(workload, range_size)?;
+        let append = self.append_plan(workload, object_size)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
         let (checksum, json_http) = self.choices()?;
@@ -52,6 +53,7 @@ impl Options {
             workload,
             range_size,
             ranges,
+            append,
             read_prefix,
             json_checksum: checksum,
             grpc_checksum: checksum && !self.disable_grpc_autochecksum,
@@ -110,8 +112,10 @@ impl Options {
             "download" => Workload::Download,
             "w1r3" => Workload::W1r3,
             "ranges" => Workload::Ranges,
+            "append" => Workload::Append,
             other => {
-                return fail("workload", format!("--workload '{other}' is not one of upload, download, w1r3, ranges"));
+                let choices = "upload, download, w1r3, ranges, append";
+                return fail("workload", format!("--workload '{other}' is not one of {choices}"));
             }
         };
         let range_size = units::parse_size(&self.range_size).map_err(flag_error("range_size"))?;

@@ -118,26 +118,13 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
             fleet_summary(&parts, &rounds, &samples, fleet_row.rate)
         })
         .collect();
-    let verdicts: Vec<Verdict> = match (&fleet.window, config.transports.as_slice()) {
-        (Some(_), [a, b]) => Operation::of(config.workload)
-            .iter()
-            .filter_map(|&operation| {
-                let rate = |kind| {
-                    transports.iter().find(|t| t.transport == kind && t.operation == operation)?.throughput_mib_s
-                };
-                let of_part: Vec<_> = pairs.iter().filter(|p| p.part == operation as u8).collect();
-                let comparison = compare_rates([(*a, rate(*a)), (*b, rate(*b))], &of_part)?;
-                let rows: Vec<&TransportSummary> = transports.iter().filter(|t| t.operation == operation).collect();
-                Some(Verdict::new(operation, comparison, &rows))
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
     let failed = samples.iter().filter(|s| !s.ok).count();
     let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &samples);
     let ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
+    let appends = super::appends::appends_summaries(&config, &samples);
     RunReport {
         tool: first.tool.clone(),
         environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
@@ -165,6 +152,32 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         fleet: Some(fleet),
         open_loop,
         ranges,
+        appends,
+    }
+}
+
+/// The fleet's verdicts, one per operation, from the pairs of rounds in its
+/// common window (none without one, or without two transports).
+fn fleet_verdicts(
+    config: &crate::config::BenchConfig,
+    transports: &[TransportSummary],
+    has_window: bool,
+    pairs: &[engine::fleet::FleetPair],
+) -> Vec<Verdict> {
+    match (has_window, config.transports.as_slice()) {
+        (true, [a, b]) => Operation::of(config.workload)
+            .iter()
+            .filter_map(|&operation| {
+                let rate = |kind| {
+                    transports.iter().find(|t| t.transport == kind && t.operation == operation)?.throughput_mib_s
+                };
+                let of_part: Vec<_> = pairs.iter().filter(|p| p.part == operation as u8).collect();
+                let comparison = compare_rates([(*a, rate(*a)), (*b, rate(*b))], &of_part)?;
+                let rows: Vec<&TransportSummary> = transports.iter().filter(|t| t.operation == operation).collect();
+                Some(Verdict::new(operation, comparison, &rows))
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

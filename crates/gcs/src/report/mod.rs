@@ -66,6 +66,9 @@ pub struct RunReport {
     /// Ranges workload: each transport's ranges, their latency and what carried them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranges: Vec<ranges::RangesSummary>,
+    /// Append workload: each transport's flushes and their latency.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub appends: Vec<appends::AppendsSummary>,
 }
 
 impl RunReport {
@@ -84,6 +87,7 @@ impl RunReport {
         let verdicts = compare(&transports, &rounds);
         let open_loop = open_loop::open_loop_summaries(&config, &rounds, &samples);
         let ranges = ranges::ranges_summaries(&config, &rounds, &samples);
+        let appends = appends::appends_summaries(&config, &samples);
         let failed = samples.iter().filter(|s| !s.ok).count();
         let outcome =
             if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
@@ -111,6 +115,7 @@ impl RunReport {
             fleet: None,
             open_loop,
             ranges,
+            appends,
         }
     }
 
@@ -223,6 +228,7 @@ impl RunReport {
             Workload::Upload => TABLE_FOOTNOTE.to_string(),
             Workload::Download => TABLE_FOOTNOTE.replace("per upload", "per download"),
             Workload::Ranges => TABLE_FOOTNOTE.replace("per upload", "per reader's ranges, all wanted at once"),
+            Workload::Append => TABLE_FOOTNOTE.replace("per upload", "per object written in appends"),
             Workload::W1r3 => TABLE_FOOTNOTE.replace("per upload", "per upload or read"),
         };
         let mut lines = vec![match self.config.open_loop {
@@ -238,6 +244,7 @@ impl RunReport {
             lines.push(self.reads_line());
         }
         lines.extend(self.ranges.iter().map(ranges::RangesSummary::line));
+        lines.extend(self.appends.iter().map(appends::AppendsSummary::line));
         let fleet = if self.fleet.is_some() { "fleet " } else { "" };
         for t in &self.transports {
             lines.extend(transport_lines(&format!("{fleet}{}", row_name(t, workload)), t, Shown::of(self)));
@@ -348,6 +355,7 @@ fn outcome_sentence(
     }
 }
 
+pub mod appends;
 mod figures;
 mod finished;
 mod histogram;

@@ -35,6 +35,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         unchecked: false,
         intended_s: None,
         ranges: None,
+        flushes: None,
         error_kind: None,
         retried_after: Default::default(),
     };

@@ -127,13 +127,19 @@ impl Runner<'_> {
             let clock = self.clock;
             let bucket = self.config.bucket.clone();
             let expected = request.payload.size();
+            let progress = request.progress.clone();
             let upload = async move {
                 let outcome = uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket))?;
                 match outcome.size {
                     Some(size) if size != expected => {
                         Err(Failed::short("short write", format!("the server stored {size} bytes of {expected}")))
                     }
-                    size => Ok(Stored { object: outcome.object, phases: outcome.phases, unchecked: size.is_none() }),
+                    size => Ok(Stored {
+                        object: outcome.object,
+                        phases: outcome.phases,
+                        unchecked: size.is_none(),
+                        flushes: progress.flush_latencies(),
+                    }),
                 }
             };
             tasks.spawn(paced::timed(gate, worker as u32, clock, upload));

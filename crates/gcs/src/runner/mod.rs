@@ -80,6 +80,8 @@ struct Stored {
     object: CreatedObject,
     phases: Phases,
     unchecked: bool,
+    /// Each chunk's time from its first byte to the answer that it was persisted.
+    flushes: Vec<f64>,
 }
 
 impl<'a> Runner<'a> {
@@ -245,13 +247,13 @@ impl<'a> Runner<'a> {
         let mut bytes = 0;
         let mut all_ok = results.len() == settled.expected;
         for (worker, start, elapsed, result, recovery) in results {
-            let (ok, error, phases, unchecked) = match result {
-                Ok(Stored { object, phases, unchecked }) => {
+            let (ok, error, phases, unchecked, flushes) = match result {
+                Ok(Stored { object, phases, unchecked, flushes }) => {
                     self.ledger.add(&object.name);
                     written.push(ListedObject { object: object.clone(), size: payload.size() });
                     self.created.push((kind, object));
                     bytes += payload.size();
-                    (true, None, phases, unchecked)
+                    (true, None, phases, unchecked, Some(flushes))
                 }
                 Err(error) => {
                     all_ok = false;
@@ -264,7 +266,7 @@ impl<'a> Runner<'a> {
                         self.config.concurrency
                     )))
                     .await;
-                    (false, Some(error), Phases::default(), false)
+                    (false, Some(error), Phases::default(), false, None)
                 }
             };
             let error_kind = error.as_ref().map(|e| e.kind.clone());
@@ -290,6 +292,7 @@ impl<'a> Runner<'a> {
                 unchecked,
                 intended_s: intended[worker as usize],
                 ranges: None,
+                flushes: flushes.filter(|_| self.config.append.is_some()),
             };
             self.record_item(sample).await;
         }
@@ -357,7 +360,7 @@ impl engine::Rounds for Timed<'_, '_> {
     async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
         let seed = self.runner.read_seed;
         match self.runner.config.workload {
-            Workload::Upload => self.runner.measure_round(kind, round, self.payload).await.0,
+            Workload::Upload | Workload::Append => self.runner.measure_round(kind, round, self.payload).await.0,
             Workload::Download | Workload::Ranges => self.runner.measure_read_round(kind, round, seed, 1).await,
             Workload::W1r3 => {
                 let (stop, written) = self.runner.measure_round(kind, round, self.payload).await;

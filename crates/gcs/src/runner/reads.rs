@@ -223,6 +223,7 @@ impl Runner<'_> {
                 unchecked: ok && outcome.unchecked,
                 intended_s: intended[worker as usize],
                 ranges: ranges.filter(|_| ok),
+                flushes: None,
             };
             self.record_item(sample).await;
         }

@@ -34,7 +34,7 @@ impl Operation {
     /// What a workload's rounds do, in report order.
     pub fn of(workload: crate::config::Workload) -> &'static [Operation] {
         match workload {
-            crate::config::Workload::Upload => &[Operation::Upload],
+            crate::config::Workload::Upload | crate::config::Workload::Append => &[Operation::Upload],
             crate::config::Workload::Download | crate::config::Workload::Ranges => &[Operation::Download],
             crate::config::Workload::W1r3 => &[Operation::Upload, Operation::Download],
         }

@@ -101,6 +101,10 @@ pub struct ObjectSample {
     /// moment the reader wanted them all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranges: Option<Vec<crate::transport::ranges::RangeTimes>>,
+    /// Append workload: each flush's time from its first byte to the answer
+    /// that it was persisted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flushes: Option<Vec<f64>>,
 }
 
 impl ObjectSample {

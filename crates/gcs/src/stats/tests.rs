@@ -38,6 +38,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         unchecked: false,
         intended_s: None,
         ranges: None,
+        flushes: None,
         error_kind: None,
         retried_after: Default::default(),
     }

@@ -30,6 +30,7 @@ impl StreamWriter {
     ) -> Result<(), TransportError> {
         let mut offset = start;
         let payload = &request.payload;
+        request.progress.flush_started();
         let mut segments = payload.segments(start, end, MESSAGE_BYTES);
         // Each message's crc32c is taken on another thread while the message
         // before it is being written, so a single stream uses two cores.

@@ -28,6 +28,9 @@ pub struct Progress {
     resumes: AtomicU32,
     /// The one retry after a refused token has been used.
     auth_retried: AtomicBool,
+    /// Each chunk's (append's) send start and the answer that said it was
+    /// persisted, for the append workload's per-flush latency.
+    flushes: Mutex<Vec<(Instant, Option<Instant>)>>,
 }
 
 /// What an item took beyond one clean attempt.
@@ -71,6 +74,24 @@ impl Progress {
         for (kind, count) in part.retried_after.lock().unwrap().iter() {
             *kinds.entry(kind.clone()).or_default() += count;
         }
+    }
+
+    /// A chunk (an append) starts to be sent.
+    pub fn flush_started(&self) {
+        self.flushes.lock().unwrap().push((Instant::now(), None));
+    }
+
+    /// The server said the chunk sent last is persisted.
+    pub fn flush_persisted(&self) {
+        if let Some((_, answered @ None)) = self.flushes.lock().unwrap().last_mut() {
+            *answered = Some(Instant::now());
+        }
+    }
+
+    /// Each answered chunk's time from its first byte to its answer, in seconds.
+    pub fn flush_latencies(&self) -> Vec<f64> {
+        let flushes = self.flushes.lock().unwrap();
+        flushes.iter().filter_map(|(sent, answered)| Some((*answered)?.duration_since(*sent).as_secs_f64())).collect()
     }
 
     /// A retry after `error`.

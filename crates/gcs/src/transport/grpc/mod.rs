@@ -41,6 +41,9 @@ pub struct GrpcSettings {
     pub chunk_size: u64,
     /// Channels used round-robin (0 means the library default of one).
     pub channels: u32,
+    /// Uploads are appendable objects written in `chunk_size` appends, each
+    /// flushed (the append workload).
+    pub appendable: bool,
     /// How a read of many ranges goes: one BidiReadObject stream, or one ReadObject each.
     pub range_reads: RangeReads,
     /// HTTP/2 stream window; `None` = adaptive. It governs what the server

@@ -57,7 +57,9 @@ impl GrpcTransport {
                 ..Default::default()
             }),
             if_generation_match: Some(0),
-            object_size: Some(request.payload.size() as i64),
+            // An appendable object's size is not known until it is finalized.
+            object_size: (!self.settings.appendable).then(|| request.payload.size() as i64),
+            appendable: self.settings.appendable.then_some(true),
             ..Default::default()
         }
     }
@@ -67,6 +69,14 @@ impl GrpcTransport {
         let total = request.payload.size();
         let index = self.pick();
         let started = Instant::now();
+        if self.settings.appendable {
+            // One appendable stream: a flush and state lookup after each
+            // chunk (append group), finish_write at the end; not retried.
+            let first = FirstMessage::WriteObjectSpec(self.spec(&request));
+            let write = self.write_stream(index, &request, first, 0, self.settings.chunk_size.max(1));
+            let object = stall_guard(progress, limit, write).await?;
+            return Ok(outcome(object, Phases::from_instants(started, None, progress.last_byte(), Instant::now())));
+        }
         if self.settings.chunk_size == 0 || self.settings.chunk_size >= total {
             // One stream with the whole object, retried whole; FAILED_PRECONDITION
             // after a retry means an earlier attempt created it.
@@ -163,6 +173,7 @@ impl GrpcTransport {
     ) -> Result<pb::Object, TransportError> {
         let total = request.payload.size();
         let checksum = self.settings.checksum;
+        let writer_first_was_spec = matches!(first, FirstMessage::WriteObjectSpec(_));
         let crc_before = if checksum && from > 0 { crc32c_in_background(&request.payload, 0, from).await? } else { 0 };
         // Two buffers a message (head and content): a few messages in flight.
         let (tx, rx) = mpsc::channel(4);
@@ -178,8 +189,15 @@ impl GrpcTransport {
         if let Err(error) = sent {
             return Err(server_reason(&mut responses, error).await);
         }
+        // An appendable object is answered first as it is created (size 0).
+        let mut opening = self.settings.appendable && writer_first_was_spec;
         loop {
-            match next_status(&mut responses).await? {
+            let status = next_status(&mut responses).await?;
+            if std::mem::take(&mut opening) && matches!(status, WriteStatus::Resource(_)) {
+                continue;
+            }
+            request.progress.flush_persisted();
+            match status {
                 WriteStatus::Resource(object) => return Ok(object),
                 WriteStatus::PersistedSize(persisted) => {
                     let persisted = persisted as u64;

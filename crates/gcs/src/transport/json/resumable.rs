@@ -56,8 +56,10 @@ impl JsonTransport {
         }
         request.progress.advance_to(offset);
         let body = PayloadBody::new(payload.clone(), offset, end, MESSAGE_BYTES, request.progress.clone());
+        request.progress.flush_started();
         let response = self.send(put.body(reqwest::Body::wrap(body)), "upload a chunk").await?;
         let state = session_state(response).await?;
+        request.progress.flush_persisted();
         if let Some(while_sending) = pass {
             chunk_crc = while_sending.await?;
         }

@@ -1,0 +1,51 @@
+//! `--workload append`: objects written in appends of `--append-size`,
+//! each `--flush-every`th append flushed and its persistence awaited.
+
+use super::{ConfigError, Options, Workload, fail, flag_error, parse_count};
+use gcs_protocol::rules::CHUNK_ALIGNMENT;
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AppendPlan {
+    /// Bytes per append.
+    pub size: u64,
+    /// Appends per flush.
+    pub flush_every: u32,
+}
+
+impl AppendPlan {
+    /// Bytes between two flushes: what JSON sends as one chunk.
+    pub fn flush_bytes(&self) -> u64 {
+        self.size * u64::from(self.flush_every)
+    }
+}
+
+impl Options {
+    /// The plan of an append workload (`None` for the others, whose append
+    /// flags must then be left alone).
+    pub(super) fn append_plan(&self, workload: Workload, object_size: u64) -> Result<Option<AppendPlan>, ConfigError> {
+        let set = |text: &str, default: &str| !text.trim().is_empty() && text.trim() != default;
+        if workload != Workload::Append {
+            for (text, default, field, flag) in [
+                (&self.append_size, "256KiB", "append_size", "--append-size"),
+                (&self.flush_every, "1", "flush_every", "--flush-every"),
+            ] {
+                if set(text, default) {
+                    return fail(field, format!("{flag} is for --workload append: add it, or leave {flag} out"));
+                }
+            }
+            return Ok(None);
+        }
+        let size = units::parse_size(&self.append_size).map_err(flag_error("append_size"))?;
+        if size == 0 || size % CHUNK_ALIGNMENT != 0 {
+            return fail(
+                "append_size",
+                "--append-size must be a multiple of 256 KiB (the JSON counterpart sends each flush as a resumable chunk)",
+            );
+        }
+        if size > object_size {
+            return fail("append_size", "--append-size is larger than the objects (--size): make it smaller");
+        }
+        let flush_every = parse_count(&self.flush_every, "flush_every", 1, 1 << 20)?;
+        Ok(Some(AppendPlan { size, flush_every }))
+    }
+}
