@@ -41,8 +41,10 @@ pub async fn handle(
     }
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => write(shared, kill, req, method == "BidiWriteObject").await,
-        "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await,
-        "BidiReadObject" => super::grpc_bidi_read::bidi_read_object(shared, kill, req).await,
+        "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await.unwrap_or_else(Status::into_http),
+        "BidiReadObject" => {
+            super::grpc_bidi_read::bidi_read_object(shared, kill, req).await.unwrap_or_else(Status::into_http)
+        }
         "StartResumableWrite" => unary(shared, req, start_resumable_write).await,
         "QueryWriteStatus" => unary(shared, req, query_write_status).await,
         "CancelResumableWrite" => unary(shared, req, cancel_resumable_write).await,

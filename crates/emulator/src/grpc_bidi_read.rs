@@ -11,9 +11,9 @@
 //! other reads. Pieces are framed around slices of the stored bytes (never
 //! copied), as `ReadObject`'s are.
 
-use super::faults::{INSTRUCTIONS_HEADER, Trigger};
+use super::faults::Trigger;
 use super::grpc_read::{MessageReader, malformed};
-use super::grpc_read_object::{MESSAGE_CONTENT_BYTES, Wanted, fire_opening_fault, piece_crc, readable};
+use super::grpc_read_object::{MESSAGE_CONTENT_BYTES, Wanted, fire_opening_fault, opening, piece_crc, readable};
 use super::grpc_reply::Replies;
 use super::grpc_write::{bucket_name, grpc_code, to_proto, to_status};
 use super::reads::{Served, Span, offset_span, serve};
@@ -36,23 +36,8 @@ pub async fn bidi_read_object(
     shared: Arc<Shared>,
     kill: ConnectionKill,
     req: http::Request<Incoming>,
-) -> http::Response<tonic::body::Body> {
-    match open(shared, kill, req).await {
-        Ok(response) => response,
-        Err(status) => status.into_http(),
-    }
-}
-
-async fn open(
-    shared: Arc<Shared>,
-    kill: ConnectionKill,
-    req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Status> {
-    let instruction = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
-    let mut trigger = Trigger::new(shared.faults.for_data_request(instruction).map_err(Status::invalid_argument)?);
-    let mut reader = MessageReader::new(req.into_body());
-    let first = reader.next().await?.ok_or_else(|| Status::invalid_argument("BidiReadObject needs a first message"))?;
-    let first = pb::BidiReadObjectRequest::decode(first.flatten()).map_err(malformed)?;
+    let (mut trigger, reader, first) = opening::<pb::BidiReadObjectRequest>(&shared, req, "BidiReadObject").await?;
     let spec = first
         .read_object_spec
         .ok_or_else(|| Status::invalid_argument("the first BidiReadObject message must carry a read_object_spec"))?;

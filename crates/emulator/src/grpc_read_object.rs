@@ -24,27 +24,26 @@ use tonic::Status;
 /// Content per message: GCS's own (MAX_READ_CHUNK_BYTES).
 pub const MESSAGE_CONTENT_BYTES: usize = 2 << 20;
 
+/// A read call's opening, as both read RPCs have it: the fault its
+/// instructions ask for, its message reader, and its first message decoded.
+pub async fn opening<M: Message + Default>(
+    shared: &Shared,
+    req: http::Request<Incoming>,
+    method: &str,
+) -> Result<(Trigger, MessageReader, M), Status> {
+    let instruction = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
+    let trigger = Trigger::new(shared.faults.for_data_request(instruction).map_err(Status::invalid_argument)?);
+    let mut reader = MessageReader::new(req.into_body());
+    let message = reader.next().await?.ok_or_else(|| Status::invalid_argument(format!("{method} needs a request")))?;
+    Ok((trigger, reader, M::decode(message.flatten()).map_err(malformed)?))
+}
+
 pub async fn read_object(
     shared: Arc<Shared>,
     kill: ConnectionKill,
     req: http::Request<Incoming>,
-) -> http::Response<tonic::body::Body> {
-    match start(shared, kill, req).await {
-        Ok(response) => response,
-        Err(status) => status.into_http(),
-    }
-}
-
-async fn start(
-    shared: Arc<Shared>,
-    kill: ConnectionKill,
-    req: http::Request<Incoming>,
 ) -> Result<http::Response<tonic::body::Body>, Status> {
-    let instruction = req.headers().get(INSTRUCTIONS_HEADER).and_then(|v| v.to_str().ok());
-    let mut trigger = Trigger::new(shared.faults.for_data_request(instruction).map_err(Status::invalid_argument)?);
-    let mut reader = MessageReader::new(req.into_body());
-    let message = reader.next().await?.ok_or_else(|| Status::invalid_argument("ReadObject needs a request"))?;
-    let request = pb::ReadObjectRequest::decode(message.flatten()).map_err(malformed)?;
+    let (mut trigger, _, request) = opening::<pb::ReadObjectRequest>(&shared, req, "ReadObject").await?;
     let object = shared.store.get(bucket_name(&request.bucket)?, &request.object).map_err(to_status)?;
     let wanted = Wanted {
         generation: request.generation,

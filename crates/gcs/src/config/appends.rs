@@ -1,6 +1,7 @@
 //! `--workload append`: objects written in appends of `--append-size`,
 //! each `--flush-every`th append flushed and its persistence awaited.
 
+use super::ranges::left_alone;
 use super::{ConfigError, Options, Workload, fail, flag_error, parse_count};
 use gcs_protocol::rules::CHUNK_ALIGNMENT;
 
@@ -23,17 +24,12 @@ impl Options {
     /// The plan of an append workload (`None` for the others, whose append
     /// flags must then be left alone).
     pub(super) fn append_plan(&self, workload: Workload, object_size: u64) -> Result<Option<AppendPlan>, ConfigError> {
-        let set = |text: &str, default: &str| !text.trim().is_empty() && text.trim() != default;
         if workload != Workload::Append {
-            for (text, default, field, flag) in [
+            let flags = [
                 (&self.append_size, "256KiB", "append_size", "--append-size"),
                 (&self.flush_every, "1", "flush_every", "--flush-every"),
-            ] {
-                if set(text, default) {
-                    return fail(field, format!("{flag} is for --workload append: add it, or leave {flag} out"));
-                }
-            }
-            return Ok(None);
+            ];
+            return left_alone(&flags, "append").map(|()| None);
         }
         let size = units::parse_size(&self.append_size).map_err(flag_error("append_size"))?;
         if size == 0 || size % CHUNK_ALIGNMENT != 0 {

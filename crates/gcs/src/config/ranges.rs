@@ -22,18 +22,13 @@ impl Options {
     /// The plan of a ranges workload (`None` for the others, whose range
     /// flags must then be left alone).
     pub(super) fn ranges_plan(&self, workload: Workload, range_size: u64) -> Result<Option<RangesPlan>, ConfigError> {
-        let set = |text: &str, default: &str| !text.trim().is_empty() && text.trim() != default;
         if workload != Workload::Ranges {
-            for (text, default, field, flag) in [
+            let flags = [
                 (&self.ranges_per_object, "16", "ranges_per_object", "--ranges-per-object"),
                 (&self.range_order, "random", "range_order", "--range-order"),
                 (&self.grpc_ranges, "bidi", "grpc_ranges", "--grpc-ranges"),
-            ] {
-                if set(text, default) {
-                    return fail(field, format!("{flag} is for --workload ranges: add it, or leave {flag} out"));
-                }
-            }
-            return Ok(None);
+            ];
+            return left_alone(&flags, "ranges").map(|()| None);
         }
         if range_size == 0 {
             return fail("range_size", "--workload ranges needs --range-size (the bytes of each range, e.g. 64KiB)");
@@ -51,4 +46,16 @@ impl Options {
         };
         Ok(Some(RangesPlan { per_object, sequential, grpc }))
     }
+}
+
+/// Refuses a flag of one workload (`(text, default, field, flag)`) given
+/// a value other than its default in a run of another.
+pub(super) fn left_alone(flags: &[(&String, &str, &'static str, &str)], workload: &str) -> Result<(), ConfigError> {
+    for (text, default, field, flag) in flags {
+        let text = text.trim();
+        if !text.is_empty() && text != *default {
+            return fail(field, format!("{flag} is for --workload {workload}: add it, or leave {flag} out"));
+        }
+    }
+    Ok(())
 }
