@@ -46,9 +46,13 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
 #[test]
 fn append_flags_are_checked_in_one_sentence() {
     for (args, says) in [
-        (&["--workload", "append", "--append-size", "100KiB"][..], "--append-size must be a multiple of 256 KiB"),
+        (
+            &["--workload", "append", "--append-size", "100KiB"][..],
+            "--append-size must be a positive multiple of 256 KiB",
+        ),
         (&["--workload", "append", "--size", "256KiB", "--append-size", "512KiB"][..], "larger than the objects"),
         (&["--workload", "append", "--flush-every", "0"][..], "flush"),
+        (&["--workload", "append", "--size", "1MiB", "--flush-every", "5"][..], "more than one object"),
         (&["--flush-every", "2"][..], "--flush-every is for --workload append"),
     ] {
         let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
@@ -56,4 +60,28 @@ fn append_flags_are_checked_in_one_sentence() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_appendable_write_that_fails_leaves_no_object_behind() {
+    use gcs_speed_tui::emulator::EmulatorOptions;
+    use gcs_speed_tui::emulator::faults::Fault;
+    // gRPC alone, no warmup: data requests are the writes; every second one
+    // fails after 100 KiB, leaving its appendable object unfinalized.
+    let fault = (Fault::parse("return-503-after-100K").unwrap(), 2);
+    let emulator = emulator_with(EmulatorOptions { faults: vec![fault], ..EmulatorOptions::default() }).await;
+    let options = Options {
+        workload: "append".into(),
+        transports: "grpc".into(),
+        size: "1MiB".into(),
+        concurrency: "2".into(),
+        iterations: "2".into(),
+        warmup: false,
+        ..options_for(&emulator)
+    };
+    let report = run_bench(options).await;
+    let failed = report.samples.iter().filter(|s| !s.ok).count();
+    assert!(failed > 0, "the fault failed some writes: {:?}", report.samples);
+    assert_eq!(report.cleanup.deleted as usize, report.samples.len(), "the failed ones' objects too");
+    assert_eq!(emulator.store().object_count(), 0, "nothing is left, finalized or not");
 }

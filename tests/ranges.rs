@@ -58,7 +58,7 @@ async fn a_ranges_run_reads_every_range_one_get_each_and_one_bidi_stream_per_rea
     assert_eq!(emulator.store().object_count(), 0, "the objects read are deleted at the end");
     let text = report.to_table();
     assert!(text.contains("grpc (BidiReadObject): 48 ranges"), "{text}");
-    assert!(text.contains("each round reads 8 ranges of 64 KiB of each, all wanted at once"), "{text}");
+    assert!(text.contains("each round reads 8 ranges of 64 KiB of each object, all wanted at once"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -155,4 +155,31 @@ fn a_bidi_stream_cut_mid_read_is_resumed_with_its_handle_for_the_ranges_left() {
     for round in report["rounds"].as_array().unwrap() {
         assert_eq!(round["bytes"].as_u64(), Some(4 * RANGE), "resumed reads are whole: {round}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merged_ranges_report_says_what_was_read_and_no_rate_for_hosts_apart() {
+    use gcs_speed_tui::finished::Finished;
+    use gcs_speed_tui::fleet::command::merge_loaded;
+    use gcs_speed_tui::fleet::inputs::Loaded;
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    // One run after the other: the two hosts never ran at once.
+    let a = run_bench(ranges_options(&emulator, "bidi")).await.host_label("a".into());
+    let b = run_bench(ranges_options(&emulator, "bidi")).await.host_label("b".into());
+    let loaded = |name: &str, report: &RunReport| Loaded {
+        name: name.into(),
+        report: Finished::Gcs(Box::new(report.clone())),
+        point: None,
+    };
+    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
+        unreachable!("GCS reports merge into a GCS report")
+    };
+    let text = fleet.to_table();
+    assert!(
+        text.contains(
+            "8 ranges of 64 KiB of each object, all wanted at once, each at a random offset (aligned, seeds per host)"
+        ),
+        "{text}"
+    );
+    assert!(fleet.ranges.iter().all(|r| r.ranges_per_s.is_none()), "{:?}", fleet.ranges);
 }

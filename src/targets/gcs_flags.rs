@@ -57,7 +57,8 @@ pub struct BenchArgs {
     /// round uploads new objects, then reads each three times, with a verdict
     /// for each; ranges: objects uploaded once, untimed, then each round
     /// each reader reads many ranges of its object, all wanted at once;
-    /// append: each round writes new objects in appends, flushing each).
+    /// append: each round writes new objects in appends, flushed as
+    /// --flush-every says).
     #[arg(long, value_name = "KIND", default_value = "upload")]
     pub workload: String,
     /// With --workload download, w1r3 or ranges: bytes per read, at a random
@@ -85,7 +86,7 @@ pub struct BenchArgs {
     /// server to say the bytes are persisted).
     #[arg(long, value_name = "N", default_value = "1")]
     pub flush_every: String,
-    /// With --workload download: read the objects that exist under PREFIX
+    /// With --workload download or ranges: read the objects that exist under PREFIX
     /// (the first --concurrency by name) instead of uploading some; they are
     /// only read, never deleted.
     #[arg(long, value_name = "PREFIX", default_value = "", hide_default_value = true)]

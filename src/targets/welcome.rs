@@ -41,10 +41,13 @@ pub fn welcome(options: &FormOptions) -> Welcome {
 
 fn gcs_welcome(options: &crate::config::Options) -> Welcome {
     let workload = options.workload.trim();
-    let (w1r3, reads) = (workload == "w1r3", matches!(workload, "w1r3" | "download"));
+    let (w1r3, reads) = (workload == "w1r3", matches!(workload, "w1r3" | "download" | "ranges"));
     // The form remembers its fields: say a remembered range, which changes what is read.
     let range = options.range_size.trim();
-    let reads_what = if reads && !matches!(range, "" | "0") {
+    let reads_what = if workload == "ranges" {
+        let each = if matches!(range, "" | "0") { "a Read range size (under advanced)" } else { range };
+        format!(" Each reader wants many ranges of {each} of its object at once: JSON one GET each, gRPC one stream.")
+    } else if reads && !matches!(range, "" | "0") {
         format!(" Each read takes {range} of each object (Read range size, under advanced).")
     } else {
         String::new()
@@ -58,7 +61,12 @@ fn gcs_welcome(options: &crate::config::Options) -> Welcome {
         }
         _ => "Runs go to the JSON endpoint set under advanced; ? lists the keys.",
     };
-    let (verb, what) = if w1r3 {
+    let (verb, what) = if workload == "append" {
+        (
+            " to append to ",
+            "Each round writes new objects in appends, waiting for each flush to be persisted: gRPC appendable objects, JSON (which has none) a resumable upload's chunks; the table below compares them when the run ends.",
+        )
+    } else if w1r3 {
         (
             " to write to and read from ",
             "Each round writes new objects and then reads each of them three times, on one transport and then the other; this pane shows their throughput live, and the table below compares uploads and reads, each with its own verdict.",

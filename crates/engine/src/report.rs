@@ -65,9 +65,12 @@ impl Host {
 pub fn plural(count: usize, noun: &str) -> String {
     // retry -> retries, but key -> keys: only a consonant before the y changes it.
     let consonant_y = noun.strip_suffix('y').filter(|stem| !stem.ends_with(['a', 'e', 'i', 'o', 'u']));
+    // flush -> flushes, process -> processes.
+    let sibilant = ["s", "x", "z", "sh", "ch"].iter().any(|end| noun.ends_with(end));
     match (count, consonant_y) {
         (1, _) => format!("1 {noun}"),
         (_, Some(stem)) => format!("{count} {stem}ies"),
+        _ if sibilant => format!("{count} {noun}es"),
         _ => format!("{count} {noun}s"),
     }
 }

@@ -35,13 +35,20 @@ impl Options {
         if size == 0 || size % CHUNK_ALIGNMENT != 0 {
             return fail(
                 "append_size",
-                "--append-size must be a multiple of 256 KiB (the JSON counterpart sends each flush as a resumable chunk)",
+                "--append-size must be a positive multiple of 256 KiB (the JSON counterpart sends each flush as a resumable chunk)",
             );
         }
         if size > object_size {
             return fail("append_size", "--append-size is larger than the objects (--size): make it smaller");
         }
         let flush_every = parse_count(&self.flush_every, "flush_every", 1, 1 << 20)?;
-        Ok(Some(AppendPlan { size, flush_every }))
+        let plan = AppendPlan { size, flush_every };
+        if plan.flush_bytes() > object_size {
+            return fail(
+                "flush_every",
+                "--flush-every appends are more than one object (--size): flush at least once before the object's end",
+            );
+        }
+        Ok(Some(plan))
     }
 }

@@ -35,12 +35,12 @@ impl Options {
         }
         let per_object = parse_count(&self.ranges_per_object, "ranges_per_object", 1, MAX_RANGES_PER_OBJECT)?;
         let sequential = match self.range_order.trim() {
-            "random" | "" => false,
+            "random" => false,
             "sequential" => true,
             other => return fail("range_order", format!("--range-order '{other}' is not one of random, sequential")),
         };
         let grpc = match self.grpc_ranges.trim() {
-            "bidi" | "" => RangeReads::Bidi,
+            "bidi" => RangeReads::Bidi,
             "read-object" => RangeReads::EachApart,
             other => return fail("grpc_ranges", format!("--grpc-ranges '{other}' is not one of bidi, read-object")),
         };

@@ -54,14 +54,14 @@ pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<
 }
 
 impl AppendsSummary {
-    /// "grpc (appendable BidiWriteObject, ...): 64 flushes persisted, p50 10.4 ms p99 12.1 ms"
+    /// "grpc (appendable BidiWriteObject, ...): 64 flushes of the objects written whole, ... p50 10.4 ms p99 12.1 ms"
     pub fn line(&self) -> String {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
         format!(
-            "{} ({}): {} flushes persisted, each from its first byte to its answer p50 {} p99 {}",
+            "{} ({}): {} of the objects written whole, each from its first byte to its answer p50 {} p99 {}",
             self.transport.name(),
             self.method,
-            self.flushes,
+            engine::report::plural(self.flushes as usize, "flush"),
             seconds(self.flush_p50_s),
             seconds(self.flush_p99_s),
         )

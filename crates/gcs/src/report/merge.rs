@@ -123,7 +123,11 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
     let failed = samples.iter().filter(|s| !s.ok).count();
     let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &samples);
-    let ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
+    let mut ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
+    if fleet.window.is_none() {
+        // Hosts that never ran at once have no fleet rate, of ranges either.
+        ranges.iter_mut().for_each(|r| r.ranges_per_s = None);
+    }
     let appends = super::appends::appends_summaries(&config, &samples);
     RunReport {
         tool: first.tool.clone(),

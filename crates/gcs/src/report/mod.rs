@@ -287,16 +287,16 @@ impl RunReport {
 impl RunReport {
     /// What the download rounds read, in one line.
     fn reads_line(&self) -> String {
-        let what = match (self.config.range_size, self.read_seed, self.config.ranges) {
-            (0, ..) | (_, None, _) => "whole objects".to_string(),
-            (size, Some(seed), None) => {
-                format!("{} at a random aligned offset of each (seed {seed:#x})", format_size(size))
-            }
-            (size, Some(seed), Some(plan)) => format!(
-                "{} of {} of each, all wanted at once, {} (aligned, seed {seed:#x})",
+        // A merged report has each host's seed, not one.
+        let seed = self.read_seed.map_or("seeds per host".to_string(), |seed| format!("seed {seed:#x}"));
+        let what = match (self.config.range_size, self.config.ranges) {
+            (0, _) => "whole objects".to_string(),
+            (size, None) => format!("{} at a random aligned offset of each ({seed})", format_size(size)),
+            (size, Some(plan)) => format!(
+                "{} of {} of each object, all wanted at once, {} (aligned, {seed})",
                 plural(plan.per_object as usize, "range"),
                 format_size(size),
-                if plan.sequential { "one after another" } else { "each at a random offset" }
+                if plan.sequential { "in a row from a random start" } else { "each at a random offset" }
             ),
         };
         // What gRPC is sent is paced by the window we grant: it matters for reads.

@@ -73,17 +73,17 @@ impl RangesSummary {
     pub fn line(&self) -> String {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
         let rate = self.ranges_per_s.map_or("-".to_string(), |r| format!("{r:.0}"));
-        let opened = if self.method.starts_with("BidiReadObject") { "streams" } else { "requests" };
+        let opened = if self.method.starts_with("BidiReadObject") { "stream" } else { "request" };
         format!(
-            "{} ({}): {} ranges, {rate} ranges/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {} {opened}",
+            "{} ({}): {}, {rate} ranges/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {}",
             self.transport.name(),
             self.method,
-            self.ranges,
+            engine::report::plural(self.ranges as usize, "range"),
             seconds(self.first_byte_p50_s),
             seconds(self.first_byte_p99_s),
             seconds(self.complete_p50_s),
             seconds(self.complete_p99_s),
-            self.requests,
+            engine::report::plural(self.requests as usize, opened),
         )
     }
 }

@@ -149,7 +149,9 @@ impl Runner<'_> {
         let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
         for (worker, name) in all_names.into_iter().enumerate() {
             match results.iter().find(|r| r.0 == worker as u32) {
-                Some((.., Err(_), _)) => self.ledger.remove(&name),
+                Some((.., Err(_), _)) if self.config.append.is_none() => self.ledger.remove(&name),
+                // A failed appendable write leaves its object, unfinalized: found and deleted at cleanup.
+                Some((.., Err(_), _)) => self.cut_off.push((kind, name, None)),
                 Some(_) => {}
                 None => self.cut_off.push((kind, name, counters[worker].session())),
             }
