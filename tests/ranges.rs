@@ -86,22 +86,28 @@ fn range_flags_are_checked_in_one_sentence() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_fleets_ranges_are_worked_out_again_from_every_hosts_reads() {
+/// Two hosts' runs, one after the other (never at once), merged.
+async fn merged_pair(emulator: &gcs_speed_tui::emulator::Emulator) -> RunReport {
     use gcs_speed_tui::finished::Finished;
     use gcs_speed_tui::fleet::command::merge_loaded;
     use gcs_speed_tui::fleet::inputs::Loaded;
-    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
-    let a = run_bench(ranges_options(&emulator, "bidi")).await.host_label("a".into());
-    let b = run_bench(ranges_options(&emulator, "bidi")).await.host_label("b".into());
+    let a = run_bench(ranges_options(emulator, "bidi")).await.host_label("a".into());
+    let b = run_bench(ranges_options(emulator, "bidi")).await.host_label("b".into());
     let loaded = |name: &str, report: &RunReport| Loaded {
         name: name.into(),
         report: Finished::Gcs(Box::new(report.clone())),
         point: None,
     };
-    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
-        unreachable!("GCS reports merge into a GCS report")
-    };
+    match merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() {
+        Finished::Gcs(fleet) => *fleet,
+        Finished::Etcd(_) => unreachable!("GCS reports merge into a GCS report"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleets_ranges_are_worked_out_again_from_every_hosts_reads() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let fleet = merged_pair(&emulator).await;
     // Two hosts of 3 readers x 8 ranges x 2 rounds each; gRPC one stream per read.
     let by = |kind| fleet.ranges.iter().find(|r| r.transport == kind).unwrap();
     assert_eq!((by(TransportKind::Json).ranges, by(TransportKind::Json).requests), (96, 96));
@@ -159,21 +165,8 @@ fn a_bidi_stream_cut_mid_read_is_resumed_with_its_handle_for_the_ranges_left() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_merged_ranges_report_says_what_was_read_and_no_rate_for_hosts_apart() {
-    use gcs_speed_tui::finished::Finished;
-    use gcs_speed_tui::fleet::command::merge_loaded;
-    use gcs_speed_tui::fleet::inputs::Loaded;
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
-    // One run after the other: the two hosts never ran at once.
-    let a = run_bench(ranges_options(&emulator, "bidi")).await.host_label("a".into());
-    let b = run_bench(ranges_options(&emulator, "bidi")).await.host_label("b".into());
-    let loaded = |name: &str, report: &RunReport| Loaded {
-        name: name.into(),
-        report: Finished::Gcs(Box::new(report.clone())),
-        point: None,
-    };
-    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
-        unreachable!("GCS reports merge into a GCS report")
-    };
+    let fleet = merged_pair(&emulator).await;
     let text = fleet.to_table();
     assert!(
         text.contains(
@@ -181,5 +174,6 @@ async fn a_merged_ranges_report_says_what_was_read_and_no_rate_for_hosts_apart()
         ),
         "{text}"
     );
+    assert_eq!(fleet.ranges.len(), 2, "{:?}", fleet.ranges);
     assert!(fleet.ranges.iter().all(|r| r.ranges_per_s.is_none()), "{:?}", fleet.ranges);
 }

@@ -76,9 +76,13 @@ impl Progress {
         }
     }
 
-    /// A chunk (an append) starts to be sent.
+    /// A chunk (an append) starts to be sent. A chunk sent again after a
+    /// failure is the same flush: its time runs from the first attempt.
     pub fn flush_started(&self) {
-        self.flushes.lock().unwrap().push((Instant::now(), None));
+        let mut flushes = self.flushes.lock().unwrap();
+        if !matches!(flushes.last(), Some((_, None))) {
+            flushes.push((Instant::now(), None));
+        }
     }
 
     /// The server said the chunk sent last is persisted.
@@ -152,5 +156,24 @@ struct ClearOnDrop<'a>(&'a AtomicBool);
 impl Drop for ClearOnDrop<'_> {
     fn drop(&mut self) {
         self.0.store(false, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flush_sent_again_is_timed_from_its_first_attempt() {
+        let progress = Progress::default();
+        progress.flush_started();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        progress.flush_started(); // the chunk again, after a failure
+        progress.flush_persisted();
+        progress.flush_started();
+        progress.flush_persisted();
+        let latencies = progress.flush_latencies();
+        assert_eq!(latencies.len(), 2, "two flushes, not three: {latencies:?}");
+        assert!(latencies[0] >= 0.020, "the retried flush counts its failed attempt: {latencies:?}");
     }
 }
