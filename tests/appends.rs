@@ -1,15 +1,18 @@
 //! `--workload append` end to end against the emulator: gRPC writes
 //! appendable objects, each append flushed and its persistence awaited; JSON
-//! sends the same bytes as a resumable upload's chunks. Counts come from the
+//! sends the same bytes as a resumable upload's chunks. Over gRPC a second
+//! stream reads each flush back as the object grows. Counts come from the
 //! run's inputs and the objects are read back from the emulator's store.
 
 mod common;
 use common::*;
 use gcs_speed_tui::config::{Options, TransportKind};
+use gcs_speed_tui::emulator::EmulatorOptions;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_finalized() {
-    let emulator = emulator().await;
+    // Bytes kept: the read back reads them.
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let options = Options {
         workload: "append".into(),
         size: "1MiB".into(),
@@ -29,11 +32,33 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
     }
     let json = report.appends.iter().find(|a| a.transport == TransportKind::Json).unwrap();
     assert!(json.method.starts_with("no appendable objects in the JSON API"), "{}", json.method);
+    let grpc = report.appends.iter().find(|a| a.transport == TransportKind::Grpc).unwrap();
+    assert_eq!((json.read_back, grpc.read_back), (0, 16), "every gRPC flush read back, no JSON one");
+    assert!(grpc.read_back_p50_s >= grpc.flush_p50_s, "a flush is read back after its answer: {grpc:?}");
     for sample in &report.samples {
         assert!(sample.ok, "{sample:?}");
-        assert_eq!(sample.flushes.as_ref().map(Vec::len), Some(4));
+        let flushes = sample.flushes.as_ref().expect("each object's flushes");
+        assert_eq!(flushes.len(), 4);
+        if sample.transport == TransportKind::Grpc {
+            let read_back = sample.read_back.as_ref().expect("each flush read back");
+            assert_eq!(read_back.len(), 4);
+            for (flush, read) in flushes.iter().zip(read_back) {
+                assert!(read > flush, "read back after the answer, from the same first byte: {sample:?}");
+            }
+        } else {
+            assert_eq!(sample.read_back, None, "a JSON upload is not readable before it ends");
+        }
         let stored = emulator.store().get(BUCKET, &sample.object).unwrap();
         assert_eq!((stored.size, stored.finalized), (MIB, true), "{}", sample.object);
+    }
+    // The CSV keeps every flush and read back, in its last two columns.
+    let csv = report.to_csv();
+    for row in csv.lines().skip(1) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let count = |cell: &str| if cell.is_empty() { 0 } else { cell.split(';').count() };
+        let (flushes, read_back) = (count(cells[cells.len() - 2]), count(cells[cells.len() - 1]));
+        let grpc = row.starts_with("grpc,");
+        assert_eq!((flushes, read_back), (4, if grpc { 4 } else { 0 }), "{row}");
     }
     assert_eq!(emulator.store().object_count(), 8, "--cleanup=false keeps the 8 objects");
     let text = report.to_table();
@@ -41,6 +66,8 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
         text.contains("grpc (appendable BidiWriteObject, flush + state_lookup every 256 KiB): 16 flushes"),
         "{text}"
     );
+    assert!(text.contains("; each read back by a second stream, from the flush's first byte p50 "), "{text}");
+    assert!(text.contains("; no reader sees a byte until the upload is finished"), "{text}");
 }
 
 #[test]
@@ -64,12 +91,12 @@ fn append_flags_are_checked_in_one_sentence() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_appendable_write_that_fails_leaves_no_object_behind() {
-    use gcs_speed_tui::emulator::EmulatorOptions;
     use gcs_speed_tui::emulator::faults::Fault;
     // gRPC alone, no warmup: data requests are the writes; every second one
     // fails after 100 KiB, leaving its appendable object unfinalized.
     let fault = (Fault::parse("return-503-after-100K").unwrap(), 2);
-    let emulator = emulator_with(EmulatorOptions { faults: vec![fault], ..EmulatorOptions::default() }).await;
+    let emulator =
+        emulator_with(EmulatorOptions { faults: vec![fault], retain: true, ..EmulatorOptions::default() }).await;
     let options = Options {
         workload: "append".into(),
         transports: "grpc".into(),

@@ -88,7 +88,7 @@ fn csv_goes_to_the_output_file() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target"
+        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target,range_first_byte_s,range_complete_s,flush_s,read_back_s"
     );
     assert_eq!(lines.len(), 5);
     assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);

@@ -78,11 +78,46 @@ fn range_flags_are_checked_in_one_sentence() {
         (&["--workload", "ranges", "--range-size", "1KiB", "--grpc-ranges", "both"][..], "--grpc-ranges 'both'"),
         (&["--workload", "ranges", "--range-size", "1KiB", "--range-order", "up"][..], "--range-order 'up'"),
         (&["--workload", "download", "--ranges-per-object", "4"][..], "--ranges-per-object is for --workload ranges"),
+        (&["--workload", "download", "--range-size", "1KiB,2KiB"][..], "a list or a spread is for --workload ranges"),
+        (&["--workload", "ranges", "--range-size", "64KiB..4KiB"][..], "put the smaller size first"),
+        (&["--workload", "ranges", "--size", "1MiB", "--range-size", "4KiB,2MiB"][..], "larger than the objects"),
     ] {
         let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ranges_of_a_list_of_sizes_are_read_each_at_its_size_by_both_transports() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let options = Options {
+        size: "2MiB".into(),
+        range_size: "4KiB,64KiB,1MiB".into(),
+        ranges_per_object: "5".into(),
+        ..ranges_options(&emulator, "bidi")
+    };
+    let report = run_bench(options).await;
+    // The list taken in turn: 4 KiB, 64 KiB, 1 MiB, 4 KiB, 64 KiB.
+    let per_read = 4 * KIB + 64 * KIB + MIB + 4 * KIB + 64 * KIB;
+    let reads: Vec<_> = report.samples.iter().filter(|s| s.ok).collect();
+    assert_eq!(reads.len(), 3 * 2 * 2, "3 readers, 2 rounds, both transports");
+    for sample in &reads {
+        assert_eq!(sample.bytes, per_read, "{sample:?}");
+        assert_eq!(sample.ranges.as_ref().map(Vec::len), Some(5));
+    }
+    for summary in &report.ranges {
+        assert_eq!(summary.ranges, 30, "{summary:?}");
+        assert!(summary.mib_per_s.is_some_and(|r| r > 0.0), "{summary:?}");
+    }
+    let text = report.to_table();
+    assert!(text.contains("5 ranges of 4 KiB, 64 KiB, 1 MiB in turn of each object"), "{text}");
+    let csv = report.to_csv();
+    for row in csv.lines().skip(1) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let (first, complete) = (cells[cells.len() - 4], cells[cells.len() - 3]);
+        assert_eq!((first.split(';').count(), complete.split(';').count()), (5, 5), "{row}");
     }
 }
 

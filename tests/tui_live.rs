@@ -52,6 +52,7 @@ fn sample(part: &Part, worker: usize, elapsed_s: f64) -> ObjectSample {
         intended_s: None,
         ranges: None,
         flushes: None,
+        read_back: None,
     }
 }
 

@@ -93,6 +93,7 @@ fn running_app() -> App {
             intended_s: None,
             ranges: None,
             flushes: None,
+            read_back: None,
             error_kind: None,
             retried_after: Default::default(),
         })),

@@ -3,7 +3,7 @@
 //! started here, and `--emulator-fault` parsed by its grammar, so that the
 //! GCS target never imports the server it is tested against.
 
-use crate::config::{BenchConfig, ConfigError, Environment, Options, Target, flag_error};
+use crate::config::{BenchConfig, ConfigError, Environment, Options, Target, Workload, flag_error};
 use crate::emulator::faults::{Fault, parse_rule};
 use crate::emulator::{Emulator, EmulatorOptions};
 use crate::gcs::target::{Connected, SetupError};
@@ -30,8 +30,9 @@ pub async fn built_in(config: &BenchConfig) -> Result<(Option<Server>, Option<(S
     if config.target != Target::BuiltIn {
         return Ok((None, None));
     }
-    // Reads need the bytes back; uploads alone keep memory flat without them.
-    let retain = config.workload.reads();
+    // Reads (and appends, read back as they grow) need the bytes back;
+    // uploads alone keep memory flat without them.
+    let retain = config.workload.reads() || config.workload == Workload::Append;
     let faults = parse_faults(config.emulator_fault.as_deref().unwrap_or_default())
         .map_err(|error| SetupError::Emulator(std::io::Error::other(error.message)))?;
     let options = EmulatorOptions { faults, retain, ..EmulatorOptions::default() };

@@ -68,6 +68,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 intended_s: None,
                 ranges: None,
                 flushes: None,
+                read_back: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

@@ -82,6 +82,7 @@ fn sample(kind: TransportKind, operation: Operation, index: usize, worker: usize
         intended_s: None,
         ranges: None,
         flushes: None,
+        read_back: None,
         error_kind: (!ok).then(|| "HTTP 503".into()),
         retried_after: if retries > 0 { [("HTTP 503".to_string(), retries)].into() } else { Default::default() },
     }

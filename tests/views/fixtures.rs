@@ -69,6 +69,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 intended_s: None,
                 ranges: None,
                 flushes: None,
+                read_back: None,
                 error_kind: None,
                 retried_after: Default::default(),
             });

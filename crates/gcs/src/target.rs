@@ -169,7 +169,7 @@ impl Route {
                     chunk_size: config.upload_chunk_size(),
                     channels: config.grpc_conn_pool,
                     appendable: config.append.is_some(),
-                    range_reads: config.ranges.map(|plan| plan.grpc).unwrap_or_default(),
+                    range_reads: config.ranges.as_ref().map(|plan| plan.grpc).unwrap_or_default(),
                     window: config.grpc_window,
                     retry,
                     request_timeout: config.request_timeout,

@@ -177,7 +177,7 @@ pub use appends::AppendPlan;
 pub use engine::plan::Schedule;
 pub use engine::plan::flags::{ConfigError, fail, flag_error, parse_count};
 pub use options::Options;
-pub use ranges::{MAX_RANGES_PER_OBJECT, RangesPlan};
+pub use ranges::{MAX_RANGES_PER_OBJECT, RangeSizes, RangesPlan};
 use seconds_serde::{optional_seconds, seconds};
 pub use target_choice::{Environment, Target, with_scheme};
 
@@ -212,8 +212,11 @@ impl BenchConfig {
 
     /// Bytes one read moves: the object, or a ranged read's range.
     pub fn bytes_per_read(&self) -> u64 {
-        let one = if self.range_size > 0 { self.range_size.min(self.object_size) } else { self.object_size };
-        one * self.ranges.map_or(1, |plan| u64::from(plan.per_object))
+        match (&self.ranges, self.range_size) {
+            (Some(plan), size) => plan.bytes_per_read(size, self.object_size),
+            (None, 0) => self.object_size,
+            (None, size) => size.min(self.object_size),
+        }
     }
 
     /// Bytes one round of one transport moves: its uploads, its reads, or

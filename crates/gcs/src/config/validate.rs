@@ -1,6 +1,7 @@
 //! `Options` (text as typed) to `BenchConfig`, or the one sentence that
 //! says what is wrong, field by field.
 
+use super::ranges::RangeSizes;
 use super::target_choice::{self, Environment, Target};
 use super::{BenchConfig, ConfigError, JsonHttp, MAX_OBJECT_BYTES, Options, Workload, fail, flag_error, parse_count};
 use engine::plan::{Schedule, parse_schedule};
@@ -19,12 +20,22 @@ struct Retries {
     request_timeout: Duration,
 }
 
+/// What is read, checked together: the workload, the size of each read's
+/// range (the largest of a list or spread), and the prefix of existing
+/// objects to read.
+struct Reads {
+    workload: Workload,
+    range_size: u64,
+    range_sizes: RangeSizes,
+    read_prefix: Option<String>,
+}
+
 impl Options {
     pub fn validate(&self, env: &Environment) -> Result<BenchConfig, ConfigError> {
         let mut notes = Vec::new();
         let (object_size, chunk_size, warmup_size) = self.sizes(&mut notes)?;
-        let (workload, range_size, read_prefix) = self.reads(object_size)?;
-        let ranges = self.ranges_plan(workload, range_size)?;
+        let Reads { workload, range_size, range_sizes, read_prefix } = self.reads(object_size)?;
+        let ranges = self.ranges_plan(workload, range_size, range_sizes)?;
         let append = self.append_plan(workload, object_size)?;
         let concurrency = parse_count(&self.concurrency, "concurrency", 1, 1024)?;
         let grpc_conn_pool = parse_count(&self.grpc_conn_pool, "grpc_conn_pool", 0, 256)?;
@@ -106,7 +117,7 @@ impl Options {
 
     /// The workload, the size of each read's range, and the prefix of
     /// existing objects to read, checked together.
-    fn reads(&self, object_size: u64) -> Result<(Workload, u64, Option<String>), ConfigError> {
+    fn reads(&self, object_size: u64) -> Result<Reads, ConfigError> {
         let workload = match self.workload.trim() {
             "upload" | "" => Workload::Upload,
             "download" => Workload::Download,
@@ -118,7 +129,13 @@ impl Options {
                 return fail("workload", format!("--workload '{other}' is not one of {choices}"));
             }
         };
-        let range_size = units::parse_size(&self.range_size).map_err(flag_error("range_size"))?;
+        let (range_size, range_sizes) = RangeSizes::parse(&self.range_size)?;
+        if !range_sizes.is_fixed() && workload != Workload::Ranges {
+            return fail(
+                "range_size",
+                "--range-size as a list or a spread is for --workload ranges: give one size for other reads",
+            );
+        }
         if range_size > 0 && !workload.reads() {
             return fail(
                 "range_size",
@@ -138,7 +155,7 @@ impl Options {
                 "--read-prefix names existing objects to read: add --workload download or ranges (w1r3 reads what it writes)",
             );
         }
-        Ok((workload, range_size, read_prefix))
+        Ok(Reads { workload, range_size, range_sizes, read_prefix })
     }
 
     /// `--checksum` and `--json-http`.

@@ -2,8 +2,11 @@
 //! flush's time from its first byte to the answer that it was persisted
 //! (p50, p99). JSON has no appendable objects: its counterpart is a
 //! resumable upload whose chunks are the flushes, each chunk's answer its
-//! persistence, and the line says so. Computed from the samples, so a
-//! merged report's figures are those of all its hosts' samples.
+//! persistence, and the line says so. Over gRPC a second stream reads each
+//! flush back as it is persisted, and the flush's time until then is the
+//! reader's wait; a JSON upload cannot be read before it is finished, so
+//! it has none. Computed from the samples, so a merged report's figures are
+//! those of all its hosts' samples.
 
 use crate::config::{BenchConfig, TransportKind};
 use crate::stats::{ObjectSample, at_most_the_slowest, latency_histogram, quantile_s};
@@ -18,6 +21,14 @@ pub struct AppendsSummary {
     pub flushes: u64,
     pub flush_p50_s: Option<f64>,
     pub flush_p99_s: Option<f64>,
+    /// Flushes read back by a second stream (gRPC), and each one's time
+    /// from its first byte until the reader had its bytes.
+    #[serde(default)]
+    pub read_back: u64,
+    #[serde(default)]
+    pub read_back_p50_s: Option<f64>,
+    #[serde(default)]
+    pub read_back_p99_s: Option<f64>,
 }
 
 /// Each transport's summary, when the run appended.
@@ -28,37 +39,60 @@ pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<
         .transports
         .iter()
         .map(|&transport| {
-            let times: Vec<f64> = (samples.iter())
-                .filter(|s| s.transport == transport && s.ok)
-                .filter_map(|s| s.flushes.as_ref())
-                .flatten()
-                .copied()
-                .collect();
-            let histogram = latency_histogram(&times);
-            let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &times);
+            let pooled = |of: fn(&ObjectSample) -> Option<&Vec<f64>>| -> Vec<f64> {
+                (samples.iter())
+                    .filter(|s| s.transport == transport && s.ok)
+                    .filter_map(of)
+                    .flatten()
+                    .copied()
+                    .collect()
+            };
+            let (flushes, read_back) = (pooled(|s| s.flushes.as_ref()), pooled(|s| s.read_back.as_ref()));
             let method = match transport {
                 TransportKind::Grpc => format!("appendable BidiWriteObject, flush + state_lookup every {bytes}"),
                 TransportKind::Json => {
                     format!("no appendable objects in the JSON API: a resumable upload, a PUT per {bytes} chunk")
                 }
             };
+            let [flush_p50_s, flush_p99_s] = p50_p99(&flushes);
+            let [read_back_p50_s, read_back_p99_s] = p50_p99(&read_back);
             AppendsSummary {
                 transport,
                 method,
-                flushes: times.len() as u64,
-                flush_p50_s: quantile(0.5),
-                flush_p99_s: quantile(0.99),
+                flushes: flushes.len() as u64,
+                flush_p50_s,
+                flush_p99_s,
+                read_back: read_back.len() as u64,
+                read_back_p50_s,
+                read_back_p99_s,
             }
         })
         .collect()
 }
 
+/// The median and 99th percentile of `times`, none of either when empty.
+fn p50_p99(times: &[f64]) -> [Option<f64>; 2] {
+    let histogram = latency_histogram(times);
+    [0.5, 0.99].map(|q| at_most_the_slowest(quantile_s(&histogram, q), times))
+}
+
 impl AppendsSummary {
-    /// "grpc (appendable BidiWriteObject, ...): 64 flushes of the objects written whole, ... p50 10.4 ms p99 12.1 ms"
+    /// "grpc (appendable BidiWriteObject, ...): 64 flushes of the objects
+    /// written whole, ... p50 10.4 ms p99 12.1 ms; read back by a second stream ..."
     pub fn line(&self) -> String {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
+        let read_back = match (self.transport, self.read_back) {
+            (TransportKind::Json, _) => "; no reader sees a byte until the upload is finished".to_string(),
+            (TransportKind::Grpc, 0) => "; none was read back by a second stream".to_string(),
+            (TransportKind::Grpc, n) => format!(
+                "; {} by a second stream, from the flush's first byte p50 {} p99 {}",
+                if n == self.flushes { "each read back".to_string() } else { format!("{n} read back") },
+                seconds(self.read_back_p50_s),
+                seconds(self.read_back_p99_s),
+            ),
+        };
         format!(
-            "{} ({}): {} of the objects written whole, each from its first byte to its answer p50 {} p99 {}",
+            "{} ({}): {} of the objects written whole, each from its first byte to its answer p50 {} p99 {}{read_back}",
             self.transport.name(),
             self.method,
             engine::report::plural(self.flushes as usize, "flush"),

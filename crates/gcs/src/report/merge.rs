@@ -126,7 +126,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let mut ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
     if fleet.window.is_none() {
         // Hosts that never ran at once have no fleet rate, of ranges either.
-        ranges.iter_mut().for_each(|r| r.ranges_per_s = None);
+        ranges.iter_mut().for_each(|r| (r.ranges_per_s, r.mib_per_s) = (None, None));
     }
     let appends = super::appends::appends_summaries(&config, &samples);
     RunReport {

@@ -170,36 +170,6 @@ impl RunReport {
         serde_json::to_string_pretty(self).expect("reports serialize")
     }
 
-    pub fn to_csv(&self) -> String {
-        let mut out = String::from(
-            "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target\n",
-        );
-        // Every row says which run and where (with any injected fault), so a
-        // CSV alone tells what was measured.
-        let run = format!("{},{}", csv_field(&self.run_id), csv_field(&self.target.short()));
-        for s in &self.samples {
-            let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
-            out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{},{run}\n",
-                s.transport.name(),
-                s.round + 1,
-                s.worker,
-                csv_field(&s.object),
-                s.bytes,
-                s.start_s,
-                s.elapsed_s,
-                s.ok,
-                csv_field(s.error.as_deref().unwrap_or("")),
-                s.retries,
-                s.resumes,
-                s.resent_bytes,
-                s.operation.name(),
-                csv_field(&s.host)
-            ));
-        }
-        out
-    }
-
     pub fn to_table(&self) -> String {
         if self.never_started() {
             // Nothing was measured: no table of dashes, just why, and the cleanup.
@@ -289,13 +259,13 @@ impl RunReport {
     fn reads_line(&self) -> String {
         // A merged report has each host's seed, not one.
         let seed = self.read_seed.map_or("seeds per host".to_string(), |seed| format!("seed {seed:#x}"));
-        let what = match (self.config.range_size, self.config.ranges) {
+        let what = match (self.config.range_size, &self.config.ranges) {
             (0, _) => "whole objects".to_string(),
             (size, None) => format!("{} at a random aligned offset of each ({seed})", format_size(size)),
             (size, Some(plan)) => format!(
                 "{} of {} of each object, all wanted at once, {} (aligned, {seed})",
                 plural(plan.per_object as usize, "range"),
-                format_size(size),
+                plan.sizes.describe(size),
                 if plan.sequential { "in a row from a random start" } else { "each at a random offset" }
             ),
         };
@@ -356,6 +326,7 @@ fn outcome_sentence(
 }
 
 pub mod appends;
+mod csv;
 mod figures;
 mod finished;
 mod histogram;

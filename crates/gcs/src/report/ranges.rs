@@ -18,6 +18,9 @@ pub struct RangesSummary {
     pub ranges: u64,
     /// Those ranges over the time its rounds took (`None` when no round ran).
     pub ranges_per_s: Option<f64>,
+    /// Their bytes over the same time, in MiB/s.
+    #[serde(default)]
+    pub mib_per_s: Option<f64>,
     pub first_byte_p50_s: Option<f64>,
     pub first_byte_p99_s: Option<f64>,
     pub complete_p50_s: Option<f64>,
@@ -29,7 +32,7 @@ pub struct RangesSummary {
 
 /// Each transport's summary, when the run read ranges.
 pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &[ObjectSample]) -> Vec<RangesSummary> {
-    let Some(plan) = config.ranges else { return Vec::new() };
+    let Some(plan) = &config.ranges else { return Vec::new() };
     config
         .transports
         .iter()
@@ -50,6 +53,7 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
                 method: method(transport, plan.grpc).into(),
                 ranges: times.len() as u64,
                 ranges_per_s: (round_s > 0.0).then(|| times.len() as f64 / round_s),
+                mib_per_s: (round_s > 0.0).then(|| units::mib_per_second(done.iter().map(|s| s.bytes).sum(), round_s)),
                 first_byte_p50_s: quantile(&first_histogram, 0.5, &first),
                 first_byte_p99_s: quantile(&first_histogram, 0.99, &first),
                 complete_p50_s: quantile(&complete_histogram, 0.5, &complete),
@@ -68,14 +72,15 @@ fn method(transport: TransportKind, grpc: RangeReads) -> &'static str {
 }
 
 impl RangesSummary {
-    /// "grpc (BidiReadObject): 1,008 ranges, 2,310 ranges/s; per range first byte p50 1.2 ms p99 4.0 ms,
+    /// "grpc (BidiReadObject): 1,008 ranges, 2,310 ranges/s, 144.38 MiB/s; per range first byte p50 1.2 ms p99 4.0 ms,
     /// complete p50 2.0 ms p99 6.1 ms; 63 streams"
     pub fn line(&self) -> String {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
         let rate = self.ranges_per_s.map_or("-".to_string(), |r| format!("{r:.0}"));
+        let mib = self.mib_per_s.map_or("-".to_string(), units::format_mib_s);
         let opened = if self.method.starts_with("BidiReadObject") { "stream" } else { "request" };
         format!(
-            "{} ({}): {}, {rate} ranges/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {}",
+            "{} ({}): {}, {rate} ranges/s, {mib} MiB/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {}",
             self.transport.name(),
             self.method,
             engine::report::plural(self.ranges as usize, "range"),

@@ -36,6 +36,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         intended_s: None,
         ranges: None,
         flushes: None,
+        read_back: None,
         error_kind: None,
         retried_after: Default::default(),
     };

@@ -139,6 +139,7 @@ impl Runner<'_> {
                         phases: outcome.phases,
                         unchecked: size.is_none(),
                         flushes: progress.flush_latencies(),
+                        read_back: progress.read_back_latencies(),
                     }),
                 }
             };

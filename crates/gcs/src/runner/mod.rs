@@ -82,6 +82,8 @@ struct Stored {
     unchecked: bool,
     /// Each chunk's time from its first byte to the answer that it was persisted.
     flushes: Vec<f64>,
+    /// Each flush's time from its first byte until it was read back (gRPC).
+    read_back: Vec<f64>,
 }
 
 impl<'a> Runner<'a> {
@@ -247,13 +249,13 @@ impl<'a> Runner<'a> {
         let mut bytes = 0;
         let mut all_ok = results.len() == settled.expected;
         for (worker, start, elapsed, result, recovery) in results {
-            let (ok, error, phases, unchecked, flushes) = match result {
-                Ok(Stored { object, phases, unchecked, flushes }) => {
+            let (ok, error, phases, unchecked, appended) = match result {
+                Ok(Stored { object, phases, unchecked, flushes, read_back }) => {
                     self.ledger.add(&object.name);
                     written.push(ListedObject { object: object.clone(), size: payload.size() });
                     self.created.push((kind, object));
                     bytes += payload.size();
-                    (true, None, phases, unchecked, Some(flushes))
+                    (true, None, phases, unchecked, Some((flushes, read_back)))
                 }
                 Err(error) => {
                     all_ok = false;
@@ -270,6 +272,7 @@ impl<'a> Runner<'a> {
                 }
             };
             let error_kind = error.as_ref().map(|e| e.kind.clone());
+            let appending = self.config.append.is_some();
             let sample = ObjectSample {
                 host: engine::timeline::this_host().to_string(),
                 transport: kind,
@@ -292,7 +295,8 @@ impl<'a> Runner<'a> {
                 unchecked,
                 intended_s: intended[worker as usize],
                 ranges: None,
-                flushes: flushes.filter(|_| self.config.append.is_some()),
+                flushes: appended.as_ref().filter(|_| appending).map(|(flushes, _)| flushes.clone()),
+                read_back: appended.filter(|(_, read)| appending && !read.is_empty()).map(|(_, read)| read),
             };
             self.record_item(sample).await;
         }

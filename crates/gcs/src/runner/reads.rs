@@ -104,8 +104,12 @@ impl Runner<'_> {
     /// Bytes one read of each object moves, by reader: the object, or its range.
     pub(super) fn read_sizes(&self) -> Vec<u64> {
         let range = self.config.range_size;
-        let ranges = self.config.ranges.map_or(1, |plan| u64::from(plan.per_object));
-        self.read_set.iter().map(|o| if range > 0 { range.min(o.size) * ranges } else { o.size }).collect()
+        let read = |size: u64| match &self.config.ranges {
+            Some(plan) => plan.bytes_per_read(range, size),
+            None if range > 0 => range.min(size),
+            None => size,
+        };
+        self.read_set.iter().map(|o| read(o.size)).collect()
     }
 
     /// Reads every object of the read set `passes` times over one
@@ -224,6 +228,7 @@ impl Runner<'_> {
                 intended_s: intended[worker as usize],
                 ranges: ranges.filter(|_| ok),
                 flushes: None,
+                read_back: None,
             };
             self.record_item(sample).await;
         }
@@ -241,7 +246,8 @@ impl Runner<'_> {
         progress: Arc<Progress>,
     ) -> impl Future<Output = Result<(DownloadOutcome, Option<Vec<RangeTimes>>), super::Failed>> + Send + 'static {
         let (reader, bucket, range_size) = (reader.clone(), self.config.bucket.clone(), self.config.range_size);
-        let (object, check_crc32c, plan) = (listed.object.clone(), self.checksum(reader.kind()), self.config.ranges);
+        let (object, check_crc32c, plan) =
+            (listed.object.clone(), self.checksum(reader.kind()), self.config.ranges.clone());
         let size = listed.size;
         async move {
             let failed = |e: crate::transport::TransportError| super::Failed::of(&e, &bucket);
@@ -250,7 +256,7 @@ impl Runner<'_> {
                 let request = DownloadRequest { object, range, check_crc32c, progress };
                 return reader.download(request).await.map(|outcome| (outcome, None)).map_err(failed);
             };
-            let ranges = plan_ranges(seed, size, range_size, plan.per_object, plan.sequential);
+            let ranges = plan_ranges(seed, size, &plan.sizes.each(range_size, plan.per_object), plan.sequential);
             let outcome = reader.read_ranges(RangesRequest { object, ranges, check_crc32c, progress }).await;
             let outcome = outcome.map_err(failed)?;
             let first_byte_s = outcome.first_byte_s();

@@ -105,6 +105,10 @@ pub struct ObjectSample {
     /// that it was persisted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flushes: Option<Vec<f64>>,
+    /// Append workload over gRPC: each flush's time from its first byte
+    /// until a second stream had read its bytes back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_back: Option<Vec<f64>>,
 }
 
 impl ObjectSample {

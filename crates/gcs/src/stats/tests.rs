@@ -39,6 +39,7 @@ fn object(transport: TransportKind, elapsed_s: f64, ok: bool) -> ObjectSample {
         intended_s: None,
         ranges: None,
         flushes: None,
+        read_back: None,
         error_kind: None,
         retried_after: Default::default(),
     }

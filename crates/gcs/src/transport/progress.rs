@@ -31,6 +31,9 @@ pub struct Progress {
     /// Each chunk's (append's) send start and the answer that said it was
     /// persisted, for the append workload's per-flush latency.
     flushes: Mutex<Vec<(Instant, Option<Instant>)>>,
+    /// Each flush's time from its first byte until a second stream had read
+    /// its bytes back (gRPC appendable objects), in seconds.
+    read_back: Mutex<Vec<f64>>,
 }
 
 /// What an item took beyond one clean attempt.
@@ -85,11 +88,27 @@ impl Progress {
         }
     }
 
-    /// The server said the chunk sent last is persisted.
-    pub fn flush_persisted(&self) {
-        if let Some((_, answered @ None)) = self.flushes.lock().unwrap().last_mut() {
-            *answered = Some(Instant::now());
+    /// The server said the chunk sent last is persisted; the flush's
+    /// first byte's time, for its read back.
+    pub fn flush_persisted(&self) -> Option<Instant> {
+        match self.flushes.lock().unwrap().last_mut() {
+            Some((started, answered @ None)) => {
+                *answered = Some(Instant::now());
+                Some(*started)
+            }
+            _ => None,
         }
+    }
+
+    /// A second stream has read the bytes of the flush that started at
+    /// `started`, now.
+    pub fn flush_read_back(&self, started: Instant) {
+        self.read_back.lock().unwrap().push(started.elapsed().as_secs_f64());
+    }
+
+    /// Each flush's time from its first byte until it was read back, in seconds.
+    pub fn read_back_latencies(&self) -> Vec<f64> {
+        self.read_back.lock().unwrap().clone()
     }
 
     /// Each answered chunk's time from its first byte to its answer, in seconds.

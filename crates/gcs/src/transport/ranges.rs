@@ -81,21 +81,30 @@ pub async fn each_apart<U: Uploader + ?Sized>(
     Ok(outcome)
 }
 
-/// Ranges `count` ranges of `size` bytes in an object of `object_size`,
-/// aligned to `size` (as the C++ client's benchmarks align them): drawn at
-/// random from `seed` (each slot at most once while slots last), or
-/// `sequential` from a drawn start, one after another, wrapping at the end.
-pub fn plan_ranges(seed: u64, object_size: u64, size: u64, count: u32, sequential: bool) -> Vec<ByteRange> {
+/// The ranges of `sizes` (one each) in an object of `object_size`, each cut
+/// at the object's end. Ranges of one size are aligned to it (as the C++
+/// client's benchmarks align them): drawn at random from `seed` (each slot
+/// at most once while slots last), or `sequential` from a drawn start, one
+/// after another, wrapping at the end. Ranges of mixed sizes start on a
+/// 4 KiB boundary, at random or each where the one before ended.
+pub fn plan_ranges(seed: u64, object_size: u64, sizes: &[u64], sequential: bool) -> Vec<ByteRange> {
+    match sizes.first() {
+        Some(&size) if sizes.iter().all(|&s| s == size) => one_size(seed, object_size, size, sizes.len(), sequential),
+        _ => mixed_sizes(seed, object_size, sizes, sequential),
+    }
+}
+
+fn one_size(seed: u64, object_size: u64, size: u64, count: usize, sequential: bool) -> Vec<ByteRange> {
     let slots = (object_size / size.max(1)).max(1);
     let len = size.min(object_size);
     let start = units::splitmix64(seed) % slots;
     if sequential {
-        return (0..u64::from(count)).map(|i| ByteRange { offset: (start + i) % slots * size, len }).collect();
+        return (0..count as u64).map(|i| ByteRange { offset: (start + i) % slots * size, len }).collect();
     }
     let mut taken = std::collections::HashSet::new();
-    (0..u64::from(count))
+    (0..count as u64)
         .map(|i| {
-            let mut slot = units::splitmix64(seed ^ (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % slots;
+            let mut slot = units::splitmix64(draw(seed, i)) % slots;
             while taken.len() < slots as usize && !taken.insert(slot) {
                 slot = (slot + 1) % slots;
             }
@@ -104,32 +113,79 @@ pub fn plan_ranges(seed: u64, object_size: u64, size: u64, count: u32, sequentia
         .collect()
 }
 
+/// Where ranges of mixed sizes start: a multiple of this.
+const MIXED_ALIGNMENT: u64 = 4 << 10;
+
+fn mixed_sizes(seed: u64, object_size: u64, sizes: &[u64], sequential: bool) -> Vec<ByteRange> {
+    let aligned = |offset: u64| offset / MIXED_ALIGNMENT * MIXED_ALIGNMENT;
+    let mut next = aligned(units::splitmix64(seed) % object_size.max(1));
+    (sizes.iter().enumerate())
+        .map(|(i, &size)| {
+            let len = size.min(object_size);
+            let room = object_size - len;
+            let offset = if sequential {
+                let at = if next > room { 0 } else { next };
+                next = aligned(at + len + MIXED_ALIGNMENT - 1);
+                at
+            } else {
+                aligned(units::splitmix64(draw(seed, i as u64)) % (room + 1))
+            };
+            ByteRange { offset, len }
+        })
+        .collect()
+}
+
+/// The seed of the `i`th range's draw.
+fn draw(seed: u64, i: u64) -> u64 {
+    seed ^ (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn random_ranges_are_aligned_distinct_while_they_can_be_and_follow_the_seed() {
-        let ranges = plan_ranges(9, 100 << 20, 64 << 10, 1000, false);
+        let ranges = plan_ranges(9, 100 << 20, &[64 << 10; 1000], false);
         assert_eq!(ranges.len(), 1000);
         assert!(ranges.iter().all(|r| r.offset % (64 << 10) == 0 && r.offset + r.len <= 100 << 20));
         let distinct: std::collections::HashSet<u64> = ranges.iter().map(|r| r.offset).collect();
         assert_eq!(distinct.len(), 1000, "1,600 slots: no range twice");
-        assert_eq!(ranges, plan_ranges(9, 100 << 20, 64 << 10, 1000, false), "the same seed, the same ranges");
-        assert_ne!(ranges, plan_ranges(10, 100 << 20, 64 << 10, 1000, false));
-        let crowded = plan_ranges(1, 4 << 10, 1 << 10, 6, false);
+        assert_eq!(ranges, plan_ranges(9, 100 << 20, &[64 << 10; 1000], false), "the same seed, the same ranges");
+        assert_ne!(ranges, plan_ranges(10, 100 << 20, &[64 << 10; 1000], false));
+        let crowded = plan_ranges(1, 4 << 10, &[1 << 10; 6], false);
         let distinct: std::collections::HashSet<u64> = crowded[..4].iter().map(|r| r.offset).collect();
         assert_eq!(distinct.len(), 4, "four slots: the first four ranges take each once");
     }
 
     #[test]
     fn sequential_ranges_follow_each_other_and_wrap() {
-        let ranges = plan_ranges(3, 10, 2, 7, true);
+        let ranges = plan_ranges(3, 10, &[2; 7], true);
         let offsets: Vec<u64> = ranges.iter().map(|r| r.offset).collect();
         let start = offsets[0];
         let expected: Vec<u64> = (0..7).map(|i| (start / 2 + i) % 5 * 2).collect();
         assert_eq!(offsets, expected);
         assert!(ranges.iter().all(|r| r.len == 2));
+    }
+
+    #[test]
+    fn mixed_sizes_keep_their_sizes_inside_the_object_on_4_kib_boundaries() {
+        let sizes = [1 << 20, 4 << 10, 64 << 10, 3000, 1 << 20];
+        let object = 2 << 20;
+        for sequential in [false, true] {
+            let ranges = plan_ranges(5, object, &sizes, sequential);
+            let lens: Vec<u64> = ranges.iter().map(|r| r.len).collect();
+            assert_eq!(lens, sizes, "each range has its own size");
+            assert!(ranges.iter().all(|r| r.offset % 4096 == 0 && r.offset + r.len <= object), "{ranges:?}");
+        }
+        let sequential = plan_ranges(5, object, &sizes, true);
+        for pair in sequential.windows(2) {
+            let after = pair[0].offset + pair[0].len;
+            let next = after.div_ceil(4096) * 4096;
+            let expected = if next + pair[1].len > object { 0 } else { next };
+            assert_eq!(pair[1].offset, expected, "each starts where the one before ended, or wraps: {sequential:?}");
+        }
+        assert_eq!(plan_ranges(1, 100, &[50, 500], false)[1], ByteRange { offset: 0, len: 100 }, "cut at the end");
     }
 
     #[test]

@@ -31,6 +31,7 @@ const BUCKET_PREFIX: &str = "projects/_/buckets/";
 /// frames cost 128 frames each, and each frame costs both ends.
 const MAX_RECEIVED_FRAME_BYTES: u32 = 1 << 20;
 
+mod read_back;
 mod upload;
 
 pub struct GrpcSettings {

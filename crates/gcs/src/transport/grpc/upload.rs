@@ -2,6 +2,7 @@
 //! in one chunk, else a resumable session (StartResumableWrite, an upload_id
 //! stream per attempt, QueryWriteStatus to resume).
 
+use super::read_back::Persisted;
 use super::*;
 
 impl GrpcTransport {
@@ -70,12 +71,7 @@ impl GrpcTransport {
         let index = self.pick();
         let started = Instant::now();
         if self.settings.appendable {
-            // One appendable stream: a flush and state lookup after each
-            // chunk (append group), finish_write at the end; not retried.
-            let first = FirstMessage::WriteObjectSpec(self.spec(&request));
-            let write = self.write_stream(index, &request, first, 0, self.settings.chunk_size.max(1));
-            let object = stall_guard(progress, limit, write).await?;
-            return Ok(outcome(object, Phases::from_instants(started, None, progress.last_byte(), Instant::now())));
+            return self.upload_appendable(index, request, started).await;
         }
         if self.settings.chunk_size == 0 || self.settings.chunk_size >= total {
             // One stream with the whole object, retried whole; FAILED_PRECONDITION
@@ -84,7 +80,7 @@ impl GrpcTransport {
             return with_retries(policy, progress, |attempt| async move {
                 let first = FirstMessage::WriteObjectSpec(self.spec(request));
                 let attempt_start = Instant::now();
-                match stall_guard(progress, limit, self.write_stream(index, request, first, 0, total)).await {
+                match stall_guard(progress, limit, self.write_stream(index, request, first, 0, total, None)).await {
                     Ok(object) => Ok(outcome(
                         object,
                         Phases::from_instants(attempt_start, None, progress.last_byte(), Instant::now()),
@@ -106,7 +102,7 @@ impl GrpcTransport {
             let error = match stall_guard(
                 progress,
                 limit,
-                self.write_stream(index, &request, first, offset, self.settings.chunk_size),
+                self.write_stream(index, &request, first, offset, self.settings.chunk_size, None),
             )
             .await
             {
@@ -133,6 +129,30 @@ impl GrpcTransport {
                 Err(_) => {}
             }
         }
+    }
+
+    /// One appendable stream: a flush and state lookup after each chunk
+    /// (append group), finish_write at the end; not retried. A second
+    /// stream reads each flush back; the write's time ends with its
+    /// answer, not with the last read back.
+    async fn upload_appendable(
+        &self,
+        index: usize,
+        request: UploadRequest,
+        started: Instant,
+    ) -> Result<UploadOutcome, TransportError> {
+        let (limit, progress) = (self.settings.request_timeout, &*request.progress);
+        let first = FirstMessage::WriteObjectSpec(self.spec(&request));
+        let (persisted, notices) = mpsc::unbounded_channel();
+        let chunk = self.settings.chunk_size.max(1);
+        let write = async {
+            let write = self.write_stream(index, &request, first, 0, chunk, Some(persisted));
+            (stall_guard(progress, limit, write).await, Instant::now())
+        };
+        let ((object, ended), read_back) = tokio::join!(write, self.read_back(&request.name, notices, progress));
+        let object = object?;
+        read_back?;
+        Ok(outcome(object, Phases::from_instants(started, None, progress.last_byte(), ended)))
     }
 
     async fn start_resumable(&self, index: usize, request: &UploadRequest) -> Result<String, TransportError> {
@@ -170,6 +190,7 @@ impl GrpcTransport {
         first: FirstMessage,
         from: u64,
         chunk: u64,
+        read_back: Option<mpsc::UnboundedSender<Persisted>>,
     ) -> Result<pb::Object, TransportError> {
         let total = request.payload.size();
         let checksum = self.settings.checksum;
@@ -190,13 +211,23 @@ impl GrpcTransport {
             return Err(server_reason(&mut responses, error).await);
         }
         // An appendable object is answered first as it is created (size 0).
-        let mut opening = self.settings.appendable && writer_first_was_spec;
+        let (mut opening, mut generation) = (self.settings.appendable && writer_first_was_spec, 0);
         loop {
             let status = next_status(&mut responses).await?;
-            if std::mem::take(&mut opening) && matches!(status, WriteStatus::Resource(_)) {
+            if std::mem::take(&mut opening)
+                && let WriteStatus::Resource(object) = &status
+            {
+                generation = object.generation;
                 continue;
             }
-            request.progress.flush_persisted();
+            if let (Some(flush_started), Some(read_back)) = (request.progress.flush_persisted(), &read_back) {
+                let size = match &status {
+                    WriteStatus::PersistedSize(persisted) => *persisted as u64,
+                    WriteStatus::Resource(_) => total,
+                };
+                // The reader gone means the write is failing anyway.
+                let _ = read_back.send(Persisted { generation, size, flush_started });
+            }
             match status {
                 WriteStatus::Resource(object) => return Ok(object),
                 WriteStatus::PersistedSize(persisted) => {
