@@ -81,6 +81,8 @@ fn append_flags_are_checked_in_one_sentence() {
         (&["--workload", "append", "--flush-every", "0"][..], "flush"),
         (&["--workload", "append", "--size", "1MiB", "--flush-every", "5"][..], "more than one object"),
         (&["--flush-every", "2"][..], "--flush-every is for --workload append"),
+        (&["--workload", "append", "--read-back", "yes"][..], "--read-back 'yes' is not one of on, off"),
+        (&["--read-back", "off"][..], "--read-back is for --workload append"),
     ] {
         let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -111,4 +113,23 @@ async fn an_appendable_write_that_fails_leaves_no_object_behind() {
     assert!(failed > 0, "the fault failed some writes: {:?}", report.samples);
     assert_eq!(report.cleanup.deleted as usize, report.samples.len(), "the failed ones' objects too");
     assert_eq!(emulator.store().object_count(), 0, "nothing is left, finalized or not");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_read_back_off_no_second_stream_reads_and_the_report_says_so() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let options = Options {
+        workload: "append".into(),
+        transports: "grpc".into(),
+        size: "512KiB".into(),
+        read_back: "off".into(),
+        iterations: "1".into(),
+        warmup: false,
+        ..options_for(&emulator)
+    };
+    let report = run_bench(options).await;
+    let grpc = &report.appends[0];
+    assert_eq!((grpc.flushes, grpc.read_back, grpc.read_back_p50_s), (2, 0, None), "{grpc:?}");
+    assert!(report.samples.iter().all(|s| s.ok && s.read_back.is_none()), "{:?}", report.samples);
+    assert!(report.to_table().contains("; not read back by a second stream"));
 }

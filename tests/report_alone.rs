@@ -79,5 +79,6 @@ fn the_table_and_csv_name_the_target_and_the_injected_fault() {
     let csv = String::from_utf8_lossy(&csv.stdout);
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 2 * 3, "an upload per transport and round");
-    assert!(rows.iter().all(|r| r.ends_with(",emulator + fault return-503:every=4")), "{csv}");
+    // The target column, then an upload's empty range, flush and read-back columns.
+    assert!(rows.iter().all(|r| r.ends_with(",emulator + fault return-503:every=4,,,,")), "{csv}");
 }

@@ -26,7 +26,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 46] = [
+pub const FIELDS: [FieldSpec; 47] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
@@ -56,6 +56,7 @@ pub const FIELDS: [FieldSpec; 46] = [
     choice!("grpc_ranges", "gRPC ranges", &["bidi", "read-object"], gcs.grpc_ranges),
     text!("append_size", "Append size", gcs.append_size),
     text!("flush_every", "Flush every", gcs.flush_every),
+    choice!("read_back", "Read back", &["on", "off"], gcs.read_back),
     text!("read_prefix", "Read prefix", gcs.read_prefix),
     choice!("json_http", "JSON HTTP", &["auto", "1.1", "2"], gcs.json_http),
     text!("timeout", "Timeout", gcs.timeout),

@@ -86,6 +86,11 @@ pub struct BenchArgs {
     /// server to say the bytes are persisted).
     #[arg(long, value_name = "N", default_value = "1")]
     pub flush_every: String,
+    /// With --workload append: on | off: a second gRPC stream reads each
+    /// flush back as the object grows, timing when a reader has the bytes
+    /// (off: the flushes alone, with no reader sharing the client's CPU).
+    #[arg(long, value_name = "ON_OFF", default_value = "on")]
+    pub read_back: String,
     /// With --workload download or ranges: read the objects that exist under PREFIX
     /// (the first --concurrency by name) instead of uploading some; they are
     /// only read, never deleted.
@@ -191,6 +196,7 @@ impl BenchArgs {
             grpc_ranges: self.grpc_ranges.clone(),
             append_size: self.append_size.clone(),
             flush_every: self.flush_every.clone(),
+            read_back: self.read_back.clone(),
             read_prefix: self.read_prefix.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),

@@ -169,6 +169,7 @@ impl Route {
                     chunk_size: config.upload_chunk_size(),
                     channels: config.grpc_conn_pool,
                     appendable: config.append.is_some(),
+                    read_back: config.append.is_some_and(|plan| plan.read_back),
                     range_reads: config.ranges.as_ref().map(|plan| plan.grpc).unwrap_or_default(),
                     window: config.grpc_window,
                     retry,

@@ -11,6 +11,9 @@ pub struct AppendPlan {
     pub size: u64,
     /// Appends per flush.
     pub flush_every: u32,
+    /// A second gRPC stream reads each flush back as the object grows.
+    #[serde(default)]
+    pub read_back: bool,
 }
 
 impl AppendPlan {
@@ -28,6 +31,7 @@ impl Options {
             let flags = [
                 (&self.append_size, "256KiB", "append_size", "--append-size"),
                 (&self.flush_every, "1", "flush_every", "--flush-every"),
+                (&self.read_back, "on", "read_back", "--read-back"),
             ];
             return left_alone(&flags, "append").map(|()| None);
         }
@@ -42,7 +46,12 @@ impl Options {
             return fail("append_size", "--append-size is larger than the objects (--size): make it smaller");
         }
         let flush_every = parse_count(&self.flush_every, "flush_every", 1, 1 << 20)?;
-        let plan = AppendPlan { size, flush_every };
+        let read_back = match self.read_back.trim() {
+            "on" => true,
+            "off" => false,
+            other => return fail("read_back", format!("--read-back '{other}' is not one of on, off")),
+        };
+        let plan = AppendPlan { size, flush_every, read_back };
         if plan.flush_bytes() > object_size {
             return fail(
                 "flush_every",

@@ -83,7 +83,7 @@ impl AppendsSummary {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
         let read_back = match (self.transport, self.read_back) {
             (TransportKind::Json, _) => "; no reader sees a byte until the upload is finished".to_string(),
-            (TransportKind::Grpc, 0) => "; none was read back by a second stream".to_string(),
+            (TransportKind::Grpc, 0) => "; not read back by a second stream".to_string(),
             (TransportKind::Grpc, n) => format!(
                 "; {} by a second stream, from the flush's first byte p50 {} p99 {}",
                 if n == self.flushes { "each read back".to_string() } else { format!("{n} read back") },

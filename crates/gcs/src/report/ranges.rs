@@ -80,7 +80,7 @@ impl RangesSummary {
         let mib = self.mib_per_s.map_or("-".to_string(), units::format_mib_s);
         let opened = if self.method.starts_with("BidiReadObject") { "stream" } else { "request" };
         format!(
-            "{} ({}): {}, {rate} ranges/s, {mib} MiB/s; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {}",
+            "{} ({}): {}, {rate} ranges/s, {mib}; per range first byte p50 {} p99 {}, complete p50 {} p99 {}; {}",
             self.transport.name(),
             self.method,
             engine::report::plural(self.ranges as usize, "range"),

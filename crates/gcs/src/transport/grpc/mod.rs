@@ -45,6 +45,8 @@ pub struct GrpcSettings {
     /// Uploads are appendable objects written in `chunk_size` appends, each
     /// flushed (the append workload).
     pub appendable: bool,
+    /// A second stream reads each appendable flush back as the object grows.
+    pub read_back: bool,
     /// How a read of many ranges goes: one BidiReadObject stream, or one ReadObject each.
     pub range_reads: RangeReads,
     /// HTTP/2 stream window; `None` = adaptive. It governs what the server

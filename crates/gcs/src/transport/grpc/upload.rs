@@ -133,8 +133,9 @@ impl GrpcTransport {
 
     /// One appendable stream: a flush and state lookup after each chunk
     /// (append group), finish_write at the end; not retried. A second
-    /// stream reads each flush back; the write's time ends with its
-    /// answer, not with the last read back.
+    /// stream reads each flush back (unless told not to; its notices then
+    /// end at once); the write's time ends with its answer, not with the
+    /// last read back.
     async fn upload_appendable(
         &self,
         index: usize,
@@ -146,7 +147,8 @@ impl GrpcTransport {
         let (persisted, notices) = mpsc::unbounded_channel();
         let chunk = self.settings.chunk_size.max(1);
         let write = async {
-            let write = self.write_stream(index, &request, first, 0, chunk, Some(persisted));
+            let persisted = Some(persisted).filter(|_| self.settings.read_back);
+            let write = self.write_stream(index, &request, first, 0, chunk, persisted);
             (stall_guard(progress, limit, write).await, Instant::now())
         };
         let ((object, ended), read_back) = tokio::join!(write, self.read_back(&request.name, notices, progress));
