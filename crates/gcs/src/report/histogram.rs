@@ -13,7 +13,7 @@ const BAR: usize = 24;
 impl RunReport {
     /// The histogram's lines, an operation at a time; none when no item finished.
     pub fn histogram_lines(&self) -> Vec<String> {
-        let mut lines = Vec::new();
+        let (mut lines, shown) = (Vec::new(), super::Shown::of(self));
         for &operation in Operation::of(self.config.workload) {
             let series: Vec<(String, Vec<f64>)> = self
                 .transports
@@ -25,7 +25,7 @@ impl RunReport {
                     (t.transport.name().to_string(), times.map(|s| s.latency_s()).collect())
                 })
                 .collect();
-            lines.extend(histogram(operation.name(), &series));
+            lines.extend(histogram(shown.item(operation), &series));
         }
         lines
     }

@@ -263,10 +263,11 @@ impl RunReport {
             (0, _) => "whole objects".to_string(),
             (size, None) => format!("{} at a random aligned offset of each ({seed})", format_size(size)),
             (size, Some(plan)) => format!(
-                "{} of {} of each object, all wanted at once, {} (aligned, {seed})",
+                "{} of {} of each object, all wanted at once, {} ({}, {seed})",
                 plural(plan.per_object as usize, "range"),
                 plan.sizes.describe(size),
-                if plan.sequential { "in a row from a random start" } else { "each at a random offset" }
+                if plan.sequential { "in a row from a random start" } else { "each at a random offset" },
+                if plan.sizes.is_fixed() { "aligned" } else { "on 4 KiB boundaries" }
             ),
         };
         // What gRPC is sent is paced by the window we grant: it matters for reads.

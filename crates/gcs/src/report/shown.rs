@@ -18,6 +18,8 @@ pub struct Shown {
     pub unit: RateUnit,
     /// Objects are small: counted, not weighed.
     pub small: bool,
+    /// A read is a reader's many ranges (`--workload ranges`), not a download.
+    pub ranged: bool,
 }
 
 impl Shown {
@@ -28,7 +30,20 @@ impl Shown {
     /// The same decision from the config alone: the app's live lanes show a
     /// run as its report will.
     pub fn for_config(config: &crate::config::BenchConfig) -> Shown {
-        Shown { unit: config.rate_unit, small: config.object_size < SMALL_OBJECT_BYTES }
+        Shown {
+            unit: config.rate_unit,
+            small: config.object_size < SMALL_OBJECT_BYTES,
+            ranged: config.ranges.is_some(),
+        }
+    }
+
+    /// What one item of `operation` is called: "upload", "download", or a
+    /// ranges run's "read".
+    pub fn item(&self, operation: Operation) -> &'static str {
+        match operation {
+            Operation::Download if self.ranged => "read",
+            operation => operation.name(),
+        }
     }
 
     /// A time, or "-" when nothing measured it.

@@ -68,7 +68,8 @@ pub(super) const WIRE_UNMEASURED: &str =
 /// One transport's protocol, connections, wire and CPU figures and phases,
 /// each over the work it names; "no completed uploads" when there is none.
 pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Shown) -> Vec<String> {
-    let noun = t.operation.name();
+    let noun = shown.item(t.operation);
+    let items_per_s = if shown.ranged { "reads/s" } else { "objects/s" };
     let connections = match t.protocol.as_str() {
         "" => plural(t.connections as usize, "connection"),
         protocol => format!("{protocol}, {}", plural(t.connections as usize, "connection")),
@@ -95,11 +96,11 @@ pub(super) fn transport_lines(name: &str, t: &TransportSummary, shown: super::Sh
     };
     // Small objects: the rate per object is its latency, in the table already.
     let per = match shown.small {
-        true => t.objects_per_s.map(|n| format!("{} objects/s", significant(n, 4))).unwrap_or_default(),
+        true => t.objects_per_s.map(|n| format!("{} {items_per_s}", significant(n, 4))).unwrap_or_default(),
         false => format!(
             "per {noun} {}{}",
             shown.unit.format(per_object),
-            t.objects_per_s.map(|n| format!(", {} objects/s", significant(n, 3))).unwrap_or_default()
+            t.objects_per_s.map(|n| format!(", {} {items_per_s}", significant(n, 3))).unwrap_or_default()
         ),
     };
     let mut lines =

@@ -41,7 +41,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         retried_after: Default::default(),
     };
     let t = summarize(Json, crate::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
-    let shown = super::Shown { unit: units::RateUnit::MiB, small: false };
+    let shown = super::Shown { unit: units::RateUnit::MiB, small: false, ranged: false };
     let line = &super::transport_lines("http-json", &t, shown)[0];
     assert!(
         line.contains("wire 1.144x payload (117 KiB of it TCP retransmissions) (retries handed over 64 KiB again)"),
