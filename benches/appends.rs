@@ -7,7 +7,8 @@
 //! resumable upload's 256 KiB chunks. Each flush's latency p50 and p99,
 //! printed beside the floor one round trip sets, and over gRPC each flush's
 //! time until a second stream had read it back (floor: two round trips, the
-//! flush's and the read's), for three trials, then as median (range).
+//! flush's and the read's), and gRPC's flushes once more with no reader
+//! (`--read-back off`), for three trials, then as median (range).
 //!
 //! `cargo bench --bench appends`. README's append figures are these.
 
@@ -57,13 +58,22 @@ struct Figure {
     round_trips: f64,
 }
 
-/// Each transport's flush latency and, over gRPC, the read back's.
+/// Each transport's flush latency and, over gRPC, the read back's; then
+/// gRPC's flushes again with no reader (`--read-back off`), for its cost.
 fn trial(target: &[String]) -> Vec<Figure> {
+    let mut figures = appends(target, &[]);
+    let alone = appends(target, &["--transports", "grpc", "--read-back", "off"]);
+    figures.extend(alone.into_iter().map(|f| Figure { name: format!("{}, no reader", f.name), ..f }));
+    figures
+}
+
+fn appends(target: &[String], extra: &[&str]) -> Vec<Figure> {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
         .arg("run")
         .args(target)
         .args(["--workload", "append", "--size", "4MiB", "--append-size", "256KiB", "--flush-every", "1"])
         .args(["--concurrency", "1", "--iterations", "5", "--format", "json"])
+        .args(extra)
         .stderr(std::process::Stdio::null())
         .output()
         .unwrap();
