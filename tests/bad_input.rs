@@ -90,6 +90,11 @@ fn more_bad_input_gets_one_sentence() {
         (vec!["run", "--grpc-window", "1KiB"], vec![], "error: --grpc-window must be from 64KiB to 2GiB"),
         (vec!["run", "--max-retries", "many"], vec![], "error: --max-retries 'many' is not a whole number"),
         (vec!["run", "--request-timeout", "0s"], vec![], "error: --request-timeout must be above zero"),
+        (
+            vec!["etcd", "run", "--transports", "grpc-read-object,grpc"],
+            vec![],
+            "error: --transports grpc-read-object is for GCS ranges runs",
+        ),
     ];
     for (args, env, expected) in cases {
         let output = run(&args, &env);

@@ -79,6 +79,22 @@ fn range_flags_are_checked_in_one_sentence() {
         (&["--workload", "ranges", "--range-size", "1KiB", "--range-order", "up"][..], "--range-order 'up'"),
         (&["--workload", "download", "--ranges-per-object", "4"][..], "--ranges-per-object is for --workload ranges"),
         (&["--workload", "download", "--range-size", "1KiB,2KiB"][..], "a list or a spread is for --workload ranges"),
+        (&["--transports", "grpc-read-object,grpc"][..], "--transports grpc-read-object is for --workload ranges"),
+        (&["--transports", "grpc,grpc"][..], "--transports 'grpc,grpc' names grpc twice"),
+        (&["--transports", "grpc,ftp"][..], "is not one of both, http-json, grpc, or two transports"),
+        (
+            &[
+                "--workload",
+                "ranges",
+                "--range-size",
+                "1KiB",
+                "--transports",
+                "grpc-read-object,grpc",
+                "--grpc-ranges",
+                "read-object",
+            ][..],
+            "leave --grpc-ranges at bidi to pair the two",
+        ),
         (&["--workload", "ranges", "--range-size", "64KiB..4KiB"][..], "put the smaller size first"),
         (&["--workload", "ranges", "--size", "1MiB", "--range-size", "4KiB,2MiB"][..], "larger than the objects"),
     ] {
@@ -119,6 +135,33 @@ async fn ranges_of_a_list_of_sizes_are_read_each_at_its_size_by_both_transports(
         let (first, complete) = (cells[cells.len() - 4], cells[cells.len() - 3]);
         assert_eq!((first.split(';').count(), complete.split(';').count()), (5, 5), "{row}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn readobject_per_range_and_bidireadobject_are_paired_in_one_run() {
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let options = Options {
+        transports: "grpc-read-object,grpc".into(),
+        iterations: "5".into(),
+        ..ranges_options(&emulator, "bidi")
+    };
+    let report = run_bench(options).await;
+    let by = |kind| report.ranges.iter().find(|r| r.transport == kind).unwrap();
+    // 3 readers x 8 ranges x 5 rounds: a ReadObject each, or a stream per read.
+    let (apart, bidi) = (by(TransportKind::GrpcReadObject), by(TransportKind::Grpc));
+    assert_eq!((apart.method.as_str(), apart.ranges, apart.requests), ("ReadObject per range", 120, 120));
+    assert_eq!((bidi.method.as_str(), bidi.ranges, bidi.requests), ("BidiReadObject", 120, 15));
+    let verdict = &report.verdicts[0];
+    let measured: Vec<TransportKind> = verdict.comparison.measured.iter().map(|(kind, _)| *kind).collect();
+    assert_eq!(measured, [TransportKind::GrpcReadObject, TransportKind::Grpc], "the two gRPC ways are the pair");
+    assert_eq!(verdict.comparison.pairs, 5, "{verdict:?}");
+    assert_eq!(report.samples.len(), 2 * 3 * 5, "each lane's reads");
+    for sample in &report.samples {
+        assert!(sample.ok && sample.bytes == 8 * RANGE, "{sample:?}");
+    }
+    let text = report.to_table();
+    assert!(text.contains("grpc-read-object (ReadObject per range): 120 ranges"), "{text}");
+    assert!(text.contains("grpc (BidiReadObject): 120 ranges"), "{text}");
 }
 
 /// Two hosts' runs, one after the other (never at once), merged.

@@ -49,7 +49,7 @@ async fn connections_are_counted_and_reused() {
 fn emulator_peer(emulator: &gcs_speed_tui::emulator::Emulator, kind: TransportKind) -> String {
     match kind {
         TransportKind::Json => emulator.json_url().trim_start_matches("http://").to_string(),
-        TransportKind::Grpc => emulator.grpc_addr().to_string(),
+        TransportKind::Grpc | TransportKind::GrpcReadObject => emulator.grpc_addr().to_string(),
     }
 }
 

@@ -59,7 +59,7 @@ pub async fn check(config: &BenchConfig) -> u8 {
     if config.transports.contains(&TransportKind::Json) {
         code = code.max(check_json(config, &route, &auth).await);
     }
-    if config.transports.contains(&TransportKind::Grpc) {
+    if config.transports.iter().any(|kind| kind.is_grpc()) {
         code = code.max(check_grpc(config, &route, &auth).await);
     }
     if code == OK {

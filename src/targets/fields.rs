@@ -29,7 +29,7 @@ pub const ESSENTIALS: usize = 11;
 pub const FIELDS: [FieldSpec; 47] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
-    choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
+    choice!("transports", "Transports", &["both", "http-json", "grpc", "grpc-read-object,grpc"], gcs.transports),
     choice!("workload", "Workload", &["upload", "download", "w1r3", "ranges", "append"], gcs.workload),
     text!("size", "Object size", gcs.size),
     text!("iterations", "Iterations", gcs.iterations),

@@ -325,7 +325,7 @@ mod tests {
         form.step_choice(1);
         assert_eq!(form.options.gcs.transports, "http-json");
         form.step_choice(-2);
-        assert_eq!(form.options.gcs.transports, "grpc");
+        assert_eq!(form.options.gcs.transports, "grpc-read-object,grpc", "back past the first, to the last");
         form.move_by(-2);
         assert_eq!(form.selected(), Some(0));
         form.move_by(-1);

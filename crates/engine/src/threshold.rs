@@ -66,10 +66,8 @@ impl Threshold {
         let (left, right) = (text[..at].trim(), text[at + operator.len()..].trim());
         let (transport, name) = match left.split_once('.') {
             Some((transport, name)) => {
-                let kind = match transport {
-                    "http-json" | "json" => TransportKind::Json,
-                    "grpc" => TransportKind::Grpc,
-                    _ => return Err(wrong(&format!("'{transport}' is not a transport"))),
+                let Some(kind) = TransportKind::named(transport) else {
+                    return Err(wrong(&format!("'{transport}' is not a transport")));
                 };
                 (Some(kind), name)
             }

@@ -5,7 +5,7 @@
 use super::client::Reach;
 use clap::{ArgAction, Args, ValueEnum};
 use engine::plan::flags::{ConfigError, fail, parse_count};
-use engine::plan::{Schedule, parse_schedule};
+use engine::plan::{Schedule, TransportKind, parse_schedule};
 use engine::schedule_text;
 use std::path::PathBuf;
 
@@ -208,6 +208,12 @@ impl EtcdRunArgs {
             );
         }
         let schedule = parse_schedule(&schedule_text!(self), &mut notes)?;
+        if schedule.transports.contains(&TransportKind::GrpcReadObject) {
+            return fail(
+                "transports",
+                "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc",
+            );
+        }
         Ok(EtcdConfig {
             reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
             mode: self.mode,

@@ -66,7 +66,8 @@ impl EtcdRunner {
         for &kind in &config.schedule.transports {
             let kv: Arc<dyn Kv> = match kind {
                 TransportKind::Json => Arc::new(GatewayKv::connect(&config.reach).await?),
-                TransportKind::Grpc => Arc::new(GrpcKv::connect(&config.reach).await?),
+                // (grpc-read-object is refused for etcd when options are checked.)
+                TransportKind::Grpc | TransportKind::GrpcReadObject => Arc::new(GrpcKv::connect(&config.reach).await?),
             };
             wire.claim(Owner::Transport(kind));
             kvs.insert(kind, kv);

@@ -161,8 +161,9 @@ impl Route {
                 request_timeout: config.request_timeout,
                 ca_pem: self.ca_pem.clone(),
             })?),
-            TransportKind::Grpc => Arc::new(
+            TransportKind::Grpc | TransportKind::GrpcReadObject => Arc::new(
                 GrpcTransport::connect(GrpcSettings {
+                    kind,
                     url: self.grpc_url.clone().unwrap_or_default(),
                     bucket: config.bucket.clone(),
                     checksum: config.grpc_checksum,
@@ -170,7 +171,7 @@ impl Route {
                     channels: config.grpc_conn_pool,
                     appendable: config.append.is_some(),
                     read_back: config.append.is_some_and(|plan| plan.read_back),
-                    range_reads: config.ranges.as_ref().map(|plan| plan.grpc).unwrap_or_default(),
+                    range_reads: config.range_reads(kind),
                     window: config.grpc_window,
                     retry,
                     request_timeout: config.request_timeout,
@@ -218,7 +219,8 @@ pub async fn connect(config: &BenchConfig, built_in: Option<(String, String)>) -
         json_endpoint: config.transports.contains(&TransportKind::Json).then(|| json_url.clone()).flatten(),
         grpc_endpoint: config
             .transports
-            .contains(&TransportKind::Grpc)
+            .iter()
+            .any(|kind| kind.is_grpc())
             .then(|| grpc_url.map(|u| u.trim_start_matches("http://").to_string()))
             .flatten(),
         bucket: config.bucket.clone(),

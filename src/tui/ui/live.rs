@@ -75,6 +75,7 @@ pub(super) fn chart_style(kind: TransportKind) -> (Marker, GraphType, &'static s
     match kind {
         TransportKind::Json => (Marker::Braille, GraphType::Line, "⠤ http-json"),
         TransportKind::Grpc => (Marker::Dot, GraphType::Line, "• grpc"),
+        TransportKind::GrpcReadObject => (Marker::HalfBlock, GraphType::Line, "▀ grpc-read-object"),
     }
 }
 

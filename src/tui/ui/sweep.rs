@@ -101,8 +101,8 @@ fn times(ratio: f64) -> String {
 fn marked(figure: &RatioFigure) -> String {
     let Some(ratio) = figure.ratio else { return "-".into() };
     let mark = match ahead(figure) {
-        Some(TransportKind::Grpc) => "▲",
         Some(TransportKind::Json) => "▼",
+        Some(_) => "▲",
         None => "?",
     };
     format!("{}{mark}", times(ratio))

@@ -58,6 +58,7 @@ impl Theme {
         self.fg(match kind {
             TransportKind::Json => Color::Cyan,
             TransportKind::Grpc => Color::Magenta,
+            TransportKind::GrpcReadObject => Color::Yellow,
         })
     }
 }

@@ -72,6 +72,27 @@ macro_rules! schedule_text {
     };
 }
 
+/// `both`, one transport, or two of them joined by a comma (the first is
+/// the one the second is compared with).
+fn parse_transports(text: &str) -> Result<Vec<TransportKind>, ConfigError> {
+    let wrong = || {
+        fail(
+            "transports",
+            format!("--transports '{text}' is not one of both, http-json, grpc, or two transports joined by a comma"),
+        )
+    };
+    if text.trim() == "both" {
+        return Ok(vec![TransportKind::Json, TransportKind::Grpc]);
+    }
+    let kinds: Option<Vec<TransportKind>> = text.split(',').map(TransportKind::named).collect();
+    match kinds.as_deref() {
+        Some([one]) => Ok(vec![*one]),
+        Some([a, b]) if a == b => fail("transports", format!("--transports '{text}' names {} twice", a.name())),
+        Some([a, b]) => Ok(vec![*a, *b]),
+        _ => wrong(),
+    }
+}
+
 /// Checks the schedule flags together; what they imply is added to `notes`.
 pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
     let iterations = parse_count(flags.iterations, "iterations", 1, 100_000)?;
@@ -79,14 +100,7 @@ pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<S
     if timeout.is_zero() {
         return fail("timeout", "--timeout must be above zero, like 10m");
     }
-    let transports = match flags.transports.trim() {
-        "both" => vec![TransportKind::Json, TransportKind::Grpc],
-        "http-json" | "json" | "http" => vec![TransportKind::Json],
-        "grpc" => vec![TransportKind::Grpc],
-        other => {
-            return fail("transports", format!("--transports '{other}' is not one of both, http-json, grpc"));
-        }
-    };
+    let transports = parse_transports(flags.transports)?;
     let order = match flags.order.trim() {
         "interleaved" => Order::Interleaved,
         "sequential" => Order::Sequential,

@@ -9,14 +9,35 @@ pub enum TransportKind {
     Json,
     #[serde(rename = "grpc")]
     Grpc,
+    /// gRPC once more, asked another way (GCS ranges: one `ReadObject`
+    /// per range), so that two gRPC ways can be paired in one run.
+    #[serde(rename = "grpc-read-object")]
+    GrpcReadObject,
 }
 
 impl TransportKind {
+    /// Every kind, for parsing their names.
+    pub const ALL: [TransportKind; 3] = [TransportKind::Json, TransportKind::Grpc, TransportKind::GrpcReadObject];
+
     pub fn name(self) -> &'static str {
         match self {
             TransportKind::Json => "http-json",
             TransportKind::Grpc => "grpc",
+            TransportKind::GrpcReadObject => "grpc-read-object",
         }
+    }
+
+    /// The kind a name (as `--transports` and `--fail-if` take it) stands for.
+    pub fn named(name: &str) -> Option<TransportKind> {
+        match name.trim() {
+            "http-json" | "json" | "http" => Some(TransportKind::Json),
+            other => TransportKind::ALL.into_iter().find(|kind| kind.name() == other),
+        }
+    }
+
+    /// Spoken over gRPC (whichever way it asks).
+    pub fn is_grpc(self) -> bool {
+        self != TransportKind::Json
     }
 }
 

@@ -241,6 +241,15 @@ impl BenchConfig {
         RoundWords { unit: self.rate_unit, amount: Amount::Bytes, items, noun: self.workload.noun(), parts }
     }
 
+    /// How a gRPC lane reads a ranges run's ranges: `grpc-read-object`
+    /// one ReadObject each, `grpc` as `--grpc-ranges` says.
+    pub fn range_reads(&self, kind: TransportKind) -> crate::transport::grpc::RangeReads {
+        match kind {
+            TransportKind::GrpcReadObject => crate::transport::grpc::RangeReads::EachApart,
+            _ => self.ranges.as_ref().map(|plan| plan.grpc).unwrap_or_default(),
+        }
+    }
+
     /// The chunk both transports' uploads use: an append run's flushes.
     pub fn upload_chunk_size(&self) -> u64 {
         self.append.map_or(self.chunk_size, |plan| plan.flush_bytes())

@@ -1,7 +1,7 @@
 //! `--workload ranges`: how many ranges each reader wants of its object at
 //! once, how large they are, where they lie, and how gRPC asks for them.
 
-use super::{ConfigError, Options, Workload, fail, flag_error, parse_count};
+use super::{ConfigError, Options, TransportKind, Workload, fail, flag_error, parse_count};
 use crate::transport::grpc::RangeReads;
 
 /// GCS takes up to 1,000 ranges on one BidiReadObject stream before it
@@ -53,6 +53,25 @@ impl Options {
             other => return fail("grpc_ranges", format!("--grpc-ranges '{other}' is not one of bidi, read-object")),
         };
         Ok(Some(RangesPlan { per_object, sizes, sequential, grpc }))
+    }
+}
+
+/// `grpc-read-object` is a ranges run's lane, and differs from `grpc` only
+/// while `grpc` reads on one BidiReadObject stream.
+pub(super) fn check_lanes(transports: &[TransportKind], plan: Option<&RangesPlan>) -> Result<(), ConfigError> {
+    if !transports.contains(&TransportKind::GrpcReadObject) {
+        return Ok(());
+    }
+    match plan {
+        None => fail(
+            "transports",
+            "--transports grpc-read-object is for --workload ranges: use both, http-json or grpc for other runs",
+        ),
+        Some(plan) if plan.grpc == RangeReads::EachApart && transports.contains(&TransportKind::Grpc) => fail(
+            "transports",
+            "--grpc-ranges read-object makes grpc read as grpc-read-object does: leave --grpc-ranges at bidi to pair the two",
+        ),
+        Some(_) => Ok(()),
     }
 }
 

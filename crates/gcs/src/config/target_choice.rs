@@ -87,7 +87,7 @@ impl Options {
                     "a gRPC endpoint is set but no JSON one: add --endpoint URL (or STORAGE_EMULATOR_HOST), or use --transports grpc",
                 );
             }
-            if transports.contains(&TransportKind::Grpc) && grpc_url.is_none() {
+            if transports.iter().any(|kind| kind.is_grpc()) && grpc_url.is_none() {
                 return fail(
                     "grpc_endpoint",
                     "a JSON endpoint is set but no gRPC one: add --grpc-endpoint HOST:PORT (or STORAGE_EMULATOR_HOST_GRPC), or use --transports http-json",

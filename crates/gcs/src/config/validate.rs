@@ -43,6 +43,7 @@ impl Options {
         let prefix = self.object_prefix(&mut notes)?;
         let Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop } =
             parse_schedule(&schedule_text!(self), &mut notes)?;
+        super::ranges::check_lanes(&transports, ranges.as_ref())?;
         let grpc_window = self.grpc_window()?;
         let retries = self.retries()?;
         let (target, bucket) = self.choose_target(env, &transports, &mut notes)?;

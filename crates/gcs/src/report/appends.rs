@@ -49,7 +49,10 @@ pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<
             };
             let (flushes, read_back) = (pooled(|s| s.flushes.as_ref()), pooled(|s| s.read_back.as_ref()));
             let method = match transport {
-                TransportKind::Grpc => format!("appendable BidiWriteObject, flush + state_lookup every {bytes}"),
+                // (grpc-read-object is for ranges runs only.)
+                TransportKind::Grpc | TransportKind::GrpcReadObject => {
+                    format!("appendable BidiWriteObject, flush + state_lookup every {bytes}")
+                }
                 TransportKind::Json => {
                     format!("no appendable objects in the JSON API: a resumable upload, a PUT per {bytes} chunk")
                 }
@@ -83,8 +86,8 @@ impl AppendsSummary {
         let seconds = |s: Option<f64>| s.map_or("-".to_string(), format_latency);
         let read_back = match (self.transport, self.read_back) {
             (TransportKind::Json, _) => "; no reader sees a byte until the upload is finished".to_string(),
-            (TransportKind::Grpc, 0) => "; not read back by a second stream".to_string(),
-            (TransportKind::Grpc, n) => format!(
+            (_, 0) => "; not read back by a second stream".to_string(),
+            (_, n) => format!(
                 "; {} by a second stream, from the flush's first byte p50 {} p99 {}",
                 if n == self.flushes { "each read back".to_string() } else { format!("{n} read back") },
                 seconds(self.read_back_p50_s),

@@ -32,7 +32,9 @@ pub struct RangesSummary {
 
 /// Each transport's summary, when the run read ranges.
 pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &[ObjectSample]) -> Vec<RangesSummary> {
-    let Some(plan) = &config.ranges else { return Vec::new() };
+    if config.ranges.is_none() {
+        return Vec::new();
+    }
     config
         .transports
         .iter()
@@ -47,10 +49,10 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
             let (first_histogram, complete_histogram) = (latency_histogram(&first), latency_histogram(&complete));
             let quantile = |h, q, values: &[f64]| at_most_the_slowest(quantile_s(h, q), values);
             let round_s: f64 = rounds.iter().filter(|r| r.transport == transport).map(|r| r.elapsed_s).sum();
-            let per_range = transport == TransportKind::Json || plan.grpc == RangeReads::EachApart;
+            let per_range = transport == TransportKind::Json || config.range_reads(transport) == RangeReads::EachApart;
             RangesSummary {
                 transport,
-                method: method(transport, plan.grpc).into(),
+                method: method(transport, config.range_reads(transport)).into(),
                 ranges: times.len() as u64,
                 ranges_per_s: (round_s > 0.0).then(|| times.len() as f64 / round_s),
                 mib_per_s: (round_s > 0.0).then(|| units::mib_per_second(done.iter().map(|s| s.bytes).sum(), round_s)),
@@ -67,7 +69,7 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
 fn method(transport: TransportKind, grpc: RangeReads) -> &'static str {
     match transport {
         TransportKind::Json => "GET with Range per range",
-        TransportKind::Grpc => grpc.name(),
+        TransportKind::Grpc | TransportKind::GrpcReadObject => grpc.name(),
     }
 }
 

@@ -273,7 +273,7 @@ impl Runner<'_> {
     fn checksum(&self, kind: TransportKind) -> bool {
         match kind {
             TransportKind::Json => self.config.json_checksum,
-            TransportKind::Grpc => self.config.grpc_checksum,
+            TransportKind::Grpc | TransportKind::GrpcReadObject => self.config.grpc_checksum,
         }
     }
 }

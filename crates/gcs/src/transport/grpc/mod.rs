@@ -35,6 +35,8 @@ mod read_back;
 mod upload;
 
 pub struct GrpcSettings {
+    /// The lane it is: `grpc`, or `grpc-read-object` (ranges read apart).
+    pub kind: TransportKind,
     /// `https://storage.googleapis.com` or `http://127.0.0.1:PORT`.
     pub url: String,
     pub bucket: String,
@@ -173,7 +175,7 @@ impl GrpcTransport {
 
 impl Uploader for GrpcTransport {
     fn kind(&self) -> TransportKind {
-        TransportKind::Grpc
+        self.settings.kind
     }
 
     fn list<'a>(
