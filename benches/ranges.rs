@@ -2,11 +2,12 @@
 //! 1 GiB object, 16 wanted at once (`--concurrency 1 --ranges-per-object
 //! 16`, 63 rounds), JSON (one GET with Range each, all 16 at once) against
 //! gRPC BidiReadObject (the 16 on one stream) and against gRPC ReadObject
-//! per range, over loopback and over a link with 1 ms each way (`emulator
-//! --latency 1ms`: a 2 ms round trip). The object is uploaded once per link
-//! and read through `--read-prefix`. Three trials; each figure printed per
-//! trial, then as median (range). The ratio is gRPC's ranges/s over JSON's
-//! in the same run.
+//! per range, and the two gRPC ways paired (`--transports
+//! grpc-read-object,grpc`), over loopback and over a link with 1 ms each
+//! way (`emulator --latency 1ms`: a 2 ms round trip). The object is uploaded
+//! once per link and read through `--read-prefix`. Three trials; each
+//! figure printed per trial, then as median (range). The ratio is the
+//! second lane's ranges/s over the first's in the same run.
 //!
 //! `cargo bench --bench ranges`. README's ranged-read figures are these.
 
@@ -16,6 +17,31 @@ mod emulator_process;
 const TRIALS: usize = 3;
 const BUCKET: &str = "bench-ranges";
 const PREFIX: &str = "bench-ranges/object";
+
+/// A pair of lanes: their names in the report, how gRPC reads, and what it is.
+struct Case {
+    lanes: [&'static str; 2],
+    grpc_ranges: &'static str,
+    said: &'static str,
+}
+
+const CASES: [Case; 3] = [
+    Case {
+        lanes: ["http-json", "grpc"],
+        grpc_ranges: "bidi",
+        said: "JSON GET per range against gRPC BidiReadObject (16 ranges on one stream)",
+    },
+    Case {
+        lanes: ["http-json", "grpc"],
+        grpc_ranges: "read-object",
+        said: "JSON GET per range against gRPC ReadObject per range",
+    },
+    Case {
+        lanes: ["grpc-read-object", "grpc"],
+        grpc_ranges: "bidi",
+        said: "gRPC ReadObject per range against gRPC BidiReadObject, paired in one run",
+    },
+];
 
 /// One run's figures for one transport: ranges/s and per-range complete p50, p99 (ms).
 struct Figures {
@@ -33,9 +59,9 @@ fn main() {
         }
         let (mut emulator, target) = emulator_process::emulator(BUCKET, &extra);
         upload_the_object(&target);
-        for grpc in ["bidi", "read-object"] {
-            let trials: Vec<[Figures; 2]> = (0..TRIALS).map(|_| trial(&target, grpc)).collect();
-            report(link, grpc, &trials);
+        for case in &CASES {
+            let trials: Vec<[Figures; 2]> = (0..TRIALS).map(|_| trial(&target, case)).collect();
+            report(link, case, &trials);
         }
         let _ = emulator.kill();
         let _ = emulator.wait();
@@ -54,13 +80,13 @@ fn upload_the_object(target: &[String]) {
     assert!(status.success(), "the 1 GiB object is uploaded");
 }
 
-fn trial(target: &[String], grpc: &str) -> [Figures; 2] {
+fn trial(target: &[String], case: &Case) -> [Figures; 2] {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
         .arg("run")
         .args(target)
         .args(["--workload", "ranges", "--read-prefix", PREFIX, "--range-size", "64KiB"])
-        .args(["--concurrency", "1", "--ranges-per-object", "16", "--iterations", "63", "--grpc-ranges", grpc])
-        .args(["--format", "json"])
+        .args(["--concurrency", "1", "--ranges-per-object", "16", "--iterations", "63"])
+        .args(["--grpc-ranges", case.grpc_ranges, "--transports", &case.lanes.join(","), "--format", "json"])
         .stderr(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -76,26 +102,17 @@ fn trial(target: &[String], grpc: &str) -> [Figures; 2] {
             p99_ms: ms("complete_p99_s"),
         }
     };
-    [figures("http-json"), figures("grpc")]
+    case.lanes.map(figures)
 }
 
-fn report(link: &str, grpc: &str, trials: &[[Figures; 2]]) {
-    let method = if grpc == "bidi" { "BidiReadObject (16 ranges on one stream)" } else { "ReadObject per range" };
-    println!("{link}: JSON GET per range against gRPC {method}");
-    for (i, [json, grpc]) in trials.iter().enumerate() {
-        println!(
-            "  trial {}: JSON {} ranges {:.0}/s p50 {:.2} ms p99 {:.2} ms · gRPC {} ranges {:.0}/s p50 {:.2} ms p99 {:.2} ms · gRPC/JSON ranges/s {:.2}x",
-            i + 1,
-            json.ranges,
-            json.per_s,
-            json.p50_ms,
-            json.p99_ms,
-            grpc.ranges,
-            grpc.per_s,
-            grpc.p50_ms,
-            grpc.p99_ms,
-            grpc.per_s / json.per_s
-        );
+fn report(link: &str, case: &Case, trials: &[[Figures; 2]]) {
+    let [a, b] = case.lanes;
+    println!("{link}: {}", case.said);
+    let said =
+        |f: &Figures| format!("{} ranges {:.0}/s p50 {:.2} ms p99 {:.2} ms", f.ranges, f.per_s, f.p50_ms, f.p99_ms);
+    for (i, [first, second]) in trials.iter().enumerate() {
+        let ratio = second.per_s / first.per_s;
+        println!("  trial {}: {a} {} · {b} {} · {b}/{a} ranges/s {ratio:.2}x", i + 1, said(first), said(second));
     }
     let spread = |pick: &dyn Fn(&[Figures; 2]) -> f64, digits: usize| {
         let mut values: Vec<f64> = trials.iter().map(pick).collect();
@@ -104,7 +121,7 @@ fn report(link: &str, grpc: &str, trials: &[[Figures; 2]]) {
         format!("{mid:.digits$} ({low:.digits$}-{high:.digits$})")
     };
     println!(
-        "  median (range): JSON {}/s p50 {} ms p99 {} ms · gRPC {}/s p50 {} ms p99 {} ms · gRPC/JSON {}x",
+        "  median (range): {a} {}/s p50 {} ms p99 {} ms · {b} {}/s p50 {} ms p99 {} ms · {b}/{a} {}x",
         spread(&|t| t[0].per_s, 0),
         spread(&|t| t[0].p50_ms, 2),
         spread(&|t| t[0].p99_ms, 2),

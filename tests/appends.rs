@@ -133,3 +133,41 @@ async fn with_read_back_off_no_second_stream_reads_and_the_report_says_so() {
     assert!(report.samples.iter().all(|s| s.ok && s.read_back.is_none()), "{:?}", report.samples);
     assert!(report.to_table().contains("; not read back by a second stream"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleets_flushes_and_reads_back_are_pooled_from_every_hosts_objects() {
+    use gcs_speed_tui::finished::Finished;
+    use gcs_speed_tui::fleet::command::merge_loaded;
+    use gcs_speed_tui::fleet::inputs::Loaded;
+    use gcs_speed_tui::gcs::report::RunReport;
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let options = || Options {
+        workload: "append".into(),
+        size: "512KiB".into(),
+        iterations: "2".into(),
+        warmup: false,
+        ..options_for(&emulator)
+    };
+    let a = run_bench(options()).await.host_label("a".into());
+    let b = run_bench(options()).await.host_label("b".into());
+    let loaded = |name: &str, report: &RunReport| Loaded {
+        name: name.into(),
+        report: Finished::Gcs(Box::new(report.clone())),
+        point: None,
+    };
+    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
+        unreachable!("GCS reports merge into a GCS report")
+    };
+    // Each host: 1 writer x 2 rounds x 2 flushes (512 KiB in 256 KiB appends).
+    let by = |kind| fleet.appends.iter().find(|s| s.transport == kind).unwrap();
+    let (json, grpc) = (by(TransportKind::Json), by(TransportKind::Grpc));
+    assert_eq!((json.flushes, json.read_back), (8, 0), "{json:?}");
+    assert_eq!((grpc.flushes, grpc.read_back), (8, 8), "{grpc:?}");
+    let every: Vec<f64> = [&a, &b]
+        .iter()
+        .flat_map(|r| r.samples.iter().filter(|s| s.transport == TransportKind::Grpc))
+        .flat_map(|s| s.read_back.clone().unwrap_or_default())
+        .collect();
+    let slowest = every.iter().copied().fold(0.0, f64::max);
+    assert!(grpc.read_back_p99_s.is_some_and(|p99| p99 <= slowest && p99 > 0.0), "{grpc:?} {every:?}");
+}
