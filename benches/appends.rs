@@ -61,7 +61,7 @@ struct Figure {
 /// Each transport's flush latency and, over gRPC, the read back's; then
 /// gRPC's flushes again with no reader (`--read-back off`), for its cost.
 fn trial(target: &[String]) -> Vec<Figure> {
-    let mut figures = appends(target, &[]);
+    let mut figures = appends(target, &["--read-back", "on"]);
     let alone = appends(target, &["--transports", "grpc", "--read-back", "off"]);
     figures.extend(alone.into_iter().map(|f| Figure { name: format!("{}, no reader", f.name), ..f }));
     figures

@@ -15,6 +15,7 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let options = Options {
         workload: "append".into(),
+        read_back: "on".into(),
         size: "1MiB".into(),
         append_size: "256KiB".into(),
         concurrency: "2".into(),
@@ -68,6 +69,9 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
     );
     assert!(text.contains("; each read back by a second stream, from the flush's first byte p50 "), "{text}");
     assert!(text.contains("; no reader sees a byte until the upload is finished"), "{text}");
+    // Only gRPC read back: the verdict says the lanes' work differed.
+    let caveat = report.verdicts[0].caveat.as_deref().unwrap_or_default();
+    assert!(caveat.contains("only gRPC's objects were read back as they grew"), "{:?}", report.verdicts);
 }
 
 #[test]
@@ -82,7 +86,7 @@ fn append_flags_are_checked_in_one_sentence() {
         (&["--workload", "append", "--size", "1MiB", "--flush-every", "5"][..], "more than one object"),
         (&["--flush-every", "2"][..], "--flush-every is for --workload append"),
         (&["--workload", "append", "--read-back", "yes"][..], "--read-back 'yes' is not one of on, off"),
-        (&["--read-back", "off"][..], "--read-back is for --workload append"),
+        (&["--read-back", "on"][..], "--read-back is for --workload append"),
     ] {
         let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -116,13 +120,12 @@ async fn an_appendable_write_that_fails_leaves_no_object_behind() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn with_read_back_off_no_second_stream_reads_and_the_report_says_so() {
+async fn by_default_no_second_stream_reads_back_and_the_report_says_so() {
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let options = Options {
         workload: "append".into(),
         transports: "grpc".into(),
         size: "512KiB".into(),
-        read_back: "off".into(),
         iterations: "1".into(),
         warmup: false,
         ..options_for(&emulator)
@@ -143,6 +146,7 @@ async fn a_fleets_flushes_and_reads_back_are_pooled_from_every_hosts_objects() {
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
     let options = || Options {
         workload: "append".into(),
+        read_back: "on".into(),
         size: "512KiB".into(),
         iterations: "2".into(),
         warmup: false,

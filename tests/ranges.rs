@@ -80,7 +80,7 @@ fn range_flags_are_checked_in_one_sentence() {
         (&["--workload", "download", "--ranges-per-object", "4"][..], "--ranges-per-object is for --workload ranges"),
         (&["--workload", "download", "--range-size", "1KiB,2KiB"][..], "a list or a spread is for --workload ranges"),
         (&["--transports", "grpc-read-object,grpc"][..], "--transports grpc-read-object is for --workload ranges"),
-        (&["--transports", "grpc,grpc"][..], "--transports 'grpc,grpc' names grpc twice"),
+        (&["--transports", "grpc,grpc"][..], "--transports 'grpc,grpc' names grpc twice: name two different ones"),
         (&["--transports", "grpc,ftp"][..], "is not one of both, http-json, grpc, or two transports"),
         (
             &[
@@ -96,7 +96,12 @@ fn range_flags_are_checked_in_one_sentence() {
             "leave --grpc-ranges at bidi to pair the two",
         ),
         (&["--workload", "ranges", "--range-size", "64KiB..4KiB"][..], "put the smaller size first"),
-        (&["--workload", "ranges", "--size", "1MiB", "--range-size", "4KiB,2MiB"][..], "larger than the objects"),
+        (&["--workload", "ranges", "--size", "1MiB", "--range-size", "4KiB,2MiB"][..], "its largest, 2 MiB, is larger"),
+        (
+            &["--workload", "ranges", "--range-size", "64KiB..64KiB"][..],
+            "both ends are the same: give the one size, like 64KiB",
+        ),
+        (&["--workload", "ranges", "--range-size", "4KiB,0,1MiB"][..], "'0' is no size"),
     ] {
         let output = run(&[&["run", "--emulator"][..], args].concat(), &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -86,10 +86,11 @@ pub struct BenchArgs {
     /// server to say the bytes are persisted).
     #[arg(long, value_name = "N", default_value = "1")]
     pub flush_every: String,
-    /// With --workload append: on | off: a second gRPC stream reads each
-    /// flush back as the object grows, timing when a reader has the bytes
-    /// (off: the flushes alone, with no reader sharing the client's CPU).
-    #[arg(long, value_name = "ON_OFF", default_value = "on")]
+    /// With --workload append: on | off: on, a second gRPC stream reads each
+    /// flush back as the object grows, timing when a reader has the bytes (a
+    /// JSON upload cannot be read before it ends, so only gRPC does that
+    /// work, and the verdict says so); off, both lanes do the same work.
+    #[arg(long, value_name = "ON_OFF", default_value = "off")]
     pub read_back: String,
     /// With --workload download or ranges: read the objects that exist under PREFIX
     /// (the first --concurrency by name) instead of uploading some; they are

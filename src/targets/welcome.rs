@@ -46,11 +46,12 @@ fn gcs_welcome(options: &crate::config::Options) -> Welcome {
     let range = options.range_size.trim();
     let reads_what = if workload == "ranges" {
         let each = if matches!(range, "" | "0") { "a Read range size (under advanced)" } else { range };
-        let grpc = match options.grpc_ranges.trim() {
-            "read-object" => "gRPC one ReadObject each",
-            _ => "gRPC one stream",
+        let how = match (options.transports.contains("grpc-read-object"), options.grpc_ranges.trim()) {
+            (true, _) => "one gRPC ReadObject each against all on one gRPC stream",
+            (false, "read-object") => "JSON one GET each, gRPC one ReadObject each",
+            (false, _) => "JSON one GET each, gRPC one stream",
         };
-        format!(" Each reader wants many ranges of {each} of its object at once: JSON one GET each, {grpc}.")
+        format!(" Each reader wants many ranges of {each} of its object at once: {how}.")
     } else if reads && !matches!(range, "" | "0") {
         format!(" Each read takes {range} of each object (Read range size, under advanced).")
     } else {

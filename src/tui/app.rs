@@ -346,10 +346,12 @@ impl App {
         let what = match self.live.as_ref().map(|l| l.work) {
             Some(Work::Requests | Work::Events) if kept => "requests and keeping this run's keys (Cleanup off)",
             Some(Work::Requests | Work::Events) => "requests and deleting this run's keys",
-            Some(Work::Downloads | Work::WritesThenReads) if kept => {
+            Some(Work::Downloads | Work::RangedReads | Work::WritesThenReads) if kept => {
                 "reads and keeping what this run created (Cleanup off)"
             }
-            Some(Work::Downloads | Work::WritesThenReads) => "reads and deleting what this run created",
+            Some(Work::Downloads | Work::RangedReads | Work::WritesThenReads) => {
+                "reads and deleting what this run created"
+            }
             _ if kept => "uploads and keeping what this run created (Cleanup off)",
             _ => "uploads and deleting what this run created",
         };

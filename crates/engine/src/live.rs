@@ -14,6 +14,8 @@ pub enum Work {
     #[default]
     Uploads,
     Downloads,
+    /// GCS ranges: each item a reader's many ranges of one object.
+    RangedReads,
     /// w1r3: each round uploads, then reads what it wrote.
     WritesThenReads,
     Requests,
@@ -25,7 +27,7 @@ impl Work {
     /// Units of work per unit of rate: MiB, or one request.
     pub fn scale(self) -> f64 {
         match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => MIB as f64,
+            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => MIB as f64,
             Work::Requests | Work::Events => 1.0,
         }
     }
@@ -33,7 +35,7 @@ impl Work {
     /// `2.50 GiB` or `12000 ops`.
     pub fn amount(self, units: u64) -> String {
         match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => format_size(units),
+            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => format_size(units),
             Work::Requests | Work::Events => format!("{units} {}", self.counted()),
         }
     }
@@ -43,6 +45,7 @@ impl Work {
         match self {
             Work::Uploads => "upload",
             Work::Downloads => "download",
+            Work::RangedReads => "read",
             Work::WritesThenReads => "transfer",
             Work::Requests => "request",
             Work::Events => "event",
@@ -52,7 +55,7 @@ impl Work {
     /// What the progress counts: `ops`, `events`.
     pub fn counted(self) -> &'static str {
         match self {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => "bytes",
+            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => "bytes",
             Work::Requests => "ops",
             Work::Events => "events",
         }

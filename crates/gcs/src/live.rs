@@ -34,7 +34,8 @@ impl BenchConfig {
     pub fn lane_plan(&self) -> LanePlan {
         let work = match self.workload {
             Workload::Upload | Workload::Append => Work::Uploads,
-            Workload::Download | Workload::Ranges => Work::Downloads,
+            Workload::Download => Work::Downloads,
+            Workload::Ranges => Work::RangedReads,
             Workload::W1r3 => Work::WritesThenReads,
         };
         let items_per_object = if self.workload == Workload::W1r3 { 1 + W1R3_READS } else { 1 };

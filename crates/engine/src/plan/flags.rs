@@ -87,7 +87,10 @@ fn parse_transports(text: &str) -> Result<Vec<TransportKind>, ConfigError> {
     let kinds: Option<Vec<TransportKind>> = text.split(',').map(TransportKind::named).collect();
     match kinds.as_deref() {
         Some([one]) => Ok(vec![*one]),
-        Some([a, b]) if a == b => fail("transports", format!("--transports '{text}' names {} twice", a.name())),
+        Some([a, b]) if a == b => fail(
+            "transports",
+            format!("--transports '{text}' names {} twice: name two different ones, like http-json,grpc", a.name()),
+        ),
         Some([a, b]) => Ok(vec![*a, *b]),
         _ => wrong(),
     }

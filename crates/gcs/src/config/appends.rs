@@ -31,7 +31,7 @@ impl Options {
             let flags = [
                 (&self.append_size, "256KiB", "append_size", "--append-size"),
                 (&self.flush_every, "1", "flush_every", "--flush-every"),
-                (&self.read_back, "on", "read_back", "--read-back"),
+                (&self.read_back, "off", "read_back", "--read-back"),
             ];
             return left_alone(&flags, "append").map(|()| None);
         }

@@ -27,7 +27,8 @@ pub struct Options {
     /// `--workload append`: bytes per append, and appends per flush.
     pub append_size: String,
     pub flush_every: String,
-    /// `--workload append`: `on` reads each gRPC flush back on a second stream.
+    /// `--workload append`: `on` reads each gRPC flush back on a second
+    /// stream (off by default: then both lanes do the same work).
     pub read_back: String,
     /// Existing objects to read (download workload); "" uploads them first.
     pub read_prefix: String,
@@ -93,7 +94,7 @@ impl Default for Options {
             grpc_ranges: "bidi".into(),
             append_size: "256KiB".into(),
             flush_every: "1".into(),
-            read_back: "on".into(),
+            read_back: "off".into(),
             read_prefix: String::new(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),

@@ -109,12 +109,21 @@ impl RangeSizes {
     pub fn parse(text: &str) -> Result<(u64, RangeSizes), ConfigError> {
         let size = |part: &str| units::parse_size(part.trim()).map_err(flag_error("range_size"));
         let positive = |part: &str| match size(part)? {
-            0 => fail("range_size", "--range-size: each size of a list or spread must be above zero"),
+            0 => fail(
+                "range_size",
+                format!("--range-size {text}: '{}' is no size: each must be above zero", part.trim()),
+            ),
             n => Ok(n),
         };
         if let Some((low, high)) = text.split_once("..") {
             let (smallest, largest) = (positive(low)?, positive(high)?);
-            if smallest >= largest {
+            if smallest == largest {
+                return fail(
+                    "range_size",
+                    format!("--range-size {text}: both ends are the same: give the one size, like {}", low.trim()),
+                );
+            }
+            if smallest > largest {
                 return fail("range_size", format!("--range-size {text}: put the smaller size first, like 4KiB..1MiB"));
             }
             return Ok((largest, RangeSizes::Spread { smallest, largest }));

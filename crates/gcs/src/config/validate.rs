@@ -146,7 +146,17 @@ impl Options {
         if range_size > object_size {
             return fail(
                 "range_size",
-                format!("--range-size {} is larger than the objects (--size {})", self.range_size, self.size),
+                match range_sizes.is_fixed() {
+                    true => {
+                        format!("--range-size {} is larger than the objects (--size {})", self.range_size, self.size)
+                    }
+                    false => format!(
+                        "--range-size {}: its largest, {}, is larger than the objects (--size {})",
+                        self.range_size,
+                        units::format_size(range_size),
+                        self.size
+                    ),
+                },
             );
         }
         let read_prefix = Some(self.read_prefix.trim()).filter(|p| !p.is_empty()).map(String::from);

@@ -73,6 +73,22 @@ pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<
         .collect()
 }
 
+/// With `--read-back on` only gRPC's objects are read back as they grow
+/// (a JSON upload cannot be), so the two lanes did not do the same work:
+/// each verdict says so beside it.
+pub fn mark_read_back(config: &BenchConfig, verdicts: &mut [crate::stats::Verdict]) {
+    if !config.append.is_some_and(|plan| plan.read_back) {
+        return;
+    }
+    let caution = "caution: only gRPC's objects were read back as they grew (a second stream on the client's CPU; a JSON upload cannot be read before it ends), so the lanes did not do the same work: --read-back off compares the writes alone";
+    for verdict in verdicts {
+        verdict.caveat = Some(match verdict.caveat.take() {
+            Some(other) => format!("{other}; {caution}"),
+            None => caution.to_string(),
+        });
+    }
+}
+
 /// The median and 99th percentile of `times`, none of either when empty.
 fn p50_p99(times: &[f64]) -> [Option<f64>; 2] {
     let histogram = latency_histogram(times);

@@ -58,7 +58,10 @@ fn histogram(noun: &str, series: &[(String, Vec<f64>)]) -> Vec<String> {
     };
     let names: String = series.iter().map(|(name, _)| format!("  {name:<w$}", w = count_width + 3 + BAR)).collect();
     let mut lines = vec![
-        format!("{noun} latency histogram (per {noun}; bins of equal width, each shown by its top, alike for both):"),
+        format!(
+            "{noun} latency histogram (per {noun}; bins of equal width, each shown by its top{}):",
+            if series.len() > 1 { ", alike for both" } else { "" }
+        ),
         format!("  {:>10}{}", "up to", names.trim_end()),
     ];
     let tops: Vec<f64> =

@@ -118,7 +118,8 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
             fleet_summary(&parts, &rounds, &samples, fleet_row.rate)
         })
         .collect();
-    let verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
+    let mut verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
+    super::appends::mark_read_back(&config, &mut verdicts);
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
     let failed = samples.iter().filter(|s| !s.ok).count();

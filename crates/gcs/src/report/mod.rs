@@ -84,7 +84,8 @@ impl RunReport {
         outcome: RunOutcome,
         cleanup: Cleanup,
     ) -> Self {
-        let verdicts = compare(&transports, &rounds);
+        let mut verdicts = compare(&transports, &rounds);
+        appends::mark_read_back(&config, &mut verdicts);
         let open_loop = open_loop::open_loop_summaries(&config, &rounds, &samples);
         let ranges = ranges::ranges_summaries(&config, &rounds, &samples);
         let appends = appends::appends_summaries(&config, &samples);

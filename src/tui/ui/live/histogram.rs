@@ -48,7 +48,7 @@ pub fn render(
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
         &match work {
-            Work::Uploads | Work::Downloads | Work::WritesThenReads => {
+            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => {
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // Lanes whose latencies come per round get a sample of each round's histogram, not every request.

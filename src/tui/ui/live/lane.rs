@@ -55,7 +55,7 @@ fn title<'a>(lane: &Lane, live: &Live, theme: &Theme, width: u16) -> Line<'a> {
     } else if lane.in_round {
         let doing = match live.work {
             Work::Uploads => "uploading ",
-            Work::Downloads => "reading ",
+            Work::Downloads | Work::RangedReads => "reading ",
             Work::WritesThenReads if lane.current_part() == 0 => "uploading ",
             Work::WritesThenReads => "reading ",
             Work::Requests | Work::Events => "running ",
@@ -75,13 +75,16 @@ fn gauge_labels(lane: &Lane, live: &Live) -> (f64, Vec<String>) {
     }
     let ratio = if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) };
     let bytes = format!("{} / {}", format_size(done), format_size(lane.bytes_planned));
-    let objects = format!("{}/{} objects", lane.objects_done, lane.objects_planned);
+    let items = if live.work == Work::RangedReads { "reads" } else { "objects" };
+    let objects = format!("{}/{} {items}", lane.objects_done, lane.objects_planned);
     let labels = match live.work {
         // Small objects are counted first, as their report rates them.
-        Work::Uploads | Work::Downloads | Work::WritesThenReads if lane.per_object() => {
+        Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads if lane.per_object() => {
             vec![format!("{objects} · {bytes}"), objects]
         }
-        Work::Uploads | Work::Downloads | Work::WritesThenReads => vec![format!("{bytes} · {objects}"), bytes],
+        Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => {
+            vec![format!("{bytes} · {objects}"), bytes]
+        }
         Work::Requests | Work::Events => {
             let round = (lane.rounds_done + u32::from(lane.in_round && !lane.warmup)).min(lane.rounds_planned);
             let counted = live.work.counted();
