@@ -71,7 +71,9 @@ pub fn render(
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((text_scroll, 0)), text_area);
     let hidden = wanted.saturating_sub(text_area.height as usize);
     if let Some(note) = scroll_note(scroll, hidden) {
-        frame.render_widget(Block::new().title_bottom(Line::from(note).right_aligned()), area);
+        // Between the corners, so that the border's corners stay drawn.
+        let inside = Rect { x: area.x + 1, width: area.width.saturating_sub(2), ..area };
+        frame.render_widget(Block::new().title_bottom(Line::from(note).right_aligned()), inside);
     }
 }
 
