@@ -11,7 +11,9 @@ pub struct BenchArgs {
     /// Bucket name. Without it (and without an endpoint) the built-in emulator is used.
     #[arg(long, value_name = "NAME", default_value = "", hide_default_value = true)]
     pub bucket: String,
-    /// both | http-json | grpc
+    /// both | http-json | grpc, or two joined by a comma (the second is
+    /// compared with the first); a ranges run also has grpc-read-object (one
+    /// ReadObject per range): grpc-read-object,grpc pairs it with BidiReadObject.
     #[arg(long, value_name = "WHICH", default_value = "both")]
     pub transports: String,
     /// Object size with a unit: B; KiB, MiB, GiB (or K, M, G: binary); KB, MB, GB (decimal).
