@@ -54,6 +54,7 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
     }
     // The CSV keeps every flush and read back, in its last two columns.
     let csv = report.to_csv();
+    assert_eq!(csv.lines().count(), 1 + 8, "a header and a row per object: 2 writers, 2 rounds, 2 transports");
     for row in csv.lines().skip(1) {
         let cells: Vec<&str> = row.split(',').collect();
         let count = |cell: &str| if cell.is_empty() { 0 } else { cell.split(';').count() };

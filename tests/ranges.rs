@@ -128,6 +128,7 @@ async fn ranges_of_a_list_of_sizes_are_read_each_at_its_size_by_both_transports(
         assert_eq!(sample.bytes, per_read, "{sample:?}");
         assert_eq!(sample.ranges.as_ref().map(Vec::len), Some(5));
     }
+    assert_eq!(report.ranges.len(), 2, "a summary per transport");
     for summary in &report.ranges {
         assert_eq!(summary.ranges, 30, "{summary:?}");
         assert!(summary.mib_per_s.is_some_and(|r| r > 0.0), "{summary:?}");
@@ -135,6 +136,7 @@ async fn ranges_of_a_list_of_sizes_are_read_each_at_its_size_by_both_transports(
     let text = report.to_table();
     assert!(text.contains("5 ranges of 4 KiB, 64 KiB, 1 MiB in turn of each object"), "{text}");
     let csv = report.to_csv();
+    assert_eq!(csv.lines().count(), 1 + 12, "a header and a row per read");
     for row in csv.lines().skip(1) {
         let cells: Vec<&str> = row.split(',').collect();
         let (first, complete) = (cells[cells.len() - 4], cells[cells.len() - 3]);
@@ -167,6 +169,26 @@ async fn readobject_per_range_and_bidireadobject_are_paired_in_one_run() {
     let text = report.to_table();
     assert!(text.contains("grpc-read-object (ReadObject per range): 120 ranges"), "{text}");
     assert!(text.contains("grpc (BidiReadObject): 120 ranges"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ranges_per_second_leave_out_a_round_that_did_not_complete() {
+    use gcs_speed_tui::gcs::report::ranges::ranges_summaries;
+    let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let report = run_bench(ranges_options(&emulator, "bidi")).await;
+    // As if gRPC's first round had a read fail: its time and reads leave the rate.
+    let mut rounds = report.rounds.clone();
+    let first = rounds.iter_mut().find(|r| r.transport == TransportKind::Grpc && r.round == 0).unwrap();
+    first.ok = false;
+    let second = rounds.iter().find(|r| r.transport == TransportKind::Grpc && r.round == 1).unwrap();
+    let summaries = ranges_summaries(&report.config, &rounds, &report.samples);
+    let grpc = summaries.iter().find(|r| r.transport == TransportKind::Grpc).unwrap();
+    // The second round alone: 3 readers x 8 ranges of 64 KiB in its time.
+    let expected = 24.0 / second.elapsed_s;
+    assert!((grpc.ranges_per_s.unwrap() - expected).abs() < 1e-6 * expected, "{grpc:?} against {expected}");
+    let mib = (24 * RANGE) as f64 / (1 << 20) as f64 / second.elapsed_s;
+    assert!((grpc.mib_per_s.unwrap() - mib).abs() < 1e-6 * mib, "{grpc:?} against {mib}");
+    assert_eq!(grpc.ranges, 48, "every range read whole still counts, and its latency");
 }
 
 /// Two hosts' runs, one after the other (never at once), merged.

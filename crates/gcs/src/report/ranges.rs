@@ -1,5 +1,5 @@
 //! A ranges run's figures, per transport: ranges read whole, ranges per
-//! second of the transport's rounds, each range's first-byte and complete
+//! second of the transport's complete rounds, each range's first-byte and complete
 //! latency (from the moment its reader wanted all of its ranges), and the
 //! requests or streams that carried them. Computed from the samples, so a
 //! merged report's figures are those of all its hosts' samples.
@@ -16,7 +16,8 @@ pub struct RangesSummary {
     pub method: String,
     /// Ranges of the reads that finished whole.
     pub ranges: u64,
-    /// Those ranges over the time its rounds took (`None` when no round ran).
+    /// The ranges of its complete rounds over those rounds' time (`None`
+    /// when no round completed), as the table's rates are.
     pub ranges_per_s: Option<f64>,
     /// Their bytes over the same time, in MiB/s.
     #[serde(default)]
@@ -25,8 +26,8 @@ pub struct RangesSummary {
     pub first_byte_p99_s: Option<f64>,
     pub complete_p50_s: Option<f64>,
     pub complete_p99_s: Option<f64>,
-    /// Requests (one per range) or streams (one per reader's read) opened,
-    /// retries and resumes included.
+    /// Requests (one per range) or streams (one per reader's read) the
+    /// reads that finished whole opened, retries and resumes included.
     pub requests: u64,
 }
 
@@ -48,14 +49,21 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
             let complete: Vec<f64> = times.iter().map(|t| t.complete_s).collect();
             let (first_histogram, complete_histogram) = (latency_histogram(&first), latency_histogram(&complete));
             let quantile = |h, q, values: &[f64]| at_most_the_slowest(quantile_s(h, q), values);
-            let round_s: f64 = rounds.iter().filter(|r| r.transport == transport).map(|r| r.elapsed_s).sum();
+            // Rates over the complete rounds only, as the table's: their reads
+            // over their time, so a failed read's time is not a finished one's.
+            let whole: Vec<&RoundSample> = rounds.iter().filter(|r| r.transport == transport && r.ok).collect();
+            let round_s: f64 = whole.iter().map(|r| r.elapsed_s).sum();
+            let rated: Vec<&&ObjectSample> =
+                (done.iter()).filter(|s| whole.iter().any(|r| r.round == s.round && r.span.host == s.host)).collect();
+            let rated_ranges: usize = rated.iter().filter_map(|s| s.ranges.as_ref()).map(Vec::len).sum();
+            let rated_bytes: u64 = rated.iter().map(|s| s.bytes).sum();
             let per_range = transport == TransportKind::Json || config.range_reads(transport) == RangeReads::EachApart;
             RangesSummary {
                 transport,
                 method: method(transport, config.range_reads(transport)).into(),
                 ranges: times.len() as u64,
-                ranges_per_s: (round_s > 0.0).then(|| times.len() as f64 / round_s),
-                mib_per_s: (round_s > 0.0).then(|| units::mib_per_second(done.iter().map(|s| s.bytes).sum(), round_s)),
+                ranges_per_s: (round_s > 0.0).then(|| rated_ranges as f64 / round_s),
+                mib_per_s: (round_s > 0.0).then(|| units::mib_per_second(rated_bytes, round_s)),
                 first_byte_p50_s: quantile(&first_histogram, 0.5, &first),
                 first_byte_p99_s: quantile(&first_histogram, 0.99, &first),
                 complete_p50_s: quantile(&complete_histogram, 0.5, &complete),

@@ -127,7 +127,7 @@ impl Runner<'_> {
             let clock = self.clock;
             let bucket = self.config.bucket.clone();
             let expected = request.payload.size();
-            let progress = request.progress.clone();
+            let (progress, appending) = (request.progress.clone(), self.config.append.is_some());
             let upload = async move {
                 let outcome = uploader.upload(request).await.map_err(|e| Failed::of(&e, &bucket))?;
                 match outcome.size {
@@ -138,8 +138,8 @@ impl Runner<'_> {
                         object: outcome.object,
                         phases: outcome.phases,
                         unchecked: size.is_none(),
-                        flushes: progress.flush_latencies(),
-                        read_back: progress.read_back_latencies(),
+                        flushes: appending.then(|| progress.flush_latencies()),
+                        read_back: Some(progress.read_back_latencies()).filter(|read| !read.is_empty()),
                     }),
                 }
             };

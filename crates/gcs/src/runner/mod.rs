@@ -80,10 +80,12 @@ struct Stored {
     object: CreatedObject,
     phases: Phases,
     unchecked: bool,
-    /// Each chunk's time from its first byte to the answer that it was persisted.
-    flushes: Vec<f64>,
-    /// Each flush's time from its first byte until it was read back (gRPC).
-    read_back: Vec<f64>,
+    /// Append runs: each chunk's time from its first byte to the answer
+    /// that it was persisted.
+    flushes: Option<Vec<f64>>,
+    /// Append runs with `--read-back on`, over gRPC: each flush's time from
+    /// its first byte until it was read back.
+    read_back: Option<Vec<f64>>,
 }
 
 impl<'a> Runner<'a> {
@@ -249,13 +251,13 @@ impl<'a> Runner<'a> {
         let mut bytes = 0;
         let mut all_ok = results.len() == settled.expected;
         for (worker, start, elapsed, result, recovery) in results {
-            let (ok, error, phases, unchecked, appended) = match result {
+            let (ok, error, phases, unchecked, (flushes, read_back)) = match result {
                 Ok(Stored { object, phases, unchecked, flushes, read_back }) => {
                     self.ledger.add(&object.name);
                     written.push(ListedObject { object: object.clone(), size: payload.size() });
                     self.created.push((kind, object));
                     bytes += payload.size();
-                    (true, None, phases, unchecked, Some((flushes, read_back)))
+                    (true, None, phases, unchecked, (flushes, read_back))
                 }
                 Err(error) => {
                     all_ok = false;
@@ -268,11 +270,10 @@ impl<'a> Runner<'a> {
                         self.config.concurrency
                     )))
                     .await;
-                    (false, Some(error), Phases::default(), false, None)
+                    (false, Some(error), Phases::default(), false, (None, None))
                 }
             };
             let error_kind = error.as_ref().map(|e| e.kind.clone());
-            let appending = self.config.append.is_some();
             let sample = ObjectSample {
                 host: engine::timeline::this_host().to_string(),
                 transport: kind,
@@ -295,8 +296,8 @@ impl<'a> Runner<'a> {
                 unchecked,
                 intended_s: intended[worker as usize],
                 ranges: None,
-                flushes: appended.as_ref().filter(|_| appending).map(|(flushes, _)| flushes.clone()),
-                read_back: appended.filter(|(_, read)| appending && !read.is_empty()).map(|(_, read)| read),
+                flushes,
+                read_back,
             };
             self.record_item(sample).await;
         }
