@@ -3,15 +3,14 @@
 //! `Auth/Authenticate` for a token sent as the `token` metadata.
 
 use super::client::{Delivered, EtcdError, Kv, Reach, WatchEnd, explain_server_error, prefix_end, unreachable};
-use super::coalesce::Coalescing;
 use super::proto::*;
 use engine::plan::TransportKind;
 use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::mpsc;
 use tonic::client::Grpc;
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+use tonic::transport::{Channel, Endpoint};
 use tonic_prost::ProstCodec;
 use wire::connections::{CountConnections, root_cause};
 
@@ -29,17 +28,12 @@ impl GrpcKv {
     pub async fn connect(reach: &Reach) -> Result<Self, EtcdError> {
         wire::tls::install_crypto_provider();
         let connections = CountConnections::default();
-        let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
-        tcp.enforce_http(false); // TLS, when asked for, is layered on top by tonic
-        tcp.set_nodelay(true);
         let mut channels = Vec::new();
         for index in 0..reach.conns.max(1) as usize {
             let url = &reach.endpoints[index % reach.endpoints.len()];
             let endpoint = endpoint(url, reach).await?;
-            let counted = tower::Layer::layer(&connections, tcp.clone());
-            let connector = tower::ServiceExt::map_response(counted, Coalescing::new);
             let channel =
-                endpoint.connect_with_connector(connector).await.map_err(|e| unreachable(url, &root_cause(&e)))?;
+                wire::channels::connect(endpoint, &connections).await.map_err(|e| unreachable(url, &root_cause(&e)))?;
             if index < reach.endpoints.len() {
                 check_is_etcd(url, channel.clone()).await?;
             }
@@ -68,11 +62,7 @@ impl GrpcKv {
         Ok(request)
     }
 
-    /// One unary call, framed here and sent as one whole body: tonic's own
-    /// unary path streams the body, which makes hyper write HEADERS and DATA
-    /// in separate syscalls (2.25 writev per put, measured with strace) and
-    /// spawn a task per request; for small etcd requests that was most of
-    /// the client's CPU.
+    /// One unary call (`wire::unary`: framed here, sent as one body).
     async fn unary<Q, A>(&self, path: &'static str, message: Q) -> Result<A, EtcdError>
     where
         Q: prost::Message + Send + 'static,
@@ -107,66 +97,31 @@ where
     Q: prost::Message + Send + 'static,
     A: prost::Message + Default + Send + 'static,
 {
-    {
-        use tonic::codec::Codec;
-        let mut frame = bytes::BytesMut::with_capacity(5 + message.encoded_len());
-        bytes::BufMut::put_u8(&mut frame, 0); // not compressed
-        bytes::BufMut::put_u32(&mut frame, message.encoded_len() as u32);
-        message.encode(&mut frame).expect("the buffer has room for the message");
-        let mut request = http::Request::builder()
-            .method(http::Method::POST)
-            .uri(path)
-            .header("content-type", "application/grpc")
-            .header("te", "trailers");
-        if let Some(token) = token {
-            request = request.header("token", token);
-        }
-        let body = http_body_util::Full::new(frame.freeze());
-        let request = request
-            .body(tonic::body::Body::new(body))
-            .map_err(|e| EtcdError::Protocol(format!("cannot build the request: {e}")))?;
-        let response = tower::ServiceExt::oneshot(channel, request)
-            .await
-            .map_err(|e| EtcdError::Connection(format!("the gRPC connection failed: {}", root_cause(&e))))?;
-        if let Some(status) = tonic::Status::from_header_map(response.headers())
-            && status.code() != tonic::Code::Ok
-        {
-            return Err(status_error(&status));
-        }
-        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
-        if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
-            let what = if content_type.is_empty() { "no content type".to_string() } else { content_type.to_string() };
-            return Err(EtcdError::NotEtcd(format!(
-                "HTTP {} with {what}, not a gRPC answer",
-                response.status().as_u16()
-            )));
-        }
-        let (parts, body) = response.into_parts();
-        let decoder = ProstCodec::<Q, A>::default().decoder();
-        let mut stream = tonic::Streaming::new_response(decoder, body, parts.status, None, None);
-        let answer = stream.message().await.map_err(|s| status_error(&s))?;
-        stream.trailers().await.map_err(|s| status_error(&s))?;
-        answer.ok_or_else(|| EtcdError::Protocol(format!("etcd sent no answer to {path}")))
+    use tonic::codec::Codec;
+    use wire::unary::{UnaryError, frame, unary};
+    let mut headers = http::HeaderMap::new();
+    if let Some(token) = token {
+        let value = token.parse().map_err(|_| EtcdError::Protocol("etcd gave a token that is not ASCII".into()))?;
+        headers.insert("token", value);
     }
+    let decoder = ProstCodec::<Q, A>::default().decoder();
+    unary(channel, path, &headers, frame(&message), decoder).await.map_err(|e| match e {
+        UnaryError::Status(status) => status_error(&status),
+        UnaryError::Connection(message) => EtcdError::Connection(message),
+        UnaryError::NotGrpc(what) => EtcdError::NotEtcd(what),
+        UnaryError::NoAnswer => EtcdError::Protocol(format!("etcd sent no answer to {path}")),
+    })
 }
 
 async fn endpoint(url: &str, reach: &Reach) -> Result<Endpoint, EtcdError> {
-    let mut endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| EtcdError::Connection(format!("'{url}' is not an endpoint URL: {e}")))?
-        .connect_timeout(Duration::from_secs(10))
-        .tcp_nodelay(true);
+    let mut trust = wire::channels::Trust::default();
     if url.starts_with("https://") {
-        let mut tls = ClientTlsConfig::new();
-        tls = match &reach.cacert {
-            Some(path) => tls.ca_certificate(Certificate::from_pem(super::tls::read(path, "--cacert")?)),
-            None => tls.with_native_roots(),
-        };
+        trust.ca_pem = reach.cacert.as_deref().map(|path| super::tls::read(path, "--cacert")).transpose()?;
         if let Some((cert, key)) = &reach.identity {
-            tls = tls.identity(Identity::from_pem(super::tls::read(cert, "--cert")?, super::tls::read(key, "--key")?));
+            trust.identity = Some((super::tls::read(cert, "--cert")?, super::tls::read(key, "--key")?));
         }
-        endpoint = endpoint.tls_config(tls).map_err(|e| EtcdError::Connection(format!("TLS setup failed: {e}")))?;
     }
-    Ok(endpoint)
+    wire::channels::endpoint(url, &trust).map_err(EtcdError::Connection)
 }
 
 fn status_error(status: &tonic::Status) -> EtcdError {

@@ -3,7 +3,6 @@
 
 pub mod client;
 pub mod client_runtime;
-mod coalesce;
 mod csv;
 mod figures;
 mod finished;

@@ -2,7 +2,10 @@
 //! one crypto provider for rustls, connection counting for the meters, and
 //! how a failed request is named in a report.
 
+pub mod channels;
+pub mod coalesce;
 pub mod connections;
 pub mod tls;
+pub mod unary;
 
 pub use connections::{CountConnections, grpc_code_name, root_cause};

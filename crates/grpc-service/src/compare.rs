@@ -1,0 +1,98 @@
+//! Both transports' answers to the same request, decoded as the method's
+//! response and compared field by field: an HTTP mapping that drops,
+//! renames or changes a field is found before any figure is given.
+//! `--ignore-field` leaves out fields that differ by nature (revisions,
+//! timestamps), by dotted path.
+
+use prost_reflect::{DynamicMessage, ReflectMessage, Value};
+
+/// The first field where `grpc` and `http` differ, said with both values;
+/// `None` when they agree outside `ignored`.
+pub fn difference(grpc: &DynamicMessage, http: &DynamicMessage, ignored: &[String]) -> Option<String> {
+    differ(grpc, http, Where::default(), ignored)
+}
+
+/// Where in the message: as said (`kvs[0].version`) and as `--ignore-field`
+/// names it, for every element of a list alike (`kvs.version`).
+#[derive(Clone, Default)]
+struct Where {
+    shown: String,
+    named: String,
+}
+
+fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String]) -> Option<String> {
+    for field in a.descriptor().fields() {
+        let named = format!("{}{}", at.named, field.name());
+        let camel = format!("{}{}", at.named, field.json_name());
+        if ignored.iter().any(|i| *i == named || *i == camel) {
+            continue;
+        }
+        let here = Where { shown: format!("{}{}", at.shown, field.name()), named };
+        let inside = |suffix: &str| Where { shown: format!("{}{suffix}.", here.shown), named: format!("{}.", here.named) };
+        let (x, y) = (a.get_field(&field), b.get_field(&field));
+        let said = match (x.as_ref(), y.as_ref()) {
+            (Value::Message(x), Value::Message(y)) => differ(x, y, inside(""), ignored),
+            (Value::List(x), Value::List(y)) if x.len() == y.len() => {
+                x.iter().zip(y).enumerate().find_map(|(i, (x, y))| match (x, y) {
+                    (Value::Message(x), Value::Message(y)) => differ(x, y, inside(&format!("[{i}]")), ignored),
+                    (x, y) => (x != y).then(|| said(&format!("{}[{i}]", here.shown), &here.named, x, y)),
+                })
+            }
+            (x, y) => (x != y).then(|| said(&here.shown, &here.named, x, y)),
+        };
+        if said.is_some() {
+            return said;
+        }
+    }
+    None
+}
+
+fn said(path: &str, named: &str, grpc: &Value, http: &Value) -> String {
+    format!(
+        "the answers differ at {path}: {} over gRPC, {} over HTTP (if it differs by nature, leave it out with --ignore-field {named})",
+        shown(grpc),
+        shown(http)
+    )
+}
+
+fn shown(value: &Value) -> String {
+    let text = match value {
+        Value::String(s) => format!("{s:?}"),
+        Value::Bytes(b) => format!("{} bytes", b.len()),
+        Value::List(l) => format!("{} values", l.len()),
+        Value::Map(m) => format!("{} entries", m.len()),
+        Value::Message(m) => format!("{{{}}}", m.fields().count()),
+        other => format!("{other:?}").split('(').nth(1).unwrap_or("").trim_end_matches(')').to_string(),
+    };
+    text.chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::parse_message;
+
+    #[test]
+    fn the_first_difference_is_named_and_can_be_ignored() {
+        let a = crate::testing::compile(
+            "syntax = \"proto3\"; package c;
+             message Header { int64 revision = 1; uint64 cluster_id = 2; }
+             message KV { bytes key = 1; int64 version = 2; }
+             message A { Header header = 1; repeated KV kvs = 2; int64 count = 3; }",
+        )
+        .get_message_by_name("c.A")
+        .unwrap();
+        let grpc = parse_message(&a, r#"{"header":{"revision":"5","clusterId":"9"},"kvs":[{"key":"aw==","version":"1"}],"count":"1"}"#).unwrap();
+        let http = parse_message(&a, r#"{"header":{"revision":"6","cluster_id":"9"},"kvs":[{"key":"aw==","version":"2"}],"count":"1"}"#).unwrap();
+        let said = difference(&grpc, &http, &[]).unwrap();
+        assert_eq!(
+            said,
+            "the answers differ at header.revision: 5 over gRPC, 6 over HTTP (if it differs by nature, leave it out with --ignore-field header.revision)"
+        );
+        let said = difference(&grpc, &http, &["header.revision".into()]).unwrap();
+        assert!(said.starts_with("the answers differ at kvs[0].version: 1 over gRPC, 2 over HTTP"), "{said}");
+        assert!(said.ends_with("--ignore-field kvs.version)"), "{said}");
+        assert_eq!(difference(&grpc, &http, &["header.revision".into(), "kvs.version".into()]), None);
+        assert_eq!(difference(&grpc, &grpc, &[]), None);
+    }
+}

@@ -1,0 +1,158 @@
+//! The HTTP/JSON side: each call as its mapping says (a google.api.http
+//! rule or Connect), the answer read by the proto3 JSON mapping as the
+//! method's response. A server-streaming answer is grpc-gateway's
+//! newline-delimited `{"result": ...}` objects, or Connect's enveloped
+//! JSON messages ending with an end-of-stream one.
+
+use crate::error::{Result, ServiceError};
+use crate::mapping::{HttpCall, Mapping};
+use crate::reach::Reach;
+use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, MethodDescriptor};
+use serde_json::Value;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use wire::connections::{CountConnections, root_cause};
+
+mod connect;
+
+pub struct HttpCaller {
+    client: reqwest::Client,
+    base: String,
+    mapping: Mapping,
+    response: MessageDescriptor,
+    streaming: bool,
+    headers: http::HeaderMap,
+    connections: CountConnections,
+}
+
+impl HttpCaller {
+    /// Builds the client (nothing is opened until the first call).
+    pub fn new(reach: &Reach, method: &MethodDescriptor, mapping: Mapping) -> Result<Self> {
+        wire::tls::install_crypto_provider();
+        let connections = CountConnections::default();
+        let trust = reach.trust()?;
+        let mut builder = reqwest::Client::builder()
+            .user_agent(engine::report::USER_AGENT)
+            .connect_timeout(Duration::from_secs(10))
+            .tcp_nodelay(true)
+            .connector_layer(connections.clone());
+        if let Some(pem) = &trust.ca_pem {
+            let ca = reqwest::Certificate::from_pem(pem)
+                .map_err(|e| ServiceError::Input(format!("--cacert: not a PEM certificate ({e})")))?;
+            builder = builder.tls_certs_only([ca]);
+        }
+        if let Some((cert, key)) = &trust.identity {
+            let identity = reqwest::Identity::from_pem(&[cert.as_slice(), key.as_slice()].concat()).map_err(|e| {
+                ServiceError::Input(format!("--cert/--key: not a PEM certificate and its key ({})", root_cause(&e)))
+            })?;
+            builder = builder.identity(identity);
+        }
+        let client = builder.build().map_err(|e| {
+            ServiceError::Input(format!("cannot set up the HTTP client ({}): check --key is --cert's key", root_cause(&e)))
+        })?;
+        Ok(HttpCaller {
+            client,
+            base: reach.http_endpoint.trim_end_matches('/').to_string(),
+            mapping,
+            response: method.output(),
+            streaming: method.is_server_streaming(),
+            headers: reach.header_map()?,
+            connections,
+        })
+    }
+
+    pub fn mapping(&self) -> &Mapping {
+        &self.mapping
+    }
+
+    /// One call: its answer (a unary method's one message, a streaming
+    /// method's every message).
+    pub async fn call(&self, request: &DynamicMessage) -> Result<Vec<DynamicMessage>> {
+        let call = self.mapping.call(request)?;
+        if let Mapping::Connect { .. } = self.mapping {
+            return self.connect_call(&call).await;
+        }
+        let response = self.send(self.request(&call, "application/json")).await?;
+        let status = response.status();
+        let text = response.text().await.map_err(|e| connection_error(&e))?;
+        if !status.is_success() {
+            return Err(http_error(status, &text));
+        }
+        if !self.streaming {
+            let json = serde_json::from_str(&text).map_err(|_| not_json(&call, status, &text))?;
+            return Ok(vec![decode(&self.response, self.mapping.response_json(json))?]);
+        }
+        let mut messages = Vec::new();
+        for line in serde_json::Deserializer::from_str(&text).into_iter::<Value>() {
+            let mut line = line.map_err(|_| not_json(&call, status, &text))?;
+            if let Some(error) = line.get("error") {
+                return Err(stream_error(error));
+            }
+            let result = line.get_mut("result").map(Value::take).unwrap_or(line);
+            messages.push(decode(&self.response, self.mapping.response_json(result))?);
+        }
+        Ok(messages)
+    }
+
+    fn request(&self, call: &HttpCall, content_type: &str) -> reqwest::RequestBuilder {
+        let url = format!("{}{}", self.base, call.path_and_query);
+        let mut builder = self.client.request(call.verb.clone(), url).headers(self.headers.clone());
+        if let Some(body) = &call.body {
+            builder = builder.header("content-type", content_type).body(body.clone());
+        }
+        builder
+    }
+
+    async fn send(&self, builder: reqwest::RequestBuilder) -> Result<reqwest::Response> {
+        builder.send().await.map_err(|e| connection_error(&e))
+    }
+
+    /// The protocol the last answer came in.
+    pub fn protocol(&self) -> String {
+        let tls = if self.base.starts_with("https://") { " + TLS" } else { "" };
+        format!("HTTP/1.1{tls}")
+    }
+
+    pub fn connections(&self) -> u64 {
+        self.connections.opened.load(Ordering::Relaxed)
+    }
+}
+
+/// An answer's JSON as the response type (fields the type does not have
+/// are left out, as proto3 JSON parsers do).
+pub fn decode(response: &MessageDescriptor, json: Value) -> Result<DynamicMessage> {
+    let options = DeserializeOptions::new().deny_unknown_fields(false);
+    DynamicMessage::deserialize_with_options(response.clone(), json, &options).map_err(|e| {
+        ServiceError::Protocol(format!("the HTTP answer does not read as {}: {e}", response.full_name()))
+    })
+}
+
+fn connection_error(e: &reqwest::Error) -> ServiceError {
+    let at = e.url().map(|u| u.origin().ascii_serialization()).unwrap_or_default();
+    ServiceError::Connection(format!("cannot reach {at} over HTTP ({}): check --http-endpoint", root_cause(e)))
+}
+
+/// An error answer: counted by its HTTP status, said by its message
+/// (grpc-gateway's and Connect's JSON both have one).
+fn http_error(status: reqwest::StatusCode, text: &str) -> ServiceError {
+    let json: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let message = json["message"].as_str().or(json["error"].as_str()).map(str::to_string);
+    let said: String = text.trim().chars().take(160).collect();
+    ServiceError::Server { kind: format!("HTTP {}", status.as_u16()), message: message.unwrap_or(said) }
+}
+
+fn stream_error(error: &Value) -> ServiceError {
+    let code = error["grpc_code"].as_i64().or(error["code"].as_i64()).unwrap_or(2);
+    let kind = wire::connections::grpc_code_name(tonic::Code::from_i32(code as i32));
+    ServiceError::Server { kind, message: error["message"].as_str().unwrap_or("").to_string() }
+}
+
+fn not_json(call: &HttpCall, status: reqwest::StatusCode, text: &str) -> ServiceError {
+    let said: String = text.trim().chars().take(160).collect();
+    ServiceError::Protocol(format!(
+        "{} {} answered HTTP {} with something that is not JSON (\"{said}\"): check --http-endpoint",
+        call.verb,
+        call.path_and_query,
+        status.as_u16()
+    ))
+}

@@ -1,0 +1,101 @@
+//! Where a service's types come from: .proto files compiled in-process by
+//! protox (no protoc on the user's machine), a descriptor set from
+//! `protoc --descriptor_set_out` or `buf build`, or the server itself
+//! (`reflection`).
+
+use crate::error::{Result, ServiceError};
+use prost_reflect::DescriptorPool;
+use std::path::{Path, PathBuf};
+
+/// The .proto files and the directories their imports are found in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProtoFiles {
+    pub files: Vec<PathBuf>,
+    pub includes: Vec<PathBuf>,
+}
+
+/// Compiles the files with their imports (google/protobuf's own are built
+/// in). A file outside every include directory brings its own directory,
+/// as protoc's users expect of a lone file.
+pub fn compile(protos: &ProtoFiles) -> Result<DescriptorPool> {
+    let mut includes = protos.includes.clone();
+    for file in &protos.files {
+        if !file.exists() {
+            return Err(ServiceError::Input(format!("--proto {}: no such file", file.display())));
+        }
+        if !includes.iter().any(|dir| inside(file, dir))
+            && let Some(parent) = file.parent()
+        {
+            includes.push(if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent.to_path_buf() });
+        }
+    }
+    let said = |e: protox::Error| ServiceError::Input(compiler_said(&e));
+    let mut compiler = protox::Compiler::new(&includes).map_err(said)?;
+    compiler.include_imports(true).include_source_info(false);
+    compiler.open_files(&protos.files).map_err(said)?;
+    // The pool, not the encoded set: it keeps the options' extension values
+    // (google.api.http) that decoding the set again would need resolving.
+    Ok(compiler.descriptor_pool())
+}
+
+fn inside(file: &Path, dir: &Path) -> bool {
+    let absolute = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    absolute(file).starts_with(absolute(dir))
+}
+
+/// The compiler's message on one line: the first error with where it is.
+fn compiler_said(error: &protox::Error) -> String {
+    let text = error.to_string();
+    let first = text.lines().next().unwrap_or("").trim().trim_end_matches('.');
+    let at = error.file().map(|f| format!(" in {f}")).unwrap_or_default();
+    format!("the .proto does not compile{at}: {first}; fix it, or give the directories its imports are in with -I")
+}
+
+/// A `FileDescriptorSet` as protoc or buf writes it (with its imports).
+pub fn descriptor_set(path: &Path) -> Result<DescriptorPool> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| ServiceError::Input(format!("--descriptor-set {}: cannot read it ({e})", path.display())))?;
+    DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
+        ServiceError::Input(format!(
+            "--descriptor-set {}: not a FileDescriptorSet with its imports ({e}); write one with protoc --include_imports --descriptor_set_out",
+            path.display()
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_lone_file_finds_its_neighbours() {
+        let dir = std::env::temp_dir().join(format!("schema-lone-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write(&dir, "b.proto", "syntax = \"proto3\"; package p; message B { int64 n = 1; }");
+        let a = write(&dir, "a.proto", "syntax = \"proto3\"; package p; import \"b.proto\"; message A { B b = 1; }");
+        let pool = compile(&ProtoFiles { files: vec![a], includes: vec![] }).unwrap();
+        assert!(pool.get_message_by_name("p.A").is_some());
+        assert!(pool.get_message_by_name("p.B").is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_broken_file_is_one_sentence_naming_it() {
+        let dir = std::env::temp_dir().join(format!("schema-broken-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = write(&dir, "bad.proto", "syntax = \"proto3\"; message A { int64 n = ; }");
+        let said = compile(&ProtoFiles { files: vec![bad], includes: vec![] }).unwrap_err().to_string();
+        assert!(said.starts_with("the .proto does not compile in bad.proto: "), "{said}");
+        assert_eq!(said.lines().count(), 1, "{said}");
+        let missing = write(&dir, "imports.proto", "syntax = \"proto3\"; import \"nowhere.proto\";");
+        let said = compile(&ProtoFiles { files: vec![missing], includes: vec![] }).unwrap_err().to_string();
+        assert!(said.contains("nowhere.proto"), "{said}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

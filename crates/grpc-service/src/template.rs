@@ -1,0 +1,181 @@
+//! The request a run sends, as JSON with placeholders, so that keys can
+//! differ call by call yet every transport sends the same ones: call `n`
+//! of a round is the same message whichever way it goes.
+//!
+//! - `{{seq}}`: the call's number in its round, from 0;
+//! - `{{rand}}`: a 64-bit number drawn from `{{seq}}` (the same for both);
+//! - `{{client}}`: which client sends it;
+//! - `{{run}}`: the run's ID, so a run's keys can be found and deleted;
+//! - `{{base64 TEXT}}`: TEXT (placeholders expanded) in base64, as the
+//!   proto3 JSON mapping writes `bytes` fields.
+
+use crate::error::{Result, ServiceError};
+use base64::Engine;
+use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Part {
+    Text(String),
+    Seq,
+    Rand,
+    Client,
+    Run,
+    Base64(Vec<Part>),
+}
+
+/// What a call's placeholders stand for.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    pub seq: u64,
+    pub client: u32,
+    pub run: &'a str,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+impl Template {
+    pub fn parse(text: &str) -> Result<Template> {
+        let (parts, rest) = parse_parts(text, false)?;
+        debug_assert!(rest.is_empty());
+        Ok(Template { parts })
+    }
+
+    /// Every call sends the same message: it can be built once.
+    pub fn is_fixed(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Text(_)))
+    }
+
+    pub fn render(&self, call: Call) -> String {
+        let mut out = String::new();
+        render_into(&self.parts, call, &mut out);
+        out
+    }
+
+    /// Call `call`'s message, read as `request` by the proto3 JSON mapping;
+    /// a field that is not the request's, or a value that does not fit
+    /// one, is named.
+    pub fn message(&self, request: &MessageDescriptor, call: Call) -> Result<DynamicMessage> {
+        parse_message(request, &self.render(call))
+            .map_err(|why| ServiceError::Input(format!("--data does not fit {}: {why}", request.full_name())))
+    }
+}
+
+/// JSON as `descriptor`'s message; the error names the field it is about.
+pub fn parse_message(descriptor: &MessageDescriptor, json: &str) -> std::result::Result<DynamicMessage, String> {
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(&mut deserializer, &mut track);
+    let options = DeserializeOptions::new().deny_unknown_fields(true);
+    let parsed = DynamicMessage::deserialize_with_options(descriptor.clone(), tracked, &options)
+        .and_then(|message| deserializer.end().map(|()| message));
+    parsed.map_err(|e| {
+        let path = track.path().to_string();
+        let what = e.to_string();
+        match path.as_str() {
+            "." | "" => what,
+            field => format!("field {field}: {what}"),
+        }
+    })
+}
+
+fn render_into(parts: &[Part], call: Call, out: &mut String) {
+    use std::fmt::Write;
+    for part in parts {
+        match part {
+            Part::Text(text) => out.push_str(text),
+            Part::Seq => write!(out, "{}", call.seq).unwrap(),
+            Part::Rand => write!(out, "{}", units::splitmix64(call.seq)).unwrap(),
+            Part::Client => write!(out, "{}", call.client).unwrap(),
+            Part::Run => out.push_str(call.run),
+            Part::Base64(inner) => {
+                let mut text = String::new();
+                render_into(inner, call, &mut text);
+                out.push_str(&base64::engine::general_purpose::STANDARD.encode(text));
+            }
+        }
+    }
+}
+
+/// The parts up to the end, or to the `}}` that closes a `{{base64`.
+fn parse_parts(mut text: &str, nested: bool) -> Result<(Vec<Part>, &str)> {
+    let mut parts = Vec::new();
+    loop {
+        let open = text.find("{{");
+        let close = text.find("}}");
+        match (open, close) {
+            (_, Some(end)) if nested && open.is_none_or(|o| end < o) => {
+                push_text(&mut parts, &text[..end]);
+                return Ok((parts, &text[end + 2..]));
+            }
+            (Some(start), _) => {
+                push_text(&mut parts, &text[..start]);
+                let (part, rest) = placeholder(&text[start + 2..])?;
+                parts.push(part);
+                text = rest;
+            }
+            (None, _) if nested => return Err(bad("a {{base64 with no closing }}")),
+            (None, _) => {
+                push_text(&mut parts, text);
+                return Ok((parts, ""));
+            }
+        }
+    }
+}
+
+fn placeholder(text: &str) -> Result<(Part, &str)> {
+    if let Some(inner) = text.strip_prefix("base64 ") {
+        let (parts, rest) = parse_parts(inner, true)?;
+        return Ok((Part::Base64(parts), rest));
+    }
+    let end = text.find("}}").ok_or_else(|| bad("a {{ with no closing }}"))?;
+    let part = match text[..end].trim() {
+        "seq" => Part::Seq,
+        "rand" => Part::Rand,
+        "client" => Part::Client,
+        "run" => Part::Run,
+        other => return Err(bad(&format!("{{{{{other}}}}} is not a placeholder"))),
+    };
+    Ok((part, &text[end + 2..]))
+}
+
+fn push_text(parts: &mut Vec<Part>, text: &str) {
+    if !text.is_empty() {
+        parts.push(Part::Text(text.to_string()));
+    }
+}
+
+fn bad(what: &str) -> ServiceError {
+    ServiceError::Input(format!(
+        "--data has {what}: the placeholders are {{{{seq}}}}, {{{{rand}}}}, {{{{client}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALL: Call = Call { seq: 7, client: 2, run: "r1" };
+
+    #[test]
+    fn placeholders_expand_and_nest_inside_base64() {
+        let template = Template::parse(r#"{"key":"{{base64 k/{{run}}/{{seq}}}}","n":{{seq}},"c":{{client}}}"#).unwrap();
+        assert!(!template.is_fixed());
+        let expected_key = base64::engine::general_purpose::STANDARD.encode("k/r1/7");
+        assert_eq!(template.render(CALL), format!(r#"{{"key":"{expected_key}","n":7,"c":2}}"#));
+        let rand = Template::parse("{{rand}}").unwrap();
+        assert_eq!(rand.render(CALL), units::splitmix64(7).to_string());
+        assert_eq!(rand.render(CALL), rand.render(Call { client: 0, ..CALL }), "the same call draws the same");
+        assert!(Template::parse(r#"{"a":1}"#).unwrap().is_fixed());
+    }
+
+    #[test]
+    fn bad_placeholders_are_named() {
+        let said = Template::parse("{{sequence}}").unwrap_err().to_string();
+        assert!(said.starts_with("--data has {{sequence}} is not a placeholder"), "{said}");
+        assert!(Template::parse("{{base64 abc").unwrap_err().to_string().contains("no closing"));
+        assert!(Template::parse("{{seq").unwrap_err().to_string().contains("no closing"));
+    }
+}
