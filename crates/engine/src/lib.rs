@@ -3,6 +3,7 @@
 //! ended. A target supplies its transports' rounds through `Rounds`; the
 //! verdict over them is `compare::compare_rates`, the same for all.
 
+pub mod calls;
 pub mod compare;
 pub mod cpu;
 pub mod error_kinds;

@@ -6,7 +6,7 @@ use super::options::Mode;
 use super::report::{EtcdReport, KeysCleanup, Verdict};
 use super::rounds::{EtcdRound, EtcdSummary, quantiles, summarize};
 use engine::compare::compare_rates;
-use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
+use engine::fleet::{Row, fleet_outcome, fleet_run_id};
 use engine::report::{Host, RunOutcome};
 use units::RateUnit;
 
@@ -24,16 +24,6 @@ pub struct EtcdHostPart {
     pub comparison: Option<Verdict>,
     pub cleanup: KeysCleanup,
     pub notes: Vec<String>,
-}
-
-impl FleetRound for EtcdRound {
-    fn span(&self) -> &engine::timeline::Span {
-        &self.span
-    }
-
-    fn amount(&self) -> f64 {
-        self.ops as f64
-    }
 }
 
 impl EtcdReport {

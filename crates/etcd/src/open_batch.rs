@@ -7,49 +7,23 @@
 use super::client::Kv;
 use super::options::Mode;
 use super::workload::{Batch, Work, request};
-use engine::open_loop::{OpenLoop, PacedRound, latency_histogram, micros, run_paced};
+use engine::open_loop::{OpenLoop, PacedRound};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
-/// Sends the round's arrivals at `open`'s rate and waits for their answers.
+/// Sends the round's arrivals at `open`'s rate and waits for their answers:
+/// arrival `i` is the key the closed round's client `i % clients` sends as
+/// its `i / clients`th.
 pub async fn run_open(
     kv: Arc<dyn Kv>,
     mode: Mode,
     work: &Work,
     open: &OpenLoop,
-    (seed, pacer_thread): (u64, &str),
+    pacer: (u64, &str),
 ) -> (Batch, PacedRound) {
-    let clients = work.clients as u64;
-    let count = (clients * work.requests as u64) as usize;
-    let shared = work.clone();
-    let arrival = move |ticket: engine::open_loop::Ticket| {
-        let (kv, work) = (kv.clone(), shared.clone());
-        async move {
-            let turn = ticket.start();
-            // The same key the closed round's client would send as its nth.
-            let n = turn.index as u64;
-            let key = work.keys.nth((n % clients) as u32, n / clients, work.clients);
-            let result = request(&*kv, mode, key, &work.value).await;
-            let (latency, service) = turn.finished();
-            if result.is_ok() {
-                work.done.fetch_add(1, Ordering::Relaxed);
-            }
-            (result, latency, service)
-        }
-    };
-    let offsets = open.offsets(count, seed);
-    let (answers, tally) = run_paced(open, offsets, work.stop.clone(), pacer_thread, arrival).await;
-    let mut batch = Batch::new();
-    let mut service_times = latency_histogram();
-    for (result, latency, service) in answers {
-        match result {
-            Ok(()) => {
-                batch.ops += 1;
-                batch.latency.saturating_record(micros(latency));
-                service_times.saturating_record(micros(service));
-            }
-            Err(error) => batch.failures.add(error),
-        }
-    }
-    (batch, PacedRound::of(tally, service_times))
+    let (keys, value, clients) = (work.keys.clone(), work.value.clone(), work.clients);
+    engine::calls::batch::run_open(&work.turns(), open, pacer, move |client, n| {
+        let (kv, key, value) = (kv.clone(), keys.nth(client, n, clients), value.clone());
+        async move { request(&*kv, mode, key, &value).await }
+    })
+    .await
 }

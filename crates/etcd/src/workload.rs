@@ -4,12 +4,9 @@
 
 use super::client::{EtcdError, Kv};
 use super::options::Mode;
-use engine::error_kinds::ErrorKinds;
-use hdrhistogram::Histogram;
+use engine::calls::batch::{CallError, Turns, run_closed};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
-use tokio::task::JoinSet;
 
 /// Latencies in microseconds, 1 µs to an hour, 3 significant digits.
 pub use engine::open_loop::latency_histogram;
@@ -60,41 +57,27 @@ impl Work {
     }
 }
 
-/// The requests that failed: how many, by kind, and the first (said in the notes).
-#[derive(Clone, Debug, Default)]
-pub struct Failures {
-    pub count: u64,
-    pub kinds: ErrorKinds,
-    pub first: Option<EtcdError>,
-}
-
-impl Failures {
-    pub fn add(&mut self, error: EtcdError) {
-        self.count += 1;
-        *self.kinds.entry(error.kind()).or_default() += 1;
-        self.first.get_or_insert(error);
-    }
-
-    /// Another client's failures into these (the first seen stays first).
-    pub fn absorb(&mut self, other: Failures) {
-        self.count += other.count;
-        for (kind, count) in other.kinds {
-            *self.kinds.entry(kind).or_default() += count;
-        }
-        self.first = self.first.take().or(other.first);
-    }
-}
+/// The requests that failed: how many, by kind, and the first.
+pub type Failures = engine::calls::batch::Failures<EtcdError>;
 
 /// What one batch of clients did.
-pub struct Batch {
-    pub ops: u64,
-    pub failures: Failures,
-    pub latency: Histogram<u64>,
+pub type Batch = engine::calls::batch::Batch<EtcdError>;
+
+impl Work {
+    /// The round's shape for the engine's loops (sharing `done` and `stop`).
+    pub fn turns(&self) -> Turns {
+        Turns { clients: self.clients, requests: self.requests, done: self.done.clone(), stop: self.stop.clone() }
+    }
 }
 
-impl Batch {
-    pub(crate) fn new() -> Self {
-        Batch { ops: 0, failures: Failures::default(), latency: latency_histogram() }
+impl CallError for EtcdError {
+    fn kind(&self) -> String {
+        EtcdError::kind(self)
+    }
+
+    /// A missing key is that key's: the next may be there.
+    fn ends_client(&self) -> bool {
+        !matches!(self, EtcdError::NotFound(_))
     }
 }
 
@@ -113,47 +96,14 @@ pub(crate) async fn request(kv: &dyn Kv, mode: Mode, key: Vec<u8>, value: &[u8])
     }
 }
 
-/// One client's requests, one after another.
-async fn run_client(kv: Arc<dyn Kv>, mode: Mode, work: Work, client: u32) -> Batch {
-    let mut batch = Batch::new();
-    for n in 0..work.requests as u64 {
-        if work.stopped() {
-            break;
-        }
-        let key = work.keys.nth(client, n, work.clients);
-        let started = Instant::now();
-        match request(&*kv, mode, key, &work.value).await {
-            Ok(()) => {
-                batch.ops += 1;
-                work.done.fetch_add(1, Ordering::Relaxed);
-                batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
-            }
-            // A missing key is that key's: the next may be there.
-            Err(error @ EtcdError::NotFound(_)) => batch.failures.add(error),
-            Err(error) => {
-                batch.failures.add(error);
-                // A refusing server refuses the rest too: stop this client.
-                break;
-            }
-        }
-    }
-    batch
-}
-
 /// Runs `clients` x `requests` puts or ranges on `kv` and waits for them all.
 pub async fn run_batch(kv: Arc<dyn Kv>, mode: Mode, work: &Work) -> Batch {
-    let mut tasks = JoinSet::new();
-    for client in 0..work.clients {
-        tasks.spawn(run_client(kv.clone(), mode, work.clone(), client));
-    }
-    let mut total = Batch::new();
-    while let Some(done) = tasks.join_next().await {
-        let Ok(batch) = done else { continue };
-        total.ops += batch.ops;
-        total.failures.absorb(batch.failures);
-        total.latency.add(&batch.latency).expect("same histogram bounds");
-    }
-    total
+    let (keys, value, clients) = (work.keys.clone(), work.value.clone(), work.clients);
+    run_closed(&work.turns(), move |client, n| {
+        let (kv, key, value) = (kv.clone(), keys.nth(client, n, clients), value.clone());
+        async move { request(&*kv, mode, key, &value).await }
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -28,7 +28,8 @@ fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String])
             continue;
         }
         let here = Where { shown: format!("{}{}", at.shown, field.name()), named };
-        let inside = |suffix: &str| Where { shown: format!("{}{suffix}.", here.shown), named: format!("{}.", here.named) };
+        let inside =
+            |suffix: &str| Where { shown: format!("{}{suffix}.", here.shown), named: format!("{}.", here.named) };
         let (x, y) = (a.get_field(&field), b.get_field(&field));
         let said = match (x.as_ref(), y.as_ref()) {
             (Value::Message(x), Value::Message(y)) => differ(x, y, inside(""), ignored),
@@ -82,8 +83,16 @@ mod tests {
         )
         .get_message_by_name("c.A")
         .unwrap();
-        let grpc = parse_message(&a, r#"{"header":{"revision":"5","clusterId":"9"},"kvs":[{"key":"aw==","version":"1"}],"count":"1"}"#).unwrap();
-        let http = parse_message(&a, r#"{"header":{"revision":"6","cluster_id":"9"},"kvs":[{"key":"aw==","version":"2"}],"count":"1"}"#).unwrap();
+        let grpc = parse_message(
+            &a,
+            r#"{"header":{"revision":"5","clusterId":"9"},"kvs":[{"key":"aw==","version":"1"}],"count":"1"}"#,
+        )
+        .unwrap();
+        let http = parse_message(
+            &a,
+            r#"{"header":{"revision":"6","cluster_id":"9"},"kvs":[{"key":"aw==","version":"2"}],"count":"1"}"#,
+        )
+        .unwrap();
         let said = difference(&grpc, &http, &[]).unwrap();
         assert_eq!(
             said,

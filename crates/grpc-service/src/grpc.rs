@@ -143,8 +143,8 @@ impl Decoder for DynamicCodec {
     type Error = tonic::Status;
 
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<DynamicMessage>, tonic::Status> {
-        DynamicMessage::decode(self.0.clone(), src).map(Some).map_err(|e| {
-            tonic::Status::internal(format!("the answer does not decode as {}: {e}", self.0.full_name()))
-        })
+        DynamicMessage::decode(self.0.clone(), src)
+            .map(Some)
+            .map_err(|e| tonic::Status::internal(format!("the answer does not decode as {}: {e}", self.0.full_name())))
     }
 }

@@ -48,7 +48,10 @@ impl HttpCaller {
             builder = builder.identity(identity);
         }
         let client = builder.build().map_err(|e| {
-            ServiceError::Input(format!("cannot set up the HTTP client ({}): check --key is --cert's key", root_cause(&e)))
+            ServiceError::Input(format!(
+                "cannot set up the HTTP client ({}): check --key is --cert's key",
+                root_cause(&e)
+            ))
         })?;
         Ok(HttpCaller {
             client,
@@ -122,9 +125,8 @@ impl HttpCaller {
 /// are left out, as proto3 JSON parsers do).
 pub fn decode(response: &MessageDescriptor, json: Value) -> Result<DynamicMessage> {
     let options = DeserializeOptions::new().deny_unknown_fields(false);
-    DynamicMessage::deserialize_with_options(response.clone(), json, &options).map_err(|e| {
-        ServiceError::Protocol(format!("the HTTP answer does not read as {}: {e}", response.full_name()))
-    })
+    DynamicMessage::deserialize_with_options(response.clone(), json, &options)
+        .map_err(|e| ServiceError::Protocol(format!("the HTTP answer does not read as {}: {e}", response.full_name())))
 }
 
 fn connection_error(e: &reqwest::Error) -> ServiceError {

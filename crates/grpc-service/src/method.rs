@@ -37,6 +37,9 @@ fn not_found(pool: &DescriptorPool, asked: &str, wanted: &str) -> ServiceError {
         .filter(|(edits, m)| *edits <= 3.max(m.len() / 4))
         .collect();
     close.sort();
+    // The closest only: a near miss is not crowded out by further ones.
+    let best = close.first().map(|(edits, _)| *edits);
+    close.retain(|(edits, _)| Some(*edits) == best);
     let named: Vec<&str> = close.iter().take(3).map(|(_, m)| m.as_str()).collect();
     let hint = match named.as_slice() {
         [] if every.len() <= 6 => format!("the methods are {}", every.join(", ")),

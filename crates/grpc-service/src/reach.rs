@@ -34,7 +34,8 @@ impl Reach {
 
     pub fn trust(&self) -> Result<wire::channels::Trust> {
         let read = |path: &PathBuf, flag: &str| {
-            std::fs::read(path).map_err(|e| ServiceError::Input(format!("{flag} {}: cannot read it ({e})", path.display())))
+            std::fs::read(path)
+                .map_err(|e| ServiceError::Input(format!("{flag} {}: cannot read it ({e})", path.display())))
         };
         Ok(wire::channels::Trust {
             ca_pem: self.cacert.as_ref().map(|p| read(p, "--cacert")).transpose()?,

@@ -15,7 +15,10 @@ const SEGMENTS: &AsciiSet = &SEGMENT.remove(b'/');
 enum Piece {
     Literal(String),
     /// A field path (`book.name`) and whether its value may hold slashes.
-    Variable { field: String, multi: bool },
+    Variable {
+        field: String,
+        multi: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -80,11 +83,15 @@ fn check_field(request: &MessageDescriptor, path: &str) -> std::result::Result<(
     let mut message = request.clone();
     let mut parts = path.split('.').peekable();
     while let Some(name) = parts.next() {
-        let field = message.get_field_by_name(name).ok_or_else(|| format!("binds {path}, not a field of {}", request.name()))?;
+        let field = message
+            .get_field_by_name(name)
+            .ok_or_else(|| format!("binds {path}, not a field of {}", request.name()))?;
         match (field.kind(), parts.peek()) {
             (Kind::Message(inner), Some(_)) => message = inner,
             (_, Some(_)) => return Err(format!("binds {path}, but {name} holds no fields")),
-            (Kind::Message(_), None) if !field.is_list() => return Err(format!("binds {path}, a message, not a value")),
+            (Kind::Message(_), None) if !field.is_list() => {
+                return Err(format!("binds {path}, a message, not a value"));
+            }
             _ if field.is_list() || field.is_map() => return Err(format!("binds {path}, a repeated field")),
             _ => {}
         }

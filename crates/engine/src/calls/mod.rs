@@ -1,0 +1,8 @@
+//! What every target whose work is calls (etcd's puts and ranges, any
+//! service's methods) shares: a round of calls closed or open loop, its
+//! record, a transport's figures over its complete rounds, and the bytes
+//! each transport put on the wire.
+
+pub mod batch;
+pub mod meter;
+pub mod rounds;

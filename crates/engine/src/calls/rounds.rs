@@ -1,0 +1,212 @@
+//! One round of calls as measured (etcd's puts, any service's calls), and a
+//! transport's figures over its complete rounds: every ratio divides figures of the same rounds, and what was not
+//! measured is `None` (shown "-", JSON null).
+
+use crate::compare::PairedRound;
+use crate::error_kinds::{ErrorKinds, count_kinds};
+use crate::plan::TransportKind;
+use hdrhistogram::Histogram;
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallRound {
+    pub transport: TransportKind,
+    #[serde(serialize_with = "crate::report::one_based", deserialize_with = "crate::report::from_one_based")]
+    pub round: u32,
+    pub elapsed_s: f64,
+    /// Requests answered (watch: events delivered).
+    pub ops: u64,
+    pub errors: u64,
+    /// The failed requests by kind (`{"HTTP 400": 4}`); they sum to `errors`.
+    #[serde(default)]
+    pub error_kinds: ErrorKinds,
+    /// Every request answered (watch: every event delivered, once, in order).
+    pub ok: bool,
+    /// Client CPU (user + system) during the round.
+    pub cpu_s: f64,
+    /// The server's own CPU during the round (etcd: all members, from /metrics).
+    pub server_cpu_s: Option<f64>,
+    pub wire_sent_bytes: u64,
+    pub wire_received_bytes: u64,
+    /// Request latency (watch: put acknowledged -> event received), µs:
+    /// HdrHistogram V2 compressed, base64, in the JSON.
+    #[serde(
+        rename = "latency_histogram",
+        default = "crate::open_loop::latency_histogram",
+        with = "crate::histogram::as_text"
+    )]
+    pub latency: Histogram<u64>,
+    /// When the round ran (both clocks) and on which host.
+    #[serde(flatten)]
+    pub span: crate::timeline::Span,
+    /// Open loop: how the round's arrivals were paced (its latency above
+    /// counts from each one's intended start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<crate::open_loop::PacedRound>,
+}
+
+impl crate::fleet::FleetRound for CallRound {
+    fn span(&self) -> &crate::timeline::Span {
+        &self.span
+    }
+
+    fn amount(&self) -> f64 {
+        self.ops as f64
+    }
+}
+
+impl PairedRound for CallRound {
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    fn index(&self) -> u32 {
+        self.round
+    }
+
+    fn rate(&self) -> Option<f64> {
+        (self.ok && self.elapsed_s > 0.0 && self.ops > 0).then(|| self.ops as f64 / self.elapsed_s)
+    }
+}
+
+/// Latency quantiles in milliseconds.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Latency {
+    pub p50_ms: Option<f64>,
+    pub p90_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub p999_ms: Option<f64>,
+    /// `[upper bound ms, count]`, doubling from 0.1 ms.
+    pub histogram: Vec<(f64, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallSummary {
+    pub transport: TransportKind,
+    pub protocol: String,
+    /// Complete rounds, and requests (events) in them.
+    pub runs: usize,
+    pub ops: u64,
+    /// Failed requests in any round.
+    pub errors: u64,
+    /// Those by kind (`{"UNAVAILABLE": 3}`); they sum to `errors`.
+    #[serde(default)]
+    pub error_kinds: ErrorKinds,
+    /// ops / time over the complete rounds.
+    pub ops_per_s: Option<f64>,
+    pub latency: Latency,
+    pub connections: u64,
+    pub wire_sent_per_op: Option<f64>,
+    pub wire_received_per_op: Option<f64>,
+    pub client_cpu_us_per_op: Option<f64>,
+    /// None when a round's server CPU could not be read.
+    pub server_cpu_us_per_op: Option<f64>,
+    /// The complete rounds' latencies in microseconds: HdrHistogram's V2
+    /// compressed encoding in base64, so that reports merge.
+    #[serde(default)]
+    pub latency_histogram: Option<String>,
+}
+
+pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds: &[CallRound]) -> CallSummary {
+    let mine = || rounds.iter().filter(move |r| r.transport == kind);
+    let complete: Vec<&CallRound> = mine().filter(|r| r.ok).collect();
+    let ops: u64 = complete.iter().map(|r| r.ops).sum();
+    let time: f64 = complete.iter().map(|r| r.elapsed_s).sum();
+    let per_op = |total: f64| (ops > 0).then(|| total / ops as f64);
+    let server: Option<f64> = complete.iter().map(|r| r.server_cpu_s).sum();
+    let mut latency = crate::open_loop::latency_histogram();
+    for round in &complete {
+        latency.add(&round.latency).expect("same histogram bounds");
+    }
+    CallSummary {
+        transport: kind,
+        protocol,
+        runs: complete.len(),
+        ops,
+        errors: mine().map(|r| r.errors).sum(),
+        error_kinds: count_kinds(mine().flat_map(|r| r.error_kinds.iter().map(|(k, n)| (k.as_str(), *n)))),
+        ops_per_s: (ops > 0 && time > 0.0).then(|| ops as f64 / time),
+        latency: quantiles(&latency),
+        connections,
+        wire_sent_per_op: per_op(complete.iter().map(|r| r.wire_sent_bytes as f64).sum()),
+        wire_received_per_op: per_op(complete.iter().map(|r| r.wire_received_bytes as f64).sum()),
+        client_cpu_us_per_op: per_op(complete.iter().map(|r| r.cpu_s * 1e6).sum()),
+        server_cpu_us_per_op: server.and_then(|s| per_op(s * 1e6)),
+        latency_histogram: (!latency.is_empty()).then(|| crate::histogram::encode(&latency)),
+    }
+}
+
+pub fn quantiles(histogram: &Histogram<u64>) -> Latency {
+    if histogram.is_empty() {
+        return Latency::default();
+    }
+    let at = |q: f64| Some(histogram.value_at_quantile(q) as f64 / 1000.0);
+    let histogram = histogram
+        .iter_log(100, 2.0)
+        .filter(|step| step.count_since_last_iteration() > 0)
+        .map(|step| (step.value_iterated_to() as f64 / 1000.0, step.count_since_last_iteration()))
+        .collect();
+    Latency { p50_ms: at(0.50), p90_ms: at(0.90), p99_ms: at(0.99), p999_ms: at(0.999), histogram }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TransportKind::Json;
+
+    #[test]
+    fn an_event_that_came_before_its_answer_is_a_delay_of_0_as_the_note_says() {
+        let mut delays = crate::open_loop::latency_histogram();
+        for micros in [0, 0, 0, 250] {
+            delays.record(micros).unwrap();
+        }
+        let latency = quantiles(&delays);
+        assert_eq!((latency.p50_ms, latency.p999_ms), (Some(0.0), Some(0.25)), "0, not the histogram's 1 µs floor");
+    }
+
+    fn round(index: u32, ops: u64, elapsed_s: f64, ok: bool) -> CallRound {
+        let mut latency = crate::open_loop::latency_histogram();
+        for micros in 1..=ops {
+            latency.record(micros * 10).unwrap();
+        }
+        CallRound {
+            transport: Json,
+            round: index,
+            elapsed_s,
+            ops,
+            errors: u64::from(!ok),
+            error_kinds: if ok { ErrorKinds::new() } else { [("HTTP 503".to_string(), 1)].into() },
+            ok,
+            cpu_s: ops as f64 * 1e-5,
+            server_cpu_s: Some(ops as f64 * 4e-5),
+            wire_sent_bytes: ops * 300,
+            wire_received_bytes: ops * 100,
+            latency,
+            span: Default::default(),
+            paced: None,
+        }
+    }
+
+    #[test]
+    fn figures_cover_the_complete_rounds_only() {
+        // A failed round of 10 ops in 100 s would drag ops/s down and CPU per op up if counted.
+        let rounds = [round(0, 1000, 1.0, true), round(1, 10, 100.0, false), round(2, 1000, 3.0, true)];
+        let s = summarize(Json, "HTTP/1.1".into(), 10, &rounds);
+        assert_eq!((s.runs, s.ops, s.errors), (2, 2000, 1));
+        assert_eq!(s.error_kinds, [("HTTP 503".to_string(), 1)].into(), "the failed round's errors, by kind");
+        assert_eq!(s.ops_per_s, Some(500.0));
+        assert!((s.client_cpu_us_per_op.unwrap() - 10.0).abs() < 1e-9);
+        assert!((s.server_cpu_us_per_op.unwrap() - 40.0).abs() < 1e-9);
+        assert_eq!((s.wire_sent_per_op, s.wire_received_per_op), (Some(300.0), Some(100.0)));
+        let p50 = s.latency.p50_ms.unwrap();
+        assert!((p50 - 5.0).abs() < 0.01, "half of the 2000 latencies are under 5 ms: {p50}");
+        assert_eq!(s.latency.histogram.iter().map(|b| b.1).sum::<u64>(), 2000);
+    }
+
+    #[test]
+    fn nothing_measured_is_none() {
+        let s = summarize(Json, String::new(), 0, &[round(0, 10, 1.0, false)]);
+        assert_eq!((s.ops_per_s, s.client_cpu_us_per_op, s.latency.p50_ms), (None, None, None));
+        let unread = CallRound { server_cpu_s: None, ..round(0, 10, 1.0, true) };
+        assert_eq!(summarize(Json, String::new(), 0, &[unread]).server_cpu_us_per_op, None);
+    }
+}
