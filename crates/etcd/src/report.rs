@@ -3,11 +3,13 @@
 
 use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
+use engine::calls::said;
 use engine::compare::{Comparison, OpsRates, compare_rates};
-use engine::error_kinds::format_kinds;
 use engine::plan::TransportKind;
 use engine::report::{Host, RunOutcome, Tool, aligned, plural};
 use units::RateUnit;
+
+pub use engine::calls::said::format_ms;
 
 /// What the run did to the keys it wrote.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -186,8 +188,7 @@ impl EtcdReport {
 
     /// The table's header, shared by the text table and the app.
     pub fn table_headers(&self) -> [&'static str; 10] {
-        let rate = if self.config.mode == Mode::Watch { "Events/s" } else { "Ops/s" };
-        ["Transport", "Protocol", "Rounds", rate, "p50", "p90", "p99", "p99.9", "Conns", "Errors"]
+        said::table_headers(if self.config.mode == Mode::Watch { "Events/s" } else { "Ops/s" })
     }
 
     /// The table's cells, shared by the text table and the app: a merged
@@ -199,31 +200,21 @@ impl EtcdReport {
     /// Each row's transport and cells.
     pub fn table_lines(&self) -> Vec<(TransportKind, Vec<String>)> {
         if self.hosts.is_empty() {
-            return self.transports.iter().map(|t| (t.transport, row_cells(t.transport.name().into(), t))).collect();
+            return self
+                .transports
+                .iter()
+                .map(|t| (t.transport, said::row_cells(t.transport.name().into(), t)))
+                .collect();
         }
         let hosts = self.hosts.iter().flat_map(|h| {
-            h.transports.iter().map(move |t| (t.transport, row_cells(format!("{} {}", h.host, t.transport.name()), t)))
+            h.transports
+                .iter()
+                .map(move |t| (t.transport, said::row_cells(format!("{} {}", h.host, t.transport.name()), t)))
         });
         let fleet =
-            self.transports.iter().map(|t| (t.transport, row_cells(format!("fleet {}", t.transport.name()), t)));
+            self.transports.iter().map(|t| (t.transport, said::row_cells(format!("fleet {}", t.transport.name()), t)));
         hosts.chain(fleet).collect()
     }
-}
-
-fn row_cells(name: String, t: &EtcdSummary) -> Vec<String> {
-    let ms = |v: Option<f64>| v.map(format_ms).unwrap_or_else(|| "-".into());
-    vec![
-        name,
-        t.protocol.clone(),
-        t.runs.to_string(),
-        t.ops_per_s.map(|v| format!("{v:.0}")).unwrap_or_else(|| "-".into()),
-        ms(t.latency.p50_ms),
-        ms(t.latency.p90_ms),
-        ms(t.latency.p99_ms),
-        ms(t.latency.p999_ms),
-        t.connections.to_string(),
-        t.errors.to_string(),
-    ]
 }
 
 impl EtcdReport {
@@ -247,10 +238,11 @@ impl EtcdReport {
         }
         // A fleet's server CPU is not summed (see its note), not unread.
         let unread = if self.hosts.len() > 1 { "not merged" } else { "not read" };
-        lines.extend(self.transports.iter().map(|t| per_op_line(t, watch, unread)));
-        lines.extend(self.transports.iter().filter_map(|t| errors_line(t, self.config.mode)));
+        let unit = if watch { "event" } else { "op" };
+        lines.extend(self.transports.iter().map(|t| said::per_call_line(t, unit, Some("etcd CPU"), unread)));
+        lines.extend(self.transports.iter().filter_map(|t| said::errors_line(t, call_name(self.config.mode))));
         if let [a, b] = self.transports.as_slice() {
-            lines.extend(ratios_line(a, b, if watch { "event" } else { "op" }));
+            lines.extend(said::ratios_line(a, b, unit, Some("etcd CPU")));
         }
         lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
         lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
@@ -287,16 +279,6 @@ impl EtcdReport {
     }
 }
 
-/// `0.731 ms`, `12.4 ms`: three significant digits down to a microsecond.
-pub fn format_ms(ms: f64) -> String {
-    match ms {
-        ms if ms >= 100.0 => format!("{ms:.0} ms"),
-        ms if ms >= 10.0 => format!("{ms:.1} ms"),
-        ms if ms >= 1.0 => format!("{ms:.2} ms"),
-        ms => format!("{ms:.3} ms"),
-    }
-}
-
 pub(crate) fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Put => "put",
@@ -305,58 +287,13 @@ pub(crate) fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
-/// `grpc: 196 B sent and 61 B received per op, client CPU 21 µs/op, etcd CPU 84 µs/op`.
-fn per_op_line(t: &EtcdSummary, watch: bool, unread: &str) -> String {
-    let unit = if watch { "event" } else { "op" };
-    let (Some(sent), Some(received), Some(cpu)) = (t.wire_sent_per_op, t.wire_received_per_op, t.client_cpu_us_per_op)
-    else {
-        return format!("{}: no complete round: no wire or CPU figures", t.transport.name());
-    };
-    // Sizes and times in the unit that fits: 1 MiB values are not "1048712 B".
-    let size = |bytes: f64| units::format_size(bytes.round() as u64);
-    let time = |us: f64| units::format_latency(us / 1e6);
-    let server = t.server_cpu_us_per_op.map_or(unread.into(), |s| format!("{}/{unit}", time(s)));
-    format!(
-        "{}: {} sent and {} received per {unit}, client CPU {}/{unit}, etcd CPU {server}",
-        t.transport.name(),
-        size(sent),
-        size(received),
-        time(cpu)
-    )
-}
-
-/// `grpc: 4 puts failed: INVALID_ARGUMENT x4`, when any failed (etcd
-/// requests are not retried: each failure is one request's).
-fn errors_line(t: &EtcdSummary, mode: Mode) -> Option<String> {
-    let what = match mode {
+/// A request of `mode`, as the errors line counts them.
+fn call_name(mode: Mode) -> &'static str {
+    match mode {
         Mode::Put => "put",
         Mode::Range => "range",
         Mode::Watch => "watch request",
-    };
-    (t.errors > 0).then(|| {
-        let kinds = match format_kinds(&t.error_kinds) {
-            kinds if kinds.is_empty() => String::new(),
-            kinds => format!(": {kinds}"),
-        };
-        format!("{}: {} failed{kinds}", t.transport.name(), plural(t.errors as usize, what))
-    })
-}
-
-/// How the first transport's costs compare with the second's, per op (or event).
-fn ratios_line(a: &EtcdSummary, b: &EtcdSummary, unit: &str) -> Option<String> {
-    let ratio =
-        |x: Option<f64>, y: Option<f64>| x.zip(y).filter(|(_, y)| *y > 0.0).map(|(x, y)| format!("{:.2}x", x / y));
-    let wire = |t: &EtcdSummary| t.wire_sent_per_op.zip(t.wire_received_per_op).map(|(s, r)| s + r);
-    let parts: Vec<String> = [
-        ("bytes on the wire", ratio(wire(a), wire(b))),
-        ("client CPU", ratio(a.client_cpu_us_per_op, b.client_cpu_us_per_op)),
-        ("etcd CPU", ratio(a.server_cpu_us_per_op, b.server_cpu_us_per_op)),
-    ]
-    .into_iter()
-    .filter_map(|(what, r)| Some(format!("{what} {}", r?)))
-    .collect();
-    (!parts.is_empty())
-        .then(|| format!("per {unit}, {} vs {}: {}", a.transport.name(), b.transport.name(), parts.join(", ")))
+    }
 }
 
 /// An open-loop run's latency figures and verdict over its paced rounds.
@@ -366,22 +303,9 @@ pub fn open_loop_summary(
     transports: &[TransportKind],
     rounds: &[EtcdRound],
 ) -> Option<engine::open_loop::OpenLoopSummary> {
-    let paced: Vec<engine::open_loop::RoundLatency> = rounds
-        .iter()
-        .filter_map(|r| {
-            Some(engine::open_loop::RoundLatency {
-                host: &r.span.host,
-                transport: r.transport,
-                round: r.round,
-                ok: r.ok,
-                latency: &r.latency,
-                paced: r.paced.as_ref()?,
-            })
-        })
-        .collect();
     let work = match mode {
         Mode::Range => "range",
         Mode::Put | Mode::Watch => "put",
     };
-    Some(engine::open_loop::summarize(work, offered?, transports, &paced))
+    said::open_loop_summary(work, offered, transports, rounds)
 }

@@ -6,3 +6,4 @@
 pub mod batch;
 pub mod meter;
 pub mod rounds;
+pub mod said;
