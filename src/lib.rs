@@ -12,6 +12,7 @@ pub use wire::connections;
 pub mod fleet;
 pub mod headless;
 pub use ::gcs;
+pub use ::grpc_service;
 pub mod progress;
 pub mod signals;
 pub mod sweep;

@@ -30,7 +30,7 @@ fn merged(reports: &[(&str, &RunReport)]) -> RunReport {
     let loaded: Vec<Loaded> = reports.iter().map(|(name, r)| loaded(name, r)).collect();
     match merge_loaded(&loaded).unwrap() {
         Finished::Gcs(report) => *report,
-        Finished::Etcd(_) => unreachable!("GCS reports merge into a GCS report"),
+        _ => unreachable!("GCS reports merge into a GCS report"),
     }
 }
 

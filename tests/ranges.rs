@@ -205,7 +205,7 @@ async fn merged_pair(emulator: &gcs_speed_tui::emulator::Emulator) -> RunReport 
     };
     match merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() {
         Finished::Gcs(fleet) => *fleet,
-        Finished::Etcd(_) => unreachable!("GCS reports merge into a GCS report"),
+        _ => unreachable!("GCS reports merge into a GCS report"),
     }
 }
 

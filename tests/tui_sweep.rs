@@ -48,7 +48,7 @@ fn started(effects: &[Effect]) -> Option<(u64, u32)> {
     effects.iter().find_map(|effect| match effect {
         Effect::StartRun(planned) => match planned.as_ref() {
             Planned::Gcs(config) => Some((config.object_size, config.concurrency)),
-            Planned::Etcd(_) => None,
+            _ => None,
         },
         _ => None,
     })

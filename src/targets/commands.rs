@@ -18,6 +18,9 @@ pub enum TargetCommand {
     Doctor(Box<DoctorArgs>),
     /// The same question for etcd: its HTTP gateway against gRPC.
     Etcd(EtcdArgs),
+    /// The same question for any gRPC service, from its .proto: its gRPC
+    /// path against its HTTP/JSON mapping (google.api.http or Connect).
+    Grpc(GrpcArgs),
 }
 
 #[derive(Args, Debug)]
@@ -56,6 +59,27 @@ pub struct EtcdRunCommand {
     pub report: ReportArgs,
 }
 
+#[derive(Args, Debug)]
+pub struct GrpcArgs {
+    #[command(subcommand)]
+    pub command: GrpcCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GrpcCommand {
+    /// One method called over gRPC and over its HTTP/JSON mapping; prints a report.
+    Run(Box<GrpcRunCommand>),
+}
+
+/// `grpc run`: the service's flags, the schedule's, then how the report is written.
+#[derive(Args, Debug)]
+pub struct GrpcRunCommand {
+    #[command(flatten)]
+    pub grpc: grpc_service::options::GrpcRunArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
 /// What a target's command asks the front end to do.
 pub enum Action {
     /// A headless run (or a sweep of runs) of the options as the form
@@ -88,6 +112,10 @@ impl TargetCommand {
             TargetCommand::Etcd(EtcdArgs { command: EtcdCommand::Run(args) }) => {
                 let EtcdRunCommand { etcd, report } = *args;
                 Action::Run(Box::new(FormOptions::from_etcd(&etcd)), report)
+            }
+            TargetCommand::Grpc(GrpcArgs { command: GrpcCommand::Run(args) }) => {
+                let GrpcRunCommand { grpc, report } = *args;
+                Action::Run(Box::new(FormOptions::from_grpc(&grpc)), report)
             }
         }
     }

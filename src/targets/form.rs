@@ -3,6 +3,7 @@
 
 use crate::config::Options;
 use etcd::options::{EtcdRunArgs, Mode};
+use grpc_service::options::{GrpcRunArgs, ScheduleArgs, ServiceArgs};
 use std::path::PathBuf;
 
 /// Every field of the app's form, as typed. Saved as one flat JSON object
@@ -17,6 +18,8 @@ pub struct FormOptions {
     pub target: String,
     /// The etcd target's own options (the schedule's are the GCS options').
     pub etcd: EtcdOptions,
+    /// `grpc run`'s own options (the schedule's are the GCS options').
+    pub grpc: ServiceArgs,
     /// The app's sweep: `run --sweep`'s values, an option a `;` apart
     /// (`size=1KiB,1MiB; concurrency=1,8`); empty runs one comparison.
     /// Not remembered: a sweep is many runs, never to begin unseen from a
@@ -34,6 +37,7 @@ impl Default for FormOptions {
             gcs: Options::default(),
             target: "gcs".into(),
             etcd: EtcdOptions::default(),
+            grpc: ServiceArgs::default(),
             sweep: String::new(),
             sweep_budget: String::new(),
         }
@@ -171,5 +175,45 @@ impl FormOptions {
             ..Options::default()
         };
         FormOptions { gcs, target: "etcd".into(), etcd, ..FormOptions::default() }
+    }
+
+    /// The app's form as `grpc run` flags: the schedule's fields are shared
+    /// with the GCS target's, the rest are the service's own.
+    pub fn grpc_run_args(&self) -> GrpcRunArgs {
+        let o = &self.gcs;
+        let schedule = ScheduleArgs {
+            transports: o.transports.clone(),
+            iterations: o.iterations.clone(),
+            duration: o.duration.clone(),
+            until_stable: o.until_stable.clone(),
+            rate: o.rate.clone(),
+            arrivals: o.arrivals.clone(),
+            max_in_flight: o.max_in_flight.clone(),
+            order: o.order.clone(),
+            warmup: o.warmup,
+            timeout: o.timeout.clone(),
+            cleanup: o.cleanup,
+        };
+        GrpcRunArgs { service: self.grpc.clone(), schedule }
+    }
+
+    /// `grpc run`'s flags as the form holds them: the inverse of `grpc_run_args`.
+    pub fn from_grpc(args: &GrpcRunArgs) -> FormOptions {
+        let s = &args.schedule;
+        let gcs = Options {
+            transports: s.transports.clone(),
+            iterations: s.iterations.clone(),
+            duration: s.duration.clone(),
+            until_stable: s.until_stable.clone(),
+            rate: s.rate.clone(),
+            arrivals: s.arrivals.clone(),
+            max_in_flight: s.max_in_flight.clone(),
+            order: s.order.clone(),
+            warmup: s.warmup,
+            timeout: s.timeout.clone(),
+            cleanup: s.cleanup,
+            ..Options::default()
+        };
+        FormOptions { gcs, target: "grpc".into(), grpc: args.service.clone(), ..FormOptions::default() }
     }
 }

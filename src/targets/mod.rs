@@ -27,6 +27,7 @@ use crate::tui::fields::FieldSpec;
 use crate::etcd::report::EtcdReport;
 use crate::gcs::report::RunReport;
 use engine::finished::FinishedRun;
+use grpc_service::report::GrpcReport;
 
 /// The form's first field: what to benchmark.
 pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
@@ -75,6 +76,7 @@ pub fn forgotten_with(key: &str) -> &'static [&'static str] {
 pub enum Finished {
     Gcs(Box<RunReport>),
     Etcd(Box<EtcdReport>),
+    Grpc(Box<GrpcReport>),
 }
 
 impl From<RunReport> for Finished {
@@ -89,6 +91,12 @@ impl From<EtcdReport> for Finished {
     }
 }
 
+impl From<GrpcReport> for Finished {
+    fn from(report: GrpcReport) -> Self {
+        Finished::Grpc(Box::new(report))
+    }
+}
+
 impl std::ops::Deref for Finished {
     type Target = dyn FinishedRun;
 
@@ -96,6 +104,7 @@ impl std::ops::Deref for Finished {
         match self {
             Finished::Gcs(r) => r.as_ref(),
             Finished::Etcd(r) => r.as_ref(),
+            Finished::Grpc(r) => r.as_ref(),
         }
     }
 }
@@ -105,6 +114,7 @@ impl std::ops::DerefMut for Finished {
         match self {
             Finished::Gcs(r) => r.as_mut(),
             Finished::Etcd(r) => r.as_mut(),
+            Finished::Grpc(r) => r.as_mut(),
         }
     }
 }
@@ -115,6 +125,7 @@ impl Finished {
         match self {
             Finished::Gcs(r) => Finished::from((*r).host_label(label)),
             Finished::Etcd(r) => Finished::from((*r).host_label(label)),
+            Finished::Grpc(r) => Finished::from((*r).host_label(label)),
         }
     }
 
@@ -122,6 +133,7 @@ impl Finished {
     pub fn from_json(value: serde_json::Value) -> Result<Finished, serde_json::Error> {
         Ok(match value.get("target").and_then(|t| t.as_str()) {
             Some("etcd") => Finished::Etcd(Box::new(serde_json::from_value(value)?)),
+            Some("grpc") => Finished::Grpc(Box::new(serde_json::from_value(value)?)),
             _ => Finished::Gcs(Box::new(serde_json::from_value(value)?)),
         })
     }
@@ -131,11 +143,15 @@ impl Finished {
     pub fn merge(reports: &[&Finished]) -> Finished {
         let gcs = |f: &&Finished| match f {
             Finished::Gcs(r) => Some(r.host_runs()),
-            Finished::Etcd(_) => None,
+            _ => None,
         };
         let etcd = |f: &&Finished| match f {
             Finished::Etcd(r) => Some(r.host_runs()),
-            Finished::Gcs(_) => None,
+            _ => None,
+        };
+        let grpc = |f: &&Finished| match f {
+            Finished::Grpc(r) => Some(r.host_runs()),
+            _ => None,
         };
         match reports[0] {
             Finished::Gcs(first) => {
@@ -145,6 +161,10 @@ impl Finished {
             Finished::Etcd(first) => {
                 let runs = reports.iter().filter_map(etcd).flatten().collect();
                 Finished::Etcd(Box::new(crate::etcd::merge::merge(runs, first)))
+            }
+            Finished::Grpc(first) => {
+                let runs = reports.iter().filter_map(grpc).flatten().collect();
+                Finished::Grpc(Box::new(grpc_service::merge::merge(runs, first)))
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::config::{BenchConfig, ConfigError, Environment, FormOptions, Target};
 use crate::etcd::options::EtcdConfig;
 use engine::events::{RoundWords, RunEvent};
 use engine::live::LanePlan;
+use grpc_service::config::ServiceConfig;
 use std::time::SystemTime;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 pub enum Planned {
     Gcs(Box<BenchConfig>),
     Etcd(Box<EtcdConfig>),
+    Grpc(Box<ServiceConfig>),
 }
 
 /// What a second interrupt must name: how the run stops, and what of it
@@ -40,6 +42,7 @@ impl Planned {
     pub fn check(options: &FormOptions, env: &Environment) -> Result<Planned, ConfigError> {
         match options.target.as_str() {
             "etcd" => options.etcd_run_args().validate().map(|c| Planned::Etcd(Box::new(c))),
+            "grpc" => options.grpc_run_args().validate().map(|c| Planned::Grpc(Box::new(c))),
             _ => crate::config::checked(&options.gcs, env).map(|c| Planned::Gcs(Box::new(c))),
         }
     }
@@ -49,6 +52,7 @@ impl Planned {
         match self {
             Planned::Gcs(c) => &c.notes,
             Planned::Etcd(c) => &c.notes,
+            Planned::Grpc(c) => &c.notes,
         }
     }
 
@@ -56,6 +60,7 @@ impl Planned {
         match self {
             Planned::Gcs(c) => c.round_words(),
             Planned::Etcd(c) => c.round_words(),
+            Planned::Grpc(c) => c.round_words(),
         }
     }
 
@@ -70,6 +75,7 @@ impl Planned {
                 Target::Gcs => format!("gs://{} on GCS", config.bucket),
             },
             Planned::Etcd(config) => format!("etcd at {}", config.reach.endpoints.join(",")),
+            Planned::Grpc(config) => format!("{} at {}", config.method_name(), config.reach.grpc_endpoint),
         }
     }
 
@@ -85,6 +91,10 @@ impl Planned {
                 Some((user, _)) => format!("user: {user} (both transports sign in)"),
                 None => "user: none (for a cluster with auth on, set User and Password)".into(),
             },
+            Planned::Grpc(config) => match config.reach.headers.len() {
+                0 => "headers: none".into(),
+                n => format!("headers: {n}, on both transports"),
+            },
         }
     }
 
@@ -93,6 +103,7 @@ impl Planned {
         match self {
             Planned::Gcs(config) => config.lane_plan(),
             Planned::Etcd(config) => config.lane_plan(),
+            Planned::Grpc(config) => config.lane_plan(),
         }
     }
 
@@ -105,7 +116,7 @@ impl Planned {
     pub fn emulator_fault(&self) -> Option<&str> {
         match self {
             Planned::Gcs(c) => c.emulator_fault.as_deref(),
-            Planned::Etcd(_) => None,
+            Planned::Etcd(_) | Planned::Grpc(_) => None,
         }
     }
 
@@ -132,16 +143,26 @@ impl Planned {
                 Ok(label(Finished::from(runner.run().await)))
             }
             Planned::Etcd(config) => {
-                use crate::etcd::runner::{ClientRuntime, EtcdRunner};
+                use crate::etcd::runner::{CLIENT_THREAD_NAME, ClientRuntime, EtcdRunner};
                 let stopping = config.stopping_sentence();
                 // Small requests cost more in thread hand-offs than in work: the
                 // client gets threads of its own (half the CPUs by default,
                 // leaving etcd on loopback the rest), whose CPU alone is the client's.
-                let client = ClientRuntime::new(config.client_threads).map_err(|e| e.to_string())?;
+                let client = ClientRuntime::new(config.client_threads, CLIENT_THREAD_NAME)?;
                 let runner = client.run(EtcdRunner::connect(*config, cancel)).await.map_err(|e| e.to_string())?;
                 let prefix = runner.run_prefix();
                 let names = Box::new(move || vec![format!("etcd keys under {prefix}")]);
                 connected(Remains { stopping, noun: "key prefix(es)", names })?;
+                Ok(label(Finished::from(client.run(runner.with_events(events).starting_at(start_at).run()).await)))
+            }
+            Planned::Grpc(config) => {
+                use grpc_service::runner::{CLIENT_THREAD_NAME, ClientRuntime, ServiceRunner};
+                let stopping = config.stopping_sentence();
+                let cleanup = config.cleanup_call.is_some().then(|| config.method_name());
+                let client = ClientRuntime::new(config.client_threads, CLIENT_THREAD_NAME)?;
+                let runner = client.run(ServiceRunner::connect(*config, cancel)).await.map_err(|e| e.to_string())?;
+                let names = Box::new(move || cleanup.iter().map(|m| format!("what {m} calls made")).collect());
+                connected(Remains { stopping, noun: "call effect(s)", names })?;
                 Ok(label(Finished::from(client.run(runner.with_events(events).starting_at(start_at).run()).await)))
             }
         }

@@ -2,7 +2,6 @@
 //! and over gRPC, on the shared engine (schedule, verdict, meters).
 
 pub mod client;
-pub mod client_runtime;
 mod csv;
 mod figures;
 mod finished;

@@ -4,31 +4,9 @@
 //! rounded as the report's table does.
 
 use crate::options::{EtcdConfig, Mode};
-use crate::report::format_ms;
-use crate::rounds::quantiles;
-use engine::live::{LanePlan, LiveReading, Work};
+use engine::calls::live::CallsReading;
+use engine::live::{LanePlan, Work};
 use std::sync::Arc;
-use units::RateUnit;
-
-#[derive(Debug)]
-struct EtcdReading {
-    unit: RateUnit,
-}
-
-impl LiveReading for EtcdReading {
-    fn rate_number(&self, rate: f64) -> String {
-        self.unit.number(rate)
-    }
-
-    fn rate_name(&self) -> &'static str {
-        self.unit.name()
-    }
-
-    fn round_percentiles(&self, micros: &hdrhistogram::Histogram<u64>) -> Option<[String; 3]> {
-        let l = quantiles(micros);
-        Some([l.p50_ms?, l.p90_ms?, l.p99_ms?].map(format_ms))
-    }
-}
 
 impl EtcdConfig {
     /// The live pane's plan: requests instead of bytes, ops/s (events/s
@@ -49,7 +27,7 @@ impl EtcdConfig {
                 Mode::Watch => "watch",
             }],
             duration_s: schedule.duration.map(|d| d.as_secs_f64()),
-            reading: Arc::new(EtcdReading { unit: self.round_words().unit }),
+            reading: Arc::new(CallsReading { unit: self.round_words().unit }),
             open_rate: schedule.open_loop.as_ref().map(|open| open.rate),
         }
     }

@@ -4,9 +4,9 @@
 
 use super::options::Mode;
 use super::report::{EtcdReport, KeysCleanup, Verdict};
-use super::rounds::{EtcdRound, EtcdSummary, quantiles, summarize};
-use engine::compare::compare_rates;
-use engine::fleet::{Row, fleet_outcome, fleet_run_id};
+use super::rounds::{EtcdRound, EtcdSummary};
+use engine::calls::merge::{HostCalls, MergedCalls, merge_calls};
+use engine::fleet::{fleet_outcome, fleet_run_id};
 use engine::report::{Host, RunOutcome};
 use units::RateUnit;
 
@@ -63,40 +63,11 @@ pub fn merge(mut runs: Vec<(EtcdHostPart, Vec<EtcdRound>)>, first: &EtcdReport) 
     runs.sort_by(|a, b| a.0.host.cmp(&b.0.host));
     let config = first.config.clone();
     let operation = operation(config.mode);
-    let rows: Vec<Row> = config.transports.iter().map(|&transport| Row { transport, part: 0, operation }).collect();
-    let hosts: Vec<(&str, &[EtcdRound])> = runs.iter().map(|(p, r)| (p.host.as_str(), r.as_slice())).collect();
-    let (fleet, pairs) = engine::fleet::fleet(&hosts, &rows);
-    let rounds: Vec<EtcdRound> = runs.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
-    let transports: Vec<EtcdSummary> = rows
-        .iter()
-        .zip(&fleet.rows)
-        .map(|(row, fleet_row)| {
-            let parts: Vec<&EtcdSummary> =
-                runs.iter().flat_map(|(p, _)| &p.transports).filter(|t| t.transport == row.transport).collect();
-            let mut protocols: Vec<&str> = parts.iter().map(|p| p.protocol.as_str()).collect();
-            protocols.dedup();
-            let mut summary =
-                summarize(row.transport, protocols.join(", "), parts.iter().map(|p| p.connections).sum(), &rounds);
-            let histogram = engine::histogram::merged(parts.iter().filter_map(|p| p.latency_histogram.as_deref()))
-                .ok()
-                .flatten()
-                .unwrap_or_else(super::workload::latency_histogram);
-            summary.latency = quantiles(&histogram);
-            summary.latency_histogram = (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram));
-            summary.ops_per_s = fleet_row.rate;
-            // Each host read the CPU of the whole cluster, every host's requests in it.
-            if runs.len() > 1 {
-                summary.server_cpu_us_per_op = None;
-            }
-            summary
-        })
-        .collect();
     let unit = if operation == "watch" { RateUnit::Events } else { RateUnit::Ops };
-    let comparison = match (&fleet.window, transports.as_slice()) {
-        (Some(_), [a, b]) => compare_rates([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &pairs)
-            .map(|c| Verdict::new(c, unit)),
-        _ => None,
-    };
+    let hosts: Vec<HostCalls> =
+        runs.iter().map(|(p, r)| HostCalls { host: &p.host, transports: &p.transports, rounds: r }).collect();
+    let MergedCalls { fleet, transports, comparison, rounds } =
+        merge_calls(&hosts, &config.transports, operation, unit);
     let open_loop =
         super::report::open_loop_summary(config.mode, config.open_loop.as_ref(), &config.transports, &rounds);
     let parts: Vec<EtcdHostPart> = runs.into_iter().map(|(p, _)| p).collect();

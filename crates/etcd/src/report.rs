@@ -4,7 +4,7 @@
 use super::options::{EtcdConfig, Mode};
 use super::rounds::{EtcdRound, EtcdSummary};
 use engine::calls::said;
-use engine::compare::{Comparison, OpsRates, compare_rates};
+use engine::compare::compare_rates;
 use engine::plan::TransportKind;
 use engine::report::{Host, RunOutcome, Tool, aligned, plural};
 use units::RateUnit;
@@ -45,20 +45,7 @@ pub struct EtcdSettings {
     pub open_loop: Option<engine::open_loop::OpenLoop>,
 }
 
-/// The verdict as etcd's report keeps it: the engine's, its rates in
-/// operations (or events) per second, with the sentence its table prints.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Verdict {
-    #[serde(flatten)]
-    pub comparison: Comparison<OpsRates>,
-    pub sentence: String,
-}
-
-impl Verdict {
-    pub fn new(comparison: Comparison<OpsRates>, unit: RateUnit) -> Self {
-        Verdict { sentence: comparison.sentence(unit), comparison }
-    }
-}
+pub use engine::calls::said::Verdict;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EtcdReport {

@@ -11,25 +11,24 @@ use super::options::{EtcdConfig, Mode};
 use super::report::{EtcdReport, KeysCleanup};
 use super::rounds::{EtcdRound, summarize};
 use super::workload::{Keys, Work, run_batch};
+use engine::calls::bounded::{Limits, Progress, bounded};
 use engine::events::{Phase, RunEvent};
 use engine::plan::TransportKind;
 use engine::report::RunOutcome;
 use engine::{Rounds, Stop};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use super::client_runtime::{CLIENT_THREAD_NAME, ClientRuntime};
+pub use engine::calls::runtime::ClientRuntime;
+
+/// The threads an etcd run's client runs on, and whose CPU is its client CPU.
+pub const CLIENT_THREAD_NAME: &str = "etcd-client";
 
 mod round;
-
-/// How often a round's progress is sent to the live view.
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
-/// How long requests in flight at a cancel or timeout may take to be answered.
-const DRAIN: Duration = Duration::from_secs(10);
 
 pub struct EtcdRunner {
     config: EtcdConfig,
@@ -58,7 +57,7 @@ impl EtcdRunner {
     /// Connects and checks each transport against the cluster; an error here
     /// is the user's to fix (wrong URL, not etcd, auth, TLS) and nothing ran.
     pub async fn connect(config: EtcdConfig, cancel: CancellationToken) -> Result<Self, EtcdError> {
-        let ports = config.reach.endpoints.iter().filter_map(|e| port_of(e)).collect();
+        let ports = config.reach.endpoints.iter().filter_map(|e| engine::calls::meter::port_of(e)).collect();
         let mut wire = WireMeter::new(ports);
         let scraper = http_client(&config.reach)?.build().map_err(|e| super::gateway::build_error(&e))?;
         let server_cpu = ServerCpu::new(scraper, config.reach.endpoints.clone());
@@ -249,35 +248,22 @@ impl EtcdRunner {
     }
 
     /// Waits for `running` (the future doing `work`) unless the run is
-    /// cancelled or out of time first; then the clients stop between
-    /// requests, and those in flight are answered (within `DRAIN`) before
-    /// anything else, so no put lands after the cleanup. Meanwhile, with a
-    /// round to show, says how much of it is done every 100 ms.
+    /// cancelled or out of time first (the engine's `bounded`), saying
+    /// meanwhile how much of `round` is done.
     async fn bounded<T>(
         &self,
         running: impl Future<Output = T>,
         work: &Work,
         round: Option<(TransportKind, Option<u32>)>,
     ) -> Result<T, Stop> {
-        let mut tick = tokio::time::interval(PROGRESS_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        tokio::pin!(running);
-        let stop = loop {
-            tokio::select! {
-                done = &mut running => return Ok(done),
-                () = self.cancel.cancelled() => break Stop::Cancelled,
-                () = tokio::time::sleep_until(self.deadline) => break Stop::TimedOut,
-                _ = tick.tick(), if round.is_some() && self.events.is_some() => {
-                    let Some((transport, round)) = round else { continue };
-                    let total = work.clients as u64 * work.requests as u64;
-                    let done = work.done.load(Ordering::Relaxed);
-                    self.emit(RunEvent::Progress { transport, round, done, total, at_s: self.at_s() }).await;
-                }
-            }
-        };
-        work.stop.store(true, Ordering::Relaxed);
-        let _ = tokio::time::timeout(DRAIN, running).await;
-        Err(stop)
+        let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
+        let progress = round.zip(self.events.as_ref()).map(|((transport, round), events)| Progress {
+            events,
+            transport,
+            round,
+            clock: self.clock,
+        });
+        bounded(running, &work.turns(), limits, progress).await
     }
 
     /// Deletes exactly the run's prefix (or says what is kept).
@@ -293,12 +279,6 @@ impl EtcdRunner {
             Err(_) => KeysCleanup { prefix, deleted: 0, kept: false, error: Some("no answer within 60 s".into()) },
         }
     }
-}
-
-fn port_of(endpoint: &str) -> Option<u16> {
-    let rest = endpoint.split("://").nth(1)?;
-    let default = if endpoint.starts_with("https://") { 443 } else { 80 };
-    Some(rest.rsplit_once(':').and_then(|(_, port)| port.parse().ok()).unwrap_or(default))
 }
 
 impl Rounds for EtcdRunner {

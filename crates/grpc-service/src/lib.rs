@@ -3,13 +3,20 @@
 //! JSON protocol), as dynamic messages from its .proto, a descriptor set or
 //! the server's reflection, on the shared engine.
 
+mod caller;
 pub mod compare;
+pub mod config;
 pub mod error;
+mod finished;
 pub mod grpc;
 pub mod http;
 pub mod mapping;
+pub mod merge;
 pub mod method;
+pub mod options;
 pub mod reach;
+pub mod report;
+pub mod runner;
 pub mod schema;
 pub mod template;
 

@@ -69,6 +69,13 @@ impl WireMeter {
     }
 }
 
+/// The server port of `http://host:port` (80 or 443 by default).
+pub fn port_of(endpoint: &str) -> Option<u16> {
+    let rest = endpoint.split("://").nth(1)?;
+    let default = if endpoint.starts_with("https://") { 443 } else { 80 };
+    Some(rest.rsplit_once(':').and_then(|(_, port)| port.parse().ok()).unwrap_or(default))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,10 @@
 //! each transport put on the wire.
 
 pub mod batch;
+pub mod bounded;
+pub mod live;
+pub mod merge;
 pub mod meter;
 pub mod rounds;
+pub mod runtime;
 pub mod said;

@@ -13,6 +13,21 @@ use crate::plan::TransportKind;
 use crate::report::plural;
 use crate::threshold::{Figure, Metric};
 
+/// The verdict as a report of calls keeps it: the engine's, its rates in
+/// calls (or events) per second, with the sentence its table prints.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Verdict {
+    #[serde(flatten)]
+    pub comparison: Comparison<OpsRates>,
+    pub sentence: String,
+}
+
+impl Verdict {
+    pub fn new(comparison: Comparison<OpsRates>, unit: units::RateUnit) -> Self {
+        Verdict { sentence: comparison.sentence(unit), comparison }
+    }
+}
+
 /// `0.731 ms`, `12.4 ms`: three significant digits down to a microsecond.
 pub fn format_ms(ms: f64) -> String {
     match ms {

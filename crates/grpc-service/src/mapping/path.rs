@@ -55,6 +55,18 @@ impl PathTemplate {
         Ok(PathTemplate { pieces })
     }
 
+    /// The template as written (`/v1/{name=**}` reads as `/v1/{name=**}`).
+    pub fn text(&self) -> String {
+        self.pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Literal(text) => text.clone(),
+                Piece::Variable { field, multi: false } => format!("{{{field}}}"),
+                Piece::Variable { field, multi: true } => format!("{{{field}=**}}"),
+            })
+            .collect()
+    }
+
     /// The path for `message`, and the fields it bound (left out of the
     /// body and the query).
     pub fn expand(&self, message: &DynamicMessage) -> Result<(String, Vec<String>)> {

@@ -1,0 +1,44 @@
+//! Either transport, called the same way: a request in, its answers out.
+
+use crate::error::{Result, ServiceError};
+use crate::grpc::GrpcCaller;
+use crate::http::HttpCaller;
+use prost_reflect::DynamicMessage;
+
+pub enum Caller {
+    Grpc(GrpcCaller),
+    Http(HttpCaller),
+}
+
+impl Caller {
+    pub async fn call(&self, request: &DynamicMessage) -> Result<Vec<DynamicMessage>> {
+        match self {
+            Caller::Grpc(grpc) => grpc.call(request).await,
+            Caller::Http(http) => http.call(request).await,
+        }
+    }
+
+    /// `h2c`, `HTTP/1.1`: what the calls went over.
+    pub fn protocol(&self) -> String {
+        match self {
+            Caller::Grpc(grpc) => grpc.protocol(),
+            Caller::Http(http) => http.protocol(),
+        }
+    }
+
+    /// Connections opened so far.
+    pub fn connections(&self) -> u64 {
+        match self {
+            Caller::Grpc(grpc) => grpc.connections(),
+            Caller::Http(http) => http.connections(),
+        }
+    }
+}
+
+/// A refused call, counted by its code; a refusing server refuses the
+/// client's next calls too, so the client stops.
+impl engine::calls::batch::CallError for ServiceError {
+    fn kind(&self) -> String {
+        ServiceError::kind(self)
+    }
+}

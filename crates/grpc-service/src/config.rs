@@ -1,0 +1,200 @@
+//! `grpc run`'s flags checked into a run: the service's types compiled, the
+//! method found, the request read as the method's input, the HTTP mapping
+//! chosen, each fault one sentence naming its flag.
+
+use crate::mapping::Mapping;
+use crate::options::{GrpcRunArgs, ScheduleArgs, ServiceArgs, text_or_file};
+use crate::reach::Reach;
+use crate::schema::{self, ProtoFiles};
+use crate::template::{Call, Template};
+use engine::plan::flags::{ConfigError, ScheduleText, fail, parse_count, parse_schedule};
+use engine::plan::{Schedule, TransportKind};
+use prost_reflect::{DescriptorPool, MethodDescriptor};
+
+/// Calls in the warmup round, per client, at most.
+pub const WARMUP_REQUESTS: u32 = 100;
+
+/// A method and the request it is sent, as a template.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Calling {
+    pub method: MethodDescriptor,
+    pub request: Template,
+}
+
+/// A validated `grpc run`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceConfig {
+    pub calling: Calling,
+    /// `--data` as given (a file's text), for the report.
+    pub data: String,
+    pub mapping: Mapping,
+    pub reach: Reach,
+    pub ignore_fields: Vec<String>,
+    pub check: bool,
+    /// Called once over gRPC as the run ends, even a cancelled one.
+    pub cleanup_call: Option<Calling>,
+    pub clients: u32,
+    pub requests: u32,
+    pub schedule: Schedule,
+    pub client_threads: usize,
+    pub warmup: bool,
+    pub cleanup: bool,
+    /// Where the types came from: `rpc.proto`, a descriptor set.
+    pub schema: String,
+    pub notes: Vec<String>,
+}
+
+impl GrpcRunArgs {
+    pub fn validate(&self) -> Result<ServiceConfig, ConfigError> {
+        let s = &self.service;
+        let mut notes = Vec::new();
+        let (pool, schema) = types(s)?;
+        let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
+        let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
+        let template = request(&method, &data, "data")?;
+        let mapping = mapping(s, &method)?;
+        let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
+        let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
+        let conns = parse_count(&s.conns, "conns", 1, 1024)?;
+        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
+        let schedule = parse_schedule(&schedule_text(&self.schedule), &mut notes)?;
+        if schedule.transports.contains(&TransportKind::GrpcReadObject) {
+            return fail(
+                "transports",
+                "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc",
+            );
+        }
+        let cleanup_call = match s.cleanup_method.trim() {
+            "" => None,
+            name => {
+                let method = crate::method::find(&pool, name).map_err(|e| error("cleanup_method", e))?;
+                let data = text_or_file(&s.cleanup_data, "--cleanup-data").map_err(|m| error("cleanup_data", m))?;
+                Some(Calling { request: request(&method, &data, "cleanup_data")?, method })
+            }
+        };
+        Ok(ServiceConfig {
+            calling: Calling { method, request: template },
+            data,
+            mapping,
+            reach,
+            ignore_fields: s.ignore_fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect(),
+            check: s.check,
+            cleanup_call,
+            clients,
+            requests,
+            schedule,
+            client_threads: s.client_threads(),
+            warmup: self.schedule.warmup,
+            cleanup: self.schedule.cleanup,
+            schema,
+            notes,
+        })
+    }
+}
+
+fn error(field: &'static str, message: impl ToString) -> ConfigError {
+    ConfigError { field, message: message.to_string() }
+}
+
+/// The service's types, from --proto files or a descriptor set, and how
+/// the report names where they came from.
+fn types(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
+    match (&s.descriptor_set, s.protos.is_empty()) {
+        (Some(_), false) => fail("proto", "--proto and --descriptor-set both give the types: give one of them"),
+        (Some(set), true) => {
+            let pool = schema::descriptor_set(set).map_err(|e| error("descriptor_set", e))?;
+            Ok((pool, set.display().to_string()))
+        }
+        (None, true) => fail(
+            "proto",
+            "the service's types are missing: give its .proto with --proto FILE (and -I DIR for its imports), or --descriptor-set FILE",
+        ),
+        (None, false) => {
+            let files = ProtoFiles { files: s.protos.clone(), includes: s.import_paths.clone() };
+            let pool = schema::compile(&files).map_err(|e| error("proto", e))?;
+            let names: Vec<String> = s.protos.iter().map(|p| p.display().to_string()).collect();
+            Ok((pool, names.join(", ")))
+        }
+    }
+}
+
+/// The request template, checked by building call 0's message.
+fn request(method: &MethodDescriptor, data: &str, field: &'static str) -> Result<Template, ConfigError> {
+    let template = Template::parse(data).map_err(|e| error(field, e))?;
+    let flag = format!("--{}", field.replace('_', "-"));
+    let call0 = Call { seq: 0, client: 0, run: "run-id" };
+    template.message(&method.input(), call0).map_err(|e| error(field, e.to_string().replacen("--data", &flag, 1)))?;
+    Ok(template)
+}
+
+/// `--http-mapping` and `--http-path`: the method's rule unless a path is
+/// given, or Connect's protocol.
+fn mapping(s: &ServiceArgs, method: &MethodDescriptor) -> Result<Mapping, ConfigError> {
+    match (s.http_mapping.trim(), s.http_path.trim()) {
+        ("connect", "") => Ok(Mapping::connect(method)),
+        ("connect", _) => fail("http_path", "--http-path is for --http-mapping rule: Connect's path is the method's"),
+        ("rule", "") => match Mapping::from_rule(method).map_err(|e| error("method", e))? {
+            Some(mapping) => Ok(mapping),
+            None => fail(
+                "http_path",
+                format!(
+                    "{} has no google.api.http rule in its .proto: give one with --http-path \"POST /path\", or use --http-mapping connect",
+                    method.full_name()
+                ),
+            ),
+        },
+        ("rule", path) => Mapping::from_flag(method, path).map_err(|e| error("http_path", format!("--http-path: {e}"))),
+        (other, _) => fail("http_mapping", format!("--http-mapping '{other}' is not one of rule, connect")),
+    }
+}
+
+fn schedule_text(s: &ScheduleArgs) -> ScheduleText<'_> {
+    engine::schedule_text!(s)
+}
+
+impl ServiceConfig {
+    /// The method as people write it: `etcdserverpb.KV/Put`.
+    pub fn method_name(&self) -> String {
+        let method = &self.calling.method;
+        format!("{}/{}", method.parent_service().full_name(), method.name())
+    }
+
+    /// What a cancel does, said as it starts.
+    pub fn stopping_sentence(&self) -> String {
+        match (&self.cleanup_call, self.cleanup) {
+            (Some(_), true) => "stopping calls and calling the cleanup method".into(),
+            (Some(_), false) => "stopping calls; the cleanup method is not called (--cleanup=false)".into(),
+            (None, _) => "stopping calls".into(),
+        }
+    }
+
+    /// How the headless progress words this run's rounds.
+    pub fn round_words(&self) -> engine::events::RoundWords {
+        engine::events::RoundWords {
+            unit: units::RateUnit::Ops,
+            amount: engine::events::Amount::Count("calls"),
+            items: self.clients * self.requests,
+            noun: "call",
+            parts: None,
+        }
+    }
+}
+
+impl ServiceConfig {
+    /// The live pane's plan: calls instead of bytes, calls/s, latencies per round.
+    pub fn lane_plan(&self) -> engine::live::LanePlan {
+        let schedule = &self.schedule;
+        let per_round = self.clients as u64 * self.requests as u64;
+        engine::live::LanePlan {
+            transports: schedule.transports.clone(),
+            rounds: schedule.iterations,
+            items: 0,
+            amount: per_round * schedule.iterations as u64,
+            work: engine::live::Work::Requests,
+            parts: vec!["call"],
+            duration_s: schedule.duration.map(|d| d.as_secs_f64()),
+            reading: std::sync::Arc::new(engine::calls::live::CallsReading { unit: units::RateUnit::Ops }),
+            open_rate: schedule.open_loop.as_ref().map(|open| open.rate),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! `gcs-speed-tui grpc run`: which service and method, where its types come
+//! from, the request, how both transports reach it, and the schedule flags
+//! every target shares.
+
+use crate::reach::{Reach, parse_header};
+use clap::{ArgAction, Args};
+use std::path::PathBuf;
+
+/// The service's own flags: kept as typed (the app's form holds the same).
+#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ServiceArgs {
+    /// The service's .proto file (repeat for more); imports are found under
+    /// --import-path and the file's own directory, google/protobuf's built in.
+    #[arg(long = "proto", value_name = "FILE")]
+    pub protos: Vec<PathBuf>,
+    /// A directory imports are found in, as protoc's -I (repeat for more).
+    #[arg(short = 'I', long = "import-path", value_name = "DIR")]
+    pub import_paths: Vec<PathBuf>,
+    /// A compiled descriptor set (protoc --descriptor_set_out --include_imports, buf build) instead of --proto.
+    #[arg(long, value_name = "FILE")]
+    pub descriptor_set: Option<PathBuf>,
+    /// The method: package.Service/Method, as in etcdserverpb.KV/Put.
+    #[arg(long, value_name = "SERVICE/METHOD", default_value = "")]
+    pub method: String,
+    /// The request as proto3 JSON, or @FILE; {{seq}}, {{rand}}, {{client}},
+    /// {{run}} and {{base64 TEXT}} differ call by call, the same on both transports.
+    #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
+    pub data: String,
+    /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.
+    #[arg(long, value_name = "URL", default_value = "")]
+    pub grpc_endpoint: String,
+    /// The HTTP/JSON server (default: the gRPC endpoint, as etcd and Connect serve both on one port).
+    #[arg(long, value_name = "URL", default_value = "", hide_default_value = true)]
+    pub http_endpoint: String,
+    /// rule: the method's google.api.http rule (or --http-path); connect: Connect's JSON protocol.
+    #[arg(long, value_name = "MAPPING", default_value = "rule")]
+    pub http_mapping: String,
+    /// The HTTP rule when the .proto has none: "POST /v3/kv/put" (the body is the whole request).
+    #[arg(long, value_name = "[VERB] /PATH", default_value = "", hide_default_value = true)]
+    pub http_path: String,
+    /// A response field that may differ between the transports (a revision, a timestamp): a.b (repeat for more).
+    #[arg(long = "ignore-field", value_name = "FIELD")]
+    pub ignore_fields: Vec<String>,
+    /// Send call 0 over both transports before any clock starts and compare the answers.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
+    pub check: bool,
+    /// A header sent on every call, as gRPC metadata and HTTP header: "authorization: Bearer T" (repeat for more).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// CA certificate (PEM) for https endpoints.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Client certificate (PEM) for mutual TLS, with --key.
+    #[arg(long, value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// Client private key (PEM) for mutual TLS, with --cert.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// A method called once over gRPC when the run ends (even a cancelled one) to delete what it made.
+    #[arg(long, value_name = "SERVICE/METHOD", default_value = "", hide_default_value = true)]
+    pub cleanup_method: String,
+    /// The cleanup call's request ({{run}} is the run's ID).
+    #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
+    pub cleanup_data: String,
+    /// Concurrent clients.
+    #[arg(long, value_name = "N", default_value = "10")]
+    pub clients: String,
+    /// Calls per client per round.
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub requests: String,
+    /// gRPC channels the clients share (HTTP/1.1 opens what it needs, and that is counted).
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub conns: String,
+    /// Threads the client runs on (default: half the CPUs, at least one).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub client_threads: Option<u16>,
+}
+
+impl Default for ServiceArgs {
+    fn default() -> Self {
+        ServiceArgs {
+            protos: Vec::new(),
+            import_paths: Vec::new(),
+            descriptor_set: None,
+            method: String::new(),
+            data: "{}".into(),
+            grpc_endpoint: String::new(),
+            http_endpoint: String::new(),
+            http_mapping: "rule".into(),
+            http_path: String::new(),
+            ignore_fields: Vec::new(),
+            check: true,
+            headers: Vec::new(),
+            cacert: None,
+            cert: None,
+            key: None,
+            cleanup_method: String::new(),
+            cleanup_data: "{}".into(),
+            clients: "10".into(),
+            requests: "1000".into(),
+            conns: "1".into(),
+            client_threads: None,
+        }
+    }
+}
+
+/// The schedule's flags, as every target spells them.
+#[derive(Args, Debug, Clone)]
+pub struct ScheduleArgs {
+    /// both | http-json | grpc
+    #[arg(long, value_name = "WHICH", default_value = "both")]
+    pub transports: String,
+    /// Timed rounds per transport.
+    #[arg(long, value_name = "N", default_value = "3")]
+    pub iterations: String,
+    /// Keep running paired rounds until this much time has passed (instead of --iterations).
+    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
+    pub duration: String,
+    /// Stop once the 95% interval of the difference is this narrow: 5%.
+    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
+    pub until_stable: String,
+    /// Open loop: send each round's calls at this many arrivals per second per transport; empty: closed loop.
+    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
+    pub rate: String,
+    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
+    #[arg(long, value_name = "SPACING", default_value = "constant")]
+    pub arrivals: String,
+    /// Open loop: calls outstanding at most; an arrival that finds this many is dropped and counted.
+    #[arg(long, value_name = "N", default_value = "1000")]
+    pub max_in_flight: String,
+    /// interleaved (alternate transports round by round) | sequential.
+    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
+    pub order: String,
+    /// One untimed round of up to 100 calls per client and transport first.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
+    pub warmup: bool,
+    /// Overall time limit for the run: 10m, 30s.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub timeout: String,
+    /// Call --cleanup-method when the run ends.
+    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
+    pub cleanup: bool,
+}
+
+/// `grpc run`: the service's flags and the schedule's.
+#[derive(Args, Debug, Clone)]
+pub struct GrpcRunArgs {
+    #[command(flatten)]
+    pub service: ServiceArgs,
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
+}
+
+impl ServiceArgs {
+    pub fn client_threads(&self) -> usize {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.client_threads.map_or((cpus / 2).max(1), usize::from)
+    }
+
+    /// The endpoints, headers and TLS files both transports use.
+    pub(crate) fn reach(&self, conns: u32) -> Result<Reach, String> {
+        let grpc_endpoint = endpoint(&self.grpc_endpoint, "--grpc-endpoint")?;
+        let http_endpoint = match self.http_endpoint.trim() {
+            "" => grpc_endpoint.clone(),
+            _ => endpoint(&self.http_endpoint, "--http-endpoint")?,
+        };
+        let headers = self.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
+        let identity = match (&self.cert, &self.key) {
+            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
+            (None, None) => None,
+            _ => return Err("--cert and --key go together: give both for mutual TLS".into()),
+        };
+        let tls = grpc_endpoint.starts_with("https://") || http_endpoint.starts_with("https://");
+        if !tls && (self.cacert.is_some() || identity.is_some()) {
+            return Err("--cacert, --cert and --key are for https:// endpoints: use https:// in the endpoints".into());
+        }
+        Ok(Reach { grpc_endpoint, http_endpoint, cacert: self.cacert.clone(), identity, headers, conns })
+    }
+}
+
+/// An endpoint: http:// or https:// with a host and no path.
+fn endpoint(text: &str, flag: &str) -> Result<String, String> {
+    let url = text.trim().trim_end_matches('/').to_string();
+    if url.is_empty() {
+        return Err(format!("{flag} is missing: give the server's URL, like http://127.0.0.1:2379"));
+    }
+    let Some(rest) = url.strip_prefix("http://").or(url.strip_prefix("https://")) else {
+        return Err(format!("{flag} '{url}' needs http:// or https://, like http://127.0.0.1:2379"));
+    };
+    if rest.is_empty() || rest.contains('/') {
+        return Err(format!("{flag} '{url}' has a path or no host: give HOST:PORT alone, like http://127.0.0.1:2379"));
+    }
+    Ok(url)
+}
+
+/// `--data` as given, or the file it names with `@`.
+pub(crate) fn text_or_file(text: &str, flag: &str) -> Result<String, String> {
+    match text.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{flag} @{path}: cannot read it ({e})")),
+        None => Ok(text.to_string()),
+    }
+}

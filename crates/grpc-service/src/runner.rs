@@ -1,0 +1,259 @@
+//! A `grpc run`: connect both transports, send call 0 over each and compare
+//! the answers before any clock starts, warm up, the engine's paired
+//! rounds, then the cleanup call (after a cancel or an error too).
+
+use crate::caller::Caller;
+use crate::config::ServiceConfig;
+use crate::error::{Result, ServiceError};
+use crate::grpc::GrpcCaller;
+use crate::http::HttpCaller;
+use crate::report::{CleanupCall, GrpcReport};
+use crate::template::Call;
+use engine::calls::meter::{Owner, WireMeter};
+use engine::calls::rounds::{CallRound, summarize};
+use engine::events::{Phase, RunEvent};
+use engine::plan::TransportKind;
+use engine::report::RunOutcome;
+use engine::{Rounds, Stop};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use engine::calls::runtime::ClientRuntime;
+
+mod round;
+
+/// The threads a run's client runs on, and whose CPU is its client CPU.
+pub const CLIENT_THREAD_NAME: &str = "grpc-client";
+
+pub struct ServiceRunner {
+    config: ServiceConfig,
+    run_id: String,
+    callers: BTreeMap<TransportKind, Arc<Caller>>,
+    /// The cleanup method's own channel (the tool's traffic, not a transport's).
+    cleaner: Option<GrpcCaller>,
+    wire: WireMeter,
+    cancel: CancellationToken,
+    deadline: tokio::time::Instant,
+    measuring_since: Instant,
+    rounds: Vec<CallRound>,
+    notes: Vec<String>,
+    events: Option<mpsc::Sender<RunEvent>>,
+    clock: Instant,
+    start_at: Option<std::time::SystemTime>,
+}
+
+impl ServiceRunner {
+    /// Connects each transport; an error here is the user's to fix (wrong
+    /// URL, not this service, TLS) and nothing ran.
+    pub async fn connect(config: ServiceConfig, cancel: CancellationToken) -> Result<Self> {
+        let reach = &config.reach;
+        let ports = [&reach.grpc_endpoint, &reach.http_endpoint]
+            .iter()
+            .filter_map(|e| engine::calls::meter::port_of(e))
+            .collect();
+        let mut wire = WireMeter::new(ports);
+        let method = &config.calling.method;
+        let mut callers = BTreeMap::new();
+        for &kind in &config.schedule.transports {
+            let caller = match kind {
+                TransportKind::Json => Caller::Http(HttpCaller::new(reach, method, config.mapping.clone())?),
+                _ => Caller::Grpc(GrpcCaller::connect(reach, method).await?),
+            };
+            wire.claim(Owner::Transport(kind));
+            callers.insert(kind, Arc::new(caller));
+        }
+        let cleaner = match &config.cleanup_call {
+            Some(cleanup) => {
+                let reach = crate::reach::Reach { conns: 1, ..reach.clone() };
+                Some(GrpcCaller::connect(&reach, &cleanup.method).await?)
+            }
+            None => None,
+        };
+        wire.claim(Owner::Tool);
+        let deadline = tokio::time::Instant::now() + config.schedule.timeout;
+        Ok(ServiceRunner {
+            config,
+            run_id: engine::schedule::new_run_id(),
+            callers,
+            cleaner,
+            wire,
+            cancel,
+            deadline,
+            measuring_since: Instant::now(),
+            rounds: Vec::new(),
+            notes: Vec::new(),
+            events: None,
+            clock: Instant::now(),
+            start_at: None,
+        })
+    }
+
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Begin the timed rounds at this instant (after the warmup).
+    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
+        self.start_at = at;
+        self
+    }
+
+    /// Sends progress, rounds and latencies to a front end as they happen.
+    pub fn with_events(mut self, events: mpsc::Sender<RunEvent>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    async fn emit(&self, event: RunEvent) {
+        if let Some(events) = &self.events {
+            // A front end that went away must not stop the run.
+            let _ = events.send(event).await;
+        }
+    }
+
+    async fn say(&self, line: String) {
+        self.emit(RunEvent::Note(line)).await;
+    }
+
+    pub async fn run(mut self) -> GrpcReport {
+        let started_at = units::rfc3339(std::time::SystemTime::now());
+        self.clock = Instant::now();
+        let schedule = &self.config.schedule;
+        let started = RunEvent::Started {
+            run_id: self.run_id.clone(),
+            target: format!("{} at {}", self.config.method_name(), self.config.reach.grpc_endpoint),
+            rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
+        };
+        self.emit(started).await;
+        let mut stop = self.prepare().await;
+        if stop.is_none()
+            && let Some(at) = self.start_at
+        {
+            match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
+                Ok(Some(late)) => self.say(late).await,
+                Ok(None) => {}
+                Err(why) => stop = Some(why),
+            }
+        }
+        let mut because = None;
+        if stop.is_none() {
+            self.emit(RunEvent::Phase(Phase::Measuring)).await;
+            self.measuring_since = Instant::now();
+            let plan = self.config.schedule.clone();
+            (stop, because) = engine::measure(&mut self, &plan).await;
+        }
+        if let Some(why) = &because {
+            self.say(why.clone()).await;
+        }
+        let cleanup = self.clean_up().await;
+        let outcome = match stop {
+            None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
+            None => RunOutcome::Completed,
+            Some(Stop::Cancelled) => RunOutcome::Cancelled,
+            Some(Stop::TimedOut) => RunOutcome::TimedOut,
+            Some(Stop::FailFast) => RunOutcome::FailedFast,
+        };
+        let summaries = self
+            .callers
+            .iter()
+            .map(|(kind, caller)| summarize(*kind, caller.protocol(), caller.connections(), &self.rounds))
+            .collect();
+        let run = crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: because };
+        GrpcReport::new(run, &self.config, summaries, self.rounds, cleanup).with_notes(self.notes)
+    }
+
+    /// The check (call 0 over each transport, answers compared), then the warmup.
+    async fn prepare(&mut self) -> Option<Stop> {
+        if self.config.check
+            && let Err(error) = self.check().await
+        {
+            self.notes.push(format!("the check before the rounds failed: {error}"));
+            return Some(Stop::FailFast);
+        }
+        if self.config.warmup {
+            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            for kind in self.config.schedule.transports.clone() {
+                if let Err(stop) = self.round(kind, None).await {
+                    return Some(stop);
+                }
+            }
+        }
+        None
+    }
+
+    /// Call 0 over each transport: each must answer, and (with both) the
+    /// same, but for `--ignore-field`.
+    async fn check(&self) -> Result<()> {
+        let call = Call { seq: 0, client: 0, run: &self.run_id };
+        let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
+        let mut answers = Vec::new();
+        for (kind, caller) in &self.callers {
+            let answer = caller.call(&message).await.map_err(|e| match e {
+                ServiceError::Server { kind: code, message } => {
+                    ServiceError::Server { kind: code, message: format!("{message} (over {})", kind.name()) }
+                }
+                other => other,
+            })?;
+            answers.push((*kind, answer));
+        }
+        let [(a, first), (b, second)] = answers.as_slice() else { return Ok(()) };
+        if first.len() != second.len() {
+            let said = format!("{} answered {} messages, {} {}", a.name(), first.len(), b.name(), second.len());
+            return Err(ServiceError::Mismatch(said));
+        }
+        for (x, y) in first.iter().zip(second) {
+            if let Some(field) = crate::compare::difference(x, y, &self.config.ignore_fields) {
+                let said = format!(
+                    "{} and {} answered call 0 differently: {field}; if it may differ, pass --ignore-field",
+                    a.name(),
+                    b.name()
+                );
+                return Err(ServiceError::Mismatch(said));
+            }
+        }
+        Ok(())
+    }
+
+    /// The cleanup method, once, over gRPC: after a cancel or an error too.
+    async fn clean_up(&mut self) -> CleanupCall {
+        let Some(cleanup) = &self.config.cleanup_call else { return CleanupCall::none() };
+        let method = format!("{}/{}", cleanup.method.parent_service().full_name(), cleanup.method.name());
+        if !self.config.cleanup {
+            return CleanupCall { method, called: false, error: None };
+        }
+        let Some(cleaner) = &self.cleaner else { return CleanupCall::none() };
+        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        let call = Call { seq: 0, client: 0, run: &self.run_id };
+        let calling = async {
+            let message = cleanup.request.message(&cleanup.method.input(), call)?;
+            cleaner.call(&message).await
+        };
+        let error = match tokio::time::timeout(Duration::from_secs(60), calling).await {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.to_string()),
+            Err(_) => Some("no answer within 60 s".into()),
+        };
+        let left = error.iter().map(|_| method.clone()).collect();
+        self.emit(RunEvent::CleanupDone { deleted: usize::from(error.is_none()), left }).await;
+        CleanupCall { method, called: true, error }
+    }
+}
+
+impl Rounds for ServiceRunner {
+    type Round = CallRound;
+
+    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
+        self.round(kind, Some(round)).await.err()
+    }
+
+    fn rounds(&self) -> &[CallRound] {
+        &self.rounds
+    }
+
+    fn measuring_for(&self) -> Duration {
+        self.measuring_since.elapsed()
+    }
+}

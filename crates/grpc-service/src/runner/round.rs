@@ -1,0 +1,134 @@
+//! One round of one transport: its calls closed or open loop, with the
+//! client's CPU and the bytes on the wire read around it; said as it
+//! ends, and recorded.
+
+use super::{CLIENT_THREAD_NAME, ServiceRunner};
+use crate::caller::Caller;
+use crate::config::WARMUP_REQUESTS;
+use crate::error::ServiceError;
+use crate::template::Call;
+use engine::Stop;
+use engine::calls::batch::{Batch, Turns, run_closed, run_open};
+use engine::calls::bounded::{Limits, Progress, bounded};
+use engine::calls::rounds::CallRound;
+use engine::events::{RoundDone, RunEvent};
+use engine::open_loop::PacedRound;
+use engine::plan::TransportKind;
+use prost_reflect::{DynamicMessage, MessageDescriptor};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What a call sends: one message for every call, or the template's call `seq`.
+#[derive(Clone)]
+enum Requests {
+    Fixed(Arc<DynamicMessage>),
+    Templated { template: Arc<crate::template::Template>, input: MessageDescriptor, run: Arc<str> },
+}
+
+impl Requests {
+    fn message(&self, seq: u64, client: u32) -> Result<Arc<DynamicMessage>, ServiceError> {
+        match self {
+            Requests::Fixed(message) => Ok(message.clone()),
+            Requests::Templated { template, input, run } => {
+                Ok(Arc::new(template.message(input, Call { seq, client, run })?))
+            }
+        }
+    }
+}
+
+impl ServiceRunner {
+    fn requests(&self) -> Requests {
+        let (calling, run) = (&self.config.calling, &self.run_id);
+        let input = calling.method.input();
+        if calling.request.is_fixed() {
+            let call = Call { seq: 0, client: 0, run };
+            // Checked when the flags were: a fixed request builds.
+            if let Ok(message) = calling.request.message(&input, call) {
+                return Requests::Fixed(Arc::new(message));
+            }
+        }
+        Requests::Templated { template: Arc::new(calling.request.clone()), input, run: run.as_str().into() }
+    }
+
+    /// One round of `kind` (`None`: the untimed warmup, not recorded).
+    pub(super) async fn round(&mut self, kind: TransportKind, round: Option<u32>) -> Result<(), Stop> {
+        let caller = self.callers[&kind].clone();
+        let requests = match round {
+            Some(_) => self.config.requests,
+            None => WARMUP_REQUESTS.min(self.config.requests),
+        };
+        let turns = Turns { clients: self.config.clients, requests, ..Turns::default() };
+        self.wire.claim(engine::calls::meter::Owner::Tool);
+        self.wire.sample(kind);
+        let cpu_before = engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
+        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.clock.elapsed().as_secs_f64() }).await;
+        let started = Instant::now();
+        let (batch, paced) = self.calls(caller, &turns, (kind, round)).await?;
+        let elapsed = started.elapsed();
+        let cpu_s = engine::cpu::threads_seconds(CLIENT_THREAD_NAME) - cpu_before;
+        let wire = self.wire.sample(kind);
+        let name = match round {
+            Some(round) => format!("{} round {}", kind.name(), round + 1),
+            None => format!("{} warmup", kind.name()),
+        };
+        if let Some(error) = &batch.failures.first {
+            let said = format!("{name}: {} failed, the first: {error}", batch.failures.count);
+            self.say(said.clone()).await;
+            self.notes.push(said);
+        }
+        let Some(round) = round else { return Ok(()) };
+        let ok = batch.failures.count == 0 && batch.ops > 0;
+        let elapsed_s = elapsed.as_secs_f64();
+        self.emit(RunEvent::RoundDone(RoundDone { transport: kind, round, done: batch.ops, elapsed_s, ok })).await;
+        if ok {
+            let histogram = Box::new(batch.latency.clone());
+            self.emit(RunEvent::Latencies { transport: kind, histogram }).await;
+        }
+        let anchor = engine::timeline::Anchor::of(self.measuring_since);
+        self.rounds.push(CallRound {
+            transport: kind,
+            round,
+            elapsed_s,
+            ops: batch.ops,
+            errors: batch.failures.count,
+            error_kinds: batch.failures.kinds,
+            ok,
+            cpu_s,
+            server_cpu_s: None,
+            wire_sent_bytes: wire.sent,
+            wire_received_bytes: wire.received,
+            latency: batch.latency,
+            span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
+            paced,
+        });
+        Ok(())
+    }
+
+    /// The round's calls, closed or open loop, until done or stopped:
+    /// client `c`'s `n`th call is call `n * clients + c` of the template.
+    async fn calls(
+        &self,
+        caller: Arc<Caller>,
+        turns: &Turns,
+        (kind, round): (TransportKind, Option<u32>),
+    ) -> Result<(Batch<ServiceError>, Option<PacedRound>), Stop> {
+        let (requests, clients) = (self.requests(), turns.clients);
+        let call = move |client: u32, n: u64| {
+            let (caller, message) = (caller.clone(), requests.message(n * clients as u64 + client as u64, client));
+            async move { caller.call(&*message?).await.map(drop) }
+        };
+        let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
+        let progress =
+            self.events.as_ref().map(|events| Progress { events, transport: kind, round, clock: self.clock });
+        match &self.config.schedule.open_loop {
+            Some(open) => {
+                // Both transports' round N get the same arrival schedule.
+                let seed = round.map_or(0, |r| r as u64 + 1);
+                let running = run_open(turns, open, (seed, CLIENT_THREAD_NAME), call);
+                let (batch, paced) = bounded(running, turns, limits, progress).await?;
+                Ok((batch, Some(paced)))
+            }
+            None => Ok((bounded(run_closed(turns, call), turns, limits, progress).await?, None)),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! `grpc run` against a real etcd, its types read from the .proto files
+//! Debian ships (golang-etcd-server-dev) as a user would point at them:
+//! etcd's gRPC KV service against its grpc-gateway, calls read back with
+//! etcdctl, the check of the answers, the cleanup call, and bad input.
+
+mod common;
+mod etcd_server;
+use common::run;
+use etcd_server::Etcd;
+use serde_json::Value;
+
+const GOCODE: &str = "/usr/share/gocode/src";
+
+/// `--proto` and its `-I` directories for etcd 3.4's rpc.proto.
+fn etcd_proto() -> Vec<String> {
+    let rpc = format!("{GOCODE}/go.etcd.io/etcd/etcdserver/etcdserverpb/rpc.proto");
+    assert!(std::path::Path::new(&rpc).exists(), "{rpc}: ./scripts/test installs golang-etcd-server-dev");
+    let includes =
+        ["go.etcd.io", "github.com/gogo/protobuf", "github.com/grpc-ecosystem/grpc-gateway/third_party/googleapis"];
+    let mut args = vec!["--proto".to_string(), rpc];
+    for dir in includes {
+        args.extend(["-I".to_string(), format!("{GOCODE}/{dir}")]);
+    }
+    args
+}
+
+fn grpc_run(etcd: &Etcd, extra: &[&str]) -> (std::process::Output, Value) {
+    let mut args: Vec<String> =
+        ["grpc", "run", "--grpc-endpoint", &etcd.url, "--format", "json"].map(String::from).into();
+    args.extend(etcd_proto());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = run(&args, &[]);
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output, report)
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A put of key `bench/RUN/SEQ`, and the cleanup call that deletes `bench/RUN/`.
+const PUT: [&str; 10] = [
+    "--method",
+    "etcdserverpb.KV/Put",
+    "--data",
+    r#"{"key":"{{base64 bench/{{run}}/{{seq}}}}","value":"{{base64 v{{seq}}}}"}"#,
+    "--ignore-field",
+    "header.revision",
+    "--cleanup-method",
+    "etcdserverpb.KV/DeleteRange",
+    "--cleanup-data",
+    // `bench/RUN0` ends the range: `0` follows `/`.
+    r#"{"key":"{{base64 bench/{{run}}/}}","range_end":"{{base64 bench/{{run}}0}}"}"#,
+];
+
+#[test]
+fn puts_go_over_both_transports_each_key_once_and_the_cleanup_call_deletes_them() {
+    let etcd = Etcd::start();
+    etcd.ctl_ok(&["put", "someone-elses/key", "theirs"]);
+    let (clients, requests, iterations) = (4u64, 25u64, 3u64);
+    let shape = ["--clients", "4", "--requests", "25", "--iterations", "3", "--cleanup=false"];
+    let (output, report) = grpc_run(&etcd, &[&PUT[..], &shape].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(report["target"], "grpc");
+    assert_eq!(report["outcome"], "completed", "{report}");
+    assert_eq!(report["config"]["http_mapping"], "POST /v3/kv/put (body *)", "etcd's own google.api.http rule");
+    let transports = report["transports"].as_array().unwrap();
+    assert_eq!(transports.len(), 2, "{report}");
+    for t in transports {
+        assert_eq!(t["runs"], iterations, "{t}");
+        assert_eq!(t["ops"], iterations * clients * requests, "every call of every round counted once: {t}");
+        assert_eq!(t["errors"], 0, "{t}");
+        let figure = |field: &str| t[field].as_f64().unwrap_or_else(|| panic!("{field}: {t}"));
+        assert!(figure("ops_per_s") > 0.0 && figure("client_cpu_us_per_op") > 0.0, "{t}");
+        // A put sends its key and value and gets a header back.
+        assert!(figure("wire_sent_per_op") > figure("wire_received_per_op") / 4.0, "{t}");
+        assert!(figure("wire_sent_per_op") > 20.0, "a key of 20 B or more went up per call: {t}");
+    }
+    let grpc = transports.iter().find(|t| t["transport"] == "grpc").unwrap();
+    assert_eq!(grpc["connections"], 1, "the clients share one gRPC channel");
+    assert_eq!(report["comparison"]["pairs"], iterations, "{}", report["comparison"]);
+    // Each call's key is its own, and both transports wrote the same ones:
+    // clients x requests keys, each holding its own call's value.
+    let run_id = report["run_id"].as_str().unwrap();
+    let prefix = format!("bench/{run_id}/");
+    assert_eq!(etcd.count(&prefix, None), clients * requests);
+    for seq in [0, 37, clients * requests - 1] {
+        let value = etcd.ctl_ok(&["get", &format!("{prefix}{seq}"), "--print-value-only"]);
+        assert_eq!(value.trim(), format!("v{seq}"));
+    }
+    assert_eq!(report["cleanup"]["called"], false, "--cleanup=false: {}", report["cleanup"]);
+    etcd.ctl_ok(&["del", "--prefix", &prefix]);
+
+    let (output, report) = grpc_run(&etcd, &[&PUT[..], &shape[..6]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(report["cleanup"]["called"], true, "{}", report["cleanup"]);
+    assert_eq!(report["cleanup"]["error"], Value::Null);
+    assert_eq!(etcd.count("bench/", None), 0, "the cleanup call deleted the run's keys");
+    assert_eq!(etcd.ctl_ok(&["get", "someone-elses/key", "--print-value-only"]).trim(), "theirs");
+}
+
+#[test]
+fn ranges_of_one_key_answer_alike_on_both_transports() {
+    let etcd = Etcd::start();
+    etcd.ctl_ok(&["put", "the-key", "the-value"]);
+    let range = ["--method", "etcdserverpb.KV/Range", "--data", r#"{"key":"dGhlLWtleQ=="}"#];
+    let (output, report) = grpc_run(&etcd, &[&range[..], &["--clients", "2", "--requests", "20"]].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(report["config"]["http_mapping"], "POST /v3/kv/range (body *)");
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t["ops"], 3 * 2 * 20, "{t}");
+        // The answer carries the 9 B value back on every call.
+        assert!(t["wire_received_per_op"].as_f64().unwrap() > 9.0, "{t}");
+    }
+    assert!(report["cleanup"]["method"].as_str() == Some(""), "no cleanup asked: {}", report["cleanup"]);
+}
+
+#[test]
+fn answers_that_differ_are_named_before_any_clock_starts() {
+    let etcd = Etcd::start();
+    // Without --ignore-field: the gateway's put comes a revision after gRPC's.
+    let put = ["--method", "etcdserverpb.KV/Put", "--data", r#"{"key":"Y2hlY2s=","value":"eA=="}"#];
+    let (output, report) = grpc_run(&etcd, &put);
+    assert!(!output.status.success());
+    assert_eq!(report["outcome"], "failed_fast", "{report}");
+    assert_eq!(report["rounds"].as_array().map(Vec::len), Some(0), "no round ran: {report}");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("header.revision") && notes.contains("--ignore-field"), "{notes}");
+    etcd.ctl_ok(&["del", "check"]);
+}
+
+#[test]
+fn bad_input_is_one_sentence_and_exit_2() {
+    let etcd = Etcd::start();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--method", "etcdserverpb.KV/Putt"], "no such method; did you mean etcdserverpb.KV/Put?"),
+        (&["--method", "etcdserverpb.KV/Put", "--data", r#"{"kee":"eA=="}"#], "kee"),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--data", "@/nonexistent.json"],
+            "--data @/nonexistent.json: cannot read it",
+        ),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--http-mapping", "soap"],
+            "--http-mapping 'soap' is not one of rule, connect",
+        ),
+        (&["--method", "etcdserverpb.KV/Put", "--clients", "0"], "--clients must be between 1 and"),
+        (&["--method", "etcdserverpb.KV/Put", "--cleanup-method", "etcdserverpb.KV/Delete"], "did you mean"),
+    ];
+    for (extra, expected) in cases {
+        let (output, _) = grpc_run(&etcd, extra);
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {said}");
+        assert!(said.contains(expected), "{extra:?}: {said}");
+        assert!(said.starts_with("error: ") && said.lines().count() == 1, "{extra:?}: one sentence: {said}");
+        assert!(!said.contains("panicked"), "{said}");
+    }
+    let alone: &[(&[&str], &str)] = &[
+        (
+            &["grpc", "run", "--method", "a.B/C", "--grpc-endpoint", "http://127.0.0.1:1"],
+            "give its .proto with --proto",
+        ),
+        (
+            &["grpc", "run", "--proto", "/nonexistent/x.proto", "--method", "a.B/C"],
+            "--proto /nonexistent/x.proto: no such file",
+        ),
+    ];
+    for (args, expected) in alone {
+        let output = run(args, &[]);
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(expected) && said.lines().count() == 1, "{args:?}: {said}");
+    }
+}
