@@ -1,0 +1,76 @@
+// Connect for Node serving demo.v1.Store from a descriptor set (argv[2]),
+// with no generated code: gRPC on an h2c port, Connect's JSON protocol on
+// an HTTP/1.1 port, and GET /stats on the HTTP/1.1 port (the store's keys
+// and the calls each protocol answered), so tests read back what arrived.
+// Prints {"grpc":PORT,"http":PORT} once both listen.
+import http from "node:http";
+import http2 from "node:http2";
+import { readFileSync } from "node:fs";
+import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+
+const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(process.argv[2])));
+const store = new Map();
+const calls = {};
+const count = (context) => {
+  calls[context.protocolName] = (calls[context.protocolName] ?? 0) + 1;
+};
+
+const service = {
+  async put(request, context) {
+    count(context);
+    store.set(request.key, request.value);
+    return { key: request.key, size: BigInt(request.value.length) };
+  },
+  async get(request, context) {
+    count(context);
+    if (!store.has(request.key)) {
+      throw new ConnectError(`no key ${request.key}`, Code.NotFound);
+    }
+    return { key: request.key, value: store.get(request.key) };
+  },
+  async *list(request, context) {
+    count(context);
+    for (const key of [...store.keys()].sort()) {
+      if (key.startsWith(request.prefix)) {
+        yield { key, value: store.get(key) };
+      }
+    }
+  },
+  async delete(request, context) {
+    count(context);
+    let deleted = 0;
+    for (const key of [...store.keys()]) {
+      if (key.startsWith(request.prefix)) {
+        store.delete(key);
+        deleted += 1;
+      }
+    }
+    return { deleted: BigInt(deleted) };
+  },
+};
+
+const routes = (router) => router.service(registry.getService("demo.v1.Store"), service);
+const connect = connectNodeAdapter({ routes });
+const stats = (request, response) => {
+  if (request.url === "/stats") {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ keys: [...store.keys()].sort(), calls }));
+    return;
+  }
+  connect(request, response);
+};
+
+const grpc = http2.createServer(connect).listen(0, "127.0.0.1");
+const json = http.createServer(stats).listen(0, "127.0.0.1");
+let listening = 0;
+for (const server of [grpc, json]) {
+  server.on("listening", () => {
+    listening += 1;
+    if (listening === 2) {
+      console.log(JSON.stringify({ grpc: grpc.address().port, http: json.address().port }));
+    }
+  });
+}

@@ -1,0 +1,144 @@
+//! `grpc run` against a server framework of another maker: Connect for
+//! Node (npm's @connectrpc/connect-node), serving tests/connect_server's
+//! store from a descriptor set with no generated code, gRPC on one port and
+//! Connect's JSON protocol on another. What arrived is read back from the
+//! server: its keys and the calls each protocol answered.
+
+mod common;
+use common::run;
+use serde_json::Value;
+use std::io::BufRead;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+const SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/connect_server");
+
+struct ConnectServer {
+    child: Child,
+    grpc: String,
+    http: String,
+    /// The descriptor set the server was started from.
+    descriptors: tempfile::NamedTempFile,
+}
+
+impl ConnectServer {
+    /// The store's .proto compiled by protox (as `grpc run --proto` does),
+    /// written as a descriptor set for the Node server to load.
+    fn start() -> ConnectServer {
+        assert!(Path::new(SERVER).join("node_modules").exists(), "./scripts/test runs npm ci in {SERVER}");
+        let files = gcs_speed_tui::grpc_service::schema::ProtoFiles {
+            files: vec![Path::new(SERVER).join("store.proto")],
+            includes: vec![],
+        };
+        let pool = gcs_speed_tui::grpc_service::schema::compile(&files).unwrap();
+        let descriptors = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(descriptors.path(), pool.encode_to_vec()).unwrap();
+        let mut child = Command::new("node")
+            .arg(Path::new(SERVER).join("server.mjs"))
+            .arg(descriptors.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let ports: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("the server's ports: {line}"));
+        let url = |port: &Value| format!("http://127.0.0.1:{port}");
+        ConnectServer { grpc: url(&ports["grpc"]), http: url(&ports["http"]), child, descriptors }
+    }
+
+    /// The server's `/stats`, over a plain HTTP/1.0 request of our own.
+    fn stats(&self) -> Value {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(self.http.trim_start_matches("http://")).unwrap();
+        stream.write_all(b"GET /stats HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (_, body) = answer.split_once("\r\n\r\n").unwrap_or_else(|| panic!("an HTTP answer: {answer}"));
+        serde_json::from_str(body).unwrap_or_else(|_| panic!("JSON stats: {body}"))
+    }
+}
+
+impl Drop for ConnectServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn grpc_run(server: &ConnectServer, extra: &[&str]) -> (std::process::Output, Value) {
+    let descriptors = server.descriptors.path().to_str().unwrap();
+    let base = ["grpc", "run", "--grpc-endpoint", &server.grpc, "--http-endpoint", &server.http];
+    let args = [&base[..], &["--http-mapping", "connect", "--format", "json"], extra].concat();
+    let args = [&args[..], &["--descriptor-set", descriptors]].concat();
+    let output = run(&args, &[]);
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output, report)
+}
+
+#[test]
+fn puts_reach_a_connect_server_over_grpc_and_connect_each_counted_by_the_server() {
+    let server = ConnectServer::start();
+    let (clients, requests, iterations) = (3u64, 20u64, 3u64);
+    let put = [
+        "--method",
+        "demo.v1.Store/Put",
+        "--data",
+        r#"{"key":"k/{{run}}/{{seq}}","value":"{{base64 value {{seq}}}}"}"#,
+        "--clients",
+        "3",
+        "--requests",
+        "20",
+        "--iterations",
+        "3",
+        "--cleanup=false",
+    ];
+    let (output, report) = grpc_run(&server, &put);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(report["outcome"], "completed", "{report}");
+    assert_eq!(report["config"]["http_mapping"], "connect POST /demo.v1.Store/Put");
+    let transports = report["transports"].as_array().unwrap();
+    assert_eq!(transports.len(), 2);
+    for t in transports {
+        assert_eq!(t["ops"], iterations * clients * requests, "{t}");
+        assert_eq!(t["errors"], 0, "{t}");
+    }
+    // The server's own count: the check's call, the warmup's (up to 100 a
+    // client: all 20 here) and every round's, on each protocol.
+    let per_protocol = 1 + clients * requests + iterations * clients * requests;
+    let stats = server.stats();
+    assert_eq!(stats["calls"]["grpc"], per_protocol, "{stats}");
+    assert_eq!(stats["calls"]["connect"], per_protocol, "{stats}");
+    let run_id = report["run_id"].as_str().unwrap();
+    let keys: Vec<&str> = stats["keys"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(keys.len() as u64, clients * requests, "one key per call number: {keys:?}");
+    assert!(keys.contains(&format!("k/{run_id}/59").as_str()), "{keys:?}");
+}
+
+#[test]
+fn a_streaming_method_answers_alike_and_the_cleanup_method_deletes_the_runs_keys() {
+    let server = ConnectServer::start();
+    let put = ["--method", "demo.v1.Store/Put", "--data", r#"{"key":"s/{{run}}/{{seq}}"}"#, "--requests", "5"];
+    let cleanup = ["--cleanup-method", "demo.v1.Store/Delete", "--cleanup-data", r#"{"prefix":"s/{{run}}/"}"#];
+    let (output, report) = grpc_run(&server, &[&put[..], &["--clients", "2", "--iterations", "1"]].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(server.stats()["keys"].as_array().map(Vec::len), Some(10), "2 clients x 5 calls: 10 keys");
+    let run_id = report["run_id"].as_str().unwrap();
+    // A server-streaming method: each call's 10 entries over both, compared by the check.
+    let list = ["--method", "demo.v1.Store/List", "--clients", "2", "--requests", "4"];
+    let data = format!(r#"{{"prefix":"s/{run_id}/"}}"#);
+    let (output, report) = grpc_run(&server, &[&list[..], &["--data", &data], &cleanup].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t["ops"], 3 * 2 * 4, "{t}");
+        // Ten entries of `s/RUN/N` come back on every call.
+        assert!(t["wire_received_per_op"].as_f64().unwrap() > 10.0 * 20.0, "{t}");
+    }
+    // The list run's cleanup deletes its own run's prefix, not the put run's.
+    assert_eq!(server.stats()["keys"].as_array().map(Vec::len), Some(10));
+    let (output, report) = grpc_run(&server, &[&put[..], &cleanup].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(report["cleanup"]["called"], true);
+    let keys = server.stats()["keys"].clone();
+    assert_eq!(keys.as_array().map(Vec::len), Some(10), "only the first run's keys are left: {keys}");
+    assert!(keys.to_string().contains(run_id), "{keys}");
+}
