@@ -172,3 +172,61 @@ fn bad_input_is_one_sentence_and_exit_2() {
         assert!(said.contains(expected) && said.lines().count() == 1, "{args:?}: {said}");
     }
 }
+
+/// Median and spread (max - min) of three figures.
+fn median_spread(mut v: Vec<f64>) -> (f64, f64) {
+    assert_eq!(v.len(), 3, "{v:?}");
+    v.sort_by(f64::total_cmp);
+    (v[1], v[2] - v[0])
+}
+
+#[test]
+fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
+    // fsync on, as etcd is deployed: without it, on 2 CPUs shared with etcd,
+    // the client's CPU sets the rate, and the dynamic client's extra CPU per
+    // call (bench grpc_dynamic_cpu) shows as a lower rate in this unoptimized
+    // test build.
+    let etcd = Etcd::start_durable();
+    let shape = ["--clients", "4", "--requests", "200", "--iterations", "3"];
+    // etcd run's keys: `gcs-speed-tui/RUN/` and 8 digits; its 256 B value: a-z repeated.
+    let value: String = (0..256).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+    let value = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, value);
+    let data = format!(r#"{{"key":"{{{{base64 gcs-speed-tui/{{{{run}}}}/{{{{seq 8}}}}}}}}","value":"{value}"}}"#);
+    let cleanup = r#"{"key":"{{base64 gcs-speed-tui/{{run}}/}}","range_end":"{{base64 gcs-speed-tui/{{run}}0}}"}"#;
+    let dynamic = [
+        &["--method", "etcdserverpb.KV/Put", "--data", &data, "--ignore-field", "header.revision"][..],
+        &["--cleanup-method", "etcdserverpb.KV/DeleteRange", "--cleanup-data", cleanup],
+        &shape,
+    ]
+    .concat();
+    let compiled =
+        [&["etcd", "run", "--endpoints", &etcd.url, "--format", "json", "--mode", "put"][..], &shape].concat();
+    let figures = |report: &Value, transport: &str, field: &str| {
+        let t = report["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+        t[field].as_f64().unwrap_or_else(|| panic!("{transport} {field}: {t}"))
+    };
+    let (mut grpc_runs, mut etcd_runs) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (output, report) = grpc_run(&etcd, &dynamic);
+        assert!(output.status.success(), "{}", stderr(&output));
+        grpc_runs.push(report);
+        let output = run(&compiled, &[]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        etcd_runs.push(serde_json::from_slice::<Value>(&output.stdout).unwrap());
+    }
+    for transport in ["grpc", "http-json"] {
+        for field in ["ops_per_s", "wire_sent_per_op", "wire_received_per_op"] {
+            let of = |runs: &[Value]| median_spread(runs.iter().map(|r| figures(r, transport, field)).collect());
+            let ((dynamic, dynamic_spread), (compiled, compiled_spread)) = (of(&grpc_runs), of(&etcd_runs));
+            let said = format!(
+                "{transport} {field}: grpc run {dynamic:.1} (spread {dynamic_spread:.1}), etcd run {compiled:.1} (spread {compiled_spread:.1})"
+            );
+            eprintln!("{said}");
+            // Within the spread of three runs each; byte counts barely
+            // spread (a revision's digits), so they get 1% of their size.
+            let floor = if field == "ops_per_s" { 0.0 } else { compiled * 0.01 };
+            assert!((dynamic - compiled).abs() <= dynamic_spread.max(compiled_spread).max(floor), "{said}");
+        }
+    }
+    assert_eq!(etcd.count("gcs-speed-tui/", None), 0, "both runs deleted their keys");
+}

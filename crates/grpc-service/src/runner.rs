@@ -186,7 +186,7 @@ impl ServiceRunner {
 
     /// Call 0 over each transport: each must answer, and (with both) the
     /// same, but for `--ignore-field`.
-    async fn check(&self) -> Result<()> {
+    async fn check(&mut self) -> Result<()> {
         let call = Call { seq: 0, client: 0, run: &self.run_id };
         let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
         let mut answers = Vec::new();
@@ -197,6 +197,9 @@ impl ServiceRunner {
                 }
                 other => other,
             })?;
+            // The socket an HTTP client opened for the check is the
+            // transport's (its rounds reuse it), not the tool's.
+            self.wire.claim(Owner::Transport(*kind));
             answers.push((*kind, answer));
         }
         let [(a, first), (b, second)] = answers.as_slice() else { return Ok(()) };

@@ -2,7 +2,8 @@
 //! differ call by call yet every transport sends the same ones: call `n`
 //! of a round is the same message whichever way it goes.
 //!
-//! - `{{seq}}`: the call's number in its round, from 0;
+//! - `{{seq}}`: the call's number in its round, from 0 (`{{seq 8}}`:
+//!   zero-padded to 8 digits, so that every key has one length);
 //! - `{{rand}}`: a 64-bit number drawn from `{{seq}}` (the same for both);
 //! - `{{client}}`: which client sends it;
 //! - `{{run}}`: the run's ID, so a run's keys can be found and deleted;
@@ -16,7 +17,8 @@ use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor};
 #[derive(Clone, Debug, PartialEq)]
 enum Part {
     Text(String),
-    Seq,
+    /// Zero-padded to this many digits (0: as it is).
+    Seq(usize),
     Rand,
     Client,
     Run,
@@ -86,7 +88,7 @@ fn render_into(parts: &[Part], call: Call, out: &mut String) {
     for part in parts {
         match part {
             Part::Text(text) => out.push_str(text),
-            Part::Seq => write!(out, "{}", call.seq).unwrap(),
+            Part::Seq(width) => write!(out, "{:0width$}", call.seq, width = *width).unwrap(),
             Part::Rand => write!(out, "{}", units::splitmix64(call.seq)).unwrap(),
             Part::Client => write!(out, "{}", call.client).unwrap(),
             Part::Run => out.push_str(call.run),
@@ -131,8 +133,11 @@ fn placeholder(text: &str) -> Result<(Part, &str)> {
         return Ok((Part::Base64(parts), rest));
     }
     let end = text.find("}}").ok_or_else(|| bad("a {{ with no closing }}"))?;
-    let part = match text[..end].trim() {
-        "seq" => Part::Seq,
+    let inside = text[..end].trim();
+    let padded = inside.strip_prefix("seq ").and_then(|width| width.trim().parse::<usize>().ok());
+    let part = match inside {
+        _ if let Some(width) = padded.filter(|w| *w <= 20) => Part::Seq(width),
+        "seq" => Part::Seq(0),
         "rand" => Part::Rand,
         "client" => Part::Client,
         "run" => Part::Run,
@@ -149,7 +154,7 @@ fn push_text(parts: &mut Vec<Part>, text: &str) {
 
 fn bad(what: &str) -> ServiceError {
     ServiceError::Input(format!(
-        "--data has {what}: the placeholders are {{{{seq}}}}, {{{{rand}}}}, {{{{client}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
+        "--data has {what}: the placeholders are {{{{seq}}}} (or {{{{seq 8}}}}, zero-padded), {{{{rand}}}}, {{{{client}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
     ))
 }
 
@@ -169,6 +174,7 @@ mod tests {
         assert_eq!(rand.render(CALL), units::splitmix64(7).to_string());
         assert_eq!(rand.render(CALL), rand.render(Call { client: 0, ..CALL }), "the same call draws the same");
         assert!(Template::parse(r#"{"a":1}"#).unwrap().is_fixed());
+        assert_eq!(Template::parse("k{{seq 8}}").unwrap().render(CALL), "k00000007", "as wide as etcd run's keys");
     }
 
     #[test]
