@@ -82,6 +82,10 @@ impl HttpCaller {
             return Err(http_error(status, &text));
         }
         if !self.streaming {
+            if !self.mapping.has_response_body() {
+                // Straight from the text to the message: every call comes here.
+                return Ok(vec![decode_text(&self.response, &text, || not_json(&call, status, &text))?]);
+            }
             let json = serde_json::from_str(&text).map_err(|_| not_json(&call, status, &text))?;
             return Ok(vec![decode(&self.response, self.mapping.response_json(json))?]);
         }
@@ -127,6 +131,23 @@ pub fn decode(response: &MessageDescriptor, json: Value) -> Result<DynamicMessag
     let options = DeserializeOptions::new().deny_unknown_fields(false);
     DynamicMessage::deserialize_with_options(response.clone(), json, &options)
         .map_err(|e| ServiceError::Protocol(format!("the HTTP answer does not read as {}: {e}", response.full_name())))
+}
+
+/// An answer's text as the response type, read once; a failure says
+/// whether it was JSON at all.
+fn decode_text(
+    response: &MessageDescriptor,
+    text: &str,
+    not_json: impl FnOnce() -> ServiceError,
+) -> Result<DynamicMessage> {
+    let options = DeserializeOptions::new().deny_unknown_fields(false);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    DynamicMessage::deserialize_with_options(response.clone(), &mut deserializer, &options).map_err(|e| {
+        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Err(_) => not_json(),
+            Ok(_) => ServiceError::Protocol(format!("the HTTP answer does not read as {}: {e}", response.full_name())),
+        }
+    })
 }
 
 fn connection_error(e: &reqwest::Error) -> ServiceError {

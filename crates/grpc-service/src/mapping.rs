@@ -115,22 +115,34 @@ impl Mapping {
             }
             Mapping::Rule { verb, path, body, .. } => {
                 let (mut path_and_query, bound) = path.expand(message)?;
-                let mut rest = message.clone();
-                for field in &bound {
-                    clear_path(&mut rest, field);
+                // The fields the path bound are left out of the rest (a
+                // copy only when there are some: every call comes here).
+                let mut cleared;
+                let mut rest = message;
+                if !bound.is_empty() || matches!(body, Body::Field(_)) {
+                    cleared = message.clone();
+                    for field in &bound {
+                        clear_path(&mut cleared, field);
+                    }
+                    rest = &cleared;
                 }
                 let body_json = match body {
                     Body::None => None,
-                    Body::All => Some(json(&rest)?),
-                    Body::Field(field) => {
-                        let value = rest.get_field_by_name(field).map(|v| v.into_owned());
-                        rest.clear_field_by_name(field);
-                        Some(value_json(&message.descriptor(), field, value)?)
-                    }
+                    Body::All => Some(json(rest)?),
+                    Body::Field(field) => Some(value_json(
+                        &message.descriptor(),
+                        field,
+                        rest.get_field_by_name(field).map(|v| v.into_owned()),
+                    )?),
                 };
                 let query = match body {
                     Body::All => String::new(),
-                    _ => query::encode(&rest),
+                    Body::Field(field) => {
+                        let mut rest = rest.clone();
+                        rest.clear_field_by_name(field);
+                        query::encode(&rest)
+                    }
+                    Body::None => query::encode(rest),
                 };
                 if !query.is_empty() {
                     path_and_query.push('?');
@@ -139,6 +151,11 @@ impl Mapping {
                 Ok(HttpCall { verb: verb.clone(), path_and_query, body: body_json })
             }
         }
+    }
+
+    /// The rule gives only a field of the response as the body.
+    pub fn has_response_body(&self) -> bool {
+        matches!(self, Mapping::Rule { response_body: Some(_), .. })
     }
 
     /// The JSON of a whole response message from an HTTP answer's body

@@ -60,8 +60,17 @@ impl Template {
     /// a field that is not the request's, or a value that does not fit
     /// one, is named.
     pub fn message(&self, request: &MessageDescriptor, call: Call) -> Result<DynamicMessage> {
-        parse_message(request, &self.render(call))
-            .map_err(|why| ServiceError::Input(format!("--data does not fit {}: {why}", request.full_name())))
+        let json = self.render(call);
+        // Every call builds its message: the field a failure is about is
+        // tracked only once one has failed.
+        let mut deserializer = serde_json::Deserializer::from_str(&json);
+        let options = DeserializeOptions::new().deny_unknown_fields(true);
+        let parsed = DynamicMessage::deserialize_with_options(request.clone(), &mut deserializer, &options)
+            .and_then(|message| deserializer.end().map(|()| message));
+        parsed.or_else(|_| {
+            parse_message(request, &json)
+                .map_err(|why| ServiceError::Input(format!("--data does not fit {}: {why}", request.full_name())))
+        })
     }
 }
 
