@@ -27,7 +27,8 @@ pub struct ServiceConfig {
     pub calling: Calling,
     /// `--data` as given (a file's text), for the report.
     pub data: String,
-    pub mapping: Mapping,
+    /// `None`: HTTP/JSON is not among the transports.
+    pub mapping: Option<Mapping>,
     pub reach: Reach,
     pub ignore_fields: Vec<String>,
     pub check: bool,
@@ -52,12 +53,13 @@ impl GrpcRunArgs {
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
         let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
         let template = request(&method, &data, "data")?;
-        let mapping = mapping(s, &method)?;
         let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&s.conns, "conns", 1, 1024)?;
         let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
         let schedule = parse_schedule(&schedule_text(&self.schedule), &mut notes)?;
+        let over_http = schedule.transports.contains(&TransportKind::Json);
+        let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
         if schedule.transports.contains(&TransportKind::GrpcReadObject) {
             return fail(
                 "transports",
@@ -99,6 +101,12 @@ fn error(field: &'static str, message: impl ToString) -> ConfigError {
 /// The service's types, from --proto files or a descriptor set, and how
 /// the report names where they came from.
 fn types(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
+    if s.reflect {
+        if s.descriptor_set.is_some() || !s.protos.is_empty() {
+            return fail("proto", "--reflect, --proto and --descriptor-set each give the types: give one of them");
+        }
+        return reflected(s);
+    }
     match (&s.descriptor_set, s.protos.is_empty()) {
         (Some(_), false) => fail("proto", "--proto and --descriptor-set both give the types: give one of them"),
         (Some(set), true) => {
@@ -116,6 +124,20 @@ fn types(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
             Ok((pool, names.join(", ")))
         }
     }
+}
+
+/// The types from the server's reflection, asked on a thread of its own
+/// (the flags are checked outside any runtime, or inside the front end's).
+fn reflected(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
+    let reach = s.reach(1).map_err(|m| error("grpc_endpoint", m))?;
+    let asking = || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        let runtime = runtime.map_err(|e| error("reflect", format!("--reflect: cannot start a runtime ({e})")))?;
+        runtime.block_on(crate::reflect::reflect(&reach)).map_err(|e| error("reflect", e))
+    };
+    let pool = std::thread::scope(|scope| scope.spawn(asking).join())
+        .unwrap_or_else(|_| fail("reflect", "--reflect: the reflection request failed"))?;
+    Ok((pool, format!("reflection from {}", reach.grpc_endpoint)))
 }
 
 /// The request template, checked by building call 0's message.

@@ -15,6 +15,7 @@ pub mod merge;
 pub mod method;
 pub mod options;
 pub mod reach;
+pub mod reflect;
 pub mod report;
 pub mod runner;
 pub mod schema;

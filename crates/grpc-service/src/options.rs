@@ -20,6 +20,9 @@ pub struct ServiceArgs {
     /// A compiled descriptor set (protoc --descriptor_set_out --include_imports, buf build) instead of --proto.
     #[arg(long, value_name = "FILE")]
     pub descriptor_set: Option<PathBuf>,
+    /// Ask the gRPC server for the types (gRPC server reflection) instead of --proto.
+    #[arg(long)]
+    pub reflect: bool,
     /// The method: package.Service/Method, as in etcdserverpb.KV/Put.
     #[arg(long, value_name = "SERVICE/METHOD", default_value = "")]
     pub method: String,
@@ -84,6 +87,7 @@ impl Default for ServiceArgs {
             protos: Vec::new(),
             import_paths: Vec::new(),
             descriptor_set: None,
+            reflect: false,
             method: String::new(),
             data: "{}".into(),
             grpc_endpoint: String::new(),

@@ -126,7 +126,7 @@ impl GrpcReport {
             data: config.data.clone(),
             grpc_endpoint: reach.grpc_endpoint.clone(),
             http_endpoint: reach.http_endpoint.clone(),
-            http_mapping: mapping_said(&config.mapping),
+            http_mapping: config.mapping.as_ref().map_or("none: gRPC alone".into(), mapping_said),
             ignore_fields: config.ignore_fields.clone(),
             headers: reach.headers.iter().map(|(name, _)| name.clone()).collect(),
             clients: config.clients,

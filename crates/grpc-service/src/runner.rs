@@ -59,7 +59,10 @@ impl ServiceRunner {
         let mut callers = BTreeMap::new();
         for &kind in &config.schedule.transports {
             let caller = match kind {
-                TransportKind::Json => Caller::Http(HttpCaller::new(reach, method, config.mapping.clone())?),
+                TransportKind::Json => {
+                    let mapping = config.mapping.clone().expect("a mapping is chosen when HTTP/JSON runs");
+                    Caller::Http(HttpCaller::new(reach, method, mapping)?)
+                }
                 _ => Caller::Grpc(GrpcCaller::connect(reach, method).await?),
             };
             wire.claim(Owner::Transport(kind));

@@ -1,17 +1,38 @@
-//! `grpc run` against a server framework of another maker: Connect for
-//! Node (npm's @connectrpc/connect-node), serving tests/connect_server's
-//! store from a descriptor set with no generated code, gRPC on one port and
-//! Connect's JSON protocol on another. What arrived is read back from the
-//! server: its keys and the calls each protocol answered.
+//! `grpc run` against server frameworks of other makers, each serving
+//! tests/connect_server's store from a descriptor set with no generated
+//! code: Connect for Node (npm's @connectrpc/connect-node), gRPC on one port
+//! and Connect's JSON protocol on another; and Google's grpcio (PyPI) with
+//! its server reflection, for `--reflect`. What arrived is read back from
+//! each server: its keys and the calls it answered.
 
 mod common;
-use common::run;
+use common::{run, venv_bin};
 use serde_json::Value;
 use std::io::BufRead;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 const SERVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/connect_server");
+
+/// The store's .proto compiled by protox (as `grpc run --proto` does),
+/// written as a descriptor set for the servers to load.
+fn store_descriptors() -> tempfile::NamedTempFile {
+    let files = gcs_speed_tui::grpc_service::schema::ProtoFiles {
+        files: vec![Path::new(SERVER).join("store.proto")],
+        includes: vec![],
+    };
+    let pool = gcs_speed_tui::grpc_service::schema::compile(&files).unwrap();
+    let descriptors = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(descriptors.path(), pool.encode_to_vec()).unwrap();
+    descriptors
+}
+
+/// The JSON line a server prints once it listens.
+fn first_line(child: &mut Child) -> Value {
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|_| panic!("the server's ports: {line}"))
+}
 
 struct ConnectServer {
     child: Child,
@@ -22,26 +43,16 @@ struct ConnectServer {
 }
 
 impl ConnectServer {
-    /// The store's .proto compiled by protox (as `grpc run --proto` does),
-    /// written as a descriptor set for the Node server to load.
     fn start() -> ConnectServer {
         assert!(Path::new(SERVER).join("node_modules").exists(), "./scripts/test runs npm ci in {SERVER}");
-        let files = gcs_speed_tui::grpc_service::schema::ProtoFiles {
-            files: vec![Path::new(SERVER).join("store.proto")],
-            includes: vec![],
-        };
-        let pool = gcs_speed_tui::grpc_service::schema::compile(&files).unwrap();
-        let descriptors = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(descriptors.path(), pool.encode_to_vec()).unwrap();
+        let descriptors = store_descriptors();
         let mut child = Command::new("node")
             .arg(Path::new(SERVER).join("server.mjs"))
             .arg(descriptors.path())
             .stdout(Stdio::piped())
             .spawn()
             .expect("node runs");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let ports: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("the server's ports: {line}"));
+        let ports = first_line(&mut child);
         let url = |port: &Value| format!("http://127.0.0.1:{port}");
         ConnectServer { grpc: url(&ports["grpc"]), http: url(&ports["http"]), child, descriptors }
     }
@@ -141,4 +152,75 @@ fn a_streaming_method_answers_alike_and_the_cleanup_method_deletes_the_runs_keys
     let keys = server.stats()["keys"].clone();
     assert_eq!(keys.as_array().map(Vec::len), Some(10), "only the first run's keys are left: {keys}");
     assert!(keys.to_string().contains(run_id), "{keys}");
+}
+
+/// grpcio with reflection: asked for stats on its stdin, it answers on stdout.
+struct ReflectServer {
+    child: Child,
+    grpc: String,
+    _descriptors: tempfile::NamedTempFile,
+}
+
+impl ReflectServer {
+    fn start() -> ReflectServer {
+        let descriptors = store_descriptors();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/reflect_server.py");
+        let mut child = Command::new(venv_bin("python"))
+            .args([script, descriptors.path().to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python runs");
+        let port = first_line(&mut child)["grpc"].clone();
+        ReflectServer { child, grpc: format!("http://127.0.0.1:{port}"), _descriptors: descriptors }
+    }
+
+    fn stats(&mut self) -> Value {
+        use std::io::Write;
+        writeln!(self.child.stdin.as_mut().unwrap(), "stats").unwrap();
+        first_line(&mut self.child)
+    }
+}
+
+impl Drop for ReflectServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn reflect_reads_the_types_from_a_grpcio_server_and_its_calls_arrive() {
+    let mut server = ReflectServer::start();
+    let (clients, requests, iterations) = (2u64, 10u64, 3u64);
+    let args = [
+        &["grpc", "run", "--reflect", "--grpc-endpoint", &server.grpc, "--transports", "grpc", "--format", "json"][..],
+        &["--method", "demo.v1.Store/Put", "--data", r#"{"key":"r/{{seq}}","value":"eA=="}"#],
+        &["--clients", "2", "--requests", "10", "--iterations", "3"],
+    ]
+    .concat();
+    let output = run(&args, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["config"]["schema"], format!("reflection from {}", server.grpc));
+    assert_eq!(report["config"]["http_mapping"], "none: gRPC alone");
+    let transports = report["transports"].as_array().unwrap();
+    assert_eq!(transports.len(), 1, "{report}");
+    assert_eq!(transports[0]["ops"], iterations * clients * requests);
+    // The check's call, the warmup's (all 10 a client) and every round's.
+    let stats = server.stats();
+    assert_eq!(stats["calls"], 1 + clients * requests + iterations * clients * requests, "{stats}");
+    assert_eq!(stats["keys"].as_array().map(Vec::len), Some((clients * requests) as usize), "{stats}");
+}
+
+#[test]
+fn a_server_without_reflection_is_one_sentence_and_exit_2() {
+    // Connect for Node serves no reflection service.
+    let server = ConnectServer::start();
+    let output =
+        run(&["grpc", "run", "--reflect", "--grpc-endpoint", &server.grpc, "--method", "demo.v1.Store/Put"], &[]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("serves no gRPC reflection: give the service's .proto with --proto"), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
 }
