@@ -200,7 +200,7 @@ fn a_new_target_clears_the_last_runs_lanes() {
     assert!(views::screen(&app, 120, 40).contains("240000 / 240000 ops"));
     let target = app.form.fields().iter().position(|f| f.key == "target").unwrap();
     app.form.select_field(target);
-    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Left);
     assert_eq!(app.form.options.target, "gcs");
     let text = views::screen(&app, 120, 40);
     assert!(!text.contains("ops/s ·") && !text.contains("/ 240000 ops"), "{text}");

@@ -111,3 +111,45 @@ pub const ETCD_FIELDS: [FieldSpec; 29] = [
     text!("key", "Client key", etcd.key),
     text!("prefix", "Key prefix", etcd.prefix),
 ];
+
+/// The any-service target's fields: `grpc run`'s options, the schedule's
+/// shared with the GCS form.
+pub const GRPC_ESSENTIALS: usize = 12;
+
+pub const GRPC_FIELDS: [FieldSpec; 35] = [
+    choice!("target", "Target", &TARGETS, target),
+    text!("method", "Method", grpc.method),
+    text!("proto", "Proto files", grpc.protos),
+    text!("import_path", "Import paths", grpc.import_paths),
+    text!("grpc_endpoint", "gRPC endpoint", grpc.grpc_endpoint),
+    text!("http_endpoint", "HTTP endpoint", grpc.http_endpoint),
+    choice!("http_mapping", "HTTP mapping", &["rule", "connect"], grpc.http_mapping),
+    text!("data", "Request (JSON)", grpc.data),
+    choice!("transports", "Transports", &["both", "http-json", "grpc"], gcs.transports),
+    text!("clients", "Clients", grpc.clients),
+    text!("requests", "Calls/client", grpc.requests),
+    text!("iterations", "Iterations", gcs.iterations),
+    text!("duration", "Duration", gcs.duration),
+    text!("until_stable", "Until stable (CI)", gcs.until_stable),
+    text!("http_path", "HTTP path", grpc.http_path),
+    text!("ignore_field", "Ignore fields", grpc.ignore_fields),
+    toggle!("check", "Check answers", grpc.check),
+    toggle!("reflect", "Reflection", grpc.reflect),
+    text!("descriptor_set", "Descriptor set", grpc.descriptor_set),
+    text!("header", "Headers", grpc.headers),
+    text!("cacert", "CA certificate", grpc.cacert),
+    text!("cert", "Client cert", grpc.cert),
+    text!("key", "Client key", grpc.key),
+    text!("cleanup_method", "Cleanup method", grpc.cleanup_method),
+    text!("cleanup_data", "Cleanup request", grpc.cleanup_data),
+    text!("conns", "gRPC channels", grpc.conns),
+    toggle!("warmup", "Warmup", gcs.warmup),
+    toggle!("cleanup", "Cleanup", gcs.cleanup),
+    choice!("order", "Order", &["interleaved", "sequential"], gcs.order),
+    text!("rate", "Rate (open loop)", gcs.rate),
+    choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
+    text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("sweep", "Sweep", sweep),
+    text!("sweep_budget", "Sweep budget", sweep_budget),
+    text!("timeout", "Timeout", gcs.timeout),
+];

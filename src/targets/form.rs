@@ -1,9 +1,10 @@
 //! The app's form as text: the GCS options (whose schedule fields every
 //! target shares), which target the form runs, and etcd's own fields.
 
+use super::grpc_form::GrpcOptions;
 use crate::config::Options;
 use etcd::options::{EtcdRunArgs, Mode};
-use grpc_service::options::{GrpcRunArgs, ScheduleArgs, ServiceArgs};
+use grpc_service::options::{GrpcRunArgs, ScheduleArgs};
 use std::path::PathBuf;
 
 /// Every field of the app's form, as typed. Saved as one flat JSON object
@@ -19,7 +20,7 @@ pub struct FormOptions {
     /// The etcd target's own options (the schedule's are the GCS options').
     pub etcd: EtcdOptions,
     /// `grpc run`'s own options (the schedule's are the GCS options').
-    pub grpc: ServiceArgs,
+    pub grpc: GrpcOptions,
     /// The app's sweep: `run --sweep`'s values, an option a `;` apart
     /// (`size=1KiB,1MiB; concurrency=1,8`); empty runs one comparison.
     /// Not remembered: a sweep is many runs, never to begin unseen from a
@@ -37,7 +38,7 @@ impl Default for FormOptions {
             gcs: Options::default(),
             target: "gcs".into(),
             etcd: EtcdOptions::default(),
-            grpc: ServiceArgs::default(),
+            grpc: GrpcOptions::default(),
             sweep: String::new(),
             sweep_budget: String::new(),
         }
@@ -194,7 +195,7 @@ impl FormOptions {
             timeout: o.timeout.clone(),
             cleanup: o.cleanup,
         };
-        GrpcRunArgs { service: self.grpc.clone(), schedule }
+        GrpcRunArgs { service: self.grpc.service_args(), schedule }
     }
 
     /// `grpc run`'s flags as the form holds them: the inverse of `grpc_run_args`.
@@ -214,6 +215,7 @@ impl FormOptions {
             cleanup: s.cleanup,
             ..Options::default()
         };
-        FormOptions { gcs, target: "grpc".into(), grpc: args.service.clone(), ..FormOptions::default() }
+        let grpc = GrpcOptions::from_service(&args.service);
+        FormOptions { gcs, target: "grpc".into(), grpc, ..FormOptions::default() }
     }
 }

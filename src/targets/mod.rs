@@ -11,11 +11,12 @@ mod fields;
 mod form;
 pub mod gcs;
 mod gcs_flags;
+mod grpc_form;
 mod run;
 mod welcome;
 pub use crate::config::Environment;
 pub use commands::{Action, Doctor, DoctorArgs, EtcdArgs, EtcdCommand, EtcdRunCommand, RunArgs, TargetCommand};
-pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
+pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, GRPC_ESSENTIALS, GRPC_FIELDS};
 pub use form::{EtcdOptions, FormOptions};
 /// The app's flags, which prefill its form: `run`'s (the first target's).
 pub use gcs_flags::BenchArgs as AppFlags;
@@ -30,15 +31,16 @@ use engine::finished::FinishedRun;
 use grpc_service::report::GrpcReport;
 
 /// The form's first field: what to benchmark.
-pub const TARGETS: [&str; 2] = ["gcs", "etcd"];
+pub const TARGETS: [&str; 3] = ["gcs", "etcd", "grpc"];
 
 /// The Target field's help.
-pub const TARGET_HELP: &str = "What to benchmark: gcs (uploads, JSON API against gRPC) or etcd (puts, ranges, watches: HTTP gateway against gRPC)";
+pub const TARGET_HELP: &str = "What to benchmark, HTTP/JSON against gRPC: gcs (uploads), etcd (puts, ranges, watches) or grpc (any service's .proto)";
 
 /// The form's fields for `target` (one of `TARGETS`).
 pub fn fields_of(target: &str) -> &'static [FieldSpec] {
     match target {
         "etcd" => &ETCD_FIELDS,
+        "grpc" => &GRPC_FIELDS,
         _ => &FIELDS,
     }
 }
@@ -47,6 +49,7 @@ pub fn fields_of(target: &str) -> &'static [FieldSpec] {
 pub fn essentials_of(target: &str) -> usize {
     match target {
         "etcd" => ETCD_ESSENTIALS,
+        "grpc" => GRPC_ESSENTIALS,
         _ => ESSENTIALS,
     }
 }
@@ -55,6 +58,7 @@ pub fn essentials_of(target: &str) -> usize {
 pub fn command_of(target: &str) -> &'static [&'static str] {
     match target {
         "etcd" => &["etcd", "run"],
+        "grpc" => &["grpc", "run"],
         _ => &["run"],
     }
 }

@@ -35,6 +35,12 @@ pub fn welcome(options: &FormOptions) -> Welcome {
             what: "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.".into(),
             hint: "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
         },
+        "grpc" => Welcome {
+            verb: " to run ",
+            article: false,
+            what: "Both transports send the same calls in turn (gRPC and the method's HTTP/JSON mapping, which goes first alternating by round), call 0 compared first; this pane shows their calls/s live, and the table below compares them when the run ends.".into(),
+            hint: "Set Method, Proto files (and Import paths) or Reflection, the endpoints and the Request; ? lists the keys.",
+        },
         _ => gcs_welcome(&options.gcs),
     }
 }

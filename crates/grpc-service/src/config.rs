@@ -127,9 +127,15 @@ fn types(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
 }
 
 /// The types from the server's reflection, asked on a thread of its own
-/// (the flags are checked outside any runtime, or inside the front end's).
+/// (the flags are checked outside any runtime, or inside the front end's),
+/// once per server and headers: the app's form checks its fields often.
 fn reflected(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
+    static ASKED: std::sync::Mutex<Vec<(Reach, DescriptorPool)>> = std::sync::Mutex::new(Vec::new());
     let reach = s.reach(1).map_err(|m| error("grpc_endpoint", m))?;
+    let said = format!("reflection from {}", reach.grpc_endpoint);
+    if let Some((_, pool)) = ASKED.lock().unwrap().iter().find(|(asked, _)| *asked == reach) {
+        return Ok((pool.clone(), said));
+    }
     let asking = || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
         let runtime = runtime.map_err(|e| error("reflect", format!("--reflect: cannot start a runtime ({e})")))?;
@@ -137,7 +143,8 @@ fn reflected(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
     };
     let pool = std::thread::scope(|scope| scope.spawn(asking).join())
         .unwrap_or_else(|_| fail("reflect", "--reflect: the reflection request failed"))?;
-    Ok((pool, format!("reflection from {}", reach.grpc_endpoint)))
+    ASKED.lock().unwrap().push((reach, pool.clone()));
+    Ok((pool, said))
 }
 
 /// The request template, checked by building call 0's message.
