@@ -195,25 +195,46 @@ impl GrpcReport {
         )
     }
 
-    /// Each row's transport and cells.
+    /// Each row's transport and cells: a merged report's hosts' rows
+    /// first, then its fleet rows.
     pub fn table_lines(&self) -> Vec<(TransportKind, Vec<String>)> {
-        self.transports.iter().map(|t| (t.transport, said::row_cells(t.transport.name().into(), t))).collect()
+        if self.hosts.is_empty() {
+            return self
+                .transports
+                .iter()
+                .map(|t| (t.transport, said::row_cells(t.transport.name().into(), t)))
+                .collect();
+        }
+        let hosts = self.hosts.iter().flat_map(|h| {
+            h.transports
+                .iter()
+                .map(move |t| (t.transport, said::row_cells(format!("{} {}", h.host, t.transport.name()), t)))
+        });
+        let fleet =
+            self.transports.iter().map(|t| (t.transport, said::row_cells(format!("fleet {}", t.transport.name()), t)));
+        hosts.chain(fleet).collect()
     }
 
     /// The verdict, or why there is none.
     pub fn summary_line(&self) -> String {
-        match (&self.open_loop, &self.comparison) {
-            (Some(open), _) => open.verdict(),
-            (None, Some(verdict)) => verdict.sentence.clone(),
-            (None, None) => format!("{}: one transport, no comparison", self.config.method),
+        match &self.open_loop {
+            Some(open) => open.verdict(),
+            None => self.throughput_verdict(),
+        }
+    }
+
+    fn throughput_verdict(&self) -> String {
+        match &self.comparison {
+            Some(verdict) => verdict.sentence.clone(),
+            None if let Some(apart) = self.fleet.as_ref().and_then(|f| f.apart.as_ref()) => {
+                format!("no fleet verdict: {apart}")
+            }
+            None => format!("{}: one transport, no comparison", self.config.method),
         }
     }
 
     pub fn verdict_lines(&self) -> Vec<String> {
-        let throughput = match &self.comparison {
-            Some(verdict) => verdict.sentence.clone(),
-            None => format!("{}: one transport, no comparison", self.config.method),
-        };
+        let throughput = self.throughput_verdict();
         match &self.open_loop {
             Some(open) => vec![open.verdict(), format!("{}{throughput}", engine::open_loop::THROUGHPUT_SET)],
             None => vec![throughput],
@@ -226,6 +247,10 @@ impl GrpcReport {
             Some(_) => "p50-p99.9: latency per call from its intended start, over the complete rounds".to_string(),
             None => "p50-p99.9: latency per call, over the complete rounds".to_string(),
         }];
+        if let Some(fleet) = &self.fleet {
+            let names: Vec<String> = self.transports.iter().map(|t| format!("fleet {}", t.transport.name())).collect();
+            lines.extend(fleet.lines(RateUnit::Ops, &names));
+        }
         lines.extend(self.transports.iter().map(|t| said::per_call_line(t, "call", None, "")));
         lines.extend(self.transports.iter().filter_map(|t| said::errors_line(t, "call")));
         if let [a, b] = self.transports.as_slice() {
@@ -250,7 +275,7 @@ impl GrpcReport {
         let mut rows = vec![said::table_headers("Calls/s").map(String::from).to_vec()];
         rows.extend(self.table_lines().into_iter().map(|(_, cells)| cells));
         let mut out = format!("{}\n\n{}\n", self.heading(), aligned(&rows));
-        if self.comparison.is_some() {
+        if self.comparison.is_some() || self.fleet.as_ref().is_some_and(|f| f.apart.is_some()) {
             out += &self.summary_line();
             out.push('\n');
         }
