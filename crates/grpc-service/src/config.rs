@@ -115,7 +115,7 @@ fn types(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
         }
         (None, true) => fail(
             "proto",
-            "the service's types are missing: give its .proto with --proto FILE (and -I DIR for its imports), or --descriptor-set FILE",
+            "the service's types are missing: give its .proto with --proto (its imports' directories with --import-path), or --descriptor-set, or --reflect",
         ),
         (None, false) => {
             let files = ProtoFiles { files: s.protos.clone(), includes: s.import_paths.clone() };
