@@ -22,6 +22,12 @@ fn cpu(report: &serde_json::Value, transport: &str) -> f64 {
     t["client_cpu_us_per_op"].as_f64().unwrap_or(f64::NAN)
 }
 
+/// Calls (ops) per second of a transport, from a report's JSON.
+fn rate(report: &serde_json::Value, transport: &str) -> f64 {
+    let t = report["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+    t["ops_per_s"].as_f64().unwrap_or(f64::NAN)
+}
+
 fn run(args: &[String]) -> serde_json::Value {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui")).args(args).output().unwrap();
     assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
@@ -58,29 +64,56 @@ fn main() {
         dynamic.extend(["-I".into(), format!("{GOCODE}/{dir}")]);
     }
     dynamic.extend(shape);
+    println!("etcd puts, 10 clients x {requests} calls x 5 paired rounds, 256 B values, fsync on");
+    println!("client CPU µs per call and calls/s, compiled (etcd run) and dynamic (grpc run), and dynamic/compiled");
     println!(
-        "etcd puts, 10 clients x {requests} calls x 5 paired rounds, 256 B values, fsync on: client CPU µs per call"
-    );
-    println!(
-        "{:<5} {:>14} {:>14} {:>8}   {:>14} {:>14} {:>8}",
-        "run", "grpc compiled", "grpc dynamic", "ratio", "http compiled", "http dynamic", "ratio"
+        "{:<4} {:>9} {:>9} {:>9} {:>9} {:>6} {:>6}   {:>9} {:>9} {:>9} {:>9} {:>6} {:>6}",
+        "run",
+        "grpc µs",
+        "calls/s",
+        "dyn µs",
+        "calls/s",
+        "CPU",
+        "rate",
+        "http µs",
+        "calls/s",
+        "dyn µs",
+        "calls/s",
+        "CPU",
+        "rate"
     );
     let mut ratios = Vec::new();
     for n in 1..=3 {
         let (c, d) = (run(&compiled), run(&dynamic));
-        let (gc, gd, hc, hd) = (cpu(&c, "grpc"), cpu(&d, "grpc"), cpu(&c, "http-json"), cpu(&d, "http-json"));
-        println!("{n:<5} {gc:>14.1} {gd:>14.1} {:>8.2}   {hc:>14.1} {hd:>14.1} {:>8.2}", gd / gc, hd / hc);
-        ratios.push((gd / gc, hd / hc));
+        let mut line = format!("{n:<4}");
+        let mut pair = Vec::new();
+        for t in ["grpc", "http-json"] {
+            let (cpu_ratio, rate_ratio) = (cpu(&d, t) / cpu(&c, t), rate(&d, t) / rate(&c, t));
+            line += &format!(
+                " {:>9.1} {:>9.0} {:>9.1} {:>9.0} {cpu_ratio:>6.2} {rate_ratio:>6.2}  ",
+                cpu(&c, t),
+                rate(&c, t),
+                cpu(&d, t),
+                rate(&d, t)
+            );
+            pair.push((cpu_ratio, rate_ratio));
+        }
+        println!("{}", line.trim_end());
+        ratios.push(pair);
     }
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         (v[1], v[0], v[2])
     };
-    let (grpc, low, high) = median(ratios.iter().map(|r| r.0).collect());
+    let (grpc, low, high) = median(ratios.iter().map(|r| r[0].0).collect());
     let verdict = if grpc <= GOAL { "met" } else { "not met" };
     println!(
         "grpc dynamic/compiled client CPU per call: median {grpc:.2} (range {low:.2}-{high:.2}); goal <= {GOAL}: {verdict}"
     );
-    let (http, low, high) = median(ratios.iter().map(|r| r.1).collect());
+    let (http, low, high) = median(ratios.iter().map(|r| r[1].0).collect());
     println!("http-json dynamic/compiled client CPU per call: median {http:.2} (range {low:.2}-{high:.2})");
+    for (i, t) in ["grpc", "http-json"].iter().enumerate() {
+        let (rate, low, high) = median(ratios.iter().map(|r| r[i].1).collect());
+        println!("{t} dynamic/compiled calls per second: median {rate:.2} (range {low:.2}-{high:.2})");
+    }
 }

@@ -48,7 +48,9 @@ fn compiler_said(error: &protox::Error) -> String {
     let text = error.to_string();
     let first = text.lines().next().unwrap_or("").trim().trim_end_matches('.');
     let at = error.file().map(|f| format!(" in {f}")).unwrap_or_default();
-    format!("the .proto does not compile{at}: {first}; fix it, or give the directories its imports are in with --import-path (-I)")
+    format!(
+        "the .proto does not compile{at}: {first}; fix it, or give the directories its imports are in with --import-path (-I)"
+    )
 }
 
 /// A `FileDescriptorSet` as protoc or buf writes it (with its imports).
