@@ -145,7 +145,12 @@ fn bad_input_is_one_sentence_and_exit_2() {
             "--http-mapping 'soap' is not one of rule, connect",
         ),
         (&["--method", "etcdserverpb.KV/Put", "--clients", "0"], "--clients must be between 1 and"),
-        (&["--method", "etcdserverpb.KV/Put", "--cleanup-method", "etcdserverpb.KV/Delete"], "did you mean"),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--cleanup-method", "etcdserverpb.KV/Delete"],
+            "--cleanup-method etcdserverpb.KV/Delete: no such method; did you mean",
+        ),
+        (&["--method", "etcdserverpb.Watch/Watch"], "a client-streaming or bidi method"),
+        (&["--method", ""], "--method is missing: give the method to call as pkg.Service/Method"),
     ];
     for (extra, expected) in cases {
         let (output, _) = grpc_run(&etcd, extra);
@@ -228,4 +233,22 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
         }
     }
     assert_eq!(etcd.count("gcs-speed-tui/", None), 0, "both runs deleted their keys");
+}
+
+#[test]
+fn a_server_that_never_answers_is_held_to_the_timeout() {
+    // Accepts connections and never says a word (not even HTTP/2's settings).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let _held = std::thread::spawn(move || silent.incoming().map_while(Result::ok).collect::<Vec<_>>());
+    let mut args: Vec<String> =
+        ["grpc", "run", "--grpc-endpoint", &url, "--format", "json", "--timeout", "2s"].map(String::from).into();
+    args.extend(etcd_proto());
+    args.extend(["--method", "etcdserverpb.KV/Range", "--data", "{}"].map(String::from));
+    let started = std::time::Instant::now();
+    let output = run(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(15), "ended within the 2 s limit and the drain: {took:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    assert_eq!(report["outcome"], "timed_out", "{}: {report}", stderr(&output));
 }

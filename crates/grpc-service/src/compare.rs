@@ -60,8 +60,8 @@ fn shown(value: &Value) -> String {
     let text = match value {
         Value::String(s) => format!("{s:?}"),
         Value::Bytes(b) => format!("{} bytes", b.len()),
-        Value::List(l) => format!("{} values", l.len()),
-        Value::Map(m) => format!("{} entries", m.len()),
+        Value::List(l) => engine::report::plural(l.len(), "value"),
+        Value::Map(m) => engine::report::plural(m.len(), "entry"),
         Value::Message(m) => format!("{{{}}}", m.fields().count()),
         other => format!("{other:?}").split('(').nth(1).unwrap_or("").trim_end_matches(')').to_string(),
     };

@@ -50,7 +50,22 @@ impl GrpcRunArgs {
         let s = &self.service;
         let mut notes = Vec::new();
         let (pool, schema) = types(s)?;
+        if s.method.trim().is_empty() {
+            return fail(
+                "method",
+                "--method is missing: give the method to call as pkg.Service/Method, like etcdserverpb.KV/Put",
+            );
+        }
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
+        if method.is_client_streaming() {
+            return fail(
+                "method",
+                format!(
+                    "--method {}: a client-streaming or bidi method; grpc run calls unary and server-streaming methods",
+                    s.method.trim()
+                ),
+            );
+        }
         let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
         let template = request(&method, &data, "data")?;
         let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
@@ -69,7 +84,8 @@ impl GrpcRunArgs {
         let cleanup_call = match s.cleanup_method.trim() {
             "" => None,
             name => {
-                let method = crate::method::find(&pool, name).map_err(|e| error("cleanup_method", e))?;
+                let method = crate::method::find(&pool, name)
+                    .map_err(|e| error("cleanup_method", e.to_string().replacen("--method", "--cleanup-method", 1)))?;
                 let data = text_or_file(&s.cleanup_data, "--cleanup-data").map_err(|m| error("cleanup_data", m))?;
                 Some(Calling { request: request(&method, &data, "cleanup_data")?, method })
             }

@@ -183,12 +183,14 @@ impl GrpcReport {
     /// The line above the table: what ran, where.
     pub fn heading(&self) -> String {
         let c = &self.config;
+        let http = match c.transports.contains(&TransportKind::Json) {
+            true => format!(", HTTP/JSON {} at {}", c.http_mapping, c.http_endpoint),
+            false => String::new(),
+        };
         format!(
-            "{} at {} (HTTP: {} {}): {} x {} calls a round, client on {}",
+            "{}: gRPC at {}{http}; {} x {} calls a round, client on {}",
             c.method,
             c.grpc_endpoint,
-            c.http_mapping,
-            c.http_endpoint,
             plural(c.clients as usize, "client"),
             c.requests,
             plural(c.client_threads, "thread")

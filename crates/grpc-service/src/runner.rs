@@ -170,11 +170,20 @@ impl ServiceRunner {
 
     /// The check (call 0 over each transport, answers compared), then the warmup.
     async fn prepare(&mut self) -> Option<Stop> {
-        if self.config.check
-            && let Err(error) = self.check().await
-        {
-            self.notes.push(format!("the check before the rounds failed: {error}"));
-            return Some(Stop::FailFast);
+        if self.config.check {
+            // A server that never answers is held to the run's limits too.
+            let (cancel, deadline) = (self.cancel.clone(), self.deadline);
+            let checked = tokio::select! {
+                checked = self.check() => checked,
+                () = cancel.cancelled() => return Some(Stop::Cancelled),
+                () = tokio::time::sleep_until(deadline) => return Some(Stop::TimedOut),
+            };
+            if let Err(error) = checked {
+                let said = format!("the check before the rounds failed: {error}");
+                self.say(said.clone()).await;
+                self.notes.push(said);
+                return Some(Stop::FailFast);
+            }
         }
         if self.config.warmup {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
@@ -205,19 +214,18 @@ impl ServiceRunner {
             self.wire.claim(Owner::Transport(*kind));
             answers.push((*kind, answer));
         }
-        let [(a, first), (b, second)] = answers.as_slice() else { return Ok(()) };
-        if first.len() != second.len() {
-            let said = format!("{} answered {} messages, {} {}", a.name(), first.len(), b.name(), second.len());
+        let answer = |kind| answers.iter().find(|(k, _)| *k == kind).map(|(_, a)| a);
+        let (Some(grpc), Some(http)) = (answer(TransportKind::Grpc), answer(TransportKind::Json)) else {
+            return Ok(());
+        };
+        if grpc.len() != http.len() {
+            let said = format!("grpc answered {} messages, http-json {}", grpc.len(), http.len());
             return Err(ServiceError::Mismatch(said));
         }
-        for (x, y) in first.iter().zip(second) {
-            if let Some(field) = crate::compare::difference(x, y, &self.config.ignore_fields) {
-                let said = format!(
-                    "{} and {} answered call 0 differently: {field}; if it may differ, pass --ignore-field",
-                    a.name(),
-                    b.name()
-                );
-                return Err(ServiceError::Mismatch(said));
+        for (over_grpc, over_http) in grpc.iter().zip(http) {
+            // `difference` takes the gRPC answer first, and says so.
+            if let Some(field) = crate::compare::difference(over_grpc, over_http, &self.config.ignore_fields) {
+                return Err(ServiceError::Mismatch(format!("call 0 over grpc and http-json: {field}")));
             }
         }
         Ok(())
@@ -242,8 +250,11 @@ impl ServiceRunner {
             Ok(Err(error)) => Some(error.to_string()),
             Err(_) => Some("no answer within 60 s".into()),
         };
-        let left = error.iter().map(|_| method.clone()).collect();
-        self.emit(RunEvent::CleanupDone { deleted: usize::from(error.is_none()), left }).await;
+        let said = match &error {
+            None => format!("cleanup: {method} answered"),
+            Some(error) => format!("cleanup: {method} failed: {error}"),
+        };
+        self.say(said).await;
         CleanupCall { method, called: true, error }
     }
 }

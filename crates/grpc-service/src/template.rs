@@ -4,7 +4,8 @@
 //!
 //! - `{{seq}}`: the call's number in its round, from 0 (`{{seq 8}}`:
 //!   zero-padded to 8 digits, so that every key has one length);
-//! - `{{rand}}`: a 64-bit number drawn from `{{seq}}` (the same for both);
+//! - `{{rand}}`: a 63-bit number drawn from `{{seq}}` (the same for both;
+//!   it fits int64 fields);
 //! - `{{client}}`: which client sends it;
 //! - `{{run}}`: the run's ID, so a run's keys can be found and deleted;
 //! - `{{base64 TEXT}}`: TEXT (placeholders expanded) in base64, as the
@@ -98,7 +99,8 @@ fn render_into(parts: &[Part], call: Call, out: &mut String) {
         match part {
             Part::Text(text) => out.push_str(text),
             Part::Seq(width) => write!(out, "{:0width$}", call.seq, width = *width).unwrap(),
-            Part::Rand => write!(out, "{}", units::splitmix64(call.seq)).unwrap(),
+            // 63 bits: it fits int64 fields as well as uint64 ones.
+            Part::Rand => write!(out, "{}", units::splitmix64(call.seq) >> 1).unwrap(),
             Part::Client => write!(out, "{}", call.client).unwrap(),
             Part::Run => out.push_str(call.run),
             Part::Base64(inner) => {
@@ -180,7 +182,7 @@ mod tests {
         let expected_key = base64::engine::general_purpose::STANDARD.encode("k/r1/7");
         assert_eq!(template.render(CALL), format!(r#"{{"key":"{expected_key}","n":7,"c":2}}"#));
         let rand = Template::parse("{{rand}}").unwrap();
-        assert_eq!(rand.render(CALL), units::splitmix64(7).to_string());
+        assert_eq!(rand.render(CALL), (units::splitmix64(7) >> 1).to_string(), "63 bits: an int64 holds it");
         assert_eq!(rand.render(CALL), rand.render(Call { client: 0, ..CALL }), "the same call draws the same");
         assert!(Template::parse(r#"{"a":1}"#).unwrap().is_fixed());
         assert_eq!(Template::parse("k{{seq 8}}").unwrap().render(CALL), "k00000007", "as wide as etcd run's keys");
