@@ -226,10 +226,15 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
                 "{transport} {field}: grpc run {low:.1}-{high:.1}, etcd run {compiled_low:.1}-{compiled_high:.1}"
             );
             eprintln!("{said}");
-            // The ranges of three runs each meet; byte counts barely move (a
-            // revision's digits), so they get 1% of their size either way.
-            let slack = if field == "ops_per_s" { 0.0 } else { compiled_high * 0.01 };
-            assert!(high + slack >= compiled_low && compiled_high + slack >= low, "{said}");
+            // Byte counts: the ranges of three runs each meet, with 1% of
+            // their size either way (a revision's digits move them).
+            // Calls/s: this unoptimized test build on 2 CPUs shared with
+            // etcd is client-bound, and the dynamic client may cost up to
+            // the 1.3x client CPU per call the issue allows (the release
+            // bench grpc_dynamic_cpu measures the rates alike): the ranges
+            // meet once the dynamic one is scaled by that.
+            let (scale, slack) = if field == "ops_per_s" { (1.3, 0.0) } else { (1.0, compiled_high * 0.01) };
+            assert!(high * scale + slack >= compiled_low && compiled_high + slack >= low, "{said}");
         }
     }
     assert_eq!(etcd.count("gcs-speed-tui/", None), 0, "both runs deleted their keys");

@@ -224,3 +224,24 @@ fn a_server_without_reflection_is_one_sentence_and_exit_2() {
     assert!(said.contains("serves no gRPC reflection: give the service's .proto with --proto"), "{said}");
     assert_eq!(said.lines().count(), 1, "{said}");
 }
+
+#[test]
+fn a_method_without_an_http_rule_or_a_broken_proto_is_one_sentence_and_exit_2() {
+    let descriptors = store_descriptors();
+    let broken = tempfile::NamedTempFile::with_suffix(".proto").unwrap();
+    std::fs::write(broken.path(), "syntax = \"proto3\";\nmessage A { int64 n = ; }\n").unwrap();
+    let cases: [(Vec<&str>, &str); 2] = [
+        (
+            vec!["--descriptor-set", descriptors.path().to_str().unwrap(), "--method", "demo.v1.Store/Put"],
+            "has no google.api.http rule in its .proto: give one with --http-path",
+        ),
+        (vec!["--proto", broken.path().to_str().unwrap(), "--method", "A/B"], "the .proto does not compile in"),
+    ];
+    for (extra, expected) in cases {
+        let args = [&["grpc", "run", "--grpc-endpoint", "http://127.0.0.1:1"][..], &extra].concat();
+        let output = run(&args, &[]);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {said}");
+        assert!(said.contains(expected) && said.lines().count() == 1, "{extra:?}: {said}");
+    }
+}

@@ -183,8 +183,9 @@ fn mapping(s: &ServiceArgs, method: &MethodDescriptor) -> Result<Mapping, Config
             None => fail(
                 "http_path",
                 format!(
-                    "{} has no google.api.http rule in its .proto: give one with --http-path \"POST /path\", or use --http-mapping connect",
-                    method.full_name()
+                    "{}/{} has no google.api.http rule in its .proto: give one with --http-path \"POST /path\", or use --http-mapping connect",
+                    method.parent_service().full_name(),
+                    method.name()
                 ),
             ),
         },
