@@ -104,11 +104,13 @@ impl FinishedRun for GrpcReport {
         self.open_loop.iter().cloned().collect()
     }
 
-    /// What the cleanup method failed to delete is named by the method.
+    /// What the cleanup method failed to delete is named by the method; what
+    /// it deleted is not counted (its answer need not say), and only a
+    /// method not called on purpose (`--cleanup=false`) keeps anything.
     fn leftovers(&self) -> Leftovers {
         let c = &self.cleanup;
         let left = c.error.iter().map(|_| format!("what {} would have deleted", c.method)).collect();
-        Leftovers { deleted: usize::from(c.called && c.error.is_none()), left, kept: usize::from(!c.called) }
+        Leftovers { deleted: 0, left, kept: usize::from(!c.method.is_empty() && !c.called) }
     }
 
     fn config_json(&self) -> serde_json::Value {
