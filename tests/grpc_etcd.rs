@@ -123,10 +123,21 @@ fn answers_that_differ_are_named_before_any_clock_starts() {
     let put = ["--method", "etcdserverpb.KV/Put", "--data", r#"{"key":"Y2hlY2s=","value":"eA=="}"#];
     let (output, report) = grpc_run(&etcd, &put);
     assert!(!output.status.success());
-    assert_eq!(report["outcome"], "failed_fast", "{report}");
+    assert_eq!(output.status.code(), Some(1), "a finding, not bad input: {}", stderr(&output));
+    assert_eq!(report["outcome"], "setup_failed", "{report}");
     assert_eq!(report["rounds"].as_array().map(Vec::len), Some(0), "no round ran: {report}");
-    let notes = report["notes"].to_string();
-    assert!(notes.contains("header.revision") && notes.contains("--ignore-field"), "{notes}");
+    let why = report["stopped_because"].as_str().unwrap_or_default();
+    assert!(why.starts_with("the check before the rounds failed"), "{report}");
+    assert!(why.contains("header.revision") && why.contains("--ignore-field"), "{why}");
+    // The table says why and no figures: no row of dashes, no verdict.
+    let mut args = vec!["grpc", "run", "--grpc-endpoint", &etcd.url];
+    let proto = etcd_proto();
+    args.extend(proto.iter().map(String::as_str));
+    args.extend(put);
+    let table = String::from_utf8_lossy(&run(&args, &[]).stdout).into_owned();
+    assert!(table.contains("nothing measured: the check before the rounds failed"), "{table}");
+    assert!(!table.contains("Calls/s") && !table.contains("verdict"), "{table}");
+    assert!(table.contains("cleanup: none asked"), "{table}");
     etcd.ctl_ok(&["del", "check"]);
 }
 
@@ -151,6 +162,14 @@ fn bad_input_is_one_sentence_and_exit_2() {
         ),
         (&["--method", "etcdserverpb.Watch/Watch"], "a client-streaming or bidi method"),
         (&["--method", ""], "--method is missing: give the method to call as pkg.Service/Method"),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--http-endpoint", "http://127.0.0.1:1"],
+            "cannot reach http://127.0.0.1:1 over HTTP",
+        ),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--ignore-field", "header.revison"],
+            "--ignore-field header.revison: etcdserverpb.ResponseHeader has no such field; did you mean header.revision?",
+        ),
     ];
     for (extra, expected) in cases {
         let (output, _) = grpc_run(&etcd, extra);

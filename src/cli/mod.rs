@@ -59,7 +59,7 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     /// Exit 3 when this holds of the finished run, for CI gates:
     /// '[http-json.|grpc.]METRIC OP LIMIT' with METRIC p50, p90, p99 (with a
-    /// unit: 50ms), throughput (MiB/s; etcd ops/s), errors, retries or
+    /// unit: 50ms), throughput (MiB/s; etcd ops/s; grpc calls/s), errors, retries or
     /// ratio (gRPC's rate over HTTP/JSON's), OP < <= > >=; repeatable. A
     /// figure the run did not measure counts as crossing.
     #[arg(long = "fail-if", value_name = "CONDITION")]

@@ -158,11 +158,15 @@ impl Planned {
             Planned::Grpc(config) => {
                 use grpc_service::runner::{CLIENT_THREAD_NAME, ClientRuntime, ServiceRunner};
                 let stopping = config.stopping_sentence();
-                let cleanup = config.cleanup_call.is_some().then(|| config.method_name());
+                // The calls' effects remain either way: said with whether a cleanup call was due.
+                let effects = match config.cleanup_call.is_some() && config.cleanup {
+                    true => format!("what {} calls made (the cleanup call was not sent)", config.method_name()),
+                    false => format!("what {} calls made (no cleanup call was asked)", config.method_name()),
+                };
                 let client = ClientRuntime::new(config.client_threads, CLIENT_THREAD_NAME)?;
                 let runner = client.run(ServiceRunner::connect(*config, cancel)).await.map_err(|e| e.to_string())?;
-                let names = Box::new(move || cleanup.iter().map(|m| format!("what {m} calls made")).collect());
-                connected(Remains { stopping, noun: "call effect(s)", names })?;
+                let names = Box::new(move || vec![effects.clone()]);
+                connected(Remains { stopping, noun: "set(s) of call effects", names })?;
                 Ok(label(Finished::from(client.run(runner.with_events(events).starting_at(start_at).run()).await)))
             }
         }

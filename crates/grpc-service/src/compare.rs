@@ -4,7 +4,7 @@
 //! `--ignore-field` leaves out fields that differ by nature (revisions,
 //! timestamps), by dotted path.
 
-use prost_reflect::{DynamicMessage, ReflectMessage, Value};
+use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
 /// The first field where `grpc` and `http` differ, said with both values;
 /// `None` when they agree outside `ignored`.
@@ -46,6 +46,45 @@ fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String])
         }
     }
     None
+}
+
+/// `--ignore-field` as the comparison reads it: each path must name a field
+/// of the response (proto or JSON names, through messages and lists of
+/// them), or a typo would silently ignore nothing.
+pub fn check_ignored(response: &MessageDescriptor, paths: &[String]) -> Result<(), String> {
+    for path in paths {
+        let mut message = Some(response.clone());
+        let mut walked = String::new();
+        for segment in path.split('.') {
+            let Some(inside) = message.take() else {
+                return Err(format!(
+                    "--ignore-field {path}: {} is not a message, it has no fields",
+                    &walked[..walked.len() - 1]
+                ));
+            };
+            let field = inside.fields().find(|f| f.name() == segment || f.json_name() == segment);
+            let Some(field) = field else { return Err(no_such_field(path, &walked, &inside)) };
+            walked = format!("{walked}{}.", field.name());
+            // Map values are compared whole, as `differ` does.
+            message = match field.kind() {
+                Kind::Message(m) if !field.is_map() => Some(m),
+                _ => None,
+            };
+        }
+    }
+    Ok(())
+}
+
+fn no_such_field(path: &str, walked: &str, message: &MessageDescriptor) -> String {
+    let fields: Vec<String> = message.fields().map(|f| format!("{walked}{}", f.name())).collect();
+    let close = crate::method::closest(&fields, path);
+    let hint = match (close.as_slice(), fields.len()) {
+        ([], 0) => "it has no fields".to_string(),
+        ([], n) if n <= 8 => format!("its fields are {}", fields.join(", ")),
+        ([], n) => format!("it has {n} fields"),
+        (close, _) => format!("did you mean {}?", close.join(" or ")),
+    };
+    format!("--ignore-field {path}: {} has no such field; {hint}", message.full_name())
 }
 
 fn said(path: &str, named: &str, grpc: &Value, http: &Value) -> String {
@@ -103,5 +142,17 @@ mod tests {
         assert!(said.ends_with("--ignore-field kvs.version)"), "{said}");
         assert_eq!(difference(&grpc, &http, &["header.revision".into(), "kvs.version".into()]), None);
         assert_eq!(difference(&grpc, &grpc, &[]), None);
+        let named = |paths: &[&str]| check_ignored(&a, &paths.iter().map(|p| p.to_string()).collect::<Vec<_>>());
+        assert_eq!(named(&["header.revision", "header.clusterId", "kvs.version", "count"]), Ok(()));
+        assert_eq!(
+            named(&["header.revison"]),
+            Err("--ignore-field header.revison: c.Header has no such field; did you mean header.revision?".into())
+        );
+        assert_eq!(named(&["cont"]), Err("--ignore-field cont: c.A has no such field; did you mean count?".into()));
+        assert_eq!(
+            named(&["zzz"]),
+            Err("--ignore-field zzz: c.A has no such field; its fields are header, kvs, count".into())
+        );
+        assert_eq!(named(&["count.x"]), Err("--ignore-field count.x: count is not a message, it has no fields".into()));
     }
 }

@@ -81,6 +81,9 @@ impl GrpcRunArgs {
                 "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc",
             );
         }
+        let ignore_fields: Vec<String> =
+            s.ignore_fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
+        crate::compare::check_ignored(&method.output(), &ignore_fields).map_err(|m| error("ignore_field", m))?;
         let cleanup_call = match s.cleanup_method.trim() {
             "" => None,
             name => {
@@ -95,7 +98,7 @@ impl GrpcRunArgs {
             data,
             mapping,
             reach,
-            ignore_fields: s.ignore_fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect(),
+            ignore_fields,
             check: s.check,
             cleanup_call,
             clients,
@@ -217,7 +220,7 @@ impl ServiceConfig {
     /// How the headless progress words this run's rounds.
     pub fn round_words(&self) -> engine::events::RoundWords {
         engine::events::RoundWords {
-            unit: units::RateUnit::Ops,
+            unit: units::RateUnit::Calls,
             amount: engine::events::Amount::Count("calls"),
             items: self.clients * self.requests,
             noun: "call",
@@ -239,7 +242,7 @@ impl ServiceConfig {
             work: engine::live::Work::Requests,
             parts: vec!["call"],
             duration_s: schedule.duration.map(|d| d.as_secs_f64()),
-            reading: std::sync::Arc::new(engine::calls::live::CallsReading { unit: units::RateUnit::Ops }),
+            reading: std::sync::Arc::new(engine::calls::live::CallsReading { unit: units::RateUnit::Calls }),
             open_rate: schedule.open_loop.as_ref().map(|open| open.rate),
         }
     }

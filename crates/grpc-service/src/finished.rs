@@ -81,7 +81,7 @@ impl FinishedRun for GrpcReport {
     }
 
     fn unit(&self) -> RateUnit {
-        RateUnit::Ops
+        RateUnit::Calls
     }
 
     fn ratios(&self) -> Vec<RatioFigure> {

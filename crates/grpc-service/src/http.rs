@@ -64,6 +64,26 @@ impl HttpCaller {
         })
     }
 
+    /// Opens (and drops) a TCP connection to the endpoint, so that a wrong
+    /// address is said before anything is sent, as gRPC's is: the client
+    /// itself opens nothing until the first call.
+    pub async fn reachable(&self) -> Result<()> {
+        let url = reqwest::Url::parse(&self.base)
+            .map_err(|e| ServiceError::Input(format!("--http-endpoint {}: not a URL ({e})", self.base)))?;
+        let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+            return Err(ServiceError::Input(format!("--http-endpoint {}: names no host", self.base)));
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let cannot = |cause: String| {
+            ServiceError::Connection(format!("cannot reach {} over HTTP ({cause}): check --http-endpoint", self.base))
+        };
+        match tokio::time::timeout(Duration::from_secs(10), tokio::net::TcpStream::connect((host, port))).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(cannot(e.to_string())),
+            Err(_) => Err(cannot("no answer within 10 s".into())),
+        }
+    }
+
     pub fn mapping(&self) -> &Mapping {
         &self.mapping
     }

@@ -55,7 +55,7 @@ pub fn merge(mut runs: Vec<(GrpcHostPart, Vec<CallRound>)>, first: &GrpcReport) 
     let hosts: Vec<HostCalls> =
         runs.iter().map(|(p, r)| HostCalls { host: &p.host, transports: &p.transports, rounds: r }).collect();
     let MergedCalls { fleet, transports, comparison, rounds } =
-        merge_calls(&hosts, &config.transports, "call", RateUnit::Ops);
+        merge_calls(&hosts, &config.transports, "call", RateUnit::Calls);
     let open_loop =
         engine::calls::said::open_loop_summary("call", config.open_loop.as_ref(), &config.transports, &rounds);
     let parts: Vec<GrpcHostPart> = runs.into_iter().map(|(p, _)| p).collect();

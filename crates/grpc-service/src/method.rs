@@ -30,23 +30,29 @@ fn not_found(pool: &DescriptorPool, asked: &str, wanted: &str) -> ServiceError {
     if every.is_empty() {
         return ServiceError::Input(format!("--method {asked}: the descriptors define no service"));
     }
-    // Close: a few edits apart (a typo, a case, a dropped package).
-    let mut close: Vec<(usize, &String)> = every
-        .iter()
-        .map(|m| (strsim::levenshtein(&m.to_lowercase(), &wanted.to_lowercase()), m))
-        .filter(|(edits, m)| *edits <= 3.max(m.len() / 4))
-        .collect();
-    close.sort();
-    // The closest only: a near miss is not crowded out by further ones.
-    let best = close.first().map(|(edits, _)| *edits);
-    close.retain(|(edits, _)| Some(*edits) == best);
-    let named: Vec<&str> = close.iter().take(3).map(|(_, m)| m.as_str()).collect();
+    let named = closest(&every, wanted);
     let hint = match named.as_slice() {
         [] if every.len() <= 6 => format!("the methods are {}", every.join(", ")),
         [] => format!("there are {} methods, in services {}", every.len(), services(pool)),
         close => format!("did you mean {}?", close.join(" or ")),
     };
     ServiceError::Input(format!("--method {asked}: no such method; {hint}"))
+}
+
+/// The names in `every` closest to `wanted`: a few edits apart (a typo, a
+/// case, a dropped package), the closest only, at most three.
+pub(crate) fn closest<'a>(every: &'a [String], wanted: &str) -> Vec<&'a str> {
+    let mut close: Vec<(usize, &String)> = every
+        .iter()
+        .map(|m| (strsim::levenshtein(&m.to_lowercase(), &wanted.to_lowercase()), m))
+        // Fewer edits than half the name: `zzz` is not "close" to `kvs`.
+        .filter(|(edits, m)| *edits <= 3.max(m.len() / 4) && edits * 2 < m.len().min(wanted.len()))
+        .collect();
+    close.sort();
+    // A near miss is not crowded out by further ones.
+    let best = close.first().map(|(edits, _)| *edits);
+    close.retain(|(edits, _)| Some(*edits) == best);
+    close.iter().take(3).map(|(_, m)| m.as_str()).collect()
 }
 
 fn services(pool: &DescriptorPool) -> String {

@@ -24,14 +24,14 @@ pub struct ServiceArgs {
     #[arg(long)]
     pub reflect: bool,
     /// The method: package.Service/Method, as in etcdserverpb.KV/Put.
-    #[arg(long, value_name = "SERVICE/METHOD", default_value = "")]
+    #[arg(long, value_name = "SERVICE/METHOD", default_value = "", hide_default_value = true)]
     pub method: String,
     /// The request as proto3 JSON, or @FILE; {{seq}}, {{rand}}, {{client}},
     /// {{run}} and {{base64 TEXT}} differ call by call, the same on both transports.
     #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
     pub data: String,
     /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.
-    #[arg(long, value_name = "URL", default_value = "")]
+    #[arg(long, value_name = "URL", default_value = "", hide_default_value = true)]
     pub grpc_endpoint: String,
     /// The HTTP/JSON server (default: the gRPC endpoint, as etcd and Connect serve both on one port).
     #[arg(long, value_name = "URL", default_value = "", hide_default_value = true)]

@@ -115,7 +115,7 @@ impl GrpcReport {
     ) -> Self {
         let comparison = match transports.as_slice() {
             [a, b] => compare_rates([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &rounds)
-                .map(|c| Verdict::new(c, RateUnit::Ops)),
+                .map(|c| Verdict::new(c, RateUnit::Calls)),
             _ => None,
         };
         let reach = &config.reach;
@@ -217,8 +217,16 @@ impl GrpcReport {
         hosts.chain(fleet).collect()
     }
 
+    /// The check before the rounds failed: nothing was measured.
+    pub fn never_started(&self) -> bool {
+        self.outcome == RunOutcome::SetupFailed && self.rounds.is_empty()
+    }
+
     /// The verdict, or why there is none.
     pub fn summary_line(&self) -> String {
+        if self.never_started() {
+            return format!("nothing measured: {}", self.stopped_because.as_deref().unwrap_or("the run did not start"));
+        }
         match &self.open_loop {
             Some(open) => open.verdict(),
             None => self.throughput_verdict(),
@@ -251,7 +259,7 @@ impl GrpcReport {
         }];
         if let Some(fleet) = &self.fleet {
             let names: Vec<String> = self.transports.iter().map(|t| format!("fleet {}", t.transport.name())).collect();
-            lines.extend(fleet.lines(RateUnit::Ops, &names));
+            lines.extend(fleet.lines(RateUnit::Calls, &names));
         }
         lines.extend(self.transports.iter().map(|t| said::per_call_line(t, "call", None, "")));
         lines.extend(self.transports.iter().filter_map(|t| said::errors_line(t, "call")));
@@ -263,17 +271,26 @@ impl GrpcReport {
         if self.outcome != RunOutcome::Completed {
             lines.push(format!("outcome: {}", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or("")));
         }
+        lines.push(self.cleanup_line());
+        lines
+    }
+
+    fn cleanup_line(&self) -> String {
         let c = &self.cleanup;
-        lines.push(match (&c.error, c.called, c.method.is_empty()) {
+        match (&c.error, c.called, c.method.is_empty()) {
             (_, _, true) => "cleanup: none asked (--cleanup-method): the calls' effects are kept".into(),
             (Some(error), _, _) => format!("cleanup: {} failed: {error}", c.method),
             (None, false, _) => format!("cleanup off: {} was not called", c.method),
             (None, true, _) => format!("cleanup: {} answered", c.method),
-        });
-        lines
+        }
     }
 
     pub fn to_table(&self) -> String {
+        if self.never_started() {
+            // No table of dashes and no verdict: what ran, why it stopped, the cleanup.
+            let lines = [self.heading(), String::new(), self.summary_line(), self.cleanup_line()];
+            return lines.iter().map(|l| format!("{l}\n")).collect();
+        }
         let mut rows = vec![said::table_headers("Calls/s").map(String::from).to_vec()];
         rows.extend(self.table_lines().into_iter().map(|(_, cells)| cells));
         let mut out = format!("{}\n\n{}\n", self.heading(), aligned(&rows));

@@ -40,6 +40,8 @@ pub struct ServiceRunner {
     measuring_since: Instant,
     rounds: Vec<CallRound>,
     notes: Vec<String>,
+    /// Why the check before the rounds failed: nothing was measured.
+    check_failed: Option<String>,
     events: Option<mpsc::Sender<RunEvent>>,
     clock: Instant,
     start_at: Option<std::time::SystemTime>,
@@ -61,7 +63,9 @@ impl ServiceRunner {
             let caller = match kind {
                 TransportKind::Json => {
                     let mapping = config.mapping.clone().expect("a mapping is chosen when HTTP/JSON runs");
-                    Caller::Http(HttpCaller::new(reach, method, mapping)?)
+                    let caller = HttpCaller::new(reach, method, mapping)?;
+                    caller.reachable().await?;
+                    Caller::Http(caller)
                 }
                 _ => Caller::Grpc(GrpcCaller::connect(reach, method).await?),
             };
@@ -88,6 +92,7 @@ impl ServiceRunner {
             measuring_since: Instant::now(),
             rounds: Vec::new(),
             notes: Vec::new(),
+            check_failed: None,
             events: None,
             clock: Instant::now(),
             start_at: None,
@@ -152,7 +157,9 @@ impl ServiceRunner {
             self.say(why.clone()).await;
         }
         let cleanup = self.clean_up().await;
+        let check_failed = self.check_failed.take();
         let outcome = match stop {
+            _ if check_failed.is_some() => RunOutcome::SetupFailed,
             None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
             None => RunOutcome::Completed,
             Some(Stop::Cancelled) => RunOutcome::Cancelled,
@@ -164,7 +171,8 @@ impl ServiceRunner {
             .iter()
             .map(|(kind, caller)| summarize(*kind, caller.protocol(), caller.connections(), &self.rounds))
             .collect();
-        let run = crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: because };
+        let run =
+            crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: check_failed.or(because) };
         GrpcReport::new(run, &self.config, summaries, self.rounds, cleanup).with_notes(self.notes)
     }
 
@@ -179,9 +187,10 @@ impl ServiceRunner {
                 () = tokio::time::sleep_until(deadline) => return Some(Stop::TimedOut),
             };
             if let Err(error) = checked {
+                // Said as why the run stopped before any round, with the report.
                 let said = format!("the check before the rounds failed: {error}");
                 self.say(said.clone()).await;
-                self.notes.push(said);
+                self.check_failed = Some(said);
                 return Some(Stop::FailFast);
             }
         }

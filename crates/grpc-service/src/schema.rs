@@ -47,10 +47,22 @@ fn inside(file: &Path, dir: &Path) -> bool {
 fn compiler_said(error: &protox::Error) -> String {
     let text = error.to_string();
     let first = text.lines().next().unwrap_or("").trim().trim_end_matches('.');
-    let at = error.file().map(|f| format!(" in {f}")).unwrap_or_default();
+    let at = error.file().map(|f| format!(" in {f}{}", line_and_column(error))).unwrap_or_default();
     format!(
         "the .proto does not compile{at}: {first}; fix it, or give the directories its imports are in with --import-path (-I)"
     )
+}
+
+/// `:LINE:COLUMN` of the error's first label, as compilers say it; empty
+/// when the error points nowhere in a file (a missing file).
+fn line_and_column(error: &protox::Error) -> String {
+    use miette::Diagnostic;
+    let place = || {
+        let label = error.labels()?.next()?;
+        let span = error.source_code()?.read_span(label.inner(), 0, 0).ok()?;
+        Some(format!(":{}:{}", span.line() + 1, span.column() + 1))
+    };
+    place().unwrap_or_default()
 }
 
 /// A `FileDescriptorSet` as protoc or buf writes it (with its imports).
@@ -91,9 +103,10 @@ mod tests {
     fn a_broken_file_is_one_sentence_naming_it() {
         let dir = std::env::temp_dir().join(format!("schema-broken-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let bad = write(&dir, "bad.proto", "syntax = \"proto3\"; message A { int64 n = ; }");
+        // The `;` where the number belongs: line 2, column 23.
+        let bad = write(&dir, "bad.proto", "syntax = \"proto3\";\nmessage A { int64 n = ; }");
         let said = compile(&ProtoFiles { files: vec![bad], includes: vec![] }).unwrap_err().to_string();
-        assert!(said.starts_with("the .proto does not compile in bad.proto: "), "{said}");
+        assert!(said.starts_with("the .proto does not compile in bad.proto:2:23: "), "{said}");
         assert_eq!(said.lines().count(), 1, "{said}");
         let missing = write(&dir, "imports.proto", "syntax = \"proto3\"; import \"nowhere.proto\";");
         let said = compile(&ProtoFiles { files: vec![missing], includes: vec![] }).unwrap_err().to_string();

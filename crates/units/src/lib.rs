@@ -222,6 +222,9 @@ pub enum RateUnit {
     /// Watch events delivered per second (etcd).
     #[serde(rename = "events/s")]
     Events,
+    /// Calls answered per second (any gRPC service).
+    #[serde(rename = "calls/s")]
+    Calls,
 }
 
 impl RateUnit {
@@ -238,13 +241,14 @@ impl RateUnit {
 
     /// MiB/s, MB/s or Gbit/s (kept in MiB/s), not a count of requests.
     pub fn is_throughput(self) -> bool {
-        !matches!(self, RateUnit::Ops | RateUnit::Events)
+        !matches!(self, RateUnit::Ops | RateUnit::Events | RateUnit::Calls)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             RateUnit::Ops => "ops/s",
             RateUnit::Events => "events/s",
+            RateUnit::Calls => "calls/s",
             unit => Self::NAMES[unit as usize],
         }
     }
@@ -255,7 +259,7 @@ impl RateUnit {
             RateUnit::MiB => mib_per_second,
             RateUnit::MB => mib_per_second * MIB as f64 / 1e6,
             RateUnit::Gbit => mib_per_second * MIB as f64 * 8.0 / 1e9,
-            RateUnit::Ops | RateUnit::Events => mib_per_second,
+            RateUnit::Ops | RateUnit::Events | RateUnit::Calls => mib_per_second,
         }
     }
 
@@ -269,7 +273,7 @@ impl RateUnit {
         let value = self.value(mib_per_second);
         match self {
             RateUnit::Gbit => significant(value, 3),
-            RateUnit::Ops | RateUnit::Events => format!("{value:.0}"),
+            RateUnit::Ops | RateUnit::Events | RateUnit::Calls => format!("{value:.0}"),
             // Below 0.1, two decimals would round a measured figure to 0.0x or 0.00.
             _ if value.abs() < 0.1 && value != 0.0 => significant(value, 3),
             _ => format!("{value:.2}"),
