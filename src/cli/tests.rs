@@ -5,8 +5,8 @@ use crate::config::Options;
 fn go_style_booleans_and_defaults_parse() {
     let cli = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
     let Some(Command::Target(crate::targets::TargetCommand::Run(run))) = cli.command else { panic!("run") };
-    assert!(!run.bench.cleanup);
-    assert!(run.bench.warmup);
+    assert!(!run.bench.schedule.cleanup);
+    assert!(run.bench.schedule.warmup);
     assert!(!run.bench.disable_grpc_autochecksum);
     assert_eq!(run.bench.to_options().size, "1MiB");
     assert_eq!(run.report.format, Format::Table);

@@ -4,7 +4,8 @@
 use super::grpc_form::GrpcOptions;
 use crate::config::Options;
 use etcd::options::{EtcdRunArgs, Mode};
-use grpc_service::options::{GrpcRunArgs, ScheduleArgs};
+use grpc_service::options::GrpcRunArgs;
+use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
 
 /// Every field of the app's form, as typed. Saved as one flat JSON object
@@ -122,17 +123,7 @@ impl FormOptions {
             cert: given(&e.cert).map(PathBuf::from),
             key: given(&e.key).map(PathBuf::from),
             prefix: e.prefix.clone(),
-            transports: o.transports.clone(),
-            iterations: o.iterations.clone(),
-            duration: o.duration.clone(),
-            until_stable: o.until_stable.clone(),
-            rate: o.rate.clone(),
-            arrivals: o.arrivals.clone(),
-            max_in_flight: o.max_in_flight.clone(),
-            order: o.order.clone(),
-            warmup: o.warmup,
-            timeout: o.timeout.clone(),
-            cleanup: o.cleanup,
+            schedule: schedule_args(o),
             client_threads: e.client_threads,
         }
     }
@@ -161,61 +152,58 @@ impl FormOptions {
             prefix: args.prefix.clone(),
             client_threads: args.client_threads,
         };
-        let gcs = Options {
-            transports: args.transports.clone(),
-            iterations: args.iterations.clone(),
-            duration: args.duration.clone(),
-            until_stable: args.until_stable.clone(),
-            rate: args.rate.clone(),
-            arrivals: args.arrivals.clone(),
-            max_in_flight: args.max_in_flight.clone(),
-            order: args.order.clone(),
-            warmup: args.warmup,
-            timeout: args.timeout.clone(),
-            cleanup: args.cleanup,
-            ..Options::default()
-        };
+        let gcs = schedule_options(&args.schedule);
         FormOptions { gcs, target: "etcd".into(), etcd, ..FormOptions::default() }
     }
 
     /// The app's form as `grpc run` flags: the schedule's fields are shared
     /// with the GCS target's, the rest are the service's own.
     pub fn grpc_run_args(&self) -> GrpcRunArgs {
-        let o = &self.gcs;
-        let schedule = ScheduleArgs {
-            transports: o.transports.clone(),
-            iterations: o.iterations.clone(),
-            duration: o.duration.clone(),
-            until_stable: o.until_stable.clone(),
-            rate: o.rate.clone(),
-            arrivals: o.arrivals.clone(),
-            max_in_flight: o.max_in_flight.clone(),
-            order: o.order.clone(),
-            warmup: o.warmup,
-            timeout: o.timeout.clone(),
-            cleanup: o.cleanup,
-        };
-        GrpcRunArgs { service: self.grpc.service_args(), schedule }
+        GrpcRunArgs { service: self.grpc.service_args(), schedule: schedule_args(&self.gcs) }
     }
 
     /// `grpc run`'s flags as the form holds them: the inverse of `grpc_run_args`.
     pub fn from_grpc(args: &GrpcRunArgs) -> FormOptions {
-        let s = &args.schedule;
-        let gcs = Options {
-            transports: s.transports.clone(),
-            iterations: s.iterations.clone(),
-            duration: s.duration.clone(),
-            until_stable: s.until_stable.clone(),
-            rate: s.rate.clone(),
-            arrivals: s.arrivals.clone(),
-            max_in_flight: s.max_in_flight.clone(),
-            order: s.order.clone(),
-            warmup: s.warmup,
-            timeout: s.timeout.clone(),
-            cleanup: s.cleanup,
-            ..Options::default()
-        };
+        let gcs = schedule_options(&args.schedule);
         let grpc = GrpcOptions::from_service(&args.service);
         FormOptions { gcs, target: "grpc".into(), grpc, ..FormOptions::default() }
+    }
+}
+
+/// The schedule's fields, which the form keeps with the GCS options, as
+/// the request-level targets' shared flags.
+fn schedule_args(o: &Options) -> ScheduleArgs {
+    ScheduleArgs {
+        transports: o.transports.clone(),
+        iterations: o.iterations.clone(),
+        duration: o.duration.clone(),
+        until_stable: o.until_stable.clone(),
+        rate: o.rate.clone(),
+        arrivals: o.arrivals.clone(),
+        max_in_flight: o.max_in_flight.clone(),
+        order: o.order.clone(),
+        warmup: o.warmup,
+        timeout: o.timeout.clone(),
+        cleanup: o.cleanup,
+    }
+}
+
+/// The inverse of `schedule_args`: the shared flags in the form's GCS
+/// options (the rest at their defaults).
+pub(super) fn schedule_options(s: &ScheduleArgs) -> Options {
+    let s = s.clone();
+    Options {
+        transports: s.transports,
+        iterations: s.iterations,
+        duration: s.duration,
+        until_stable: s.until_stable,
+        rate: s.rate,
+        arrivals: s.arrivals,
+        max_in_flight: s.max_in_flight,
+        order: s.order,
+        warmup: s.warmup,
+        timeout: s.timeout,
+        cleanup: s.cleanup,
+        ..Options::default()
     }
 }

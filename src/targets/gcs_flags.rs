@@ -5,37 +5,22 @@
 
 use crate::config::Options;
 use clap::{ArgAction, Args};
+use schedule_flags::ScheduleArgs;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Bucket name. Without it (and without an endpoint) the built-in emulator is used.
     #[arg(long, value_name = "NAME", default_value = "", hide_default_value = true)]
     pub bucket: String,
-    /// both | http-json | grpc, or two joined by a comma (the second is
-    /// compared with the first); a ranges run also has grpc-read-object (one
-    /// ReadObject per range): grpc-read-object,grpc pairs it with BidiReadObject.
-    #[arg(long, value_name = "WHICH", default_value = "both")]
-    pub transports: String,
     /// Object size with a unit: B; KiB, MiB, GiB (or K, M, G: binary); KB, MB, GB (decimal).
     #[arg(long, value_name = "SIZE", default_value = "64MiB")]
     pub size: String,
-    /// Timed rounds per transport.
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub iterations: String,
     /// Objects uploaded in parallel in each round.
     #[arg(long, value_name = "N", default_value = "1")]
     pub concurrency: String,
     /// Resumable chunk size, rounded up to 256 KiB; 0 = one request per object.
     #[arg(long, value_name = "SIZE", default_value = "16MiB")]
     pub chunk_size: String,
-    /// Delete the objects this run created when it ends.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
-    pub cleanup: bool,
-    /// Upload one untimed object per transport first.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = parse_go_bool)]
-    pub warmup: bool,
     /// Size of the warmup object.
     #[arg(long, value_name = "SIZE", default_value = "1MiB")]
     pub warmup_size: String,
@@ -46,9 +31,6 @@ pub struct BenchArgs {
     /// gRPC channels used round-robin (0 = the library default of one).
     #[arg(long, value_name = "N", default_value = "0")]
     pub grpc_conn_pool: String,
-    /// Overall time limit for the run: 10m, 30s, 500ms.
-    #[arg(long, value_name = "DURATION", default_value = "10m")]
-    pub timeout: String,
     /// A credentials file: a service account key, an authorized_user,
     /// impersonated_service_account or external_account file (else the usual
     /// environment, then Application Default Credentials).
@@ -123,31 +105,12 @@ pub struct BenchArgs {
     /// --tls CA); SSL_CERT_FILE is read the same way.
     #[arg(long, value_name = "FILE", default_value = "", hide_default_value = true)]
     pub ca_cert: String,
-    /// interleaved (alternate transports round by round) | sequential.
-    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
-    pub order: String,
     /// Object name prefix: objects are PREFIX/RUN-ID/TRANSPORT/ROUND-WORKER.
     #[arg(long, value_name = "PREFIX", default_value = "gcs-speed-tui")]
     pub prefix: String,
     /// HTTP version of the JSON API: auto | 1.1 | 2.
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     pub json_http: String,
-    /// Keep running paired rounds until this much time has passed (instead of --iterations).
-    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
-    pub duration: String,
-    /// Stop early once the 95% confidence interval of the difference is this narrow (5%).
-    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
-    pub until_stable: String,
-    /// Open loop: send each round's work at this many arrivals per second per transport
-    /// (latency counted from each arrival's intended start); empty: closed loop.
-    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
-    pub rate: String,
-    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
-    #[arg(long, value_name = "SPACING", default_value = "constant")]
-    pub arrivals: String,
-    /// Open loop: requests outstanding at most; an arrival that finds this many is dropped and counted.
-    #[arg(long, value_name = "N", default_value = "1000")]
-    pub max_in_flight: String,
     /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
     #[arg(long, value_name = "SIZE", default_value = "auto")]
     pub grpc_window: String,
@@ -173,6 +136,9 @@ pub struct BenchArgs {
     /// Unit for throughput in tables and the app: MiB/s | MB/s | Gbit/s (JSON stays in MiB/s).
     #[arg(long, value_name = "UNIT", default_value = "MiB/s")]
     pub rate_unit: String,
+    /// Last, because its flags print under their own heading.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
@@ -183,13 +149,9 @@ impl BenchArgs {
     pub fn to_options(&self) -> Options {
         Options {
             bucket: self.bucket.clone(),
-            transports: self.transports.clone(),
             size: self.size.clone(),
-            iterations: self.iterations.clone(),
             concurrency: self.concurrency.clone(),
             chunk_size: self.chunk_size.clone(),
-            cleanup: self.cleanup,
-            warmup: self.warmup,
             warmup_size: self.warmup_size.clone(),
             checksum: self.checksum.clone(),
             workload: self.workload.clone(),
@@ -203,21 +165,14 @@ impl BenchArgs {
             read_prefix: self.read_prefix.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),
-            timeout: self.timeout.clone(),
             credentials: self.credentials.clone(),
             emulator: self.emulator,
             endpoint: self.endpoint.clone(),
             grpc_endpoint: self.grpc_endpoint.clone(),
             auth: self.auth.clone(),
             ca_cert: self.ca_cert.clone(),
-            order: self.order.clone(),
             prefix: self.prefix.clone(),
             json_http: self.json_http.clone(),
-            duration: self.duration.clone(),
-            until_stable: self.until_stable.clone(),
-            rate: self.rate.clone(),
-            arrivals: self.arrivals.clone(),
-            max_in_flight: self.max_in_flight.clone(),
             grpc_window: self.grpc_window.clone(),
             max_retries: self.max_retries.clone(),
             retry_deadline: self.retry_deadline.clone(),
@@ -226,6 +181,7 @@ impl BenchArgs {
             fail_fast: self.fail_fast,
             emulator_fault: self.emulator_fault.clone(),
             rate_unit: self.rate_unit.clone(),
+            ..super::form::schedule_options(&self.schedule)
         }
     }
 }

@@ -16,6 +16,22 @@ pub enum RunOutcome {
     SetupFailed,
 }
 
+impl RunOutcome {
+    /// How a run ended: why its rounds stopped (none: the schedule ran out),
+    /// whether any of its work failed, and whether a fail-fast stop came
+    /// from its set-up (nothing measured) rather than its rounds.
+    pub fn ended(stop: Option<crate::Stop>, failures: bool, setup_failed: bool) -> RunOutcome {
+        match stop {
+            None if failures => RunOutcome::CompletedWithErrors,
+            None => RunOutcome::Completed,
+            Some(crate::Stop::Cancelled) => RunOutcome::Cancelled,
+            Some(crate::Stop::TimedOut) => RunOutcome::TimedOut,
+            Some(crate::Stop::FailFast) if setup_failed => RunOutcome::SetupFailed,
+            Some(crate::Stop::FailFast) => RunOutcome::FailedFast,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tool {
     pub name: String,

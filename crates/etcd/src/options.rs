@@ -3,10 +3,10 @@
 //! target shares.
 
 use super::client::Reach;
-use clap::{ArgAction, Args, ValueEnum};
-use engine::plan::flags::{ConfigError, fail, parse_count};
-use engine::plan::{Schedule, TransportKind, parse_schedule};
-use engine::schedule_text;
+use clap::{Args, ValueEnum};
+use engine::plan::Schedule;
+use engine::plan::flags::{ConfigError, fail, parse_calls_schedule, parse_count};
+use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -68,46 +68,13 @@ pub struct EtcdRunArgs {
     /// Keys are PREFIX/RUN-ID/...; cleanup deletes exactly PREFIX/RUN-ID/.
     #[arg(long, value_name = "PREFIX", default_value = "gcs-speed-tui")]
     pub prefix: String,
-    /// both | http-json | grpc
-    #[arg(long, value_name = "WHICH", default_value = "both")]
-    pub transports: String,
-    /// Timed rounds per transport.
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub iterations: String,
-    /// Keep running paired rounds until this much time has passed (instead of --iterations).
-    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
-    pub duration: String,
-    /// Stop once the 95% interval of the difference is this narrow: 5%.
-    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
-    pub until_stable: String,
-    /// Open loop: send each round's work at this many arrivals per second per transport
-    /// (latency counted from each arrival's intended start); empty: closed loop.
-    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
-    pub rate: String,
-    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
-    #[arg(long, value_name = "SPACING", default_value = "constant")]
-    pub arrivals: String,
-    /// Open loop: requests outstanding at most; an arrival that finds this many is dropped and counted.
-    #[arg(long, value_name = "N", default_value = "1000")]
-    pub max_in_flight: String,
-    /// interleaved (alternate transports round by round) | sequential.
-    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
-    pub order: String,
-    /// One untimed round of 100 requests per client and transport first.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
-    pub warmup: bool,
-    /// Overall time limit for the run: 10m, 30s.
-    #[arg(long, value_name = "DURATION", default_value = "10m")]
-    pub timeout: String,
-    /// Delete the run's keys when it ends.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
-    pub cleanup: bool,
     /// Threads the client runs on (default: half the CPUs, at least one, so
     /// that etcd on the same machine keeps the other half).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: Option<u16>,
+    /// Last, because its flags print under their own heading.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
 }
 
 /// A validated etcd run.
@@ -207,13 +174,7 @@ impl EtcdRunArgs {
                 "--prefix needs a name besides slashes, up to 256 characters, like gcs-speed-tui: the run's keys live under it",
             );
         }
-        let schedule = parse_schedule(&schedule_text!(self), &mut notes)?;
-        if schedule.transports.contains(&TransportKind::GrpcReadObject) {
-            return fail(
-                "transports",
-                "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc",
-            );
-        }
+        let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         Ok(EtcdConfig {
             reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
             mode: self.mode,
@@ -226,8 +187,8 @@ impl EtcdRunArgs {
             prefix,
             schedule,
             client_threads: self.client_threads(),
-            warmup: self.warmup,
-            cleanup: self.cleanup,
+            warmup: self.schedule.warmup,
+            cleanup: self.schedule.cleanup,
             notes,
         })
     }

@@ -187,14 +187,9 @@ impl EtcdRunner {
         let cleanup = self.clean_up().await;
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
         self.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
-        let outcome = match stop {
-            // A broken watch fails the run, in the warmup (not a round) too.
-            None if self.broken.is_some() || self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
-            None => RunOutcome::Completed,
-            Some(Stop::Cancelled) => RunOutcome::Cancelled,
-            Some(Stop::TimedOut) => RunOutcome::TimedOut,
-            Some(Stop::FailFast) => RunOutcome::FailedFast,
-        };
+        // A broken watch fails the run, in the warmup (not a round) too.
+        let failures = self.broken.is_some() || self.rounds.iter().any(|r| !r.ok);
+        let outcome = RunOutcome::ended(stop, failures, false);
         let summaries = self
             .config
             .schedule

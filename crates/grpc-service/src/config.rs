@@ -3,11 +3,11 @@
 //! chosen, each fault one sentence naming its flag.
 
 use crate::mapping::Mapping;
-use crate::options::{GrpcRunArgs, ScheduleArgs, ServiceArgs, text_or_file};
+use crate::options::{GrpcRunArgs, ServiceArgs, text_or_file};
 use crate::reach::Reach;
 use crate::schema::{self, ProtoFiles};
 use crate::template::{Call, Template};
-use engine::plan::flags::{ConfigError, ScheduleText, fail, parse_count, parse_schedule};
+use engine::plan::flags::{ConfigError, fail, parse_calls_schedule, parse_count};
 use engine::plan::{Schedule, TransportKind};
 use prost_reflect::{DescriptorPool, MethodDescriptor};
 
@@ -72,15 +72,9 @@ impl GrpcRunArgs {
         let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&s.conns, "conns", 1, 1024)?;
         let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
-        let schedule = parse_schedule(&schedule_text(&self.schedule), &mut notes)?;
+        let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let over_http = schedule.transports.contains(&TransportKind::Json);
         let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
-        if schedule.transports.contains(&TransportKind::GrpcReadObject) {
-            return fail(
-                "transports",
-                "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc",
-            );
-        }
         let ignore_fields: Vec<String> =
             s.ignore_fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
         crate::compare::check_ignored(&method.output(), &ignore_fields).map_err(|m| error("ignore_field", m))?;
@@ -195,10 +189,6 @@ fn mapping(s: &ServiceArgs, method: &MethodDescriptor) -> Result<Mapping, Config
         ("rule", path) => Mapping::from_flag(method, path).map_err(|e| error("http_path", format!("--http-path: {e}"))),
         (other, _) => fail("http_mapping", format!("--http-mapping '{other}' is not one of rule, connect")),
     }
-}
-
-fn schedule_text(s: &ScheduleArgs) -> ScheduleText<'_> {
-    engine::schedule_text!(s)
 }
 
 impl ServiceConfig {

@@ -4,6 +4,7 @@
 
 use crate::reach::{Reach, parse_header};
 use clap::{ArgAction, Args};
+pub use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
 
 /// The service's own flags: kept as typed (the app's form holds the same).
@@ -108,46 +109,6 @@ impl Default for ServiceArgs {
             client_threads: None,
         }
     }
-}
-
-/// The schedule's flags, as every target spells them.
-#[derive(Args, Debug, Clone)]
-pub struct ScheduleArgs {
-    /// both | http-json | grpc
-    #[arg(long, value_name = "WHICH", default_value = "both")]
-    pub transports: String,
-    /// Timed rounds per transport.
-    #[arg(long, value_name = "N", default_value = "3")]
-    pub iterations: String,
-    /// Keep running paired rounds until this much time has passed (instead of --iterations).
-    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
-    pub duration: String,
-    /// Stop once the 95% interval of the difference is this narrow: 5%.
-    #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
-    pub until_stable: String,
-    /// Open loop: send each round's calls at this many arrivals per second per transport; empty: closed loop.
-    #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
-    pub rate: String,
-    /// constant | poisson: how open-loop arrivals are spaced (with --rate).
-    #[arg(long, value_name = "SPACING", default_value = "constant")]
-    pub arrivals: String,
-    /// Open loop: calls outstanding at most; an arrival that finds this many is dropped and counted.
-    #[arg(long, value_name = "N", default_value = "1000")]
-    pub max_in_flight: String,
-    /// interleaved (alternate transports round by round) | sequential.
-    #[arg(long, value_name = "ORDER", default_value = "interleaved")]
-    pub order: String,
-    /// One untimed round of up to 100 calls per client and transport first.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
-    pub warmup: bool,
-    /// Overall time limit for the run: 10m, 30s.
-    #[arg(long, value_name = "DURATION", default_value = "10m")]
-    pub timeout: String,
-    /// Call --cleanup-method when the run ends.
-    #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
-          default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
-    pub cleanup: bool,
 }
 
 /// `grpc run`: the service's flags and the schedule's.

@@ -158,14 +158,8 @@ impl ServiceRunner {
         }
         let cleanup = self.clean_up().await;
         let check_failed = self.check_failed.take();
-        let outcome = match stop {
-            _ if check_failed.is_some() => RunOutcome::SetupFailed,
-            None if self.rounds.iter().any(|r| !r.ok) => RunOutcome::CompletedWithErrors,
-            None => RunOutcome::Completed,
-            Some(Stop::Cancelled) => RunOutcome::Cancelled,
-            Some(Stop::TimedOut) => RunOutcome::TimedOut,
-            Some(Stop::FailFast) => RunOutcome::FailedFast,
-        };
+        let failures = self.rounds.iter().any(|r| !r.ok);
+        let outcome = RunOutcome::ended(stop, failures, check_failed.is_some());
         let summaries = self
             .callers
             .iter()

@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod bounded;
+pub mod host_part;
 pub mod live;
 pub mod merge;
 pub mod meter;

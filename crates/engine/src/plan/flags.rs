@@ -96,6 +96,16 @@ fn parse_transports(text: &str) -> Result<Vec<TransportKind>, ConfigError> {
     }
 }
 
+/// The schedule of a target of calls (etcd, any gRPC service), which has
+/// no `grpc-read-object` path: that is a GCS ranges transport.
+pub fn parse_calls_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
+    let schedule = parse_schedule(flags, notes)?;
+    if schedule.transports.contains(&TransportKind::GrpcReadObject) {
+        return fail("transports", "--transports grpc-read-object is for GCS ranges runs: use both, http-json or grpc");
+    }
+    Ok(schedule)
+}
+
 /// Checks the schedule flags together; what they imply is added to `notes`.
 pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<Schedule, ConfigError> {
     let iterations = parse_count(flags.iterations, "iterations", 1, 100_000)?;

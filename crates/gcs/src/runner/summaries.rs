@@ -9,13 +9,8 @@ use std::net::SocketAddr;
 
 impl Runner<'_> {
     pub(super) fn outcome(&self, stop: Option<Stop>) -> RunOutcome {
-        match stop {
-            None => RunOutcome::Completed,
-            Some(Stop::Cancelled) => RunOutcome::Cancelled,
-            Some(Stop::TimedOut) => RunOutcome::TimedOut,
-            Some(Stop::FailFast) if self.setup_failed => RunOutcome::SetupFailed,
-            Some(Stop::FailFast) => RunOutcome::FailedFast,
-        }
+        // A failed upload is counted in its sample, not in the outcome.
+        RunOutcome::ended(stop, false, self.setup_failed)
     }
 
     /// The connections each transport opened for the measured work, read
