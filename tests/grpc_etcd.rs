@@ -5,8 +5,12 @@
 
 mod common;
 mod etcd_server;
+mod views;
 use common::run;
 use etcd_server::Etcd;
+use gcs_speed_tui::config::FormOptions;
+use gcs_speed_tui::finished::Finished;
+use gcs_speed_tui::tui::app::{App, Message};
 use serde_json::Value;
 
 const GOCODE: &str = "/usr/share/gocode/src";
@@ -139,6 +143,17 @@ fn answers_that_differ_are_named_before_any_clock_starts() {
     assert!(!table.contains("Calls/s") && !table.contains("verdict"), "{table}");
     assert!(table.contains("cleanup: none asked"), "{table}");
     etcd.ctl_ok(&["del", "check"]);
+    // The app says the same of the same report: why, and no row of dashes.
+    let mut app = App::new(FormOptions { target: "grpc".into(), ..FormOptions::default() }, Default::default(), false);
+    app.update(Message::RunFinished(Ok(Finished::from_json(report).unwrap())));
+    for (width, height) in [(100, 30), (120, 40)] {
+        let screen = views::screen(&app, width, height);
+        let header = screen.lines().next().unwrap_or_default();
+        let whole = header.ends_with("could not start") || header.ends_with("could not start · 1 run this session");
+        assert!(whole, "the state shows whole: {screen}");
+        assert!(screen.contains("nothing measured: the check before the rounds failed"), "{screen}");
+        assert!(!screen.contains("Calls/s p50") && !screen.contains("no verdict"), "{screen}");
+    }
 }
 
 #[test]

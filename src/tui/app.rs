@@ -197,9 +197,11 @@ impl App {
         self.running = false;
         self.confirm_quit = false; // nothing left to confirm
         let cancelled = std::mem::take(&mut self.cancelling);
-        if !cancelled {
-            self.status = Some(report.summary_line());
-        }
+        // "cancelling: stopping …" would outlive the stop it speaks of.
+        self.status = Some(match cancelled {
+            true => format!("cancelled: {}", report.summary_line()),
+            false => report.summary_line(),
+        });
         self.history.push(report.clone());
         self.report = Some(report.clone());
         self.results_scroll = 0;
@@ -346,6 +348,8 @@ impl App {
         let what = match self.live.as_ref().map(|l| l.work) {
             Some(Work::Requests | Work::Events) if kept => "requests and keeping this run's keys (Cleanup off)",
             Some(Work::Requests | Work::Events) => "requests and deleting this run's keys",
+            Some(Work::Calls) if kept => "calls (Cleanup off: no cleanup call)",
+            Some(Work::Calls) => "calls and sending the cleanup call, if one was asked",
             Some(Work::Downloads | Work::RangedReads | Work::WritesThenReads) if kept => {
                 "reads and keeping what this run created (Cleanup off)"
             }

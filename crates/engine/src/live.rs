@@ -8,7 +8,8 @@ use std::sync::Arc;
 use units::{MIB, format_size};
 
 /// What a run's unit of work is: the events count bytes uploaded or read
-/// (GCS, shown in MiB/s) or requests answered (etcd, shown in ops/s).
+/// (GCS, shown in MiB/s), requests answered (etcd, shown in ops/s) or
+/// calls answered (any service, shown in calls/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Work {
     #[default]
@@ -19,6 +20,8 @@ pub enum Work {
     /// w1r3: each round uploads, then reads what it wrote.
     WritesThenReads,
     Requests,
+    /// Calls of any service's method (`grpc run`).
+    Calls,
     /// Watch events delivered (etcd's watch mode).
     Events,
 }
@@ -28,7 +31,7 @@ impl Work {
     pub fn scale(self) -> f64 {
         match self {
             Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => MIB as f64,
-            Work::Requests | Work::Events => 1.0,
+            Work::Requests | Work::Calls | Work::Events => 1.0,
         }
     }
 
@@ -36,7 +39,7 @@ impl Work {
     pub fn amount(self, units: u64) -> String {
         match self {
             Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => format_size(units),
-            Work::Requests | Work::Events => format!("{units} {}", self.counted()),
+            Work::Requests | Work::Calls | Work::Events => format!("{units} {}", self.counted()),
         }
     }
 
@@ -48,15 +51,17 @@ impl Work {
             Work::RangedReads => "read",
             Work::WritesThenReads => "transfer",
             Work::Requests => "request",
+            Work::Calls => "call",
             Work::Events => "event",
         }
     }
 
-    /// What the progress counts: `ops`, `events`.
+    /// What the progress counts: `ops`, `calls`, `events`.
     pub fn counted(self) -> &'static str {
         match self {
             Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => "bytes",
             Work::Requests => "ops",
+            Work::Calls => "calls",
             Work::Events => "events",
         }
     }

@@ -229,7 +229,7 @@ impl ServiceConfig {
             rounds: schedule.iterations,
             items: 0,
             amount: per_round * schedule.iterations as u64,
-            work: engine::live::Work::Requests,
+            work: engine::live::Work::Calls,
             parts: vec!["call"],
             duration_s: schedule.duration.map(|d| d.as_secs_f64()),
             reading: std::sync::Arc::new(engine::calls::live::CallsReading { unit: units::RateUnit::Calls }),

@@ -46,7 +46,9 @@ impl FinishedRun for GrpcReport {
     }
 
     fn table(&self) -> Table {
-        let (kinds, rows) = self.table_lines().into_iter().unzip();
+        // A run that never started has no row to show, not a row of dashes.
+        let lines = if self.never_started() { Vec::new() } else { self.table_lines() };
+        let (kinds, rows) = lines.into_iter().unzip();
         Table { headers: said::table_headers("Calls/s").to_vec(), rows, kinds, priority: &PRIORITY }
     }
 

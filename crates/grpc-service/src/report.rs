@@ -244,6 +244,9 @@ impl GrpcReport {
     }
 
     pub fn verdict_lines(&self) -> Vec<String> {
+        if self.never_started() {
+            return vec![self.summary_line()];
+        }
         let throughput = self.throughput_verdict();
         match &self.open_loop {
             Some(open) => vec![open.verdict(), format!("{}{throughput}", engine::open_loop::THROUGHPUT_SET)],
@@ -253,6 +256,10 @@ impl GrpcReport {
 
     /// What the latencies mean, bytes and CPU per call, notes, outcome, cleanup.
     pub fn footer_lines(&self) -> Vec<String> {
+        if self.never_started() {
+            // No latencies, bytes or CPU to speak of: only what was left.
+            return vec![self.cleanup_line()];
+        }
         let mut lines = vec![match self.config.open_loop {
             Some(_) => "p50-p99.9: latency per call from its intended start, over the complete rounds".to_string(),
             None => "p50-p99.9: latency per call, over the complete rounds".to_string(),
@@ -288,7 +295,7 @@ impl GrpcReport {
     pub fn to_table(&self) -> String {
         if self.never_started() {
             // No table of dashes and no verdict: what ran, why it stopped, the cleanup.
-            let lines = [self.heading(), String::new(), self.summary_line(), self.cleanup_line()];
+            let lines = [vec![self.heading(), String::new()], self.verdict_lines(), self.footer_lines()].concat();
             return lines.iter().map(|l| format!("{l}\n")).collect();
         }
         let mut rows = vec![said::table_headers("Calls/s").map(String::from).to_vec()];

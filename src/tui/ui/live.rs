@@ -119,13 +119,16 @@ fn render_chart(frame: &mut Frame, area: Rect, (live, state): (&Live, &str), the
     let mut title = vec![Span::raw(format!(" {} · ", live.rate_name()))];
     title.extend(legend(live, theme));
     title.push(Span::raw(format!("{state} ")));
+    // Before the first sample (or in a run that never started) the axes
+    // have no scale to show: numbers there would be made up.
+    let measured = live.lanes.iter().any(|l| !l.chart.is_empty());
+    let y_labels = if measured { distinct_labels(&[0.0, y_max / 2.0, y_max]) } else { Vec::new() };
+    let x_axis = if measured { run_time_axis(x_max, theme) } else { Axis::default().style(theme.dim()) };
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(Line::from(title)))
         .legend_position(None)
-        .x_axis(run_time_axis(x_max, theme))
-        .y_axis(
-            Axis::default().bounds([0.0, y_max]).labels(distinct_labels(&[0.0, y_max / 2.0, y_max])).style(theme.dim()),
-        );
+        .x_axis(x_axis)
+        .y_axis(Axis::default().bounds([0.0, y_max]).labels(y_labels).style(theme.dim()));
     frame.render_widget(chart, area);
 }
 

@@ -139,35 +139,24 @@ fn invalid_label(app: &App) -> &'static str {
 }
 
 fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let state = if app.cancelling {
-        format!("cancelling {:.1} s", app.elapsed_s())
-    } else if app.running {
-        format!("running {:.1} s", app.elapsed_s())
-    } else if app.live.as_ref().is_some_and(|live| live.setup_failed.is_some()) {
-        // The last r did not start: not "ready", not the run before's ending.
-        "could not start".into()
-    } else if let Some(last) = app.history.this_session().last() {
-        // The last run's own ending: a cancelled run is not "done".
-        let ended = match last.outcome() {
-            crate::engine::report::RunOutcome::Cancelled => "cancelled",
-            crate::engine::report::RunOutcome::TimedOut => "timed out",
-            _ => "done",
-        };
-        format!("{ended} · {} this session", crate::engine::report::plural(app.history.this_session().len(), "run"))
-    } else if app.report.is_some() {
-        // A report opened from a file (--open): nothing has run yet.
-        "ready · showing an opened report".into()
-    } else {
-        "ready".into()
-    };
+    let (mut state, brief_state) = header_state(app);
     let fault = app.form.checked.as_ref().ok().and_then(|planned| planned.emulator_fault());
     let fault = fault.map(|fault| format!("  FAULT {fault}")).unwrap_or_default();
-    // The target's details in parentheses give way first, so that the fault
-    // and the state both show.
+    // What gives way when the row is narrow, in turn: the target's details in
+    // parentheses, the state's count of runs, then the target's tail, so that
+    // the fault and the state always show whole.
     let mut label = target_label(app);
-    let fixed = " gcs-speed-tui ".len() + "  target: ".len() + fault.chars().count() + 3 + state.chars().count();
-    if fixed + label.chars().count() > area.width as usize {
+    let width = area.width as usize;
+    let fixed =
+        |state: &str| " gcs-speed-tui ".len() + "  target: ".len() + fault.chars().count() + 3 + state.chars().count();
+    if fixed(&state) + label.chars().count() > width {
         label = without_details(&label);
+    }
+    if fixed(&state) + label.chars().count() > width {
+        state = brief_state;
+    }
+    if fixed(&state) + label.chars().count() > width {
+        label = form::ellipsized(&label, width.saturating_sub(fixed(&state)).max(1));
     }
     let mut first = Line::from(vec![
         Span::styled(" gcs-speed-tui ", theme.title()),
@@ -194,6 +183,35 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let second = fitted(&second, area.width as usize);
     frame.render_widget(Paragraph::new(vec![first, Line::styled(second, theme.dim())]), area);
+}
+
+/// The header's state, and the same said briefly (without the session's
+/// count of runs) for a narrow row.
+fn header_state(app: &App) -> (String, String) {
+    let state = if app.cancelling {
+        format!("cancelling {:.1} s", app.elapsed_s())
+    } else if app.running {
+        format!("running {:.1} s", app.elapsed_s())
+    } else if app.live.as_ref().is_some_and(|live| live.setup_failed.is_some()) {
+        // The last r did not start: not "ready", not the run before's ending.
+        "could not start".into()
+    } else if let Some(last) = app.history.this_session().last() {
+        // The last run's own ending: a cancelled run is not "done".
+        let ended = match last.outcome() {
+            crate::engine::report::RunOutcome::Cancelled => "cancelled",
+            crate::engine::report::RunOutcome::TimedOut => "timed out",
+            crate::engine::report::RunOutcome::SetupFailed => "could not start",
+            _ => "done",
+        };
+        let runs = crate::engine::report::plural(app.history.this_session().len(), "run");
+        return (format!("{ended} · {runs} this session"), ended.to_string());
+    } else if app.report.is_some() {
+        // A report opened from a file (--open): nothing has run yet.
+        "ready · showing an opened report".into()
+    } else {
+        "ready".into()
+    };
+    (state.clone(), state)
 }
 
 /// A line that must fit one row: whole if it does; else without its

@@ -35,13 +35,16 @@ pub fn render(
     let inner_width = inner.width.max(1) as usize;
     let text_total: usize = text.iter().map(|l| wrapped_line_count(l, inner_width)).sum();
     // Never past the end: the last screenful stays in view.
+    // No rows (a run that never started): no header over nothing either.
+    let header_rows = usize::from(!rows.is_empty());
     let content = rows.len() + text_total;
-    let room = (inner.height as usize).saturating_sub(1).max(1);
+    let room = (inner.height as usize).saturating_sub(header_rows).max(1);
     let scroll = (scroll as usize).min(content.saturating_sub(room));
     let skipped_rows = scroll.min(rows.len());
     let text_scroll = (scroll - skipped_rows) as u16;
     let [table_area, text_area] =
-        Layout::vertical([Constraint::Length((rows.len() - skipped_rows) as u16 + 1), Constraint::Min(1)]).areas(inner);
+        Layout::vertical([Constraint::Length((rows.len() - skipped_rows + header_rows) as u16), Constraint::Min(1)])
+            .areas(inner);
     let shown = columns_that_fit(&headers, &rows, priority, table_area.width);
     let pick = |cells: &[String]| shown.iter().map(|&i| cells[i].clone()).collect::<Vec<_>>();
     let widths: Vec<Constraint> =
@@ -93,7 +96,8 @@ pub fn scroll_note(above: usize, below: usize) -> Option<String> {
 pub fn height(report: &Finished, width: u16) -> u16 {
     let inner = width.saturating_sub(2).max(1) as usize;
     let lines: usize = text_lines(report, width).iter().map(|line| wrapped_line_count(line, inner)).sum();
-    (2 + report.table().rows.len() + 1 + lines) as u16
+    let rows = report.table().rows.len();
+    (2 + rows + usize::from(rows > 0) + lines) as u16
 }
 
 /// The sentences under the table, as shown at this width.

@@ -52,7 +52,9 @@ pub fn render(
                 [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
             }
             // Lanes whose latencies come per round get a sample of each round's histogram, not every request.
-            Work::Requests | Work::Events => [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")],
+            Work::Requests | Work::Calls | Work::Events => {
+                [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")]
+            }
         },
         caption.width,
     );
@@ -85,7 +87,7 @@ pub fn render(
             match work {
                 // A sample of the round's histogram: its counts mean nothing
                 // on their own, its shares do.
-                Work::Requests | Work::Events => bar.text_value(percent(count, total)),
+                Work::Requests | Work::Calls | Work::Events => bar.text_value(percent(count, total)),
                 _ => bar,
             }
         })

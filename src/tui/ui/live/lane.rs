@@ -58,7 +58,7 @@ fn title<'a>(lane: &Lane, live: &Live, theme: &Theme, width: u16) -> Line<'a> {
             Work::Downloads | Work::RangedReads => "reading ",
             Work::WritesThenReads if lane.current_part() == 0 => "uploading ",
             Work::WritesThenReads => "reading ",
-            Work::Requests | Work::Events => "running ",
+            Work::Requests | Work::Calls | Work::Events => "running ",
         };
         title.push(Span::styled(doing, theme.accent()));
     }
@@ -85,7 +85,7 @@ fn gauge_labels(lane: &Lane, live: &Live) -> (f64, Vec<String>) {
         Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => {
             vec![format!("{bytes} · {objects}"), bytes]
         }
-        Work::Requests | Work::Events => {
+        Work::Requests | Work::Calls | Work::Events => {
             let round = (lane.rounds_done + u32::from(lane.in_round && !lane.warmup)).min(lane.rounds_planned);
             let counted = live.work.counted();
             vec![
