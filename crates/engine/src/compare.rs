@@ -248,14 +248,24 @@ pub fn t_975(df: usize) -> f64 {
         + (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / (384.0 * d.powi(3))
 }
 
-/// Wider than this (in percentage points), an interval's ends are not
-/// quoted: "-99.4% to +36631.1%" is noise, not a finding.
-pub const READABLE_INTERVAL_POINTS: f64 = 100.0;
+/// An interval whose ends, as ratios of the two rates, lie more than this
+/// factor apart is not quoted: "-99.4% to +36631.1%" is noise, not a
+/// finding. A factor and not percentage points, because the interval is
+/// taken on the log of the ratio: "+60% to +175%" (ends 1.7x apart, a 2x
+/// difference) is as sharp a finding as "-20% to +25%", yet 115 points
+/// wide. Around no difference 2.5x is about the old 100 points (-37% to +58%).
+pub const READABLE_INTERVAL_FACTOR: f64 = 2.5;
+
+/// An interval from `low`% to `high`% is narrow enough to quote.
+pub fn readable_interval(low: f64, high: f64) -> bool {
+    let (low, high) = (1.0 + low / 100.0, 1.0 + high / 100.0);
+    low > 0.0 && high <= low * READABLE_INTERVAL_FACTOR
+}
 
 impl<U: Rates> Comparison<U> {
-    /// The interval is narrow enough to quote (see `READABLE_INTERVAL_POINTS`).
+    /// The interval is narrow enough to quote (see `READABLE_INTERVAL_FACTOR`).
     pub fn readable(&self) -> bool {
-        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if high - low <= READABLE_INTERVAL_POINTS)
+        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if readable_interval(low, high))
     }
 
     /// gRPC's rate over HTTP/JSON's (both measured), and the 95% interval
@@ -310,7 +320,7 @@ impl<U: Rates> Comparison<U> {
         // printed as if they did ("no significant difference: +1176%").
         if !self.readable() {
             let why = format!(
-                "the 95% interval is over {READABLE_INTERVAL_POINTS:.0} points wide, too wide to read: run more rounds, {pairs}"
+                "the 95% interval is too wide to read (its ends over {READABLE_INTERVAL_FACTOR}x apart): run more rounds, {pairs}"
             );
             return match self.significant {
                 true => format!("{faster} was faster than {slower}, by how much is unclear ({figures}; {why})"),

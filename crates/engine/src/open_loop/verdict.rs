@@ -123,7 +123,7 @@ mod tests {
         );
         let unclear = summary(both.clone(), Some((0.5, 0.2, 1.1))).verdict();
         assert!(unclear.ends_with("no significant difference (0.50x, 95% CI 0.20x to 1.10x, 5 pairs)"), "{unclear}");
-        // 0.01x to 40x says nothing: withheld, as a throughput verdict's over 100 points wide.
+        // 0.01x to 40x says nothing: withheld, as a throughput verdict's too wide to read.
         let wide = summary(both.clone(), Some((0.5, 0.01, 40.0))).verdict();
         assert!(
             wide.ends_with(
