@@ -35,15 +35,21 @@ pub async fn emulator(args: EmulatorArgs) -> ExitCode {
     };
     let trust = ca_file.as_ref().map(|file| file.path().to_path_buf());
     if let Some(path) = &trust {
-        eprintln!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
+        engine::say_on_stderr!("TLS: the emulator's CA is in {} (clients trust it with --ca-cert)", path.display());
     }
     if !args.host.is_loopback() {
-        eprintln!("warning: bound to {}: anyone who can reach this address can use the emulator", args.host);
+        engine::say_on_stderr!(
+            "warning: bound to {}: anyone who can reach this address can use the emulator",
+            args.host
+        );
     }
     say_ready(&args, &emulator.json_url(), &grpc, trust.as_deref());
-    eprintln!("  {settings}");
+    engine::say_on_stderr!("  {settings}");
     if let Some(metadata) = emulator.metadata_addr() {
-        eprintln!("  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token", emulator.json_url());
+        engine::say_on_stderr!(
+            "  metadata server: GCE_METADATA_HOST={metadata}; token endpoint {}/token",
+            emulator.json_url()
+        );
     }
     let signal = interrupts.recv().await;
     emulator.shutdown();
@@ -100,7 +106,7 @@ fn say_stopped(emulator: &Emulator) {
     let created = store.objects_created.load(std::sync::atomic::Ordering::Relaxed);
     let stored = store.bytes_stored.load(std::sync::atomic::Ordering::Relaxed);
     let injected = emulator.faults().injected.load(std::sync::atomic::Ordering::Relaxed);
-    eprintln!(
+    engine::say_on_stderr!(
         "emulator stopped: {created} object(s) created ({}), {} still stored, {injected} fault(s) injected",
         units::format_size(stored),
         store.object_count()
@@ -115,7 +121,7 @@ fn say_ready(args: &EmulatorArgs, json: &str, grpc: &str, trust: Option<&std::pa
         // libraries read the CA from SSL_CERT_FILE (not --ca-cert).
         let trust = trust.map(|p| format!("SSL_CERT_FILE={} ", p.display())).unwrap_or_default();
         let bucket = args.buckets.first().map_or("BUCKET", String::as_str);
-        eprintln!(
+        engine::say_on_stderr!(
             "GCS emulator ready (Ctrl-C to stop); tokens required: point a credential file's token URL at {json}/token and --trust it.\n  \
              {trust}gcs-speed-tui run --endpoint {json} --grpc-endpoint {grpc} --bucket {bucket} --auth gcs --credentials KEY.json"
         );
@@ -130,7 +136,7 @@ fn say_ready(args: &EmulatorArgs, json: &str, grpc: &str, trust: Option<&std::pa
             format!("STORAGE_EMULATOR_HOST={json} STORAGE_EMULATOR_HOST_GRPC={grpc} gcs-speed-tui run{bucket}"),
             format!("curl -X POST '{json}/storage/v1/b?project=p' -H 'content-type: application/json' {new_bucket}"),
         ];
-        eprintln!("{}", lines.join("\n  "));
+        engine::say_on_stderr!("{}", lines.join("\n  "));
     }
 }
 

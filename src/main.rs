@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("error: cannot start the async runtime: {error}");
+            engine::say_on_stderr!("error: cannot start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -101,7 +101,7 @@ fn report_command(
         Err(error) => return usage_error(error),
     };
     for warning in &said.warnings {
-        eprintln!("warning: {warning}");
+        engine::say_on_stderr!("warning: {warning}");
     }
     let mut output = match open_output(output) {
         Ok(output) => output,

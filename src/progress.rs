@@ -98,10 +98,16 @@ impl Printer {
             round.round + 1,
             self.rounds.map(|n| format!("/{n}")).unwrap_or_default()
         );
-        let finished = self.finished.remove(&round.transport).unwrap_or(0);
+        let counted = u64::from(self.finished.remove(&round.transport).unwrap_or(0));
+        // Targets of calls send no event per call: the round's own count of
+        // answered calls says how many finished.
+        let finished = match w.amount {
+            Amount::Count(_) => round.done,
+            Amount::Bytes => counted,
+        };
         if !round.ok {
             // A failed round is not timed: no rate that could be read as one.
-            return format!("{name} failed: {finished} of {items} {noun}s finished");
+            return format!("{name} failed: {finished} of {} finished", engine::report::plural(items as usize, noun));
         }
         let (amount, rate) = match w.amount {
             Amount::Bytes => (format_size(round.done), mib_per_second(round.done, round.elapsed_s)),
@@ -160,4 +166,27 @@ fn draw(out: &mut impl Write, lanes: &BTreeMap<TransportKind, Lane>, rounds: Opt
         );
     }
     lanes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_round_of_calls_says_the_calls_answered() {
+        let words =
+            RoundWords { unit: RateUnit::Calls, amount: Amount::Count("calls"), items: 100, noun: "call", parts: None };
+        let mut printer = Printer {
+            terminal: false,
+            lanes: BTreeMap::new(),
+            rounds: Some(3),
+            drawn: 0,
+            finished: BTreeMap::new(),
+            words,
+            unit: RateUnit::Calls,
+        };
+        // 20 of the round's 100 calls were answered before its clients stopped.
+        let round = RoundDone { transport: TransportKind::Json, round: 0, done: 20, elapsed_s: 0.5, ok: false };
+        assert_eq!(printer.round_line(&round, false), "http-json round 1/3 failed: 20 of 100 calls finished");
+    }
 }

@@ -108,9 +108,11 @@ async fn a_second_ctrl_c_leaves_at_once_and_names_what_may_remain() {
     let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("object(s) of this run may remain"), "{stderr}");
     let named: Vec<&str> = stderr.lines().filter(|l| l.starts_with("  gcs-speed-tui/")).collect();
     assert!(!named.is_empty(), "uploads cut off a moment ago may remain, and are named: {stderr}");
+    let noun = if named.len() == 1 { "object" } else { "objects" };
+    let counted = format!("left at once: {} {noun} of this run may remain", named.len());
+    assert!(stderr.contains(&counted), "{stderr}");
     for name in &named {
         assert!(name.contains("/http-json/") || name.contains("/grpc/"), "{name}");
     }

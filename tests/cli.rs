@@ -345,7 +345,7 @@ fn figures_after_failures_cover_only_the_finished_work() {
     assert!(table.contains("hit --timeout 1s"), "{table}");
     assert!(table.contains("no completed uploads") && !table.contains("MiB/s  "), "{table}");
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("http-json round 1/3 failed: 0 of 1 uploads finished"), "{stderr}");
+    assert!(stderr.contains("http-json round 1/3 failed: 0 of 1 upload finished"), "{stderr}");
     assert!(!stderr.contains("0.00 MiB/s"), "no rate for a round that failed: {stderr}");
 }
 
@@ -403,4 +403,20 @@ fn a_synchronized_start_waits_for_its_instant_and_refuses_a_past_one() {
         said.starts_with("error: --start-at 2020-01-01T00:00:00Z was ") && said.contains("give a time in the future"),
         "{said}"
     );
+}
+
+#[test]
+fn a_reader_that_went_away_is_no_panic() {
+    // `2>&1 | head`: stderr's reader is gone before the sentence is written.
+    for args in [&["run", "--iterations", "0"][..], &["grpc", "run"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: bad input's exit code, not a panic's 101");
+    }
 }

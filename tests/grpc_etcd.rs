@@ -185,6 +185,18 @@ fn bad_input_is_one_sentence_and_exit_2() {
             &["--method", "etcdserverpb.KV/Put", "--ignore-field", "header.revison"],
             "--ignore-field header.revison: etcdserverpb.ResponseHeader has no such field; did you mean header.revision?",
         ),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--ignore-field", " "],
+            "invalid value ' ' for '--ignore-field <FIELD>': it names no field: give a response field, like header.revision",
+        ),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--cleanup-data", r#"{"key":"eA=="}"#],
+            "--cleanup-data is given without --cleanup-method",
+        ),
+        (
+            &["--method", "etcdserverpb.KV/Put", "--http-path", "FETCH /v3/kv/put"],
+            "--http-path 'FETCH /v3/kv/put': FETCH is not an HTTP verb",
+        ),
     ];
     for (extra, expected) in cases {
         let (output, _) = grpc_run(&etcd, extra);
@@ -290,4 +302,25 @@ fn a_server_that_never_answers_is_held_to_the_timeout() {
     assert!(took < std::time::Duration::from_secs(15), "ended within the 2 s limit and the drain: {took:?}");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
     assert_eq!(report["outcome"], "timed_out", "{}: {report}", stderr(&output));
+    assert_eq!(report["stopped_because"], "--timeout 2s ran out before the timed rounds began", "{report}");
+}
+
+#[test]
+fn grpc_alone_sends_no_check_call() {
+    let etcd = Etcd::start();
+    let revision = || {
+        let said: Value = serde_json::from_str(&etcd.ctl_ok(&["get", "nothing", "-w", "json"])).unwrap();
+        said["header"]["revision"].as_u64().unwrap()
+    };
+    let before = revision();
+    let put = r#"{"key":"{{base64 alone/{{seq}}}}","value":"eA=="}"#;
+    let args = ["--method", "etcdserverpb.KV/Put", "--data", put, "--transports", "grpc", "--warmup=false"];
+    let shape = ["--clients", "1", "--requests", "3", "--iterations", "1"];
+    let (output, report) = grpc_run(&etcd, &[&args[..], &shape].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(report["transports"][0]["ops"], 3, "{report}");
+    // 1 client x 3 calls x 1 round: three puts, a revision each; with
+    // nothing to compare it with, no check call makes a fourth.
+    assert_eq!(revision() - before, 3);
+    etcd.ctl_ok(&["del", "--prefix", "alone/"]);
 }

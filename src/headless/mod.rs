@@ -30,7 +30,7 @@ pub async fn start(form: FormOptions, report_args: &ReportArgs, env: &Environmen
 }
 
 pub fn usage_error(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
+    engine::say_on_stderr!("error: {message}");
     ExitCode::from(EXIT_USAGE)
 }
 
@@ -53,7 +53,7 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
         return usage_error(message);
     }
     for note in planned.notes() {
-        eprintln!("note: {note}");
+        engine::say_on_stderr!("note: {note}");
     }
     let (events, receiver) = tokio::sync::mpsc::channel(1024);
     let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), planned.round_words()));
@@ -81,7 +81,7 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
     if let Some(path) = &report_args.chart
         && let Err(error) = chart::write(path, &finished.summary_line(), &charts::run_svg(&*finished))
     {
-        eprintln!("error: {error}");
+        engine::say_on_stderr!("error: {error}");
     }
     write_report(&mut output, &report_args.text(&finished), interrupted.get(), ended)
 }
@@ -91,11 +91,11 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
 fn crossed_thresholds(finished: &Finished, thresholds: &[crate::engine::threshold::Threshold]) -> bool {
     let crossed: Vec<String> = thresholds.iter().flat_map(|t| finished.crossed(t)).collect();
     for line in &crossed {
-        eprintln!("fail-if: {line}");
+        engine::say_on_stderr!("fail-if: {line}");
     }
     if !thresholds.is_empty() && crossed.is_empty() {
         let checked = crate::engine::report::plural(thresholds.len(), "condition");
-        eprintln!("fail-if: {checked} checked, none held");
+        engine::say_on_stderr!("fail-if: {checked} checked, none held");
     }
     !crossed.is_empty()
 }
@@ -104,7 +104,7 @@ fn crossed_thresholds(finished: &Finished, thresholds: &[crate::engine::threshol
 /// 1 for failures, 3 for a `--fail-if` that held, 0 when all went well).
 pub fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&Interrupt>, ended: u8) -> ExitCode {
     if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
-        eprintln!("error: cannot write the report: {error}");
+        engine::say_on_stderr!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
     }
     if let Some(signal) = interrupted {
@@ -174,14 +174,15 @@ pub async fn cancel_on_interrupt(
     let _ = received.set(first);
     let stopping = running.lock().expect("not poisoned").as_ref().map(|r| r.stopping.clone());
     let stopping = stopping.unwrap_or_else(|| "nothing has started".into());
-    eprintln!("{}: {stopping}{} (Ctrl-C again to leave at once)", said.what, said.kept);
+    engine::say_on_stderr!("{}: {stopping}{} (Ctrl-C again to leave at once)", said.what, said.kept);
     cancel.cancel();
     if let Some(second) = interrupts.recv().await {
         if let Some(remains) = running.lock().expect("not poisoned").as_ref() {
             let left = (remains.names)();
-            eprintln!("left at once: {} {} of this {} may remain", left.len(), remains.noun, said.of);
+            let noun = remains.nouns[usize::from(left.len() != 1)];
+            engine::say_on_stderr!("left at once: {} {noun} of this {} may remain", left.len(), said.of);
             for name in left {
-                eprintln!("  {name}");
+                engine::say_on_stderr!("  {name}");
             }
         }
         std::process::exit(second.exit_code().into());

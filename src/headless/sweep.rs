@@ -41,7 +41,7 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
     let failed = match failed {
         Some(error) if points.is_empty() => return usage_error(error),
         Some(error) => {
-            eprintln!("error: {error}; the sweep stops here, keeping the points finished");
+            engine::say_on_stderr!("error: {error}; the sweep stops here, keeping the points finished");
             true
         }
         None => false,
@@ -55,7 +55,7 @@ pub async fn run(form: &FormOptions, report_args: &ReportArgs, env: &Environment
     if let Some(path) = &report_args.chart
         && let Err(error) = super::chart::write(path, &report.heading(), &crate::sweep::chart::sweep_svg(&report))
     {
-        eprintln!("error: {error}");
+        engine::say_on_stderr!("error: {error}");
     }
     let all_well = !failed && report.points.iter().all(|p| p.report.succeeded());
     write_report(&mut output, &text, interrupted.get(), u8::from(!all_well))
@@ -113,12 +113,12 @@ async fn run_points(
         if cancel.is_cancelled() {
             break;
         }
-        eprintln!("point {} of {}: {}", ran + 1, sweep.points.len(), said(point));
+        engine::say_on_stderr!("point {} of {}: {}", ran + 1, sweep.points.len(), said(point));
         started += 1;
         // A note every point shares (the built-in emulator) is said once.
         for note in planned.notes() {
             if !notes_said.contains(note) {
-                eprintln!("note: {note}");
+                engine::say_on_stderr!("note: {note}");
                 notes_said.push(note.clone());
             }
         }

@@ -24,7 +24,8 @@ pub enum Planned {
 /// may remain (read when that interrupt comes).
 pub struct Remains {
     pub stopping: String,
-    pub noun: &'static str,
+    /// What may remain, as one and as many: `["object", "objects"]`.
+    pub nouns: [&'static str; 2],
     pub names: Box<dyn Fn() -> Vec<String> + Send>,
 }
 
@@ -139,7 +140,7 @@ impl Planned {
                 let target = super::gcs::connect(&config).await.map_err(|e| e.to_string())?;
                 let runner = crate::gcs::runner::Runner::new(*config, &target, events, cancel).starting_at(start_at);
                 let ledger = runner.ledger();
-                connected(Remains { stopping, noun: "object(s)", names: Box::new(move || ledger.names()) })?;
+                connected(Remains { stopping, nouns: ["object", "objects"], names: Box::new(move || ledger.names()) })?;
                 Ok(label(Finished::from(runner.run().await)))
             }
             Planned::Etcd(config) => {
@@ -152,21 +153,25 @@ impl Planned {
                 let runner = client.run(EtcdRunner::connect(*config, cancel)).await.map_err(|e| e.to_string())?;
                 let prefix = runner.run_prefix();
                 let names = Box::new(move || vec![format!("etcd keys under {prefix}")]);
-                connected(Remains { stopping, noun: "key prefix(es)", names })?;
+                connected(Remains { stopping, nouns: ["key prefix", "key prefixes"], names })?;
                 Ok(label(Finished::from(client.run(runner.with_events(events).starting_at(start_at).run()).await)))
             }
             Planned::Grpc(config) => {
                 use grpc_service::runner::{CLIENT_THREAD_NAME, ClientRuntime, ServiceRunner};
                 let stopping = config.stopping_sentence();
-                // The calls' effects remain either way: said with whether a cleanup call was due.
-                let effects = match config.cleanup_call.is_some() && config.cleanup {
-                    true => format!("what {} calls made (the cleanup call was not sent)", config.method_name()),
-                    false => format!("what {} calls made (no cleanup call was asked)", config.method_name()),
+                // The calls' effects, named by the run ID their requests
+                // carry, with whether a cleanup call was due (a second Ctrl-C
+                // may come before it is sent, or before it is answered).
+                let cleanup = match config.cleanup_call.is_some() && config.cleanup {
+                    true => "the cleanup call may not have been sent or answered",
+                    false => "no cleanup call was asked",
                 };
+                let method = config.method_name();
                 let client = ClientRuntime::new(config.client_threads, CLIENT_THREAD_NAME)?;
                 let runner = client.run(ServiceRunner::connect(*config, cancel)).await.map_err(|e| e.to_string())?;
+                let effects = format!("what {method} calls of run {} made: {cleanup}", runner.run_id());
                 let names = Box::new(move || vec![effects.clone()]);
-                connected(Remains { stopping, noun: "set(s) of call effects", names })?;
+                connected(Remains { stopping, nouns: ["set of call effects", "sets of call effects"], names })?;
                 Ok(label(Finished::from(client.run(runner.with_events(events).starting_at(start_at).run()).await)))
             }
         }

@@ -39,11 +39,13 @@ pub async fn start(
 ) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
     if let Err(error) = Planned::check(&command_line, &Environment::from_process()) {
-        eprintln!("error: {error}");
+        engine::say_on_stderr!("error: {error}");
         return ExitCode::from(2);
     }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        eprintln!("error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)");
+        engine::say_on_stderr!(
+            "error: the interactive app needs a terminal; in scripts use `gcs-speed-tui run` (see --help)"
+        );
         return ExitCode::from(2);
     }
     let log = init_file_logging();
@@ -67,10 +69,10 @@ pub async fn start(
     match result {
         Ok(app) => {
             if app.running {
-                eprintln!("left during a run: what that run created (objects, keys) may remain");
+                engine::say_on_stderr!("left during a run: what that run created (objects, keys) may remain");
             }
             for line in app.farewell() {
-                eprintln!("{line}");
+                engine::say_on_stderr!("{line}");
             }
             match app.interrupted {
                 Some(signal) => ExitCode::from(signal.exit_code()),
@@ -78,7 +80,7 @@ pub async fn start(
             }
         }
         Err(error) => {
-            eprintln!(
+            engine::say_on_stderr!(
                 "error: the terminal failed: {error}{}",
                 log.map(|p| format!(" (log: {})", p.display())).unwrap_or_default()
             );

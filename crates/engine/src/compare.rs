@@ -226,9 +226,14 @@ pub fn t_interval(values: &[f64]) -> Option<(f64, f64)> {
     Some((mean - half, mean + half))
 }
 
-/// Width of the interval in percentage points (for `--until-stable`).
+/// Width in percentage points of the interval the verdict quotes (for
+/// `--until-stable`): of the faster over the slower, whichever order the
+/// log ratios were taken in. Taken the other way, +88% to +117% would be
+/// -54% to -47%: 7 points, where the verdict prints 29.
 pub fn interval_width(values: &[f64]) -> Option<f64> {
-    t_interval(values).map(|(low, high)| percent_of(high) - percent_of(low))
+    let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let faster_over_slower: Vec<f64> = values.iter().map(|v| if mean < 0.0 { -v } else { *v }).collect();
+    t_interval(&faster_over_slower).map(|(low, high)| percent_of(high) - percent_of(low))
 }
 
 /// The 97.5% quantile of Student's t with `df` degrees of freedom: exact

@@ -23,3 +23,14 @@ pub mod threshold;
 pub mod timeline;
 
 pub use rounds::{Rounds, Stop, measure};
+
+/// `eprintln!` that never panics: a stderr whose reader went away (`2>&1 |
+/// head`) must neither stop a run before its cleanup nor turn its ending
+/// into a panic. What cannot be said is dropped.
+#[macro_export]
+macro_rules! say_on_stderr {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}

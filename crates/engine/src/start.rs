@@ -62,7 +62,7 @@ pub async fn wait_until(at: SystemTime, terminal: bool) {
             if terminal {
                 eprint!("\r\x1b[2K{line}");
             } else {
-                eprintln!("{line}");
+                crate::say_on_stderr!("{line}");
             }
         }
         // To the next whole second of the countdown (or the start itself).

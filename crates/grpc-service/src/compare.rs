@@ -53,6 +53,10 @@ fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String])
 /// them), or a typo would silently ignore nothing.
 pub fn check_ignored(response: &MessageDescriptor, paths: &[String]) -> Result<(), String> {
     for path in paths {
+        if path.is_empty() {
+            let example = response.fields().next().map(|f| format!(", like {}", f.name())).unwrap_or_default();
+            return Err(format!("--ignore-field is empty: give a field of {}{example}", response.full_name()));
+        }
         let mut message = Some(response.clone());
         let mut walked = String::new();
         for segment in path.split('.') {

@@ -75,10 +75,15 @@ impl GrpcRunArgs {
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let over_http = schedule.transports.contains(&TransportKind::Json);
         let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
-        let ignore_fields: Vec<String> =
-            s.ignore_fields.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
+        let ignore_fields: Vec<String> = s.ignore_fields.iter().map(|f| f.trim().to_string()).collect();
         crate::compare::check_ignored(&method.output(), &ignore_fields).map_err(|m| error("ignore_field", m))?;
         let cleanup_call = match s.cleanup_method.trim() {
+            "" if !matches!(s.cleanup_data.trim(), "" | "{}") => {
+                return fail(
+                    "cleanup_data",
+                    "--cleanup-data is given without --cleanup-method: name the method that deletes what the run made, or leave --cleanup-data out",
+                );
+            }
             "" => None,
             name => {
                 let method = crate::method::find(&pool, name)
@@ -186,7 +191,9 @@ fn mapping(s: &ServiceArgs, method: &MethodDescriptor) -> Result<Mapping, Config
                 ),
             ),
         },
-        ("rule", path) => Mapping::from_flag(method, path).map_err(|e| error("http_path", format!("--http-path: {e}"))),
+        ("rule", path) => {
+            Mapping::from_flag(method, path).map_err(|e| error("http_path", format!("--http-path '{path}': {e}")))
+        }
         (other, _) => fail("http_mapping", format!("--http-mapping '{other}' is not one of rule, connect")),
     }
 }

@@ -79,7 +79,14 @@ impl Mapping {
         };
         let body = match verb.as_str() {
             "GET" | "DELETE" => Body::None,
-            _ => Body::All,
+            "POST" | "PUT" | "PATCH" => Body::All,
+            // http::Method takes any token ("FETCH"); a rule has these five.
+            _ => {
+                let said = format!(
+                    "{verb} is not an HTTP verb a google.api.http rule has: use GET, POST, PUT, PATCH or DELETE"
+                );
+                return Err(ServiceError::Input(said));
+            }
         };
         Mapping::rule(method, &verb, &path, body, None)
     }

@@ -27,8 +27,8 @@ pub struct ServiceArgs {
     /// The method: package.Service/Method, as in etcdserverpb.KV/Put.
     #[arg(long, value_name = "SERVICE/METHOD", default_value = "", hide_default_value = true)]
     pub method: String,
-    /// The request as proto3 JSON, or @FILE; {{seq}}, {{rand}}, {{client}},
-    /// {{run}} and {{base64 TEXT}} differ call by call, the same on both transports.
+    /// The request as proto3 JSON, or @FILE; {{seq}} ({{seq 8}}: 8 digits), {{rand}},
+    /// {{client}}, {{run}} and {{base64 TEXT}} differ call by call, the same on both transports.
     #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
     pub data: String,
     /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.
@@ -40,11 +40,11 @@ pub struct ServiceArgs {
     /// rule: the method's google.api.http rule (or --http-path); connect: Connect's JSON protocol.
     #[arg(long, value_name = "MAPPING", default_value = "rule")]
     pub http_mapping: String,
-    /// The HTTP rule when the .proto has none: "POST /v3/kv/put" (the body is the whole request).
+    /// An HTTP rule of your own, used instead of the .proto's (or where it has none): "POST /v3/kv/put" (POST, PUT, PATCH send the request as the body).
     #[arg(long, value_name = "[VERB] /PATH", default_value = "", hide_default_value = true)]
     pub http_path: String,
     /// A response field that may differ between the transports (a revision, a timestamp): a.b (repeat for more).
-    #[arg(long = "ignore-field", value_name = "FIELD")]
+    #[arg(long = "ignore-field", value_name = "FIELD", value_parser = field_path)]
     pub ignore_fields: Vec<String>,
     /// Send call 0 over both transports before any clock starts and compare the answers.
     #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
@@ -167,5 +167,14 @@ pub(crate) fn text_or_file(text: &str, flag: &str) -> Result<String, String> {
     match text.strip_prefix('@') {
         Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{flag} @{path}: cannot read it ({e})")),
         None => Ok(text.to_string()),
+    }
+}
+
+/// An `--ignore-field` value: a field's path, not nothing (the form, which
+/// holds them a comma apart, would drop an empty one unsaid).
+fn field_path(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "" => Err("it names no field: give a response field, like header.revision".into()),
+        path => Ok(path.to_string()),
     }
 }

@@ -188,11 +188,11 @@ impl GrpcReport {
             false => String::new(),
         };
         format!(
-            "{}: gRPC at {}{http}; {} x {} calls a round, client on {}",
+            "{}: gRPC at {}{http}; {} x {} a round, client on {}",
             c.method,
             c.grpc_endpoint,
             plural(c.clients as usize, "client"),
-            c.requests,
+            plural(c.requests as usize, "call"),
             plural(c.client_threads, "thread")
         )
     }
@@ -285,7 +285,7 @@ impl GrpcReport {
     fn cleanup_line(&self) -> String {
         let c = &self.cleanup;
         match (&c.error, c.called, c.method.is_empty()) {
-            (_, _, true) => "cleanup: none asked (--cleanup-method): the calls' effects are kept".into(),
+            (_, _, true) => "cleanup: none asked (--cleanup-method): whatever the calls changed is kept".into(),
             (Some(error), _, _) => format!("cleanup: {} failed: {error}", c.method),
             (None, false, _) => format!("cleanup off: {} was not called", c.method),
             (None, true, _) => format!("cleanup: {} answered", c.method),

@@ -146,7 +146,11 @@ impl ServiceRunner {
                 Err(why) => stop = Some(why),
             }
         }
-        let mut because = None;
+        // A limit met before any round: said, as a limit met in the rounds is.
+        let mut because = (stop == Some(Stop::TimedOut)).then(|| {
+            let limit = units::format_duration(self.config.schedule.timeout);
+            format!("--timeout {limit} ran out before the timed rounds began")
+        });
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.measuring_since = Instant::now();
@@ -172,7 +176,9 @@ impl ServiceRunner {
 
     /// The check (call 0 over each transport, answers compared), then the warmup.
     async fn prepare(&mut self) -> Option<Stop> {
-        if self.config.check {
+        // With one transport there is nothing to compare call 0 with, and
+        // an uncounted call would only add to what the run does.
+        if self.config.check && self.callers.len() > 1 {
             // A server that never answers is held to the run's limits too.
             let (cancel, deadline) = (self.cancel.clone(), self.deadline);
             let checked = tokio::select! {
@@ -199,8 +205,8 @@ impl ServiceRunner {
         None
     }
 
-    /// Call 0 over each transport: each must answer, and (with both) the
-    /// same, but for `--ignore-field`.
+    /// Call 0 over each transport: each must answer, and the same, but for
+    /// `--ignore-field`.
     async fn check(&mut self) -> Result<()> {
         let call = Call { seq: 0, client: 0, run: &self.run_id };
         let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;

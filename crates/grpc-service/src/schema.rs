@@ -48,9 +48,12 @@ fn compiler_said(error: &protox::Error) -> String {
     let text = error.to_string();
     let first = text.lines().next().unwrap_or("").trim().trim_end_matches('.');
     let at = error.file().map(|f| format!(" in {f}{}", line_and_column(error))).unwrap_or_default();
-    format!(
-        "the .proto does not compile{at}: {first}; fix it, or give the directories its imports are in with --import-path (-I)"
-    )
+    // The import hint only where an import was not found: a typo is not one.
+    let what_to_do = match error.is_file_not_found() {
+        true => "give the directories its imports are in with --import-path (-I)",
+        false => "fix it",
+    };
+    format!("the .proto does not compile{at}: {first}; {what_to_do}")
 }
 
 /// `:LINE:COLUMN` of the error's first label, as compilers say it; empty
@@ -107,10 +110,12 @@ mod tests {
         let bad = write(&dir, "bad.proto", "syntax = \"proto3\";\nmessage A { int64 n = ; }");
         let said = compile(&ProtoFiles { files: vec![bad], includes: vec![] }).unwrap_err().to_string();
         assert!(said.starts_with("the .proto does not compile in bad.proto:2:23: "), "{said}");
+        assert!(said.ends_with("; fix it") && !said.contains("--import-path"), "not an import: {said}");
         assert_eq!(said.lines().count(), 1, "{said}");
         let missing = write(&dir, "imports.proto", "syntax = \"proto3\"; import \"nowhere.proto\";");
         let said = compile(&ProtoFiles { files: vec![missing], includes: vec![] }).unwrap_err().to_string();
         assert!(said.contains("nowhere.proto"), "{said}");
+        assert!(said.ends_with("give the directories its imports are in with --import-path (-I)"), "{said}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -85,12 +85,30 @@ pub fn parse_message(descriptor: &MessageDescriptor, json: &str) -> std::result:
         .and_then(|message| deserializer.end().map(|()| message));
     parsed.map_err(|e| {
         let path = track.path().to_string();
-        let what = e.to_string();
+        let what = plain(&e.to_string());
         match path.as_str() {
             "." | "" => what,
             field => format!("field {field}: {what}"),
         }
     })
+}
+
+/// A JSON reader's complaint as a user's words: no byte offsets or line
+/// and column of a one-line request, and JSON's names for its kinds.
+fn plain(said: &str) -> String {
+    let said = said.rfind(" at line ").map_or(said, |at| &said[..at]).trim_end_matches('.');
+    if said.starts_with("invalid base64") {
+        return "not base64 (proto3 JSON writes bytes in base64; {{base64 TEXT}} encodes text)".into();
+    }
+    let json_kind = |kind: &str| match kind.trim_start_matches("a ") {
+        "sequence" => "a list".to_string(),
+        "map" => "an object".to_string(),
+        other => other.to_string(),
+    };
+    match said.strip_prefix("invalid type: ").and_then(|rest| rest.split_once(", expected ")) {
+        Some((found, wanted)) => format!("{} where {} belongs", json_kind(found), json_kind(wanted)),
+        None => said.to_string(),
+    }
 }
 
 fn render_into(parts: &[Part], call: Call, out: &mut String) {
@@ -152,7 +170,7 @@ fn placeholder(text: &str) -> Result<(Part, &str)> {
         "rand" => Part::Rand,
         "client" => Part::Client,
         "run" => Part::Run,
-        other => return Err(bad(&format!("{{{{{other}}}}} is not a placeholder"))),
+        other => return Err(bad(&format!("{{{{{other}}}}}, which is not a placeholder"))),
     };
     Ok((part, &text[end + 2..]))
 }
@@ -189,9 +207,20 @@ mod tests {
     }
 
     #[test]
+    fn a_json_readers_complaint_is_said_plainly() {
+        let said = plain("invalid base64: Invalid symbol 32, offset 3. at line 1 column 21");
+        assert_eq!(said, "not base64 (proto3 JSON writes bytes in base64; {{base64 TEXT}} encodes text)");
+        assert_eq!(
+            plain("invalid type: sequence, expected a map at line 1 column 0"),
+            "a list where an object belongs"
+        );
+        assert_eq!(plain("unknown field `kee`, expected one of `key`"), "unknown field `kee`, expected one of `key`");
+    }
+
+    #[test]
     fn bad_placeholders_are_named() {
         let said = Template::parse("{{sequence}}").unwrap_err().to_string();
-        assert!(said.starts_with("--data has {{sequence}} is not a placeholder"), "{said}");
+        assert!(said.starts_with("--data has {{sequence}}, which is not a placeholder"), "{said}");
         assert!(Template::parse("{{base64 abc").unwrap_err().to_string().contains("no closing"));
         assert!(Template::parse("{{seq").unwrap_err().to_string().contains("no closing"));
     }

@@ -273,6 +273,11 @@ impl RateUnit {
         let value = self.value(mib_per_second);
         match self {
             RateUnit::Gbit => significant(value, 3),
+            // Whole numbers once three digits say them; below that, three
+            // significant ones, so that 0.8 calls/s is not said as 1.
+            RateUnit::Ops | RateUnit::Events | RateUnit::Calls if value.abs() < 100.0 && value != 0.0 => {
+                significant(value, 3)
+            }
             RateUnit::Ops | RateUnit::Events | RateUnit::Calls => format!("{value:.0}"),
             // Below 0.1, two decimals would round a measured figure to 0.0x or 0.00.
             _ if value.abs() < 0.1 && value != 0.0 => significant(value, 3),

@@ -112,6 +112,10 @@ fn latencies_are_said_in_the_unit_that_fits_and_small_rates_keep_their_digits() 
     assert_eq!(format_latency(2.09), "2.09 s");
     assert_eq!(RateUnit::MiB.format(0.000954), "0.000954 MiB/s", "never 0.00 for a measured rate");
     assert_eq!(RateUnit::MiB.format(7.5632), "7.56 MiB/s");
+    // 2 calls in 2.5 s: 0.8 calls/s, not rounded to 1 (nor 0.4 to 0).
+    assert_eq!(RateUnit::Calls.format(2.0 / 2.5), "0.800 calls/s");
+    assert_eq!(RateUnit::Ops.format(12.345), "12.3 ops/s");
+    assert_eq!(RateUnit::Ops.format(7412.4), "7412 ops/s", "whole numbers from 100 up");
 }
 
 #[test]

@@ -122,3 +122,20 @@ fn t_quantiles_match_tables() {
     assert!((t_975(100_000) - 1.960).abs() < 0.001);
     assert!(interval_width(&[0.1, 0.1]).is_none());
 }
+
+#[test]
+fn the_stable_width_is_the_width_the_verdict_quotes() {
+    // JSON over gRPC in three pairs: gRPC 2.0x, 2.1x and 1.9x as fast.
+    let json_over_grpc = [(1.0f64 / 2.0).ln(), (1.0f64 / 2.1).ln(), (1.0f64 / 1.9).ln()];
+    // The verdict quotes gRPC over JSON: its logs, their mean and sample
+    // deviation, t(2 df) = 4.303, each end back to a percentage.
+    let logs = [2.0f64.ln(), 2.1f64.ln(), 1.9f64.ln()];
+    let mean = logs.iter().sum::<f64>() / 3.0;
+    let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+    let half = 4.303 * sd / 3f64.sqrt();
+    let quoted = ((mean + half).exp() - (mean - half).exp()) * 100.0;
+    let width = interval_width(&json_over_grpc).unwrap();
+    assert!((width - quoted).abs() < 1e-9, "{width} points, the verdict quotes {quoted}");
+    // The same pairs taken the other way round give the same width.
+    assert!((interval_width(&logs).unwrap() - quoted).abs() < 1e-9);
+}
