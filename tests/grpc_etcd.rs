@@ -324,3 +324,31 @@ fn grpc_alone_sends_no_check_call() {
     assert_eq!(revision() - before, 3);
     etcd.ctl_ok(&["del", "--prefix", "alone/"]);
 }
+
+#[test]
+fn mutual_tls_on_both_transports_with_certificates_made_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let certs = etcd_server::make_certificates(dir.path());
+    let etcd = Etcd::start_with(Some(&certs));
+    let (ca, cert, key) =
+        (certs.ca.to_str().unwrap(), certs.client_cert.to_str().unwrap(), certs.client_key.to_str().unwrap());
+    let put = ["--method", "etcdserverpb.KV/Put", "--data", r#"{"key":"{{base64 tls/{{seq}}}}","value":"eA=="}"#];
+    let tls = ["--cacert", ca, "--cert", cert, "--key", key, "--ignore-field", "header.revision"];
+    let shape = ["--clients", "2", "--requests", "5", "--iterations", "1"];
+    let (output, report) = grpc_run(&etcd, &[&put[..], &tls, &shape].concat());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let transports = report["transports"].as_array().unwrap();
+    let protocols: Vec<&str> = transports.iter().map(|t| t["protocol"].as_str().unwrap()).collect();
+    assert_eq!(protocols, ["HTTP/1.1 + TLS", "HTTP/2 + TLS"], "{report}");
+    assert!(transports.iter().all(|t| t["ops"] == 2 * 5), "{report}");
+    // 2 clients x 5 calls: keys tls/0 to tls/9, the same ten from both transports.
+    assert_eq!(etcd.count("tls/", None), 10);
+    // Without the client's certificate the server closes the connection
+    // (TLS 1.3 refuses after the handshake): the check's first call finds it.
+    let (output, report) =
+        grpc_run(&etcd, &[&put[..], &["--cacert", ca, "--ignore-field", "header.revision"]].concat());
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert_eq!(report["outcome"], "setup_failed", "{report}");
+    assert!(said.contains("the check before the rounds failed: cannot reach"), "{said}");
+}

@@ -102,6 +102,8 @@ fn puts_reach_a_connect_server_over_grpc_and_connect_each_counted_by_the_server(
         "--iterations",
         "3",
         "--cleanup=false",
+        "--header",
+        "authorization: Bearer t0ken",
     ];
     let (output, report) = grpc_run(&server, &put);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -119,6 +121,11 @@ fn puts_reach_a_connect_server_over_grpc_and_connect_each_counted_by_the_server(
     let stats = server.stats();
     assert_eq!(stats["calls"]["grpc"], per_protocol, "{stats}");
     assert_eq!(stats["calls"]["connect"], per_protocol, "{stats}");
+    // --header went on every call of both: as gRPC metadata, as an HTTP header.
+    assert_eq!(stats["authorized"]["grpc"], per_protocol, "{stats}");
+    assert_eq!(stats["authorized"]["connect"], per_protocol, "{stats}");
+    assert_eq!(report["config"]["headers"], serde_json::json!(["authorization"]), "{report}");
+    assert!(!report.to_string().contains("t0ken"), "the report keeps the header's name, not its value");
     let run_id = report["run_id"].as_str().unwrap();
     let keys: Vec<&str> = stats["keys"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(keys.len() as u64, clients * requests, "one key per call number: {keys:?}");
@@ -152,6 +159,44 @@ fn a_streaming_method_answers_alike_and_the_cleanup_method_deletes_the_runs_keys
     let keys = server.stats()["keys"].clone();
     assert_eq!(keys.as_array().map(Vec::len), Some(10), "only the first run's keys are left: {keys}");
     assert!(keys.to_string().contains(run_id), "{keys}");
+}
+
+#[test]
+fn open_loop_calls_arrive_at_the_rate_on_both_protocols() {
+    let server = ConnectServer::start();
+    let (clients, requests, iterations, rate) = (2u64, 20u64, 3u64, 200u64);
+    let put = ["--method", "demo.v1.Store/Put", "--data", r#"{"key":"o/{{seq}}","value":"eA=="}"#];
+    let shape = ["--clients", "2", "--requests", "20", "--iterations", "3", "--rate", "200"];
+    // Calls are never retried, so a gate on retries holds.
+    let (output, report) = grpc_run(&server, &[&put[..], &shape, &["--fail-if", "retries > 0"]].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // Open loop, a round is clients x requests arrivals, paced at the rate.
+    let arrivals = clients * requests;
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t["ops"], iterations * arrivals, "none dropped at 1000 in flight: {t}");
+        for round in report["rounds"].as_array().unwrap().iter().filter(|r| r["transport"] == t["transport"]) {
+            // 40 arrivals 5 ms apart: the last is sent 195 ms after the first.
+            let elapsed = round["elapsed_s"].as_f64().unwrap();
+            assert!(elapsed >= (arrivals - 1) as f64 / rate as f64, "{round}");
+        }
+    }
+    // The server's count: the check's call, the warmup's (closed loop, all
+    // 20 a client) and every round's arrivals, on each protocol.
+    let per_protocol = 1 + clients * requests + iterations * arrivals;
+    let stats = server.stats();
+    assert_eq!(stats["calls"]["grpc"], per_protocol, "{stats}");
+    assert_eq!(stats["calls"]["connect"], per_protocol, "{stats}");
+    // The table's heading says the load as it was offered.
+    let mut args = put.to_vec();
+    args.extend(["--clients", "2", "--requests", "20", "--iterations", "1", "--rate", "200"]);
+    let descriptors = server.descriptors.path().to_str().unwrap();
+    let base = ["grpc", "run", "--grpc-endpoint", &server.grpc, "--http-endpoint", &server.http];
+    let all = [&base[..], &["--http-mapping", "connect", "--descriptor-set", descriptors], &args].concat();
+    let table = String::from_utf8_lossy(&run(&all, &[]).stdout).into_owned();
+    let heading = table.lines().next().unwrap_or_default();
+    // Open loop the clients bound nothing: the heading says the load offered.
+    assert!(heading.contains("; 40 calls a round at 200/s constant, at most 1000 in flight,"), "{table}");
+    assert!(!heading.contains("2 clients x"), "{table}");
 }
 
 /// grpcio with reflection: asked for stats on its stdin, it answers on stdout.

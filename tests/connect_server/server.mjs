@@ -1,7 +1,8 @@
 // Connect for Node serving demo.v1.Store from a descriptor set (argv[2]),
 // with no generated code: gRPC on an h2c port, Connect's JSON protocol on
-// an HTTP/1.1 port, and GET /stats on the HTTP/1.1 port (the store's keys
-// and the calls each protocol answered), so tests read back what arrived.
+// an HTTP/1.1 port, and GET /stats on the HTTP/1.1 port (the store's keys,
+// the calls each protocol answered, and how many of them carried the
+// header "authorization: Bearer t0ken"), so tests read back what arrived.
 // Prints {"grpc":PORT,"http":PORT} once both listen.
 import http from "node:http";
 import http2 from "node:http2";
@@ -14,8 +15,13 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFileSync(process.argv[2])));
 const store = new Map();
 const calls = {};
+const authorized = {};
 const count = (context) => {
-  calls[context.protocolName] = (calls[context.protocolName] ?? 0) + 1;
+  const protocol = context.protocolName;
+  calls[protocol] = (calls[protocol] ?? 0) + 1;
+  if (context.requestHeader.get("authorization") === "Bearer t0ken") {
+    authorized[protocol] = (authorized[protocol] ?? 0) + 1;
+  }
 };
 
 const service = {
@@ -57,7 +63,7 @@ const connect = connectNodeAdapter({ routes });
 const stats = (request, response) => {
   if (request.url === "/stats") {
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ keys: [...store.keys()].sort(), calls }));
+    response.end(JSON.stringify({ keys: [...store.keys()].sort(), calls, authorized }));
     return;
   }
   connect(request, response);

@@ -187,12 +187,20 @@ impl GrpcReport {
             true => format!(", HTTP/JSON {} at {}", c.http_mapping, c.http_endpoint),
             false => String::new(),
         };
+        // Open loop, the pacer sends a round's calls and --max-in-flight,
+        // not the clients, bounds how many are out at once.
+        let load = match &c.open_loop {
+            Some(open) => {
+                format!("{} a round at {}", plural(c.clients as usize * c.requests as usize, "call"), open.said())
+            }
+            None => {
+                format!("{} x {} a round", plural(c.clients as usize, "client"), plural(c.requests as usize, "call"))
+            }
+        };
         format!(
-            "{}: gRPC at {}{http}; {} x {} a round, client on {}",
+            "{}: gRPC at {}{http}; {load}, client on {}",
             c.method,
             c.grpc_endpoint,
-            plural(c.clients as usize, "client"),
-            plural(c.requests as usize, "call"),
             plural(c.client_threads, "thread")
         )
     }

@@ -167,8 +167,9 @@ pub fn figures(transports: &[CallSummary], metric: Metric, transport: Option<Tra
                 Metric::P99 => seconds(t.latency.p99_ms),
                 Metric::Throughput => t.ops_per_s,
                 Metric::Errors => Some(t.errors as f64),
-                // Calls are not retried: there is no such figure.
-                Metric::Retries | Metric::Ratio => None,
+                // Calls are never retried (a refused call is an error): none were.
+                Metric::Retries => Some(0.0),
+                Metric::Ratio => None,
             };
             (t.transport.name().to_string(), value)
         })
