@@ -351,4 +351,5 @@ fn mutual_tls_on_both_transports_with_certificates_made_here() {
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert_eq!(report["outcome"], "setup_failed", "{report}");
     assert!(said.contains("the check before the rounds failed: cannot reach"), "{said}");
+    assert!(said.contains("--cert and --key, if the server asks for a client certificate"), "{said}");
 }

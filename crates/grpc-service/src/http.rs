@@ -172,7 +172,16 @@ fn decode_text(
 
 fn connection_error(e: &reqwest::Error) -> ServiceError {
     let at = e.url().map(|u| u.origin().ascii_serialization()).unwrap_or_default();
-    ServiceError::Connection(format!("cannot reach {at} over HTTP ({}): check --http-endpoint", root_cause(e)))
+    // Under TLS 1.3 a server that wants a client certificate and got none
+    // closes the connection after the handshake: said as what it may be.
+    let certificate = match at.starts_with("https://") {
+        true => " (and --cert and --key, if the server asks for a client certificate)",
+        false => "",
+    };
+    ServiceError::Connection(format!(
+        "cannot reach {at} over HTTP ({}): check --http-endpoint{certificate}",
+        root_cause(e)
+    ))
 }
 
 /// An error answer: counted by its HTTP status, said by its message
