@@ -224,27 +224,58 @@ fn bad_input_is_one_sentence_and_exit_2() {
     }
 }
 
+/// The middle of three runs' figure.
+fn median_of(runs: &[Value], transport: &str, field: &str) -> f64 {
+    let mut v: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            let t = r["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+            t[field].as_f64().unwrap()
+        })
+        .collect();
+    assert_eq!(v.len(), 3, "{v:?}");
+    v.sort_by(f64::total_cmp);
+    v[1]
+}
+
 /// The lowest and highest of three figures.
 fn range_of(v: Vec<f64>) -> (f64, f64) {
     assert_eq!(v.len(), 3, "{v:?}");
     (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max))
 }
 
+/// The tool on CPU 0 alone (`taskset`): the server pinned to CPU 1 keeps its own.
+fn run_on_cpu_0(args: &[&str]) -> (std::process::Output, Value) {
+    let binary = common::binary();
+    let output = std::process::Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(&binary)
+        .args(args)
+        .output()
+        .expect("taskset (util-linux) runs");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    (output, report)
+}
+
 #[test]
 fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
-    // fsync on, as etcd is deployed: without it, on 2 CPUs shared with etcd,
-    // the client's CPU sets the rate, and the dynamic client's extra CPU per
-    // call (bench grpc_dynamic_cpu) shows as a lower rate in this unoptimized
-    // test build.
+    // fsync on, as etcd is deployed, and etcd on a CPU of its own, as on a
+    // server of its own: sharing 2 CPUs, the client's CPU would set the
+    // server's rate, and the dynamic client's extra CPU per call (bench
+    // grpc_dynamic_cpu) would show as a lower rate in this unoptimized build.
     let etcd = Etcd::start_durable();
-    let shape = ["--clients", "4", "--requests", "200", "--iterations", "3"];
+    etcd.pin_to_cpu(1);
+    let shape = ["--clients", "4", "--requests", "500", "--iterations", "3"];
     // etcd run's keys: `gcs-speed-tui/RUN/` and 8 digits; its 256 B value: a-z repeated.
     let value: String = (0..256).map(|i| (b'a' + (i % 26) as u8) as char).collect();
     let value = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, value);
     let data = format!(r#"{{"key":"{{{{base64 gcs-speed-tui/{{{{run}}}}/{{{{seq 8}}}}}}}}","value":"{value}"}}"#);
     let cleanup = r#"{"key":"{{base64 gcs-speed-tui/{{run}}/}}","range_end":"{{base64 gcs-speed-tui/{{run}}0}}"}"#;
+    let proto = etcd_proto();
     let dynamic = [
-        &["--method", "etcdserverpb.KV/Put", "--data", &data, "--ignore-field", "header.revision"][..],
+        &["grpc", "run", "--grpc-endpoint", &etcd.url, "--format", "json"][..],
+        &proto.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["--method", "etcdserverpb.KV/Put", "--data", &data, "--ignore-field", "header.revision"],
         &["--cleanup-method", "etcdserverpb.KV/DeleteRange", "--cleanup-data", cleanup],
         &shape,
     ]
@@ -257,12 +288,12 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
     };
     let (mut grpc_runs, mut etcd_runs) = (Vec::new(), Vec::new());
     for _ in 0..3 {
-        let (output, report) = grpc_run(&etcd, &dynamic);
+        let (output, report) = run_on_cpu_0(&dynamic);
         assert!(output.status.success(), "{}", stderr(&output));
         grpc_runs.push(report);
-        let output = run(&compiled, &[]);
+        let (output, report) = run_on_cpu_0(&compiled);
         assert!(output.status.success(), "{}", stderr(&output));
-        etcd_runs.push(serde_json::from_slice::<Value>(&output.stdout).unwrap());
+        etcd_runs.push(report);
     }
     for transport in ["grpc", "http-json"] {
         for field in ["ops_per_s", "wire_sent_per_op", "wire_received_per_op"] {
@@ -272,15 +303,26 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
                 "{transport} {field}: grpc run {low:.1}-{high:.1}, etcd run {compiled_low:.1}-{compiled_high:.1}"
             );
             eprintln!("{said}");
-            // Byte counts: the ranges of three runs each meet, with 1% of
-            // their size either way (a revision's digits move them).
-            // Calls/s: this unoptimized test build on 2 CPUs shared with
-            // etcd is client-bound, and the dynamic client may cost up to
-            // the 1.3x client CPU per call the issue allows (the release
-            // bench grpc_dynamic_cpu measures the rates alike): the ranges
-            // meet once the dynamic one is scaled by that.
-            let (scale, slack) = if field == "ops_per_s" { (1.3, 0.0) } else { (1.0, compiled_high * 0.01) };
-            assert!(high * scale + slack >= compiled_low && compiled_high + slack >= low, "{said}");
+            if field == "ops_per_s" {
+                // Rates: the medians within 1.3x either way. "The ranges of
+                // three runs each meet" fails by chance for two identical
+                // clients: all three of one below all three of the other
+                // has odds 1 in 20 each way (1 in C(6,3)), and this test
+                // saw it happen.
+                let (dynamic, compiled) =
+                    (median_of(&grpc_runs, transport, field), median_of(&etcd_runs, transport, field));
+                let ratio = dynamic / compiled;
+                eprintln!("{transport} calls/s medians: grpc run {dynamic:.0}, etcd run {compiled:.0}: {ratio:.3}x");
+                assert!(
+                    (1.0 / 1.3..=1.3).contains(&ratio),
+                    "{said}: medians {dynamic:.0} and {compiled:.0}, {ratio:.2}x"
+                );
+            } else {
+                // Byte counts: the ranges meet, with 1% of their size either
+                // way (a revision's digits move them).
+                let slack = compiled_high * 0.01;
+                assert!(high + slack >= compiled_low && compiled_high + slack >= low, "{said}");
+            }
         }
     }
     assert_eq!(etcd.count("gcs-speed-tui/", None), 0, "both runs deleted their keys");

@@ -111,6 +111,14 @@ impl Etcd {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// Moves every etcd thread onto CPU `cpu` (`taskset`, util-linux), so
+    /// that a client kept off it cannot take the server's CPU.
+    pub fn pin_to_cpu(&self, cpu: usize) {
+        let pid = self.child.id().to_string();
+        let pinned = Command::new("taskset").args(["-a", "-p", "-c", &cpu.to_string(), &pid]).output().unwrap();
+        assert!(pinned.status.success(), "taskset: {}", String::from_utf8_lossy(&pinned.stderr));
+    }
+
     /// Keys under `prefix` (as root when auth is on).
     pub fn count(&self, prefix: &str, user: Option<&str>) -> u64 {
         // etcdctl 3.4 has no --count-only; a range's count is the total whatever its limit.
