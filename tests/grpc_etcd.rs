@@ -224,15 +224,15 @@ fn bad_input_is_one_sentence_and_exit_2() {
     }
 }
 
+/// A transport's figure in a report's JSON.
+fn figure(report: &Value, transport: &str, field: &str) -> f64 {
+    let t = report["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
+    t[field].as_f64().unwrap_or_else(|| panic!("{transport} {field}: {t}"))
+}
+
 /// The middle of three runs' figure.
 fn median_of(runs: &[Value], transport: &str, field: &str) -> f64 {
-    let mut v: Vec<f64> = runs
-        .iter()
-        .map(|r| {
-            let t = r["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
-            t[field].as_f64().unwrap()
-        })
-        .collect();
+    let mut v: Vec<f64> = runs.iter().map(|r| figure(r, transport, field)).collect();
     assert_eq!(v.len(), 3, "{v:?}");
     v.sort_by(f64::total_cmp);
     v[1]
@@ -282,10 +282,6 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
     .concat();
     let compiled =
         [&["etcd", "run", "--endpoints", &etcd.url, "--format", "json", "--mode", "put"][..], &shape].concat();
-    let figures = |report: &Value, transport: &str, field: &str| {
-        let t = report["transports"].as_array().unwrap().iter().find(|t| t["transport"] == transport).unwrap();
-        t[field].as_f64().unwrap_or_else(|| panic!("{transport} {field}: {t}"))
-    };
     let (mut grpc_runs, mut etcd_runs) = (Vec::new(), Vec::new());
     for _ in 0..3 {
         let (output, report) = run_on_cpu_0(&dynamic);
@@ -297,7 +293,7 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
     }
     for transport in ["grpc", "http-json"] {
         for field in ["ops_per_s", "wire_sent_per_op", "wire_received_per_op"] {
-            let of = |runs: &[Value]| range_of(runs.iter().map(|r| figures(r, transport, field)).collect());
+            let of = |runs: &[Value]| range_of(runs.iter().map(|r| figure(r, transport, field)).collect());
             let ((low, high), (compiled_low, compiled_high)) = (of(&grpc_runs), of(&etcd_runs));
             let said = format!(
                 "{transport} {field}: grpc run {low:.1}-{high:.1}, etcd run {compiled_low:.1}-{compiled_high:.1}"
