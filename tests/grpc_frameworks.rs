@@ -172,9 +172,14 @@ fn open_loop_calls_arrive_at_the_rate_on_both_protocols() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     // Open loop, a round is clients x requests arrivals, paced at the rate.
     let arrivals = clients * requests;
-    for t in report["transports"].as_array().unwrap() {
+    let transports = report["transports"].as_array().unwrap();
+    assert_eq!(transports.len(), 2, "{report}");
+    for t in transports {
         assert_eq!(t["ops"], iterations * arrivals, "none dropped at 1000 in flight: {t}");
-        for round in report["rounds"].as_array().unwrap().iter().filter(|r| r["transport"] == t["transport"]) {
+        let rounds: Vec<&Value> =
+            report["rounds"].as_array().unwrap().iter().filter(|r| r["transport"] == t["transport"]).collect();
+        assert_eq!(rounds.len() as u64, iterations, "{report}");
+        for round in rounds {
             // 40 arrivals 5 ms apart: the last is sent 195 ms after the first.
             let elapsed = round["elapsed_s"].as_f64().unwrap();
             assert!(elapsed >= (arrivals - 1) as f64 / rate as f64, "{round}");
