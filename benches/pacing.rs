@@ -84,7 +84,7 @@ fn main() {
 fn baseline(rate: u32, seconds: u32) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (_, tally) = runtime.block_on(async {
-        let open = OpenLoop { rate: rate as f64, spacing: Spacing::Constant, max_in_flight: 1000 };
+        let open = OpenLoop { rate: rate as f64, spacing: Spacing::Constant, max_in_flight: 1000, round_s: None };
         let offsets = open.offsets((rate * seconds) as usize, 1);
         let stop = Arc::new(AtomicBool::new(false));
         run_paced(&open, offsets, stop, "pacer", |ticket| async move { drop(ticket.start()) }).await

@@ -1,5 +1,5 @@
 //! `etcd run --rate` against a real etcd: each mode's round sends its
-//! clients x requests arrivals at the offered rate, every arrival is
+//! rate x round-time arrivals at the offered rate, every arrival is
 //! accounted for (started, dropped or cut off), and the keys the puts wrote
 //! are the ones a closed round writes (read back with etcdctl, then gone).
 
@@ -9,12 +9,12 @@ use common::run;
 use etcd_server::Etcd;
 use serde_json::Value;
 
-/// 2 clients x 50 requests: 100 arrivals a round, at 500/s: 0.2 s each.
+/// 500/s for rounds of 0.2 s: 100 arrivals a round, over 2 clients.
 const ARGS: [&str; 11] = [
     "--clients",
     "2",
-    "--requests",
-    "50",
+    "--round-time",
+    "200ms",
     "--key-space",
     "100",
     "--rate",
@@ -23,7 +23,7 @@ const ARGS: [&str; 11] = [
     "3",
     "--warmup=false",
 ];
-const ARRIVALS_PER_ROUND: u64 = 2 * 50;
+const ARRIVALS_PER_ROUND: u64 = 500 / 5;
 const ROUNDS: u64 = 3;
 
 fn etcd_run(etcd: &Etcd, extra: &[&str]) -> Value {

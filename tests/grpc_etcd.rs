@@ -43,12 +43,12 @@ fn stderr(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// A put of key `bench/RUN/SEQ`, and the cleanup call that deletes `bench/RUN/`.
+/// A put of key `bench/RUN/TRANSPORT/SEQ`, and the cleanup call that deletes `bench/RUN/`.
 const PUT: [&str; 10] = [
     "--method",
     "etcdserverpb.KV/Put",
     "--data",
-    r#"{"key":"{{base64 bench/{{run}}/{{seq}}}}","value":"{{base64 v{{seq}}}}"}"#,
+    r#"{"key":"{{base64 bench/{{run}}/{{transport}}/{{seq}}}}","value":"{{base64 v{{seq}}}}"}"#,
     "--ignore-field",
     "header.revision",
     "--cleanup-method",
@@ -64,8 +64,13 @@ fn puts_go_over_both_transports_each_key_once_and_the_cleanup_call_deletes_them(
     etcd.ctl_ok(&["put", "someone-elses/key", "theirs"]);
     let (clients, requests, iterations) = (4u64, 25u64, 3u64);
     let shape = ["--clients", "4", "--requests", "25", "--iterations", "3", "--cleanup=false"];
+    let before = etcd.revision();
     let (output, report) = grpc_run(&etcd, &[&PUT[..], &shape].concat());
     assert!(output.status.success(), "{}", stderr(&output));
+    // Every put etcd applied, counted by etcd: per transport the check's
+    // call 0, a warmup of 100 per client (at most --requests) and the rounds.
+    let per_transport = 1 + clients * requests.min(100) + iterations * clients * requests;
+    assert_eq!(etcd.revision() - before, 2 * per_transport, "each transport's puts reached etcd");
     assert_eq!(report["target"], "grpc");
     assert_eq!(report["outcome"], "completed", "{report}");
     assert_eq!(report["config"]["http_mapping"], "POST /v3/kv/put (body *)", "etcd's own google.api.http rule");
@@ -88,11 +93,17 @@ fn puts_go_over_both_transports_each_key_once_and_the_cleanup_call_deletes_them(
     // clients x requests keys, each holding its own call's value.
     let run_id = report["run_id"].as_str().unwrap();
     let prefix = format!("bench/{run_id}/");
-    assert_eq!(etcd.count(&prefix, None), clients * requests);
-    for seq in [0, 37, clients * requests - 1] {
-        let value = etcd.ctl_ok(&["get", &format!("{prefix}{seq}"), "--print-value-only"]);
-        assert_eq!(value.trim(), format!("v{seq}"));
+    for transport in ["grpc", "http-json"] {
+        assert_eq!(etcd.count(&format!("{prefix}{transport}/"), None), clients * requests, "{transport}'s keys");
+        for seq in [0, 37, clients * requests - 1] {
+            let value = etcd.ctl_ok(&["get", &format!("{prefix}{transport}/{seq}"), "--print-value-only"]);
+            assert_eq!(value.trim(), format!("v{seq}"));
+        }
     }
+    // The same puts on both transports: the sampled calls answered alike.
+    let sampled = &report["sampled"];
+    assert_eq!(sampled["compared"], iterations * 34, "34 sampled calls a round: {sampled}");
+    assert_eq!(sampled["differed"], 0, "{sampled}");
     assert_eq!(report["cleanup"]["called"], false, "--cleanup=false: {}", report["cleanup"]);
     etcd.ctl_ok(&["del", "--prefix", &prefix]);
 
@@ -390,4 +401,75 @@ fn mutual_tls_on_both_transports_with_certificates_made_here() {
     assert_eq!(report["outcome"], "setup_failed", "{report}");
     assert!(said.contains("the check before the rounds failed: cannot reach"), "{said}");
     assert!(said.contains("--cert and --key, if the server asks for a client certificate"), "{said}");
+}
+
+/// A create-if-absent: a txn that puts `KEY` only while its version is 0.
+fn create_if_absent(key: &str) -> String {
+    format!(
+        r#"{{"compare":[{{"key":"{{{{base64 {key}}}}}","target":"VERSION","result":"EQUAL","version":"0"}}],"success":[{{"request_put":{{"key":"{{{{base64 {key}}}}}","value":"dg=="}}}}]}}"#
+    )
+}
+
+#[test]
+fn a_call_that_is_not_idempotent_does_the_same_work_on_both_transports_only_with_keys_of_its_own() {
+    let etcd = Etcd::start();
+    let (transports, rounds, clients, requests) = (2u64, 3u64, 2u64, 50u64);
+    let shape = ["--clients", "2", "--requests", "50", "--iterations", "3", "--warmup=false", "--cleanup=false"];
+    let txn = |key: &str, ignored: &[&str]| {
+        let data = create_if_absent(key);
+        // A txn's answer carries the store's revision twice: at its top and in its put's answer.
+        let revisions =
+            ["--ignore-field", "header.revision", "--ignore-field", "responses.response_put.header.revision"];
+        let mut args = [&["--method", "etcdserverpb.KV/Txn", "--data", &data][..], &revisions].concat();
+        for field in ignored {
+            args.extend(["--ignore-field", field]);
+        }
+        let (output, report) = grpc_run(&etcd, &[&args[..], &shape].concat());
+        assert!(output.status.success(), "{}", stderr(&output));
+        report
+    };
+
+    // A key of its own per transport and round: every call creates one.
+    let report = txn("bench/{{run}}/{{transport}}/{{round}}/{{seq}}", &[]);
+    let run_id = report["run_id"].as_str().unwrap();
+    let mut written = 0;
+    for transport in ["grpc", "http-json"] {
+        for round in 1..=rounds {
+            let keys = etcd.count(&format!("bench/{run_id}/{transport}/{round}/"), None);
+            assert_eq!(keys, clients * requests, "{transport} round {round}");
+            written += keys;
+        }
+    }
+    assert_eq!(written, transports * rounds * clients * requests);
+    assert_eq!(written, 600);
+    assert_eq!(report["sampled"]["differed"], 0, "{}", report["sampled"]);
+    let verdict = report["comparison"]["sentence"].as_str().unwrap();
+    let table = report_table(&report);
+    assert!(!table.contains("caution: the transports did different work"), "{verdict}");
+
+    // One key per call number for every round and transport: the first
+    // call of each number creates it, every later one finds it. The check's
+    // call 0 goes over http-json first (and creates key 0), so in round 1
+    // (http-json first) http-json creates keys 1..99 and gRPC finds them;
+    // rounds 2 and 3 find every key on both. A failed compare answers no
+    // responses: `responses` differs where `succeeded` was left out.
+    let report = txn("bench/{{run}}/{{seq}}", &["succeeded"]);
+    let run_id = report["run_id"].as_str().unwrap();
+    assert_eq!(etcd.count(&format!("bench/{run_id}/"), None), clients * requests, "one key per call number");
+    // 34 calls sampled a round, every (100 / 34 =) 2nd: 0, 2, ..., 66.
+    let sampled: Vec<u64> = (0..34).map(|i| i * (clients * requests / 34)).collect();
+    let differed_in_round_1 = sampled.iter().filter(|seq| **seq != 0).count() as u64;
+    let summary = &report["sampled"];
+    assert_eq!(summary["compared"], rounds * 34, "{summary}");
+    assert_eq!(summary["differed"], differed_in_round_1, "{summary}");
+    let caution = format!("responses differed in {differed_in_round_1} of {} sampled calls", rounds * 34);
+    let table = report_table(&report);
+    assert!(table.contains(&format!("caution: the transports did different work: {caution}")), "{table}");
+    etcd.ctl_ok(&["del", "--prefix", "bench/"]);
+}
+
+/// The report as its table says it, read back from its JSON.
+fn report_table(report: &Value) -> String {
+    let finished = Finished::from_json(report.clone()).expect("a report reads back");
+    finished.to_table()
 }

@@ -164,14 +164,14 @@ fn a_streaming_method_answers_alike_and_the_cleanup_method_deletes_the_runs_keys
 #[test]
 fn open_loop_calls_arrive_at_the_rate_on_both_protocols() {
     let server = ConnectServer::start();
-    let (clients, requests, iterations, rate) = (2u64, 20u64, 3u64, 200u64);
+    let (clients, iterations, rate, round_s) = (2u64, 3u64, 200u64, 0.2);
     let put = ["--method", "demo.v1.Store/Put", "--data", r#"{"key":"o/{{seq}}","value":"eA=="}"#];
-    let shape = ["--clients", "2", "--requests", "20", "--iterations", "3", "--rate", "200"];
+    let shape = ["--clients", "2", "--round-time", "200ms", "--iterations", "3", "--rate", "200"];
     // Calls are never retried, so a gate on retries holds.
     let (output, report) = grpc_run(&server, &[&put[..], &shape, &["--fail-if", "retries > 0"]].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    // Open loop, a round is clients x requests arrivals, paced at the rate.
-    let arrivals = clients * requests;
+    // Open loop, a round is rate x round-time arrivals, paced at the rate.
+    let arrivals = (rate as f64 * round_s) as u64;
     let transports = report["transports"].as_array().unwrap();
     assert_eq!(transports.len(), 2, "{report}");
     for t in transports {
@@ -185,15 +185,15 @@ fn open_loop_calls_arrive_at_the_rate_on_both_protocols() {
             assert!(elapsed >= (arrivals - 1) as f64 / rate as f64, "{round}");
         }
     }
-    // The server's count: the check's call, the warmup's (closed loop, all
-    // 20 a client) and every round's arrivals, on each protocol.
-    let per_protocol = 1 + clients * requests + iterations * arrivals;
+    // The server's count: the check's call, the warmup's (closed loop, a
+    // round's share a client: 20) and every round's arrivals, on each protocol.
+    let per_protocol = 1 + clients * (arrivals / clients) + iterations * arrivals;
     let stats = server.stats();
     assert_eq!(stats["calls"]["grpc"], per_protocol, "{stats}");
     assert_eq!(stats["calls"]["connect"], per_protocol, "{stats}");
     // The table's heading says the load as it was offered.
     let mut args = put.to_vec();
-    args.extend(["--clients", "2", "--requests", "20", "--iterations", "1", "--rate", "200"]);
+    args.extend(["--clients", "2", "--round-time", "200ms", "--iterations", "1", "--rate", "200"]);
     let descriptors = server.descriptors.path().to_str().unwrap();
     let base = ["grpc", "run", "--grpc-endpoint", &server.grpc, "--http-endpoint", &server.http];
     let all = [&base[..], &["--http-mapping", "connect", "--descriptor-set", descriptors], &args].concat();

@@ -73,7 +73,18 @@ fn three_hosts_merge_to_the_window_throughput_and_percentiles_worked_out_by_hand
     assert_eq!((json.runs, json.objects, json.errors), (12, 12, 0));
     let verdict = fleet_report.comparison.as_ref().unwrap();
     assert_eq!((verdict.faster, verdict.pairs, verdict.pairs_attempted), (Some(Grpc), 4, 4));
-    assert!((verdict.percent.unwrap() - (700.0 / 475.0 - 1.0) * 100.0).abs() < 1e-9);
+    // Its estimate: the geometric mean of the fleet's paired rounds, each the
+    // sum of the hosts' rates in it. JSON round k: a 100 + b (100, 200, 300,
+    // 400) + c 50 MiB in 1 s; gRPC: (a 100 + b 200 + c 50) MiB in 0.5 s = 700.
+    let json_rounds = [250.0f64, 350.0, 450.0, 550.0];
+    let geomean = (json_rounds.iter().map(|j| (700.0 / j).ln()).sum::<f64>() / 4.0).exp();
+    assert!((verdict.percent.unwrap() - (geomean - 1.0) * 100.0).abs() < 1e-9, "{:?}", verdict.percent);
+    // The window's rates stay beside it, said as pooled.
+    assert!(
+        fleet_report.summary_line().contains("pooled rates 700.00 vs 475.00 MiB/s"),
+        "{}",
+        fleet_report.summary_line()
+    );
     // Each host keeps its own figures, and its rounds and samples say whose they are.
     assert_eq!(fleet_report.hosts.iter().map(|h| h.host.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
     assert_eq!(fleet_report.rounds.iter().filter(|r| r.span.host == "b").count(), 8);

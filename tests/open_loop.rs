@@ -59,7 +59,9 @@ fn the_closed_loop_p99_hides_a_stall_that_the_open_loop_p99_shows() {
 
     let arrivals = ARRIVALS.to_string();
     let rate = RATE.to_string();
-    let open = report(&["--concurrency", &arrivals, "--iterations", "1", "--rate", &rate]);
+    // One round of 4 s at 100/s: the 400 arrivals.
+    let round_time = format!("{}s", ARRIVALS as f64 / RATE);
+    let open = report(&["--round-time", &round_time, "--iterations", "1", "--rate", &rate]);
     let open_p99 = open["transports"][0]["p99_s"].as_f64().unwrap();
     // Service time adds a millisecond or so; the pacer is not late by more.
     assert!(
@@ -70,6 +72,20 @@ fn the_closed_loop_p99_hides_a_stall_that_the_open_loop_p99_shows() {
     assert_eq!(figures["offered"].as_u64(), Some(ARRIVALS as u64));
     assert_eq!(figures["started"].as_u64(), Some(ARRIVALS as u64));
     assert_eq!(figures["dropped"].as_u64(), Some(0), "100 in flight is far below the default 1000");
+    // The pacer kept the schedule through the pause: the server held the
+    // answers, not the starts.
+    let achieved = figures["achieved_rate"].as_f64().unwrap();
+    assert!((achieved / RATE - 1.0).abs() < 0.02, "started {achieved}/s of {RATE}/s");
+    // The server's pause did not hold the starts: an arrival started late
+    // would wait out the pause (1 s). When the pause ends a hundred answers
+    // land at once on this 2-core machine and some starts slip by a few
+    // milliseconds: the client's lag, counted and said as the client's.
+    let lateness_p99_ms = figures["lateness_p99_ms"].as_f64().unwrap();
+    assert!(lateness_p99_ms < 100.0, "starts waited {lateness_p99_ms} ms for the server");
+    let late = figures["late"].as_u64().unwrap();
+    if let Some(why) = figures["not_sustained"].as_str() {
+        assert!(late > 0 && why.starts_with("the client started") && !why.contains("dropped"), "{why}");
+    }
     let service_p99_ms = figures["service_p99_ms"].as_f64().unwrap();
     assert!(service_p99_ms / 1000.0 >= expected_open_p99 - 0.03, "the held arrivals' service took the pause too");
 
@@ -85,4 +101,50 @@ fn the_closed_loop_p99_hides_a_stall_that_the_open_loop_p99_shows() {
         "stall: open-loop p99 {open_p99:.3} s (the schedule gives {expected_open_p99:.3} s), \
          closed-loop p99 {closed_p99:.4} s, closed-loop slowest {closed_max:.3} s"
     );
+}
+
+#[test]
+fn a_rate_for_a_duration_offers_rate_times_duration_arrivals_over_that_time() {
+    // As wrk2, k6 and vegeta read it: 100/s for 4 s is 400 arrivals, here
+    // in 4 paced rounds of 1 s, whatever a closed round's size would be.
+    let base = ["run", "--transports", "http-json", "--size", "64KiB", "--warmup=false", "--format", "json"];
+    let output = run(&[&base[..], &["--rate", "100", "--duration", "4s"]].concat(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (rate, seconds) = (100.0, 4.0);
+    let expected = (rate * seconds) as u64;
+    let figures = &report["open_loop"][0]["transports"][0];
+    assert_eq!(figures["offered"].as_u64(), Some(expected));
+    let started = figures["started"].as_u64().unwrap();
+    assert!((expected * 9 / 10..=expected * 11 / 10).contains(&started), "started {started} of {expected}");
+    let achieved = figures["achieved_rate"].as_f64().unwrap();
+    assert!((achieved / rate - 1.0).abs() < 0.05, "started {achieved}/s of {rate}/s");
+    // Over about 4 s of rounds (each ends when its last answer comes).
+    let rounds = report["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4);
+    let busy: f64 = rounds.iter().map(|r| r["elapsed_s"].as_f64().unwrap()).sum();
+    assert!((seconds * 0.95..seconds * 1.5).contains(&busy), "the rounds took {busy} s");
+    // The uploads the server stored match the starts: objects per second near the offer.
+    let objects: u64 = report["transports"][0]["objects"].as_u64().unwrap();
+    assert_eq!(objects, started);
+}
+
+#[test]
+fn open_loop_flags_without_a_rate_are_refused_and_a_rate_too_low_for_a_round_too() {
+    for (flags, says) in [
+        (&["--arrivals", "poisson"][..], "--arrivals poisson is for open loop: add --rate"),
+        (&["--max-in-flight", "50"][..], "--max-in-flight is for open loop: add --rate"),
+        (&["--round-time", "2s"][..], "--round-time is for open loop: add --rate"),
+        (
+            &["--rate", "0.5"][..],
+            "--rate 0.5/s offers under one arrival in a round of 1s: raise --rate, or give --round-time 2s",
+        ),
+        (&["--rate", "100", "--until-stable", "5%"][..], "--until-stable watches the throughput's interval"),
+    ] {
+        let output = run(&[&["run", "--transports", "http-json"][..], flags].concat(), &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one sentence: {stderr}");
+    }
 }

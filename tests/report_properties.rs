@@ -87,6 +87,19 @@ fn assert_report_says_only_what_was_measured(report: &RunReport) -> Result<(), T
     // (A whole word "0.00": "100.00 MiB/s" is a measured figure.)
     let rounded_to_zero = text.split(|c: char| c.is_whitespace() || c == '(').any(|w| w == "0.00" || w == "0.000x");
     prop_assert!(!rounded_to_zero, "{}", text);
+    // Every ratio quoted beside an interval is inside it (its own estimate).
+    for figure in report.ratios() {
+        if let (Some(ratio), Some((low, high))) = (figure.ratio, figure.interval) {
+            let inside = low <= ratio * (1.0 + 1e-12) && ratio <= high * (1.0 + 1e-12);
+            prop_assert!(inside, "{}: {} outside {} to {}", figure.name, ratio, low, high);
+        }
+    }
+    for verdict in &report.verdicts {
+        let c = &verdict.comparison;
+        if let (Some(percent), Some(low), Some(high)) = (c.percent, c.ci_low, c.ci_high) {
+            prop_assert!(low <= percent + 1e-9 && percent <= high + 1e-9, "{} outside {} to {}", percent, low, high);
+        }
+    }
     // A winner only from enough complete pairs, for every operation.
     for verdict in &report.verdicts {
         prop_assert_eq!(verdict.comparison.faster.is_some(), verdict.comparison.pairs >= MIN_PAIRS);

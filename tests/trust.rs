@@ -136,7 +136,13 @@ async fn the_json_report_carries_the_comparison_and_the_environment() {
         assert!(!comparison[field].is_null(), "comparison.{field}");
     }
     assert_eq!(comparison["pairs"], 3);
-    assert_eq!(comparison["method"], "95% t interval on per-pair log throughput ratios");
+    assert_eq!(
+        comparison["method"],
+        "geometric mean of per-pair throughput ratios, with the 95% t interval of their logs"
+    );
+    // The percent quoted is inside the interval it is quoted beside.
+    let percent = comparison["percent"].as_f64().unwrap();
+    assert!(comparison["ci_low"].as_f64().unwrap() <= percent && percent <= comparison["ci_high"].as_f64().unwrap());
     let environment = &json["environment"];
     assert_eq!(environment["os"], std::env::consts::OS);
     assert!(environment["cpus"].as_u64().unwrap() >= 1);

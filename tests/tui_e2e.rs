@@ -203,12 +203,12 @@ fn a_sweep_of_size_and_concurrency_runs_from_the_form_and_is_drawn_at_100x30() {
     tmux.type_text(&format!("{} --iterations 3; echo EXIT=$?", binary().display()));
     tmux.keys(&["Enter"]);
     tmux.wait_for("ready", Duration::from_secs(10));
-    // Past the 11 essential fields to "▸ advanced", open it, then down to Sweep (its eighth field).
+    // Past the 11 essential fields to "▸ advanced", open it, then down to Sweep (its ninth field).
     tmux.keys(&["End"]);
     let mut keys = vec!["Home"];
     keys.extend(["Down"; 11]);
     keys.push("Enter");
-    keys.extend(["Down"; 8]);
+    keys.extend(["Down"; 9]);
     keys.extend(["Enter", "C-u"]);
     tmux.keys(&keys);
     tmux.type_text("size=64KiB,1MiB; concurrency=1,4");

@@ -240,7 +240,7 @@ fn the_comparison_scrolls_and_says_what_lies_beyond() {
     press(&mut app, KeyCode::Down);
     // The comparison's last sentence: run #2's pair ratios (3.8, 1.93, 1.30)
     // put its interval's ends about 15x apart (0.55x to 8.2x), around no change.
-    let last = "#2: no verdict yet (http-json 16.00 vs grpc 8.31 MiB/s; the 95% interval is too wide to read (its ends over 2.5x apart): run more rounds, 3 pairs)";
+    let last = "#2: no verdict yet (pooled rates http-json 16.00 vs grpc 8.31 MiB/s; the 95% interval is too wide to read (its ends over 2.5x apart): run more rounds, 3 pairs)";
     let (first, text) = comparison_pane(&app, 100, 30);
     assert!(!text.contains(last), "cut at 100x30 (else this test shows nothing):\n{first}");
     let below: usize = first

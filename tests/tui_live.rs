@@ -337,8 +337,8 @@ fn w1r3_in_progress() {
 #[test]
 fn open_loop_draws_each_rounds_p50_and_p99_from_intended_start_against_time() {
     let mut options = options("1KiB", "upload", "3");
-    (options.concurrency, options.rate) = ("4".into(), "100".into());
-    // Four uploads a round; http-json's last round meets a stall: two of its uploads wait 0.5 and 1.2 s.
+    (options.rate, options.round_time) = ("100".into(), "40ms".into());
+    // 100/s in rounds of 40 ms: four uploads a round; http-json's last round meets a stall: two of its uploads wait 0.5 and 1.2 s.
     let (calm, stalled) = (vec![0.001, 0.002, 0.003, 0.004], vec![0.001, 0.002, 0.5, 1.2]);
     let round = |kind, round: u32, times: &Vec<f64>| Part {
         kind,
@@ -365,7 +365,7 @@ fn open_loop_draws_each_rounds_p50_and_p99_from_intended_start_against_time() {
     let grpc = &app.live.as_ref().unwrap().lanes[1].round_latency;
     assert_eq!(grpc.len(), 2, "gRPC's last round has not ended");
     let screen = screen(&app, 120, 40);
-    assert!(screen.contains("latency") && screen.contains("p99 over p50"), "{screen}");
+    assert!(screen.contains("latency") && screen.contains("upper p99, lower p50"), "{screen}");
     // Whole decades around 2 ms and 1.2 s: 1 ms up to 10 s.
     for decade in ["│1 ms", "│10 ms", "│100 ms", "│1 s", "│10 s"] {
         assert!(

@@ -184,10 +184,9 @@ fn a_point_that_cannot_start_ends_the_sweep_and_says_which() {
 #[test]
 fn an_opened_sweep_is_drawn_and_its_points_are_runs_of_the_history() {
     use gcs_speed_tui::sweep::report::{PointReport, SweepReport, SweepSaid};
-    let point = |size: &str, bytes: u64, json, grpc, ran| PointReport {
-        point: [("size".to_string(), size.to_string())].into(),
-        ran,
-        report: Finished::Gcs(Box::new(report_sized(&format!("p{ran}"), bytes, json, grpc))),
+    let point = |size: &str, bytes: u64, json, grpc, ran| {
+        let report = Finished::Gcs(Box::new(report_sized(&format!("p{ran}"), bytes, json, grpc)));
+        PointReport::of([("size".to_string(), size.to_string())].into(), ran, report)
     };
     let saved = SweepReport {
         sweep: SweepSaid {

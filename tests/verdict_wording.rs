@@ -24,7 +24,7 @@ fn an_interval_too_wide_to_read_quotes_no_percentage() {
     let said = wide.sentence(RateUnit::MiB);
     assert_eq!(
         said,
-        "no verdict yet (http-json 2036.38 vs grpc 159.58 MiB/s; the 95% interval is too wide to read (its ends over 2.5x apart): run more rounds, 3 pairs)"
+        "no verdict yet (pooled rates http-json 2036.38 vs grpc 159.58 MiB/s; the 95% interval is too wide to read (its ends over 2.5x apart): run more rounds, 3 pairs)"
     );
     let faster = Comparison { significant: true, ci_low: Some(5.0), ..wide };
     let said = faster.sentence(RateUnit::MiB);

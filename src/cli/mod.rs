@@ -64,9 +64,10 @@ pub struct ReportArgs {
     /// figure the run did not measure counts as crossing.
     #[arg(long = "fail-if", value_name = "CONDITION")]
     pub fail_if: Vec<String>,
-    /// A full paired comparison at each value of an option:
-    /// OPTION=V1,V2,... (size=1MiB,16MiB; clients=1,10,100); repeat for a
-    /// grid. Points run in a shuffled order, so that drift over time does
+    /// A full paired comparison at each value of an option, named as its
+    /// flag: OPTION=V1,V2,... (rate=100,400,1600 anywhere; run:
+    /// size=1MiB,16MiB; etcd run and grpc run: clients=1,10,100); repeat for
+    /// a grid. Points run in a shuffled order, so that drift over time does
     /// not read as a trend; the report has a row per point.
     #[arg(long = "sweep", value_name = "OPTION=V1,V2,...")]
     pub sweep: Vec<String>,

@@ -69,6 +69,10 @@ fn load_one(path: &std::path::Path) -> Result<Loaded, String> {
     let mut loaded = inputs::load(std::slice::from_ref(&path.to_path_buf()))?;
     match loaded.len() {
         1 => Ok(loaded.remove(0)),
+        points if loaded[0].point.is_some() => Err(format!(
+            "{} is a sweep of {points} points, and compare compares two runs: open the sweeps side by side in the app (gcs-speed-tui --open FILE), or rerun the point in question on its own",
+            path.display()
+        )),
         _ => Err(format!("{} holds several reports: give one report per file (or merge them first)", path.display())),
     }
 }

@@ -45,7 +45,7 @@ pub fn merge_sweeps(loaded: &[Loaded]) -> Result<(SweepReport, Vec<String>), Str
             warnings.extend(fleet.apart.iter().map(|w| format!("point {said}: {w}")));
         }
         warnings.extend(caveats.into_iter().map(|w| format!("point {said}: {w}")));
-        merged.push(PointReport { point: values, ran: index + 1, report });
+        merged.push(PointReport::of(values, index + 1, report));
     }
     let sweep = SweepSaid {
         options: first.options.clone(),

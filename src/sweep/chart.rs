@@ -2,7 +2,7 @@
 //! 95% interval; over two, a heatmap of the ratio; over `--rate`, each
 //! transport's latency against the offered rate (where each one's knee is).
 
-use super::report::SweepReport;
+use super::report::{OPEN_LOOP_RATIO, SweepReport};
 use crate::engine::finished::RatioFigure;
 use crate::engine::plan::TransportKind;
 use charts::{Axes, Cell, RatioPoint, Series, heatmap_svg, lines_svg, ratio_svg, side_by_side};
@@ -22,7 +22,7 @@ pub fn ahead(figure: &RatioFigure) -> Option<TransportKind> {
 /// reads too for w1r3), in the order the first point that has each says them.
 pub fn operations(report: &SweepReport) -> Vec<String> {
     let mut operations: Vec<String> = Vec::new();
-    for name in report.points.iter().flat_map(|p| judged_on(&p.report)).map(|r| r.name) {
+    for name in report.points.iter().flat_map(|p| p.ratios.iter()).map(|r| r.name.clone()) {
         if !operations.contains(&name) {
             operations.push(name)
         }
@@ -64,36 +64,8 @@ pub fn figures<'a>(
     report: &'a SweepReport,
     operation: &'a str,
 ) -> impl Iterator<Item = (&'a super::report::PointReport, RatioFigure)> {
-    report.points.iter().filter_map(move |p| Some((p, judged_on(&p.report).into_iter().find(|r| r.name == operation)?)))
+    report.points.iter().filter_map(move |p| Some((p, p.ratios.iter().find(|r| r.name == operation)?.clone())))
 }
-
-/// What a point is drawn by: gRPC's rate over HTTP/JSON's; in open loop,
-/// where the offered rate sets both rates, p99 latency from intended start
-/// the other way up (HTTP/JSON's over gRPC's), so that above 1.0x is gRPC
-/// ahead in every picture.
-pub fn judged_on(report: &crate::finished::Finished) -> Vec<RatioFigure> {
-    let open = report.open_loop();
-    if open.is_empty() {
-        return report.ratios();
-    }
-    let flipped = |summary: &crate::engine::open_loop::OpenLoopSummary| {
-        let p99 = summary.ratios.iter().find(|r| r.percentile == "p99")?;
-        Some(RatioFigure {
-            name: format!("{OPEN_LOOP_RATIO} {}s", summary.work),
-            ratio: p99.grpc_over_json.filter(|r| *r > 0.0).map(|r| 1.0 / r),
-            interval: p99
-                .ci_low
-                .zip(p99.ci_high)
-                .filter(|(low, _)| *low > 0.0)
-                .map(|(low, high)| (1.0 / high, 1.0 / low)),
-            readable: p99.readable(),
-        })
-    };
-    open.iter().filter_map(flipped).collect()
-}
-
-/// How an open-loop point's figure is named: HTTP/JSON's p99 over gRPC's.
-pub const OPEN_LOOP_RATIO: &str = "http-json/grpc p99 latency of";
 
 fn ratios(report: &SweepReport, operation: &str, option: &str) -> String {
     let points: Vec<RatioPoint> = figures(report, operation)
@@ -101,14 +73,19 @@ fn ratios(report: &SweepReport, operation: &str, option: &str) -> String {
             label: point.point.get(option).cloned().unwrap_or_default(),
             ratio: figure.ratio,
             interval: figure.interval.filter(|_| figure.readable),
+            too_wide: figure.interval.is_some() && !figure.readable,
         })
         .collect();
-    let unit = report.points.first().map_or("", |p| p.report.unit().name());
-    let axis = match operation.starts_with(OPEN_LOOP_RATIO) {
-        true => "http-json p99 / grpc p99, from intended start".to_string(),
-        false => format!("grpc / http-json, {unit}"),
-    };
-    ratio_svg(&format!("{operation} by {option}"), option, &axis, &points)
+    ratio_svg(&format!("{operation} by {option}"), option, ratio_axis(operation), &points)
+}
+
+/// What a ratio picture's axis (and its legend) says it plots: a ratio,
+/// with no unit, and which way is gRPC ahead.
+pub fn ratio_axis(operation: &str) -> &'static str {
+    match operation.starts_with(OPEN_LOOP_RATIO) {
+        true => "http-json p99 / grpc p99 latency (above 1: grpc ahead)",
+        false => "grpc / http-json rate (above 1: grpc ahead)",
+    }
 }
 
 fn heatmap(report: &SweepReport, operation: &str, x: &str, y: &str) -> String {
@@ -123,18 +100,29 @@ fn heatmap(report: &SweepReport, operation: &str, x: &str, y: &str) -> String {
     heatmap_svg(&format!("{operation} by {x} and {y}"), (x, &columns), (y, &rows), &cells)
 }
 
-/// Each transport's p50 and p99 from intended start against the rate offered.
+/// Each transport's p50 and p99 from intended start against the rate
+/// offered: a line per transport and percentile at each value of the other
+/// options swept (a rate x size sweep draws each size's line apart).
 fn latency_against_rate(report: &SweepReport) -> String {
+    let others: Vec<&String> = report.sweep.options.iter().filter(|o| *o != "rate").collect();
+    let mut other_values: Vec<String> = Vec::new();
     let mut series: Vec<Series> = Vec::new();
     for point in &report.points {
+        let other = others.iter().filter_map(|o| Some(format!("{o}={}", point.point.get(*o)?))).collect::<Vec<_>>();
+        let other = other.join(" ");
+        if !other_values.contains(&other) {
+            other_values.push(other.clone());
+        }
+        let shade = other_values.iter().position(|v| *v == other).unwrap_or(0);
         for summary in point.report.open_loop() {
             for row in &summary.transports {
                 for (percentile, value) in [("p50", row.p50_ms), ("p99", row.p99_ms)] {
                     let Some(value) = value else { continue };
-                    let name = format!("{} {} {percentile}", row.transport.name(), summary.work);
+                    let name = format!("{} {} {percentile} {other}", row.transport.name(), summary.work);
+                    let name = name.trim_end().to_string();
                     let at = (summary.offered.rate, value);
-                    // A transport's colour; its p99 dashed.
-                    let (colour, dashed) = (row.transport as usize, percentile == "p99");
+                    // A transport's colour (another pair for each other value); its p99 dashed.
+                    let (colour, dashed) = (row.transport as usize + 2 * shade, percentile == "p99");
                     match series.iter_mut().find(|s| s.name == name) {
                         Some(line) => line.points.push(at),
                         None => series.push(Series { name, points: vec![at], colour, dashed }),
@@ -144,11 +132,15 @@ fn latency_against_rate(report: &SweepReport) -> String {
         }
     }
     series.iter_mut().for_each(|s| s.points.sort_by(|a, b| a.0.total_cmp(&b.0)));
+    let mut rates: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
     let axes = Axes {
         title: "latency from intended start against offered rate",
         x_label: "offered rate, per second (log)",
         y_label: "ms",
         log_x: true,
+        x_ticks: &rates,
     };
     lines_svg(&axes, &series)
 }

@@ -14,7 +14,7 @@ pub fn sweeps_in(loaded: &[Loaded]) -> Vec<SweepReport> {
             point.options.iter().filter_map(|o| Some(format!("{o}={}", point.values.get(o)?))).collect();
         // Its place in the run order (1 ran first), as the sweep's own report says it.
         let ran = point.ran_in_order.iter().position(|p| *p == said.join(" ")).map_or(0, |i| i + 1);
-        let report = PointReport { point: point.values.clone(), ran, report: item.report.clone() };
+        let report = PointReport::of(point.values.clone(), ran, item.report.clone());
         match sweeps.iter_mut().find(|(from, _)| *from == point.sweep) {
             Some((_, sweep)) => sweep.points.push(report),
             None => {

@@ -1,7 +1,10 @@
 //! A sweep's report: each point's full report (so that any of them reads
 //! as a run of its own), and the points side by side: each row's rate, its
-//! client CPU and connections, and gRPC's rate over HTTP/JSON's with the
-//! 95% interval of that ratio from the point's paired rounds.
+//! client CPU and connections, and the point's one ratio with its 95%
+//! interval from the point's paired rounds, above 1 gRPC ahead: gRPC's
+//! rate over HTTP/JSON's, or in open loop (where the offer sets both
+//! rates) HTTP/JSON's p99 latency over gRPC's. Table, sentence, JSON, CSV,
+//! chart and app all quote that one figure.
 
 use super::{Point, said};
 use crate::cli::Format;
@@ -38,12 +41,43 @@ pub struct PointReport {
     pub point: BTreeMap<String, String>,
     /// Its place in the run order: 1 ran first.
     pub ran: usize,
+    /// The point's ratio per operation (see `headline`): what every output
+    /// of the sweep quotes for it.
+    pub ratios: Vec<RatioFigure>,
     pub report: Finished,
+}
+
+/// How an open-loop point's figure is named: HTTP/JSON's p99 over gRPC's.
+pub const OPEN_LOOP_RATIO: &str = "http-json/grpc p99 latency of";
+
+/// What a point is judged on, above 1.0x gRPC ahead: gRPC's rate over
+/// HTTP/JSON's; in open loop, where the offered rate sets both rates, p99
+/// latency from intended start, HTTP/JSON's over gRPC's, as the open-loop
+/// verdict quotes it.
+pub fn headline(report: &Finished) -> Vec<RatioFigure> {
+    let open = report.open_loop();
+    if open.is_empty() {
+        return report.ratios();
+    }
+    let figure = |summary: &crate::engine::open_loop::OpenLoopSummary| {
+        let p99 = summary.ratios.iter().find(|r| r.percentile == "p99")?;
+        Some(RatioFigure {
+            name: format!("{OPEN_LOOP_RATIO} {}s", summary.work),
+            ratio: p99.json_over_grpc,
+            interval: p99.ci_low.zip(p99.ci_high),
+            readable: p99.readable(),
+        })
+    };
+    open.iter().filter_map(figure).collect()
 }
 
 impl PointReport {
     pub fn new(point: &Point, ran: usize, report: Finished) -> Self {
-        PointReport { point: point.iter().cloned().collect(), ran, report }
+        Self::of(point.iter().cloned().collect(), ran, report)
+    }
+
+    pub fn of(point: BTreeMap<String, String>, ran: usize, report: Finished) -> Self {
+        PointReport { point, ran, ratios: headline(&report), report }
     }
 
     /// The point as its options were given: `size=1MiB concurrency=4`.
@@ -80,24 +114,29 @@ fn rows(report: &SweepReport) -> Vec<[String; 6]> {
     let mut rows = Vec::new();
     for point in &report.points {
         let (finished, unit) = (&point.report, point.report.unit());
-        let (ratios, costs) = (finished.ratios(), finished.costs());
+        let costs = finished.costs();
         for (index, (_, name, rate)) in finished.row_rates().into_iter().enumerate() {
             let cost = costs.iter().find(|c| c.name == name);
-            let ratio = ratio_of(&ratios, &name).filter(|_| ratios.len() > 1 || index == 0);
+            let ratio = ratio_of(&point.ratios, &name).filter(|_| point.ratios.len() > 1 || index == 0);
             rows.push([
                 if index == 0 { point.said(&report.sweep.options) } else { String::new() },
                 name,
                 rate.map_or("-".into(), |r| format!("{} {}", unit.number(r), unit.name())),
                 cost.and_then(|c| c.cpu.clone()).unwrap_or_else(|| "-".into()),
                 cost.map_or("-".into(), |c| c.connections.to_string()),
-                ratio.map(ratio_said).unwrap_or_default(),
+                ratio.map(|r| format!("{} {}", ratio_said(r), measure_of(r))).unwrap_or_default(),
             ]);
         }
     }
     rows
 }
 
-const HEADERS: [&str; 6] = ["Point", "Row", "Rate", "Client CPU", "Conns", "gRPC/JSON"];
+/// What a ratio is of, briefly: `rate` or `p99`.
+fn measure_of(figure: &RatioFigure) -> &'static str {
+    if figure.name.starts_with(OPEN_LOOP_RATIO) { "of p99 latency" } else { "of rate" }
+}
+
+const HEADERS: [&str; 6] = ["Point", "Row", "Rate", "Client CPU", "Conns", "Ratio (above 1x: gRPC ahead)"];
 
 impl SweepReport {
     pub fn render(&self, format: Format) -> String {
@@ -145,28 +184,42 @@ impl SweepReport {
         out
     }
 
-    /// A row per point and report row: the point's options, then the row's figures.
+    /// A row per point and report row: the point's options, then the row's
+    /// figures, each column one number in the unit its name says.
     pub fn to_csv(&self) -> String {
         let options = &self.sweep.options;
-        let mut out =
-            options.join(",") + ",ran,row,transport,rate,unit,grpc_over_json,ci_low,ci_high,client_cpu,connections\n";
+        let rate_column =
+            self.points.first().map_or("rate".into(), |p| format!("rate_{}", unit_slug(p.report.unit().name())));
+        let mut out = options.join(",")
+            + &format!(
+                ",ran,row,transport,{rate_column},ratio_of,ratio,ratio_ci_low,ratio_ci_high,ratio_readable,p50_ms,p99_ms,latency_from,client_cpu_s_per_gib,client_cpu_us_per_item,connections\n"
+            );
         for point in &self.points {
             let (finished, unit) = (&point.report, point.report.unit());
-            let (ratios, costs) = (finished.ratios(), finished.costs());
+            let costs = finished.costs();
+            let latencies = finished.latency_histograms();
+            let from = if finished.open_loop().is_empty() { "request start" } else { "intended start" };
             for (transport, name, rate) in finished.row_rates() {
-                let ratio = ratio_of(&ratios, &name);
+                let ratio = ratio_of(&point.ratios, &name);
                 let cost = costs.iter().find(|c| c.name == name);
+                let latency = latencies.iter().find(|(row, h)| *row == name && !h.is_empty()).map(|(_, h)| h);
+                let ms = |q: f64| latency.map(|h| h.value_at_quantile(q) as f64 / 1000.0);
                 let number = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
                 let cells = options.iter().map(|o| csv_cell(&point.report_value(o))).chain([
                     point.ran.to_string(),
                     csv_cell(&name),
                     transport.name().to_string(),
                     number(rate.map(|r| unit.value(r))),
-                    unit.name().to_string(),
+                    ratio.map_or(String::new(), |r| measure_of(r).trim_start_matches("of ").replace(' ', "_")),
                     number(ratio.and_then(|r| r.ratio)),
                     number(ratio.and_then(|r| r.interval).map(|i| i.0)),
                     number(ratio.and_then(|r| r.interval).map(|i| i.1)),
-                    csv_cell(&cost.and_then(|c| c.cpu.clone()).unwrap_or_default()),
+                    ratio.map_or(String::new(), |r| r.readable.to_string()),
+                    number(ms(0.5)),
+                    number(ms(0.99)),
+                    latency.map_or(String::new(), |_| from.to_string()),
+                    number(cost.and_then(|c| c.cpu_s_per_gib)),
+                    number(cost.and_then(|c| c.cpu_us_per_item)),
                     cost.map_or(String::new(), |c| c.connections.to_string()),
                 ]);
                 out += &(cells.collect::<Vec<_>>().join(",") + "\n");
@@ -174,6 +227,11 @@ impl SweepReport {
         }
         out
     }
+}
+
+/// A rate unit as a column name's part: `MiB/s` as `mib_per_s`.
+fn unit_slug(unit: &str) -> String {
+    unit.to_lowercase().replace("/s", "_per_s").replace(['/', ' '], "_")
 }
 
 impl PointReport {

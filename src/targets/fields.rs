@@ -26,7 +26,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 47] = [
+pub const FIELDS: [FieldSpec; 48] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc", "grpc-read-object,grpc"], gcs.transports),
@@ -45,6 +45,7 @@ pub const FIELDS: [FieldSpec; 47] = [
     text!("rate", "Rate (open loop)", gcs.rate),
     choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
     text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("round_time", "Round time", gcs.round_time),
     text!("sweep", "Sweep", sweep),
     text!("sweep_budget", "Sweep budget", sweep_budget),
     text!("grpc_conn_pool", "gRPC channels", gcs.grpc_conn_pool),
@@ -80,7 +81,7 @@ pub const FIELDS: [FieldSpec; 47] = [
 /// with the GCS form.
 pub const ETCD_ESSENTIALS: usize = 9;
 
-pub const ETCD_FIELDS: [FieldSpec; 29] = [
+pub const ETCD_FIELDS: [FieldSpec; 30] = [
     choice!("target", "Target", &TARGETS, target),
     text!("endpoints", "Endpoints", etcd.endpoints),
     choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
@@ -101,6 +102,7 @@ pub const ETCD_FIELDS: [FieldSpec; 29] = [
     text!("rate", "Rate (open loop)", gcs.rate),
     choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
     text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("round_time", "Round time", gcs.round_time),
     text!("sweep", "Sweep", sweep),
     text!("sweep_budget", "Sweep budget", sweep_budget),
     text!("timeout", "Timeout", gcs.timeout),
@@ -116,7 +118,7 @@ pub const ETCD_FIELDS: [FieldSpec; 29] = [
 /// shared with the GCS form.
 pub const GRPC_ESSENTIALS: usize = 12;
 
-pub const GRPC_FIELDS: [FieldSpec; 35] = [
+pub const GRPC_FIELDS: [FieldSpec; 36] = [
     choice!("target", "Target", &TARGETS, target),
     text!("method", "Method", grpc.method),
     text!("proto", "Proto files", grpc.protos),
@@ -149,6 +151,7 @@ pub const GRPC_FIELDS: [FieldSpec; 35] = [
     text!("rate", "Rate (open loop)", gcs.rate),
     choice!("arrivals", "Arrivals", &["constant", "poisson"], gcs.arrivals),
     text!("max_in_flight", "Max in flight", gcs.max_in_flight),
+    text!("round_time", "Round time", gcs.round_time),
     text!("sweep", "Sweep", sweep),
     text!("sweep_budget", "Sweep budget", sweep_budget),
     text!("timeout", "Timeout", gcs.timeout),

@@ -93,5 +93,14 @@ fn gcs_welcome(options: &crate::config::Options) -> Welcome {
             "Both transports upload the same payload in turn; this pane shows their throughput live, and the table below compares them when the run ends.",
         )
     };
+    // Open loop: the offer sets the throughput; what the pane shows that
+    // tells the transports apart is latency from each arrival's intended start.
+    let what = match options.rate.trim() {
+        "" => what.to_string(),
+        rate => what.replace(
+            "this pane shows their throughput live",
+            &format!("arrivals come at {rate}/s, so this pane shows their latency from each one's intended start live"),
+        ),
+    };
     Welcome { verb, article: true, what: format!("{what}{reads_what}"), hint }
 }

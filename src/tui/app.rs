@@ -72,7 +72,7 @@ pub struct App {
     pub interrupted: Option<crate::signals::Interrupt>,
     /// The path being typed for an export, the report it is for, and whether
     /// the suggested name is still untouched (the first key typed replaces it).
-    pub export_prompt: Option<(tui_input::Input, Box<Finished>, bool)>,
+    pub export_prompt: Option<(tui_input::Input, super::export::Exported, bool)>,
     /// Lines of the results pane scrolled past (`]` and `[`): a merged
     /// report's rows can outgrow any window.
     pub results_scroll: u16,

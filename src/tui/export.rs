@@ -4,20 +4,50 @@
 
 use super::app::{App, Effect, Pane};
 use crate::finished::Finished;
+use crate::sweep::report::SweepReport;
 use engine::finished::Leftovers;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
+/// What `e` writes: the shown run, or the whole sweep shown (every point
+/// finished, as `run --sweep` writes it, so `--open` reads it back).
+pub enum Exported {
+    Run(Box<Finished>),
+    Sweep(Box<SweepReport>),
+}
+
+impl Exported {
+    fn suggested_path(&self) -> String {
+        match self {
+            Exported::Run(report) => format!("gcs-speed-tui-{}.json", report.run_id()),
+            Exported::Sweep(sweep) => {
+                let first = sweep.points.first().map_or("empty", |p| p.report.run_id());
+                format!("gcs-speed-tui-sweep-{first}.json")
+            }
+        }
+    }
+
+    fn contents(&self, csv: bool) -> String {
+        let format = if csv { crate::cli::Format::Csv } else { crate::cli::Format::Json };
+        match self {
+            Exported::Run(report) => report.render(format),
+            Exported::Sweep(sweep) => sweep.render(format),
+        }
+    }
+}
+
 impl App {
-    /// `e`: asks where to export the shown run, the default name filled in.
+    /// `e`: asks where to export the shown run (or sweep), the default name filled in.
     pub(super) fn export(&mut self) -> Vec<Effect> {
-        let report = match self.pane {
-            Pane::History => self.history.selected_run(),
-            Pane::Run => self.report.as_ref(),
+        let sweep = self.sweep.as_ref().filter(|s| self.showing_sweep && !s.points.is_empty());
+        let exported = match (self.pane, sweep) {
+            (Pane::Run, Some(sweep)) => Some(Exported::Sweep(Box::new(sweep.clone()))),
+            (Pane::History, _) => self.history.selected_run().map(|r| Exported::Run(Box::new(r.clone()))),
+            (Pane::Run, None) => self.report.as_ref().map(|r| Exported::Run(Box::new(r.clone()))),
         };
-        match report {
-            Some(report) => {
-                let path = format!("gcs-speed-tui-{}.json", report.run_id());
-                self.export_prompt = Some((tui_input::Input::new(path), Box::new(report.clone()), true));
+        match exported {
+            Some(exported) => {
+                let path = exported.suggested_path();
+                self.export_prompt = Some((tui_input::Input::new(path), exported, true));
             }
             None => self.status = Some("nothing to export yet: press r to run".into()),
         }
@@ -39,8 +69,7 @@ impl App {
                     self.status = Some("export cancelled: no path given".into());
                     return Vec::new();
                 }
-                let contents =
-                    if path.to_ascii_lowercase().ends_with(".csv") { report.to_csv() } else { report.to_json() + "\n" };
+                let contents = report.contents(path.to_ascii_lowercase().ends_with(".csv"));
                 return vec![Effect::Export { path, contents }];
             }
             _ => {

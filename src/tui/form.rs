@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 47);
+        assert_eq!(FIELDS.len(), 48);
         let form = Form::new(FormOptions::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");

@@ -119,6 +119,12 @@ impl Etcd {
         assert!(pinned.status.success(), "taskset: {}", String::from_utf8_lossy(&pinned.stderr));
     }
 
+    /// The store's revision: every put (and every txn that writes) adds one.
+    pub fn revision(&self) -> u64 {
+        let json: serde_json::Value = serde_json::from_str(&self.ctl_ok(&["get", "-w", "json", "x"])).unwrap();
+        json["header"]["revision"].as_u64().expect("a revision")
+    }
+
     /// Keys under `prefix` (as root when auth is on).
     pub fn count(&self, prefix: &str, user: Option<&str>) -> u64 {
         // etcdctl 3.4 has no --count-only; a range's count is the total whatever its limit.

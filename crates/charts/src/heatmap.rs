@@ -1,6 +1,7 @@
-//! A sweep over two options: one cell per point, its colour the gRPC/JSON
-//! ratio (blue: gRPC ahead, orange: HTTP/JSON ahead, white: even), its
-//! text the ratio, marked `?` when the interval is too wide to read.
+//! A sweep over two options: one cell per point, its colour the ratio
+//! (blue: gRPC ahead, orange: HTTP/JSON ahead, white: even), its text the
+//! ratio, marked `?` when the interval is too wide to read or crosses 1x;
+//! a key under the grid says so.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -37,9 +38,11 @@ fn draw(
     cells: &[Cell],
 ) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (root, key_area) = root.split_vertically(super::HEIGHT - KEY_HEIGHT);
+    key(&key_area)?;
     let (width, height) = (columns.len().max(1) as f64, rows.len().max(1) as f64);
-    let mut chart = ChartBuilder::on(root)
-        .caption(format!("{title} (?: not significant, or too wide to read)"), ("sans-serif", 18))
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(80)
@@ -77,6 +80,27 @@ fn draw(
         chart.draw_series([Text::new(said, (x + 0.5, y + 0.5), style)]).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// The key's height under the grid, in pixels.
+const KEY_HEIGHT: u32 = 30;
+
+/// What the colours and marks mean: a swatch for each way, and `?`.
+fn key(area: &DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), String> {
+    let entries = [
+        (shade(0.5), "http-json ahead (full at 0.5x)"),
+        (shade(1.0), "even (1x)"),
+        (shade(2.0), "grpc ahead (full at 2x)"),
+    ];
+    let mut x = 16;
+    for (colour, said) in entries {
+        area.draw(&Rectangle::new([(x, 6), (x + 16, 22)], colour.filled())).map_err(|e| e.to_string())?;
+        area.draw(&Rectangle::new([(x, 6), (x + 16, 22)], BLACK.stroke_width(1))).map_err(|e| e.to_string())?;
+        area.draw(&Text::new(said, (x + 22, 8), ("sans-serif", 13))).map_err(|e| e.to_string())?;
+        x += 24 + 6 * said.len() as i32;
+    }
+    area.draw(&Text::new("?: not significant, or too wide to read", (x, 8), ("sans-serif", 13)))
+        .map_err(|e| e.to_string())
 }
 
 /// White at 1.0x, deepening to blue as gRPC gets ahead (full at 2x) and to

@@ -1,5 +1,6 @@
 //! Lines over a numeric x axis, one per series, with a legend.
 
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 
 /// One line: its name (the legend), its points in x order, its colour
@@ -19,7 +20,13 @@ pub struct Axes<'a> {
     pub y_label: &'a str,
     /// A logarithmic x axis (offered rates, sizes).
     pub log_x: bool,
+    /// Where a log axis is labelled: the values swept (empty: plotters' choice).
+    pub x_ticks: &'a [f64],
 }
+
+/// How far above the highest point the y axis goes: the top third is the
+/// legend's, so that it covers no point.
+const HEADROOM: f64 = 1.5;
 
 /// The series as lines with their points marked; an empty picture says so.
 pub fn lines_svg(axes: &Axes, series: &[Series]) -> String {
@@ -43,11 +50,12 @@ fn draw(root: &DrawingArea<SVGBackend, plotters::coord::Shift>, axes: &Axes, ser
     let mut builder = ChartBuilder::on(root);
     builder.caption(axes.title, ("sans-serif", 20)).margin(12).x_label_area_size(40).y_label_area_size(64);
     if axes.log_x {
-        let mut chart =
-            builder.build_cartesian_2d((x_low..x_high).log_scale(), 0.0..y_high).map_err(|e| e.to_string())?;
+        let ticks = axes.x_ticks.to_vec();
+        let x = (x_low..x_high).log_scale().with_key_points(ticks);
+        let mut chart = builder.build_cartesian_2d(x, 0.0..y_high).map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_labels(6)
+            .x_labels(axes.x_ticks.len().max(6))
             .x_label_formatter(&|x| units::significant(*x, 2))
             .x_desc(axes.x_label)
             .y_desc(axes.y_label)
@@ -88,7 +96,7 @@ where
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
+        .position(SeriesLabelPosition::UpperLeft)
         .draw()
         .map_err(|e| e.to_string())
 }
@@ -107,5 +115,5 @@ fn bounds(points: &[(f64, f64)], log_x: bool) -> Option<((f64, f64), (f64, f64))
         (false, true) => (x_low - (x_high - x_low) * 0.03, x_high + (x_high - x_low) * 0.03),
         (false, false) => (x_low - 1.0, x_high + 1.0),
     };
-    Some(((x_low, x_high), (0.0, if y_high > 0.0 { y_high * 1.15 } else { 1.0 })))
+    Some(((x_low, x_high), (0.0, if y_high > 0.0 { y_high * HEADROOM } else { 1.0 })))
 }

@@ -1,5 +1,7 @@
-//! A sweep over one option: gRPC's rate over HTTP/JSON's at each point,
-//! with its 95% interval as a bar, and the line of no difference (1.0x).
+//! A sweep over one option: each point's ratio (above 1.0x gRPC ahead),
+//! with its 95% interval as a bar, a hollow point marked `?` where the
+//! interval is too wide to read, and the line of no difference (1.0x). The
+//! legend sits in headroom above the points, so it covers none.
 
 use plotters::prelude::*;
 
@@ -10,7 +12,12 @@ pub struct RatioPoint {
     pub ratio: Option<f64>,
     /// The 95% interval, when there is one narrow enough to read.
     pub interval: Option<(f64, f64)>,
+    /// There is an interval, but too wide to read: drawn hollow, marked `?`.
+    pub too_wide: bool,
 }
+
+/// How far above the highest point the y axis goes: the top third is the legend's.
+const HEADROOM: f64 = 1.5;
 
 /// The points in order along the x axis (one slot each, labelled by value).
 pub fn ratio_svg(title: &str, option: &str, what: &str, points: &[RatioPoint]) -> String {
@@ -32,7 +39,7 @@ fn draw(
 ) -> Result<(), String> {
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let highs = points.iter().filter_map(|p| p.interval.map(|i| i.1).or(p.ratio));
-    let y_high = highs.fold(1.0f64, f64::max) * 1.15;
+    let y_high = highs.fold(1.0f64, f64::max) * HEADROOM;
     let slots = points.len().max(1) as f64;
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
@@ -64,11 +71,22 @@ fn draw(
     chart
         .draw_series(LineSeries::new(measured.iter().copied(), colour.stroke_width(2)))
         .map_err(|e| e.to_string())?
-        .label("grpc / http-json, bars: 95% interval")
+        .label(format!("{what}; bars: 95% interval"))
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
-    chart
-        .draw_series(measured.iter().map(|&(x, y)| Circle::new((x, y), 4, colour.filled())))
-        .map_err(|e| e.to_string())?;
+    let readable =
+        points.iter().enumerate().filter(|(_, p)| !p.too_wide).filter_map(|(i, p)| Some((i as f64, p.ratio?)));
+    chart.draw_series(readable.map(|(x, y)| Circle::new((x, y), 4, colour.filled()))).map_err(|e| e.to_string())?;
+    let wide: Vec<(f64, f64)> =
+        points.iter().enumerate().filter(|(_, p)| p.too_wide).filter_map(|(i, p)| Some((i as f64, p.ratio?))).collect();
+    if !wide.is_empty() {
+        chart
+            .draw_series(wide.iter().map(|&(x, y)| Circle::new((x, y), 5, colour.stroke_width(2))))
+            .map_err(|e| e.to_string())?
+            .label("hollow, ?: 95% interval too wide to read")
+            .legend(move |(x, y)| Circle::new((x + 10, y), 5, colour.stroke_width(2)));
+        let mark = |(x, y): (f64, f64)| Text::new("?", (x + 0.08, y), ("sans-serif", 16).into_font());
+        chart.draw_series(wide.iter().copied().map(mark)).map_err(|e| e.to_string())?;
+    }
     let bars = points.iter().enumerate().filter_map(|(i, p)| {
         let (low, high) = p.interval?;
         Some(PathElement::new(vec![(i as f64, low), (i as f64, high)], colour.stroke_width(2)))

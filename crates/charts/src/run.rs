@@ -27,7 +27,8 @@ pub fn throughput_svg(run: &dyn FinishedRun) -> String {
     series.iter_mut().for_each(|s| s.points.sort_by(|a, b| a.0.total_cmp(&b.0)));
     let unit = run.unit().name();
     let title = format!("{}: each round's rate", run.short_target());
-    let axes = Axes { title: &title, x_label: "seconds into the timed rounds", y_label: unit, log_x: false };
+    let axes =
+        Axes { title: &title, x_label: "seconds into the timed rounds", y_label: unit, log_x: false, x_ticks: &[] };
     lines_svg(&axes, &series)
 }
 
@@ -47,8 +48,13 @@ pub fn latency_svg(run: &dyn FinishedRun) -> String {
         })
         .collect();
     let title = format!("latency by percentile{open_loop}");
-    let axes =
-        Axes { title: &title, x_label: "nines: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9", y_label: "ms", log_x: false };
+    let axes = Axes {
+        title: &title,
+        x_label: "nines: 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9",
+        y_label: "ms",
+        log_x: false,
+        x_ticks: &[],
+    };
     lines_svg(&axes, &series)
 }
 

@@ -110,6 +110,9 @@ pub fn parse_rule(text: &str) -> Result<(Fault, u64), String> {
         }
         None => (text, 1),
     };
+    if let Some((instruction, rest)) = text.split_once([',', ';', ' ']).filter(|(_, rest)| rest.starts_with("every")) {
+        return Err(format!("'{text}': write {instruction}:{rest}, with a colon before every="));
+    }
     Ok((Fault::parse(instruction)?, every))
 }
 
@@ -221,6 +224,11 @@ mod tests {
             .collect();
         assert_eq!(hits, [Some(500), None, None, Some(429), None, None, Some(429)]);
         assert!(parse_rule("return-429:every=0").is_err());
+        let comma = parse_rule("pause-server-for-1s,every=200").unwrap_err();
+        assert_eq!(
+            comma,
+            "'pause-server-for-1s,every=200': write pause-server-for-1s:every=200, with a colon before every="
+        );
     }
 
     #[test]

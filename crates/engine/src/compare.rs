@@ -1,17 +1,18 @@
 //! The verdict between two transports, and how sure it is.
 //!
-//! The headline percent compares total throughputs (bytes / time), as the
-//! original tool did. Its uncertainty comes from the paired rounds: round i
-//! of one transport ran next to round i of the other, so each pair's log
-//! throughput ratio is one observation of the difference, with drift between
-//! pairs cancelled out. A Student t interval on their mean gives a 95%
-//! confidence interval for the ratio (its geometric mean), which is printed
-//! as percent.
+//! Round i of one transport ran next to round i of the other, so each
+//! pair's log throughput ratio is one observation of the difference, with
+//! drift between pairs cancelled out. The headline percent is the geometric
+//! mean of those ratios, and a Student t interval on the mean of their logs
+//! is its 95% confidence interval: the figure quoted beside an interval is
+//! always that interval's own estimate. Each transport's rate over all its
+//! complete rounds is kept beside it, and said as pooled: it can differ
+//! from the paired estimate when rounds differ in length.
 
 use crate::plan::TransportKind;
 use units::RateUnit;
 
-pub const METHOD: &str = "95% t interval on per-pair log throughput ratios";
+pub const METHOD: &str = "geometric mean of per-pair throughput ratios, with the 95% t interval of their logs";
 /// Fewer pairs than this give no interval.
 pub const MIN_PAIRS: usize = 3;
 
@@ -24,9 +25,11 @@ pub struct Comparison<U = MibRates> {
     /// The verdict's fields are null when there is no verdict (see `no_verdict`).
     pub faster: Option<TransportKind>,
     pub slower: Option<TransportKind>,
-    /// (faster / slower - 1) x 100, from total throughputs.
+    /// (faster / slower - 1) x 100, of the paired rounds' geometric mean
+    /// ratio: the interval's own point estimate.
     pub percent: Option<f64>,
-    /// The faster and slower transports' rates, in `U`'s unit.
+    /// The faster and slower transports' pooled rates (work over time of
+    /// all their complete rounds), in `U`'s unit.
     #[serde(flatten)]
     pub rates: U,
     /// The 95% interval of the same percent, from the paired rounds.
@@ -160,14 +163,18 @@ pub fn compare_rates<R: PairedRound, U: Rates>(
         };
         return Some(no_verdict(reason));
     }
+    // Which one is faster, and by how much, is the paired rounds' geometric
+    // mean: the estimate the interval is of.
+    let ab = paired_log_ratios(rounds, a, b);
+    let mean_ab = ab.iter().sum::<f64>() / ab.len() as f64;
     let (fast, slow, fast_rate, slow_rate) =
-        if a_rate >= b_rate { (a, b, a_rate, b_rate) } else { (b, a, b_rate, a_rate) };
+        if mean_ab >= 0.0 { (a, b, a_rate, b_rate) } else { (b, a, b_rate, a_rate) };
     let ratios = paired_log_ratios(rounds, fast, slow);
     let interval = t_interval(&ratios).map(|(low, high)| (percent_of(low), percent_of(high)));
     Some(Comparison {
         faster: Some(fast),
         slower: Some(slow),
-        percent: Some((fast_rate / slow_rate - 1.0) * 100.0),
+        percent: Some(percent_of(mean_ab.abs())),
         rates: U::new(Some(fast_rate), Some(slow_rate)),
         ci_low: interval.map(|i| i.0),
         ci_high: interval.map(|i| i.1),
@@ -273,24 +280,35 @@ impl<U: Rates> Comparison<U> {
         matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if readable_interval(low, high))
     }
 
-    /// gRPC's rate over HTTP/JSON's (both measured), and the 95% interval
-    /// of that ratio from the paired rounds (only with a verdict).
+    /// gRPC's rate over HTTP/JSON's, the paired rounds' geometric mean, and
+    /// the 95% interval of that ratio (both only with a verdict: a ratio
+    /// quoted beside an interval is the interval's own estimate).
     pub fn grpc_over_json(&self) -> (Option<f64>, Option<(f64, f64)>) {
-        let rate = |kind| self.measured.iter().find(|(k, _)| *k == kind).and_then(|(_, rate)| *rate);
-        let ratio = match (rate(TransportKind::Grpc), rate(TransportKind::Json)) {
-            (Some(grpc), Some(json)) if json > 0.0 => Some(grpc / json),
+        let times = |percent: f64| 1.0 + percent / 100.0;
+        let ratio = match (self.faster, self.percent) {
+            (Some(TransportKind::Json), Some(percent)) => Some(1.0 / times(percent)),
+            (Some(_), Some(percent)) => Some(times(percent)),
             _ => None,
         };
-        let times = |percent: f64| 1.0 + percent / 100.0;
         let interval = match (self.faster, self.ci_low, self.ci_high) {
-            (Some(TransportKind::Grpc), Some(low), Some(high)) => Some((times(low), times(high))),
             (Some(TransportKind::Json), Some(low), Some(high)) => Some((1.0 / times(high), 1.0 / times(low))),
+            (Some(_), Some(low), Some(high)) => Some((times(low), times(high))),
             _ => None,
         };
         (ratio, interval)
     }
 
-    /// `grpc was 7.5% faster than http-json (8.13 vs 7.56 MiB/s; 95% CI +2.1% to +12.9%, 5 pairs)`,
+    /// gRPC's pooled rate over HTTP/JSON's (each over all its complete
+    /// rounds), with or without a verdict: a figure apart from the paired one.
+    pub fn pooled_grpc_over_json(&self) -> Option<f64> {
+        let rate = |kind| self.measured.iter().find(|(k, _)| *k == kind).and_then(|(_, rate)| *rate);
+        match (rate(TransportKind::Grpc), rate(TransportKind::Json)) {
+            (Some(grpc), Some(json)) if json > 0.0 => Some(grpc / json),
+            _ => None,
+        }
+    }
+
+    /// `grpc was 7.5% faster than http-json (95% CI +2.1% to +12.9%, 5 pairs; pooled rates 8.13 vs 7.56 MiB/s)`,
     /// or "no significant difference", or no verdict, the two throughputs and why.
     pub fn sentence(&self, unit: RateUnit) -> String {
         self.sentence_in(&|rate| unit.number(rate), unit.name())
@@ -314,7 +332,7 @@ impl<U: Rates> Comparison<U> {
             return format!("no verdict ({}): {reason}", rates.join(", "));
         };
         let figures = format!(
-            "{} vs {} {unit}",
+            "pooled rates {} vs {} {unit}",
             number(self.rates.faster().unwrap_or(0.0)),
             number(self.rates.slower().unwrap_or(0.0)),
         );
@@ -332,15 +350,17 @@ impl<U: Rates> Comparison<U> {
                 false => {
                     let faster_rate = number(self.rates.faster().unwrap_or(0.0));
                     let slower_rate = number(self.rates.slower().unwrap_or(0.0));
-                    format!("no verdict yet ({faster} {faster_rate} vs {slower} {slower_rate} {unit}; {why})")
+                    format!(
+                        "no verdict yet (pooled rates {faster} {faster_rate} vs {slower} {slower_rate} {unit}; {why})"
+                    )
                 }
             };
         }
-        let interval = format!("95% CI {low:+.1}% to {high:+.1}%");
+        let interval = format!("95% CI {low:+.1}% to {high:+.1}%, {pairs}");
         if self.significant {
-            format!("{faster} was {percent:.1}% faster than {slower} ({figures}; {interval}, {pairs})")
+            format!("{faster} was {percent:.1}% faster than {slower} ({interval}; {figures})")
         } else {
-            format!("no significant difference: {faster} {percent:+.1}% vs {slower} ({figures}; {interval}, {pairs})")
+            format!("no significant difference: {faster} {percent:+.1}% vs {slower} ({interval}; {figures})")
         }
     }
 }

@@ -52,6 +52,10 @@ pub struct RowCost {
     pub transport: TransportKind,
     pub name: String,
     pub cpu: Option<String>,
+    /// The same CPU as numbers: seconds per GiB moved (work of bytes) and
+    /// microseconds per item (an object, a call), where measured.
+    pub cpu_s_per_gib: Option<f64>,
+    pub cpu_us_per_item: Option<f64>,
     pub connections: u64,
 }
 

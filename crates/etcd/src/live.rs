@@ -14,7 +14,7 @@ impl EtcdConfig {
     pub fn lane_plan(&self) -> LanePlan {
         let schedule = &self.schedule;
         let watch = self.mode == Mode::Watch;
-        let per_round = self.clients as u64 * self.requests as u64;
+        let per_round = schedule.calls_per_round(self.clients, self.requests);
         LanePlan {
             transports: schedule.transports.clone(),
             rounds: schedule.iterations,

@@ -175,6 +175,8 @@ impl EtcdRunArgs {
             );
         }
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
+        let given = self.requests.trim() != "8000";
+        let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         Ok(EtcdConfig {
             reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
             mode: self.mode,

@@ -161,12 +161,21 @@ impl EtcdReport {
     /// The line above the table: what ran, where.
     pub fn heading(&self) -> String {
         let c = &self.config;
+        // Open loop the pacer sends a round's arrivals over the clients'
+        // connections (reports before rounds were slices of time: clients x requests).
+        let load = match c.open_loop.filter(|open| open.round_s.is_some()) {
+            Some(open) => format!(
+                "{} a round at {} over {}",
+                plural(open.per_round() as usize, "request"),
+                open.said(),
+                plural(c.clients as usize, "client")
+            ),
+            None => format!("{} x {} requests a round", plural(c.clients as usize, "client"), c.requests),
+        };
         format!(
-            "etcd {} at {}: {} x {} requests a round, {} B keys, {} B values, client on {}",
+            "etcd {} at {}: {load}, {} B keys, {} B values, client on {}",
             mode_name(c.mode),
             c.endpoints.join(","),
-            plural(c.clients as usize, "client"),
-            c.requests,
             c.key_size,
             c.value_size,
             plural(c.client_threads, "thread")

@@ -2,7 +2,6 @@
 //! rate (which sets the throughput), then on throughput.
 
 use super::report::{EtcdReport, mode_name};
-use engine::open_loop::THROUGHPUT_SET;
 
 impl EtcdReport {
     /// The verdict, or why there is none: in open loop on latency at the
@@ -17,7 +16,7 @@ impl EtcdReport {
     /// The verdict a line each: in open loop on latency, then on throughput.
     pub fn verdict_lines(&self) -> Vec<String> {
         match &self.open_loop {
-            Some(open) => vec![open.verdict(), format!("{THROUGHPUT_SET}{}", self.throughput_verdict())],
+            Some(open) => vec![open.verdict(), format!("{}{}", open.throughput_said(), self.throughput_verdict())],
             None => vec![self.throughput_verdict()],
         }
     }

@@ -135,7 +135,7 @@ pub struct PacedPuts<'a> {
 /// one the closed round's client would put as its nth; each put's instant
 /// is its intended start.
 fn paced_puts(load: Arc<dyn Kv>, work: &Work, paced: PacedPuts) -> JoinSet<Puts> {
-    let count = work.clients as usize * work.requests as usize;
+    let count = paced.open.per_round() as usize;
     let offsets = paced.open.offsets(count, paced.seed);
     let (open, thread, stop, tally) = (*paced.open, paced.thread.to_string(), work.stop.clone(), paced.tally);
     let (keys, value) = (work.keys.clone(), work.value.clone());

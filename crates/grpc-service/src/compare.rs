@@ -6,9 +6,23 @@
 
 use prost_reflect::{DynamicMessage, Kind, MessageDescriptor, ReflectMessage, Value};
 
+/// Where two answers first differ: the field as `--ignore-field` names it
+/// (`kvs.version`), and the sentence with both values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub field: String,
+    pub said: String,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)
+    }
+}
+
 /// The first field where `grpc` and `http` differ, said with both values;
 /// `None` when they agree outside `ignored`.
-pub fn difference(grpc: &DynamicMessage, http: &DynamicMessage, ignored: &[String]) -> Option<String> {
+pub fn difference(grpc: &DynamicMessage, http: &DynamicMessage, ignored: &[String]) -> Option<Difference> {
     differ(grpc, http, Where::default(), ignored)
 }
 
@@ -20,7 +34,7 @@ struct Where {
     named: String,
 }
 
-fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String]) -> Option<String> {
+fn differ(a: &DynamicMessage, b: &DynamicMessage, at: Where, ignored: &[String]) -> Option<Difference> {
     for field in a.descriptor().fields() {
         let named = format!("{}{}", at.named, field.name());
         let camel = format!("{}{}", at.named, field.json_name());
@@ -91,12 +105,13 @@ fn no_such_field(path: &str, walked: &str, message: &MessageDescriptor) -> Strin
     format!("--ignore-field {path}: {} has no such field; {hint}", message.full_name())
 }
 
-fn said(path: &str, named: &str, grpc: &Value, http: &Value) -> String {
-    format!(
+fn said(path: &str, named: &str, grpc: &Value, http: &Value) -> Difference {
+    let said = format!(
         "the answers differ at {path}: {} over gRPC, {} over HTTP (if it differs by nature, leave it out with --ignore-field {named})",
         shown(grpc),
         shown(http)
-    )
+    );
+    Difference { field: named.to_string(), said }
 }
 
 fn shown(value: &Value) -> String {
@@ -136,12 +151,15 @@ mod tests {
             r#"{"header":{"revision":"6","cluster_id":"9"},"kvs":[{"key":"aw==","version":"2"}],"count":"1"}"#,
         )
         .unwrap();
-        let said = difference(&grpc, &http, &[]).unwrap();
+        let found = difference(&grpc, &http, &[]).unwrap();
+        assert_eq!(found.field, "header.revision");
         assert_eq!(
-            said,
+            found.said,
             "the answers differ at header.revision: 5 over gRPC, 6 over HTTP (if it differs by nature, leave it out with --ignore-field header.revision)"
         );
-        let said = difference(&grpc, &http, &["header.revision".into()]).unwrap();
+        let found = difference(&grpc, &http, &["header.revision".into()]).unwrap();
+        assert_eq!(found.field, "kvs.version", "named as --ignore-field takes it, for every element alike");
+        let said = found.to_string();
         assert!(said.starts_with("the answers differ at kvs[0].version: 1 over gRPC, 2 over HTTP"), "{said}");
         assert!(said.ends_with("--ignore-field kvs.version)"), "{said}");
         assert_eq!(difference(&grpc, &http, &["header.revision".into(), "kvs.version".into()]), None);

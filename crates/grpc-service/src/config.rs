@@ -73,6 +73,8 @@ impl GrpcRunArgs {
         let conns = parse_count(&s.conns, "conns", 1, 1024)?;
         let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
+        let given = s.requests.trim() != "1000";
+        let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         let over_http = schedule.transports.contains(&TransportKind::Json);
         let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
         let ignore_fields: Vec<String> = s.ignore_fields.iter().map(|f| f.trim().to_string()).collect();
@@ -169,7 +171,7 @@ fn reflected(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
 fn request(method: &MethodDescriptor, data: &str, field: &'static str) -> Result<Template, ConfigError> {
     let template = Template::parse(data).map_err(|e| error(field, e))?;
     let flag = format!("--{}", field.replace('_', "-"));
-    let call0 = Call { seq: 0, client: 0, run: "run-id" };
+    let call0 = Call { seq: 0, client: 0, run: "run-id", transport: "grpc", round: 0 };
     template.message(&method.input(), call0).map_err(|e| error(field, e.to_string().replacen("--data", &flag, 1)))?;
     Ok(template)
 }
@@ -230,7 +232,7 @@ impl ServiceConfig {
     /// The live pane's plan: calls instead of bytes, calls/s, latencies per round.
     pub fn lane_plan(&self) -> engine::live::LanePlan {
         let schedule = &self.schedule;
-        let per_round = self.clients as u64 * self.requests as u64;
+        let per_round = schedule.calls_per_round(self.clients, self.requests);
         engine::live::LanePlan {
             transports: schedule.transports.clone(),
             rounds: schedule.iterations,

@@ -23,6 +23,8 @@ pub struct HttpCaller {
     streaming: bool,
     headers: http::HeaderMap,
     connections: CountConnections,
+    /// The flag that names where HTTP/JSON goes, as a user would fix it.
+    flag: &'static str,
 }
 
 impl HttpCaller {
@@ -61,6 +63,10 @@ impl HttpCaller {
             streaming: method.is_server_streaming(),
             headers: reach.header_map()?,
             connections,
+            flag: match reach.http_endpoint == reach.grpc_endpoint {
+                true => "--grpc-endpoint (HTTP/JSON goes there too unless --http-endpoint says otherwise)",
+                false => "--http-endpoint",
+            },
         })
     }
 
@@ -75,7 +81,7 @@ impl HttpCaller {
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let cannot = |cause: String| {
-            ServiceError::Connection(format!("cannot reach {} over HTTP ({cause}): check --http-endpoint", self.base))
+            ServiceError::Connection(format!("cannot reach {} over HTTP ({cause}): check {}", self.base, self.flag))
         };
         match tokio::time::timeout(Duration::from_secs(10), tokio::net::TcpStream::connect((host, port))).await {
             Ok(Ok(_)) => Ok(()),

@@ -18,6 +18,7 @@ pub mod reach;
 pub mod reflect;
 pub mod report;
 pub mod runner;
+mod sampler;
 pub mod schema;
 pub mod template;
 

@@ -28,6 +28,7 @@ pub fn merge(mut runs: Vec<(GrpcHostPart, Vec<CallRound>)>, first: &GrpcReport) 
         merge_calls(&hosts, &config.transports, "call", RateUnit::Calls);
     let open_loop =
         engine::calls::said::open_loop_summary("call", config.open_loop.as_ref(), &config.transports, &rounds);
+    let sampled = crate::report::sampled_over(&rounds);
     let parts: Vec<GrpcHostPart> = runs.into_iter().map(|(p, _)| p).collect();
     let FleetRun { environment, run_id, started_at, outcome, notes } = fleet_run(&parts);
     let cleanup_error = parts.iter().find_map(|p| p.cleanup.error.as_ref().map(|e| format!("{}: {e}", p.host)));
@@ -52,5 +53,6 @@ pub fn merge(mut runs: Vec<(GrpcHostPart, Vec<CallRound>)>, first: &GrpcReport) 
         hosts: parts,
         fleet: Some(fleet),
         open_loop,
+        sampled,
     }
 }

@@ -5,6 +5,7 @@ use crate::config::ServiceConfig;
 use crate::mapping::{Body, Mapping};
 use engine::calls::rounds::{CallRound, CallSummary};
 use engine::calls::said::{self, Verdict};
+use engine::calls::sampled::SampledAnswers;
 use engine::compare::compare_rates;
 use engine::plan::TransportKind;
 use engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
@@ -88,6 +89,15 @@ pub struct GrpcReport {
     pub fleet: Option<engine::fleet::Fleet>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<engine::open_loop::OpenLoopSummary>,
+    /// Calls sampled in the rounds whose answers were compared across the
+    /// transports, added up over the rounds (`None`: none compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<SampledAnswers>,
+}
+
+/// The sampled calls of every round, added up.
+pub fn sampled_over(rounds: &[CallRound]) -> Option<SampledAnswers> {
+    SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()))
 }
 
 /// How the report says the mapping.
@@ -153,6 +163,7 @@ impl GrpcReport {
             comparison,
             cleanup,
             notes: Vec::new(),
+            sampled: sampled_over(&rounds),
             rounds,
             hosts: Vec::new(),
             fleet: None,
@@ -191,7 +202,9 @@ impl GrpcReport {
         // not the clients, bounds how many are out at once.
         let load = match &c.open_loop {
             Some(open) => {
-                format!("{} a round at {}", plural(c.clients as usize * c.requests as usize, "call"), open.said())
+                // Reports before rounds were slices of time sent clients x requests.
+                let calls = open.round_s.map_or(c.clients as u64 * c.requests as u64, |_| open.per_round());
+                format!("{} a round at {}", plural(calls as usize, "call"), open.said())
             }
             None => {
                 format!("{} x {} a round", plural(c.clients as usize, "client"), plural(c.requests as usize, "call"))
@@ -235,10 +248,19 @@ impl GrpcReport {
         if self.never_started() {
             return format!("nothing measured: {}", self.stopped_because.as_deref().unwrap_or("the run did not start"));
         }
-        match &self.open_loop {
+        let verdict = match &self.open_loop {
             Some(open) => open.verdict(),
             None => self.throughput_verdict(),
+        };
+        match self.caution() {
+            Some(caution) => format!("{verdict} · {caution}"),
+            None => verdict,
         }
+    }
+
+    /// The transports did different work, as the sampled calls found.
+    fn caution(&self) -> Option<String> {
+        self.sampled.as_ref().and_then(SampledAnswers::caution)
     }
 
     fn throughput_verdict(&self) -> String {
@@ -256,10 +278,12 @@ impl GrpcReport {
             return vec![self.summary_line()];
         }
         let throughput = self.throughput_verdict();
-        match &self.open_loop {
-            Some(open) => vec![open.verdict(), format!("{}{throughput}", engine::open_loop::THROUGHPUT_SET)],
+        let mut lines = match &self.open_loop {
+            Some(open) => vec![open.verdict(), format!("{}{throughput}", open.throughput_said())],
             None => vec![throughput],
-        }
+        };
+        lines.extend(self.caution().map(|caution| format!("  {caution}")));
+        lines
     }
 
     /// What the latencies mean, bytes and CPU per call, notes, outcome, cleanup.

@@ -42,6 +42,8 @@ pub struct ServiceRunner {
     notes: Vec<String>,
     /// Why the check before the rounds failed: nothing was measured.
     check_failed: Option<String>,
+    /// Sampled answers of rounds waiting for the other transport's.
+    pairing: crate::sampler::Pairing,
     events: Option<mpsc::Sender<RunEvent>>,
     clock: Instant,
     start_at: Option<std::time::SystemTime>,
@@ -93,6 +95,7 @@ impl ServiceRunner {
             rounds: Vec::new(),
             notes: Vec::new(),
             check_failed: None,
+            pairing: Default::default(),
             events: None,
             clock: Instant::now(),
             start_at: None,
@@ -208,10 +211,10 @@ impl ServiceRunner {
     /// Call 0 over each transport: each must answer, and the same, but for
     /// `--ignore-field`.
     async fn check(&mut self) -> Result<()> {
-        let call = Call { seq: 0, client: 0, run: &self.run_id };
-        let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
         let mut answers = Vec::new();
         for (kind, caller) in &self.callers {
+            let call = Call { seq: 0, client: 0, run: &self.run_id, transport: kind.name(), round: 0 };
+            let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
             let answer = caller.call(&message).await.map_err(|e| match e {
                 ServiceError::Server { kind: code, message } => {
                     ServiceError::Server { kind: code, message: format!("{message} (over {})", kind.name()) }
@@ -249,7 +252,7 @@ impl ServiceRunner {
         }
         let Some(cleaner) = &self.cleaner else { return CleanupCall::none() };
         self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
-        let call = Call { seq: 0, client: 0, run: &self.run_id };
+        let call = Call { seq: 0, client: 0, run: &self.run_id, transport: TransportKind::Grpc.name(), round: 0 };
         let calling = async {
             let message = cleanup.request.message(&cleanup.method.input(), call)?;
             cleaner.call(&message).await

@@ -7,6 +7,10 @@
 //! - `{{rand}}`: a 63-bit number drawn from `{{seq}}` (the same for both;
 //!   it fits int64 fields);
 //! - `{{client}}`: which client sends it;
+//! - `{{transport}}`: `grpc` or `http-json`, and `{{round}}`: the timed
+//!   round, from 1 (0 for the check and the warmup): a call that is not
+//!   idempotent (a create-if-absent, an increment) gets a key of its own on
+//!   each transport and in each round, so both transports do the same work;
 //! - `{{run}}`: the run's ID, so a run's keys can be found and deleted;
 //! - `{{base64 TEXT}}`: TEXT (placeholders expanded) in base64, as the
 //!   proto3 JSON mapping writes `bytes` fields.
@@ -23,6 +27,8 @@ enum Part {
     Rand,
     Client,
     Run,
+    Transport,
+    Round,
     Base64(Vec<Part>),
 }
 
@@ -32,6 +38,10 @@ pub struct Call<'a> {
     pub seq: u64,
     pub client: u32,
     pub run: &'a str,
+    /// The transport's name: `grpc`, `http-json`.
+    pub transport: &'a str,
+    /// The timed round, from 1; 0 for the check and the warmup.
+    pub round: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -86,6 +96,11 @@ pub fn parse_message(descriptor: &MessageDescriptor, json: &str) -> std::result:
     parsed.map_err(|e| {
         let path = track.path().to_string();
         let what = plain(&e.to_string());
+        // Broken JSON is the text's, not a field's: the field it broke in
+        // (`key` of `{"key":`) is only where the reader stopped.
+        if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) {
+            return format!("not valid JSON: {what} (column {})", e.column());
+        }
         match path.as_str() {
             "." | "" => what,
             field => format!("field {field}: {what}"),
@@ -121,6 +136,8 @@ fn render_into(parts: &[Part], call: Call, out: &mut String) {
             Part::Rand => write!(out, "{}", units::splitmix64(call.seq) >> 1).unwrap(),
             Part::Client => write!(out, "{}", call.client).unwrap(),
             Part::Run => out.push_str(call.run),
+            Part::Transport => out.push_str(call.transport),
+            Part::Round => write!(out, "{}", call.round).unwrap(),
             Part::Base64(inner) => {
                 let mut text = String::new();
                 render_into(inner, call, &mut text);
@@ -170,6 +187,8 @@ fn placeholder(text: &str) -> Result<(Part, &str)> {
         "rand" => Part::Rand,
         "client" => Part::Client,
         "run" => Part::Run,
+        "transport" => Part::Transport,
+        "round" => Part::Round,
         other => return Err(bad(&format!("{{{{{other}}}}}, which is not a placeholder"))),
     };
     Ok((part, &text[end + 2..]))
@@ -183,7 +202,7 @@ fn push_text(parts: &mut Vec<Part>, text: &str) {
 
 fn bad(what: &str) -> ServiceError {
     ServiceError::Input(format!(
-        "--data has {what}: the placeholders are {{{{seq}}}} (or {{{{seq 8}}}}, zero-padded), {{{{rand}}}}, {{{{client}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
+        "--data has {what}: the placeholders are {{{{seq}}}} (or {{{{seq 8}}}}, zero-padded), {{{{rand}}}}, {{{{client}}}}, {{{{transport}}}}, {{{{round}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
     ))
 }
 
@@ -191,7 +210,7 @@ fn bad(what: &str) -> ServiceError {
 mod tests {
     use super::*;
 
-    const CALL: Call = Call { seq: 7, client: 2, run: "r1" };
+    const CALL: Call = Call { seq: 7, client: 2, run: "r1", transport: "grpc", round: 3 };
 
     #[test]
     fn placeholders_expand_and_nest_inside_base64() {
@@ -204,6 +223,24 @@ mod tests {
         assert_eq!(rand.render(CALL), rand.render(Call { client: 0, ..CALL }), "the same call draws the same");
         assert!(Template::parse(r#"{"a":1}"#).unwrap().is_fixed());
         assert_eq!(Template::parse("k{{seq 8}}").unwrap().render(CALL), "k00000007", "as wide as etcd run's keys");
+    }
+
+    #[test]
+    fn each_transport_and_round_can_have_keys_of_its_own() {
+        let template = Template::parse("k/{{transport}}/{{round}}/{{seq}}").unwrap();
+        assert!(!template.is_fixed());
+        assert_eq!(template.render(CALL), "k/grpc/3/7");
+        assert_eq!(template.render(Call { transport: "http-json", round: 1, ..CALL }), "k/http-json/1/7");
+        // 2 transports x 3 rounds x 5 calls: 30 keys, none twice.
+        let mut keys = std::collections::BTreeSet::new();
+        for transport in ["grpc", "http-json"] {
+            for round in 1..=3 {
+                for seq in 0..5 {
+                    keys.insert(template.render(Call { transport, round, seq, ..CALL }));
+                }
+            }
+        }
+        assert_eq!(keys.len(), 2 * 3 * 5);
     }
 
     #[test]
@@ -223,5 +260,17 @@ mod tests {
         assert!(said.starts_with("--data has {{sequence}}, which is not a placeholder"), "{said}");
         assert!(Template::parse("{{base64 abc").unwrap_err().to_string().contains("no closing"));
         assert!(Template::parse("{{seq").unwrap_err().to_string().contains("no closing"));
+    }
+
+    #[test]
+    fn broken_json_is_said_as_the_texts_not_a_fields() {
+        let pool = crate::testing::compile("syntax = \"proto3\"; package t; message P { string key = 1; }");
+        let put = pool.get_message_by_name("t.P").unwrap();
+        let said = parse_message(&put, r#"{"key":"#).unwrap_err();
+        assert!(said.starts_with("not valid JSON: EOF while parsing a value (column 7)"), "{said}");
+        assert!(!said.contains("field key"), "{said}");
+        // A value of the wrong kind is the field's.
+        let wrong = parse_message(&put, r#"{"key":5}"#).unwrap_err();
+        assert!(wrong.starts_with("field key: "), "{wrong}");
     }
 }

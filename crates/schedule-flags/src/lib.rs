@@ -22,10 +22,15 @@ pub struct ScheduleArgs {
     /// Stop once the 95% interval of the difference is this narrow: 5%.
     #[arg(long, value_name = "WIDTH", default_value = "", hide_default_value = true)]
     pub until_stable: String,
-    /// Open loop: send each round's work at this many arrivals per second per transport
-    /// (latency counted from each arrival's intended start); empty: closed loop.
+    /// Open loop: this many arrivals per second per transport, each round a slice of
+    /// the schedule (--round-time), latency counted from each arrival's intended start;
+    /// with --duration D each transport is offered rate x D arrivals. Empty: closed loop.
     #[arg(long, value_name = "PER_SECOND", default_value = "", hide_default_value = true)]
     pub rate: String,
+    /// Open loop: how long each paired round's arrivals span (default 1s, or a third of a
+    /// --duration under 3s); a round offers --rate x --round-time arrivals.
+    #[arg(long, value_name = "DURATION", default_value = "", hide_default_value = true)]
+    pub round_time: String,
     /// constant | poisson: how open-loop arrivals are spaced (with --rate).
     #[arg(long, value_name = "SPACING", default_value = "constant")]
     pub arrivals: String,
@@ -61,6 +66,7 @@ impl Default for ScheduleArgs {
             rate: String::new(),
             arrivals: "constant".into(),
             max_in_flight: "1000".into(),
+            round_time: String::new(),
             order: "interleaved".into(),
             warmup: true,
             timeout: "10m".into(),

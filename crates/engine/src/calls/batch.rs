@@ -135,8 +135,8 @@ where
     total
 }
 
-/// Open loop: the round's `clients` x `requests` arrivals at `open`'s rate,
-/// arrival `i` being the call client `i % clients` sends as its
+/// Open loop: the round's arrivals (`--rate` x `--round-time`) at `open`'s
+/// rate, arrival `i` being the call client `i % clients` sends as its
 /// `i / clients`th in a closed round. Latency counts from the intended
 /// start; service time from the actual one.
 pub async fn run_open<E, F, Fut>(
@@ -151,7 +151,7 @@ where
     Fut: Future<Output = Result<(), E>> + Send,
 {
     let clients = turns.clients as u64;
-    let count = (clients * turns.requests as u64) as usize;
+    let count = open.per_round() as usize;
     let done = turns.done.clone();
     let arrival = move |ticket: crate::open_loop::Ticket| {
         let (call, done) = (call.clone(), done.clone());

@@ -12,3 +12,4 @@ pub mod meter;
 pub mod rounds;
 pub mod runtime;
 pub mod said;
+pub mod sampled;

@@ -42,6 +42,10 @@ pub struct CallRound {
     /// counts from each one's intended start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paced: Option<crate::open_loop::PacedRound>,
+    /// Sampled calls compared with the other transport's same round, on
+    /// the round that completed the pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<super::sampled::SampledAnswers>,
 }
 
 impl crate::fleet::FleetRound for CallRound {
@@ -183,6 +187,7 @@ mod tests {
             latency,
             span: Default::default(),
             paced: None,
+            sampled: None,
         }
     }
 

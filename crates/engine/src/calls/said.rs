@@ -191,6 +191,8 @@ pub fn costs(transports: &[CallSummary], operation: &str) -> Vec<RowCost> {
             transport: t.transport,
             name: format!("{} {operation}", t.transport.name()),
             cpu: t.client_cpu_us_per_op.map(|us| format!("{} µs/op", units::significant(us, 3))),
+            cpu_s_per_gib: None,
+            cpu_us_per_item: t.client_cpu_us_per_op,
             connections: t.connections,
         })
         .collect()

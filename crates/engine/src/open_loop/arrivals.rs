@@ -21,7 +21,10 @@ impl Spacing {
     }
 }
 
-/// `--rate`, `--arrivals` and `--max-in-flight`: what an open-loop run offers.
+/// `--rate`, `--arrivals`, `--max-in-flight` and `--round-time`: what an
+/// open-loop run offers. Each paired round is a slice of the schedule,
+/// `round_s` long, so a run offers `rate` arrivals per second of each
+/// transport's rounds, whatever a closed round's size would be.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OpenLoop {
     /// Arrivals per second, per transport.
@@ -29,13 +32,28 @@ pub struct OpenLoop {
     pub spacing: Spacing,
     /// Requests outstanding at most; an arrival that finds this many is dropped.
     pub max_in_flight: u32,
+    /// How long each round's arrivals span, in seconds (`None` in reports
+    /// written before rounds were slices of time).
+    #[serde(default)]
+    pub round_s: Option<f64>,
 }
 
 /// The most `--rate` takes: far past what one client host sends.
 const MOST_RATE: f64 = 1_000_000.0;
 
-/// The open-loop flags as typed; `None` when `--rate` is empty (closed loop).
-pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Result<Option<OpenLoop>, ConfigError> {
+/// The most arrivals one round may hold: each is a task waiting for its
+/// instant, so a round past this is refused, not run out of memory.
+pub const MOST_PER_ROUND: u64 = 1_000_000;
+
+/// The open-loop flags as typed (`round_time` already parsed, if given);
+/// `None` when `--rate` is empty (closed loop), and then the open-loop
+/// flags given are refused: they would change nothing.
+pub fn parse_open_loop(
+    rate: &str,
+    arrivals: &str,
+    max_in_flight: &str,
+    round_time: Option<Duration>,
+) -> Result<Option<OpenLoop>, ConfigError> {
     // Checked with or without a rate: a wrong value is said when typed,
     // not when a rate is given later.
     let spacing = match arrivals.trim() {
@@ -46,6 +64,18 @@ pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Resul
     let max_in_flight = parse_count(max_in_flight, "max_in_flight", 1, 100_000)?;
     let text = rate.trim();
     if text.is_empty() {
+        let without = |flag: &str, field| {
+            fail(field, format!("{flag} is for open loop: add --rate PER_SECOND, or leave {flag} out"))
+        };
+        if spacing != Spacing::Constant {
+            return without("--arrivals poisson", "arrivals");
+        }
+        if max_in_flight != DEFAULT_MAX_IN_FLIGHT {
+            return without("--max-in-flight", "max_in_flight");
+        }
+        if round_time.is_some() {
+            return without("--round-time", "round_time");
+        }
         return Ok(None);
     }
     let number = text.strip_suffix("/s").unwrap_or(text).trim();
@@ -60,8 +90,11 @@ pub fn parse_open_loop(rate: &str, arrivals: &str, max_in_flight: &str) -> Resul
             );
         }
     };
-    Ok(Some(OpenLoop { rate, spacing, max_in_flight }))
+    Ok(Some(OpenLoop { rate, spacing, max_in_flight, round_s: round_time.map(|t| t.as_secs_f64()) }))
 }
+
+/// `--max-in-flight` when not given: as the flag's default says.
+pub const DEFAULT_MAX_IN_FLIGHT: u32 = 1000;
 
 impl OpenLoop {
     /// When each of `count` arrivals is due, from the round's start (the
@@ -81,7 +114,12 @@ impl OpenLoop {
             .collect()
     }
 
-    /// How it is said in a report's heading: `100/s constant, at most 1000 in flight`.
+    /// The arrivals each round offers: the rate over the round's time.
+    pub fn per_round(&self) -> u64 {
+        self.round_s.map_or(1, |round| (self.rate * round).round().max(1.0) as u64)
+    }
+
+    /// How a verdict says it: `100/s constant, at most 1000 in flight`.
     pub fn said(&self) -> String {
         format!(
             "{}/s {}, at most {} in flight",
@@ -89,6 +127,19 @@ impl OpenLoop {
             self.spacing.name(),
             self.max_in_flight
         )
+    }
+
+    /// How its rounds cut the schedule: `in rounds of 1s (100 arrivals
+    /// each)`; empty for reports written before rounds were slices of time.
+    pub fn rounds_said(&self) -> String {
+        match self.round_s {
+            Some(round) => format!(
+                ", in rounds of {} ({} each)",
+                units::format_duration(Duration::from_secs_f64(round)),
+                crate::report::plural(self.per_round() as usize, "arrival")
+            ),
+            None => String::new(),
+        }
     }
 }
 
@@ -102,7 +153,7 @@ mod tests {
     use super::*;
 
     fn open(rate: f64, spacing: Spacing) -> OpenLoop {
-        OpenLoop { rate, spacing, max_in_flight: 10 }
+        OpenLoop { rate, spacing, max_in_flight: 10, round_s: Some(1.0) }
     }
 
     #[test]
@@ -131,16 +182,33 @@ mod tests {
 
     #[test]
     fn the_flags_parse_or_say_what_to_do() {
-        assert_eq!(parse_open_loop("", "constant", "1000").unwrap(), None);
-        let parsed = parse_open_loop("250/s", "poisson", "64").unwrap().unwrap();
-        assert_eq!(parsed, OpenLoop { rate: 250.0, spacing: Spacing::Poisson, max_in_flight: 64 });
+        assert_eq!(parse_open_loop("", "constant", "1000", None).unwrap(), None);
+        let parsed = parse_open_loop("250/s", "poisson", "64", Some(Duration::from_millis(400))).unwrap().unwrap();
+        assert_eq!(parsed, OpenLoop { rate: 250.0, spacing: Spacing::Poisson, max_in_flight: 64, round_s: Some(0.4) });
+        // 250/s over 0.4 s: 100 arrivals a round.
+        assert_eq!(parsed.per_round(), 100);
         assert_eq!(parsed.said(), "250/s poisson, at most 64 in flight");
+        assert_eq!(parsed.rounds_said(), ", in rounds of 400ms (100 arrivals each)");
         for bad in ["0", "-3", "fast", "2000000"] {
-            let error = parse_open_loop(bad, "constant", "10").unwrap_err();
+            let error = parse_open_loop(bad, "constant", "10", None).unwrap_err();
             assert_eq!(error.field, "rate");
             assert!(error.message.contains("like 100"), "{bad}: {}", error.message);
         }
-        assert_eq!(parse_open_loop("10", "bursty", "10").unwrap_err().field, "arrivals");
-        assert_eq!(parse_open_loop("10", "constant", "0").unwrap_err().field, "max_in_flight");
+        assert_eq!(parse_open_loop("10", "bursty", "10", None).unwrap_err().field, "arrivals");
+        assert_eq!(parse_open_loop("10", "constant", "0", None).unwrap_err().field, "max_in_flight");
+    }
+
+    #[test]
+    fn open_loop_flags_without_a_rate_are_refused() {
+        let refused = [
+            (parse_open_loop("", "poisson", "1000", None), "arrivals"),
+            (parse_open_loop("", "constant", "50", None), "max_in_flight"),
+            (parse_open_loop("", "constant", "1000", Some(Duration::from_secs(2))), "round_time"),
+        ];
+        for (result, field) in refused {
+            let error = result.unwrap_err();
+            assert_eq!(error.field, field);
+            assert!(error.message.contains("add --rate PER_SECOND"), "{}", error.message);
+        }
     }
 }

@@ -11,7 +11,7 @@ mod summary;
 mod tasks;
 mod verdict;
 
-pub use arrivals::{OpenLoop, Spacing, parse_open_loop};
+pub use arrivals::{DEFAULT_MAX_IN_FLIGHT, MOST_PER_ROUND, OpenLoop, Spacing, parse_open_loop};
 pub use pacer::{LATE_AFTER, Pacer, PacingTally, Ticket, Turn, pace};
 pub use summary::{LatencyRatio, OpenLoopSummary, PacedRound, RoundLatency, TransportLatency, summarize};
 pub use tasks::run_paced;

@@ -236,7 +236,7 @@ mod tests {
     use super::*;
 
     fn open(rate: f64, max_in_flight: u32) -> OpenLoop {
-        OpenLoop { rate, spacing: Spacing::Constant, max_in_flight }
+        OpenLoop { rate, spacing: Spacing::Constant, max_in_flight, round_s: None }
     }
 
     /// Runs `count` arrivals, each holding its turn for `hold`.

@@ -1,7 +1,8 @@
 //! An open-loop run's figures and verdict: each transport's latency from
 //! intended start and its service time, what its pacing could not keep
-//! (dropped and late arrivals), and gRPC's latency over HTTP/JSON's at the
-//! same offered load, with a 95% interval from the paired rounds.
+//! (dropped and late arrivals), and HTTP/JSON's latency over gRPC's at the
+//! same offered load (above 1: gRPC ahead, as a throughput ratio reads),
+//! the geometric mean of the paired rounds' ratios with its 95% interval.
 
 use super::{OpenLoop, PacingTally, latency_histogram};
 use crate::compare::t_interval;
@@ -81,15 +82,51 @@ pub struct TransportLatency {
     pub not_sustained: Option<String>,
 }
 
-/// gRPC's latency at one percentile over HTTP/JSON's, from the paired rounds.
+/// HTTP/JSON's latency at one percentile over gRPC's, from the paired
+/// rounds: above 1, gRPC answered sooner (as above 1 of a throughput ratio
+/// is gRPC ahead).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "SavedLatencyRatio")]
 pub struct LatencyRatio {
     pub percentile: String,
-    /// gRPC over HTTP/JSON, of the whole run's percentiles.
-    pub grpc_over_json: Option<f64>,
+    /// The geometric mean of the paired rounds' ratios: the interval's own
+    /// point estimate (`None` without a complete pair).
+    pub json_over_grpc: Option<f64>,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     pub pairs: usize,
+}
+
+/// A latency ratio as reports have kept it: reports before 0.1's honest
+/// ratios kept gRPC's over HTTP/JSON's (`grpc_over_json`), read the other
+/// way up here.
+#[derive(serde::Deserialize)]
+struct SavedLatencyRatio {
+    percentile: String,
+    #[serde(default)]
+    json_over_grpc: Option<f64>,
+    #[serde(default)]
+    grpc_over_json: Option<f64>,
+    ci_low: Option<f64>,
+    ci_high: Option<f64>,
+    pairs: usize,
+}
+
+impl From<SavedLatencyRatio> for LatencyRatio {
+    fn from(saved: SavedLatencyRatio) -> Self {
+        let SavedLatencyRatio { percentile, json_over_grpc, grpc_over_json, ci_low, ci_high, pairs } = saved;
+        let Some(old) = grpc_over_json else {
+            return LatencyRatio { percentile, json_over_grpc, ci_low, ci_high, pairs };
+        };
+        let flip = |v: Option<f64>| v.filter(|v| *v > 0.0).map(|v| 1.0 / v);
+        LatencyRatio {
+            percentile,
+            json_over_grpc: flip(Some(old)),
+            ci_low: flip(ci_high),
+            ci_high: flip(ci_low),
+            pairs,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -122,7 +159,7 @@ pub fn summarize(
         .iter()
         .map(|name| {
             let quantile = if *name == "p50" { 0.5 } else { 0.99 };
-            latency_ratio(name, quantile, &transports, rounds)
+            latency_ratio(name, quantile, rounds)
         })
         .collect();
     OpenLoopSummary { work: work.into(), offered: *offered, transports, ratios }
@@ -149,7 +186,10 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
         (weight > 0).then(|| rated.iter().map(|(rate, n)| rate * *n as f64).sum::<f64>() / weight as f64);
     let mut short = Vec::new();
     if dropped as f64 > SUSTAINED_WITHIN * offered_n as f64 {
-        short.push(format!("{dropped} of {offered_n} arrivals dropped (at most {} in flight)", offered.max_in_flight));
+        short.push(format!(
+            "{dropped} of {offered_n} arrivals dropped: the server's answers fell behind, {} in flight at once (--max-in-flight)",
+            offered.max_in_flight
+        ));
     }
     if let Some(rate) = achieved_rate.filter(|rate| *rate < offered.rate * (1.0 - SUSTAINED_WITHIN)) {
         short.push(format!(
@@ -159,7 +199,11 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
         ));
     }
     if late as f64 > SUSTAINED_WITHIN * started as f64 {
-        short.push(format!("{late} of {started} started over 1 ms late"));
+        // Late starts are the client's: its pacer or runtime was busy when
+        // they were due, whatever the server did.
+        short.push(format!(
+            "the client started {late} of {started} over 1 ms late (its own schedule slipped: a busy client, not a slow server)"
+        ));
     }
     TransportLatency {
         transport: kind,
@@ -177,13 +221,7 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
     }
 }
 
-fn latency_ratio(name: &str, quantile: f64, transports: &[TransportLatency], rounds: &[RoundLatency]) -> LatencyRatio {
-    let of = |kind| transports.iter().find(|t| t.transport == kind);
-    let whole = |kind| of(kind).and_then(|t| if quantile == 0.5 { t.p50_ms } else { t.p99_ms });
-    let grpc_over_json = match (whole(TransportKind::Grpc), whole(TransportKind::Json)) {
-        (Some(grpc), Some(json)) if json > 0.0 => Some(grpc / json),
-        _ => None,
-    };
+fn latency_ratio(name: &str, quantile: f64, rounds: &[RoundLatency]) -> LatencyRatio {
     let at = |round: &RoundLatency| {
         (round.ok && !round.latency.is_empty()).then(|| round.latency.value_at_quantile(quantile).max(1) as f64)
     };
@@ -194,13 +232,14 @@ fn latency_ratio(name: &str, quantile: f64, transports: &[TransportLatency], rou
             let json = rounds
                 .iter()
                 .find(|r| r.transport == TransportKind::Json && r.round == grpc.round && r.host == grpc.host)?;
-            Some((at(grpc)? / at(json)?).ln())
+            Some((at(json)? / at(grpc)?).ln())
         })
         .collect();
+    let mean = (!logs.is_empty()).then(|| logs.iter().sum::<f64>() / logs.len() as f64);
     let interval = t_interval(&logs);
     LatencyRatio {
         percentile: name.into(),
-        grpc_over_json,
+        json_over_grpc: mean.map(f64::exp),
         ci_low: interval.map(|(low, _)| low.exp()),
         ci_high: interval.map(|(_, high)| high.exp()),
         pairs: logs.len(),
@@ -214,9 +253,10 @@ impl OpenLoopSummary {
         // As the table says a latency: `913 µs`, `1.55 ms`.
         let number = |v: Option<f64>| v.map_or("-".to_string(), |ms| units::format_latency(ms / 1e3));
         let mut said = vec![format!(
-            "open loop: {}s offered to each transport at {}; latency counts from each one's intended start",
+            "open loop: {}s offered to each transport at {}{}; latency counts from each one's intended start",
             self.work,
-            self.offered.said()
+            self.offered.said(),
+            self.offered.rounds_said()
         )];
         for t in &self.transports {
             let kept = match &t.not_sustained {
@@ -247,9 +287,10 @@ impl OpenLoopSummary {
 }
 
 impl LatencyRatio {
-    /// `grpc p99 was 0.82x http-json's (95% CI 0.75x to 0.90x, 5 pairs)`.
+    /// `http-json/grpc p99 put latency 1.22x, above 1 is grpc ahead (95% CI
+    /// 1.11x to 1.33x, 5 pairs)`.
     fn sentence(&self, work: &str) -> Option<String> {
-        let ratio = self.grpc_over_json?;
+        let ratio = self.json_over_grpc?;
         let pairs = crate::report::plural(self.pairs, "pair");
         let interval = match (self.ci_low, self.ci_high) {
             (Some(_), Some(_)) if !self.readable() => {
@@ -258,7 +299,10 @@ impl LatencyRatio {
             (Some(low), Some(high)) => format!("95% CI {low:.2}x to {high:.2}x, {pairs}"),
             _ => format!("no interval: {pairs}, 3 are needed"),
         };
-        Some(format!("grpc {} {} latency was {ratio:.2}x http-json's ({interval})", self.percentile, work))
+        Some(format!(
+            "http-json/grpc {} {work} latency {ratio:.2}x, above 1 is grpc ahead: the paired rounds' geometric mean ({interval})",
+            self.percentile
+        ))
     }
 }
 
@@ -288,7 +332,7 @@ mod tests {
 
     #[test]
     fn the_ratio_pairs_rounds_and_a_short_transport_is_named() {
-        let offer = OpenLoop { rate: 100.0, spacing: Spacing::Constant, max_in_flight: 10 };
+        let offer = OpenLoop { rate: 100.0, spacing: Spacing::Constant, max_in_flight: 10, round_s: Some(1.0) };
         // gRPC's p50 is half of JSON's in every round: 0.5 ms against 1,
         // 0.7 against 1.4, 0.6 against 1.2 (under 2048 µs a histogram of 3
         // digits keeps every microsecond): each paired ratio is 0.5 exactly.
@@ -330,8 +374,10 @@ mod tests {
         let summary = summarize("put", &offer, &both, &rounds);
         let p50 = &summary.ratios[0];
         assert_eq!(p50.pairs, 3);
-        // Equal log ratios: no spread, so the interval is the ratio itself.
-        assert!((p50.ci_low.unwrap() - 0.5).abs() < 1e-9 && (p50.ci_high.unwrap() - 0.5).abs() < 1e-9);
+        // HTTP/JSON's over gRPC's is 2 in every pair: no spread, so the
+        // interval and the estimate are 2 itself.
+        assert!((p50.json_over_grpc.unwrap() - 2.0).abs() < 1e-9);
+        assert!((p50.ci_low.unwrap() - 2.0).abs() < 1e-9 && (p50.ci_high.unwrap() - 2.0).abs() < 1e-9);
         let json_row = &summary.transports[0];
         // Pacing counts the failed round too: four rounds of 100 offered, 5 dropped each.
         assert_eq!((json_row.offered, json_row.started, json_row.dropped), (400, 380, 20));
@@ -343,6 +389,6 @@ mod tests {
         assert_eq!(json_row.p99_ms, Some(1.4), "the failed round's 100 ms is not in it");
         let said = summary.sentences().join("\n");
         assert!(said.contains("http-json puts: p50 1.20 ms") && said.contains("did not sustain the rate"), "{said}");
-        assert!(said.contains("grpc p50 put latency was 0.50x http-json's (95% CI 0.50x to 0.50x, 3 pairs)"), "{said}");
+        assert!(said.contains("http-json/grpc p50 put latency 2.00x, above 1 is grpc ahead: the paired rounds' geometric mean (95% CI 2.00x to 2.00x, 3 pairs)"), "{said}");
     }
 }

@@ -5,21 +5,42 @@
 
 use super::{LatencyRatio, OpenLoopSummary};
 
-/// What an open-loop run's throughput verdict begins with: the offer set it.
+/// What an open-loop run's throughput verdict begins with when every
+/// transport kept the offer: the offer set it.
 pub const THROUGHPUT_SET: &str = "throughput, which the offered rate sets: ";
+use crate::compare::READABLE_INTERVAL_FACTOR;
 use crate::plan::TransportKind;
 
 impl OpenLoopSummary {
+    /// What the throughput verdict that follows this one begins with: the
+    /// offer set the throughput, or what a transport could not keep of it did.
+    pub fn throughput_said(&self) -> String {
+        let short: Vec<String> = self
+            .transports
+            .iter()
+            .filter_map(|t| Some(format!("{} {}", t.transport.name(), t.not_sustained.as_deref()?)))
+            .collect();
+        match short.is_empty() {
+            true => THROUGHPUT_SET.into(),
+            false => format!("throughput, which what was not kept of the offer sets ({}): ", short.join("; ")),
+        }
+    }
+
     /// `open loop, uploads at 100/s constant, ...: grpc p99 3.34 ms vs
-    /// http-json 3.39 ms from intended start, no significant difference
-    /// (0.99x, 95% CI 0.90x to 1.08x, 6 pairs)`, and any transport that
-    /// did not sustain the rate.
+    /// http-json 3.39 ms from intended start (pooled), no significant
+    /// difference (http-json/grpc p99 1.01x, 95% CI 0.92x to 1.11x, 6
+    /// pairs)`, and any transport that did not sustain the rate.
     pub fn verdict(&self) -> String {
         let p99 = |kind: TransportKind| self.transports.iter().find(|t| t.transport == kind).and_then(|t| t.p99_ms);
         let ratio = self.ratios.iter().find(|r| r.percentile == "p99");
         let body = match (ratio, p99(TransportKind::Grpc), p99(TransportKind::Json)) {
             (Some(ratio), Some(grpc), Some(json)) => {
-                format!("grpc p99 {} vs http-json {} from intended start, {}", said(grpc), said(json), compared(ratio))
+                format!(
+                    "grpc p99 {} vs http-json {} from intended start (pooled), {}",
+                    said(grpc),
+                    said(json),
+                    compared(ratio)
+                )
             }
             _ => match self.transports.iter().find(|t| t.p99_ms.is_some()) {
                 Some(one) if self.transports.len() == 1 => {
@@ -44,32 +65,33 @@ fn said(ms: f64) -> String {
 }
 
 impl LatencyRatio {
-    /// Its interval is narrow enough to quote: at most 1.0x wide, as a
-    /// throughput verdict withholds one over 100 points wide.
+    /// Its interval is narrow enough to quote: by the rule a throughput
+    /// verdict's is (its ends at most `READABLE_INTERVAL_FACTOR` apart).
     pub fn readable(&self) -> bool {
-        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if high - low <= 1.0)
+        matches!((self.ci_low, self.ci_high), (Some(low), Some(high)) if low > 0.0 && high <= low * READABLE_INTERVAL_FACTOR)
     }
 }
 
 /// Which way the paired rounds point, with the ratio and its interval.
 fn compared(ratio: &LatencyRatio) -> String {
-    let Some(value) = ratio.grpc_over_json else { return "no ratio".into() };
+    let Some(value) = ratio.json_over_grpc else { return "no ratio".into() };
     let pairs = crate::report::plural(ratio.pairs, "pair");
+    let named = format!("http-json/grpc {} {value:.2}x", ratio.percentile);
     match (ratio.ci_low, ratio.ci_high) {
         (Some(low), Some(high)) => {
             let way = if low > 1.0 {
-                "grpc slower"
-            } else if high < 1.0 {
                 "grpc faster"
+            } else if high < 1.0 {
+                "grpc slower"
             } else {
                 "no significant difference"
             };
             match ratio.readable() {
-                true => format!("{way} ({value:.2}x, 95% CI {low:.2}x to {high:.2}x, {pairs})"),
-                false => format!("{way} ({value:.2}x; the 95% interval is too wide to read: run more rounds, {pairs})"),
+                true => format!("{way} ({named}, 95% CI {low:.2}x to {high:.2}x, {pairs})"),
+                false => format!("{way} ({named}; the 95% interval is too wide to read: run more rounds, {pairs})"),
             }
         }
-        _ => format!("{value:.2}x, no interval ({pairs}, 3 are needed)"),
+        _ => format!("{named}, no interval ({pairs}, 3 are needed)"),
     }
 }
 
@@ -100,14 +122,14 @@ mod tests {
     fn summary(transports: Vec<TransportLatency>, ratio: Option<(f64, f64, f64)>) -> OpenLoopSummary {
         let ratios = ratio.map(|(value, low, high)| LatencyRatio {
             percentile: "p99".into(),
-            grpc_over_json: Some(value),
+            json_over_grpc: Some(value),
             ci_low: Some(low),
             ci_high: Some(high),
             pairs: 5,
         });
         OpenLoopSummary {
             work: "upload".into(),
-            offered: OpenLoop { rate: 100.0, spacing: Spacing::Constant, max_in_flight: 10 },
+            offered: OpenLoop { rate: 100.0, spacing: Spacing::Constant, max_in_flight: 10, round_s: Some(1.0) },
             transports,
             ratios: ratios.into_iter().collect(),
         }
@@ -116,29 +138,59 @@ mod tests {
     #[test]
     fn the_verdict_is_on_p99_with_its_interval_and_names_who_fell_short() {
         let both = vec![kept(TransportKind::Json, 4.0), kept(TransportKind::Grpc, 2.0)];
-        let faster = summary(both.clone(), Some((0.5, 0.4, 0.6)));
+        // HTTP/JSON's p99 over gRPC's: 2x, gRPC ahead.
+        let faster = summary(both.clone(), Some((2.0, 1.6, 2.5)));
         assert_eq!(
             faster.verdict(),
-            "open loop, uploads at 100/s constant, at most 10 in flight: grpc p99 2.00 ms vs http-json 4.00 ms from intended start, grpc faster (0.50x, 95% CI 0.40x to 0.60x, 5 pairs)"
+            "open loop, uploads at 100/s constant, at most 10 in flight: grpc p99 2.00 ms vs http-json 4.00 ms from intended start (pooled), grpc faster (http-json/grpc p99 2.00x, 95% CI 1.60x to 2.50x, 5 pairs)"
         );
-        let unclear = summary(both.clone(), Some((0.5, 0.2, 1.1))).verdict();
-        assert!(unclear.ends_with("no significant difference (0.50x, 95% CI 0.20x to 1.10x, 5 pairs)"), "{unclear}");
-        // 0.01x to 40x says nothing: withheld, as a throughput verdict's too wide to read.
-        let wide = summary(both.clone(), Some((0.5, 0.01, 40.0))).verdict();
+        let unclear = summary(both.clone(), Some((1.2, 0.9, 1.6))).verdict();
         assert!(
-            wide.ends_with(
-                "no significant difference (0.50x; the 95% interval is too wide to read: run more rounds, 5 pairs)"
-            ),
+            unclear.ends_with("no significant difference (http-json/grpc p99 1.20x, 95% CI 0.90x to 1.60x, 5 pairs)"),
+            "{unclear}"
+        );
+        // 0.025x to 100x says nothing: withheld, as a throughput verdict's too wide to read.
+        let wide = summary(both.clone(), Some((2.0, 0.025, 100.0))).verdict();
+        assert!(
+            wide.ends_with("no significant difference (http-json/grpc p99 2.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"),
             "{wide}"
         );
         let mut short = both;
         short[0].not_sustained = Some("dropped 5 of 100".into());
-        let slower = summary(short, Some((2.0, 1.5, 2.5))).verdict();
+        let slower = summary(short, Some((0.5, 0.4, 0.6))).verdict();
         assert!(
-            slower.contains("grpc slower (2.00x") && slower.ends_with("; http-json did not sustain the rate"),
+            slower.contains("grpc slower (http-json/grpc p99 0.50x")
+                && slower.ends_with("; http-json did not sustain the rate"),
             "{slower}"
         );
         let alone = summary(vec![kept(TransportKind::Grpc, 2.0)], None).verdict();
         assert!(alone.ends_with(": grpc p99 2.00 ms from intended start"), "{alone}");
+    }
+
+    #[test]
+    fn an_interval_is_readable_up_to_ends_two_and_a_half_times_apart_as_a_throughput_one_is() {
+        let ratio = |low: f64, high: f64| LatencyRatio {
+            percentile: "p99".into(),
+            json_over_grpc: Some((low * high).sqrt()),
+            ci_low: Some(low),
+            ci_high: Some(high),
+            pairs: 5,
+        };
+        // 0.8x to 2.0x: ends 2.5x apart, the most a readable interval spans.
+        assert!(ratio(0.8, 2.0).readable());
+        assert!(!ratio(0.8, 2.0 * 1.001).readable(), "2.002 / 0.8 is over 2.5x");
+        // The old rule (at most 1.0 wide) would have read 4x to 4.9x as too wide, and 0.1x to 1.1x as readable.
+        assert!(ratio(4.0, 4.9).readable());
+        assert!(!ratio(0.1, 1.1).readable());
+        assert!(!ratio(0.0, 1.0).readable(), "an end at zero is no interval to read");
+    }
+
+    #[test]
+    fn a_report_of_the_old_orientation_reads_the_other_way_up() {
+        let old = r#"{"percentile":"p99","grpc_over_json":0.5,"ci_low":0.4,"ci_high":0.8,"pairs":3}"#;
+        let read: LatencyRatio = serde_json::from_str(old).unwrap();
+        assert_eq!((read.json_over_grpc, read.ci_low, read.ci_high), (Some(2.0), Some(1.25), Some(2.5)));
+        let new = serde_json::to_string(&read).unwrap();
+        assert_eq!(serde_json::from_str::<LatencyRatio>(&new).unwrap(), read, "written and read back alike");
     }
 }

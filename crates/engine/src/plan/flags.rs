@@ -51,6 +51,7 @@ pub struct ScheduleText<'a> {
     pub rate: &'a str,
     pub arrivals: &'a str,
     pub max_in_flight: &'a str,
+    pub round_time: &'a str,
 }
 
 /// The schedule flags of options that keep them under these names (the
@@ -68,6 +69,7 @@ macro_rules! schedule_text {
             rate: &$options.rate,
             arrivals: &$options.arrivals,
             max_in_flight: &$options.max_in_flight,
+            round_time: &$options.round_time,
         }
     };
 }
@@ -140,22 +142,127 @@ pub fn parse_schedule(flags: &ScheduleText, notes: &mut Vec<String>) -> Result<S
             }
         },
     };
-    if let Some(duration) = duration {
-        notes.push(format!(
-            "--duration {}: paired rounds run until that much time has passed; --iterations is not used",
-            units::format_duration(duration)
-        ));
-    } else if until_stable.is_some() {
-        notes.push(format!(
-                "--until-stable stops early, within --iterations {iterations}: raise it (or set --duration) to give the interval room to narrow"
-            ));
-    }
+    let round_time = match flags.round_time.trim() {
+        "" => None,
+        text => match units::parse_duration(text).map_err(flag_error("round_time"))? {
+            t if t.is_zero() => return fail("round_time", "--round-time must be above zero, like 1s"),
+            t => Some(t),
+        },
+    };
+    let open_loop = crate::open_loop::parse_open_loop(flags.rate, flags.arrivals, flags.max_in_flight, round_time)?;
     if (duration.is_some() || until_stable.is_some()) && order == Order::Sequential {
         return fail(
             "order",
             "--duration and --until-stable need --order interleaved, so both transports get the same paired rounds",
         );
     }
-    let open_loop = crate::open_loop::parse_open_loop(flags.rate, flags.arrivals, flags.max_in_flight)?;
-    Ok(Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop })
+    let mut schedule = Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop };
+    match open_loop {
+        Some(open) => paced_rounds(&mut schedule, open, round_time, notes)?,
+        None => closed_rounds(&schedule, notes),
+    }
+    Ok(schedule)
+}
+
+/// What `--duration` and `--until-stable` imply for closed-loop rounds.
+fn closed_rounds(schedule: &Schedule, notes: &mut Vec<String>) {
+    if let Some(duration) = schedule.duration {
+        notes.push(format!(
+            "paired rounds run for {}, however many rounds that takes",
+            units::format_duration(duration)
+        ));
+    } else if schedule.until_stable.is_some() {
+        notes.push(format!(
+            "--until-stable stops early, within --iterations {}: raise it (or set --duration) to give the interval room to narrow",
+            schedule.iterations
+        ));
+    }
+}
+
+/// Open loop: each round is a slice of the arrival schedule, `--round-time`
+/// long (1 s, or a third of a `--duration` under 3 s so that there are
+/// pairs for an interval), and `--duration` becomes that many rounds per
+/// transport: `--rate R --duration D` offers R x D arrivals to each.
+fn paced_rounds(
+    schedule: &mut Schedule,
+    mut open: crate::open_loop::OpenLoop,
+    round_time: Option<std::time::Duration>,
+    notes: &mut Vec<String>,
+) -> Result<(), ConfigError> {
+    use std::time::Duration;
+    if schedule.until_stable.is_some() {
+        return fail(
+            "until_stable",
+            "--until-stable watches the throughput's interval, which the offered rate sets in open loop: leave it out with --rate (--duration or --iterations set the rounds)",
+        );
+    }
+    let round = round_time.unwrap_or(match schedule.duration {
+        Some(total) if total < Duration::from_secs(3) => total / 3,
+        _ => Duration::from_secs(1),
+    });
+    open.round_s = Some(round.as_secs_f64());
+    let offered = open.rate * round.as_secs_f64();
+    if offered < 1.0 {
+        let least = units::format_duration(Duration::from_secs_f64((1.0 / open.rate).ceil()));
+        return fail(
+            "rate",
+            format!(
+                "--rate {}/s offers under one arrival in a round of {}: raise --rate, or give --round-time {least} or more",
+                open.rate,
+                units::format_duration(round)
+            ),
+        );
+    }
+    if open.per_round() > crate::open_loop::MOST_PER_ROUND {
+        return fail(
+            "round_time",
+            format!(
+                "--rate x --round-time gives {} arrivals a round, more than {}: give a shorter --round-time",
+                open.per_round(),
+                crate::open_loop::MOST_PER_ROUND
+            ),
+        );
+    }
+    let round_said = units::format_duration(round);
+    if let Some(total) = schedule.duration.take() {
+        let rounds = (total.as_secs_f64() / round.as_secs_f64()).round().max(1.0) as u32;
+        schedule.iterations = rounds;
+        notes.push(format!(
+            "open loop for {} per transport: {} of {round_said}, {} each ({} per transport in all)",
+            units::format_duration(total),
+            crate::report::plural(rounds as usize, "paced round"),
+            crate::report::plural(open.per_round() as usize, "arrival"),
+            open.per_round() * u64::from(rounds)
+        ));
+    } else {
+        notes.push(format!(
+            "open loop: {} of {round_said} per transport, {} each",
+            crate::report::plural(schedule.iterations as usize, "paced round"),
+            crate::report::plural(open.per_round() as usize, "arrival")
+        ));
+    }
+    schedule.open_loop = Some(open);
+    Ok(())
+}
+
+/// A round's calls per client: `requests` in closed loop; in open loop
+/// enough for the round's arrivals spread over `clients` (a round offers
+/// `--rate x --round-time`, whatever a closed round's size would be), with a
+/// note when the user's `--requests` is set aside for it.
+pub fn requests_per_client(
+    schedule: &Schedule,
+    clients: u32,
+    requests: u32,
+    given: bool,
+    notes: &mut Vec<String>,
+) -> u32 {
+    let Some(open) = &schedule.open_loop else { return requests };
+    if given {
+        notes.push(format!(
+            "--requests is not used under --rate: each round sends its {} over the {} clients",
+            crate::report::plural(open.per_round() as usize, "arrival"),
+            clients
+        ));
+    }
+    open.per_round().div_ceil(u64::from(clients)).clamp(1, u64::from(u32::MAX)) as u32
 }

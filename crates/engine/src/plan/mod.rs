@@ -63,5 +63,12 @@ pub struct Schedule {
     pub open_loop: Option<crate::open_loop::OpenLoop>,
 }
 
+impl Schedule {
+    /// A round's calls: `clients` x `requests` closed loop, its arrivals open loop.
+    pub fn calls_per_round(&self, clients: u32, requests: u32) -> u64 {
+        self.open_loop.as_ref().map_or(u64::from(clients) * u64::from(requests), |open| open.per_round())
+    }
+}
+
 pub mod flags;
-pub use flags::{ConfigError, ScheduleText, parse_schedule};
+pub use flags::{ConfigError, ScheduleText, parse_schedule, requests_per_client};

@@ -161,6 +161,7 @@ impl EtcdRunner {
             latency: m.latency,
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + m.elapsed)),
             paced: m.paced,
+            sampled: None,
         });
     }
 }

@@ -59,6 +59,8 @@ pub struct Options {
     pub arrivals: String,
     /// Open loop: requests outstanding at most; an arrival past it is dropped.
     pub max_in_flight: String,
+    /// Open loop: how long each round's arrivals span ("" for the default).
+    pub round_time: String,
     /// The gRPC client's HTTP/2 stream window, or "auto".
     pub grpc_window: String,
     pub max_retries: String,
@@ -113,6 +115,7 @@ impl Default for Options {
             rate: String::new(),
             arrivals: "constant".into(),
             max_in_flight: "1000".into(),
+            round_time: String::new(),
             grpc_window: "auto".into(),
             max_retries: "5".into(),
             retry_deadline: "2m".into(),

@@ -43,6 +43,7 @@ impl Options {
         let prefix = self.object_prefix(&mut notes)?;
         let Schedule { transports, iterations, timeout, order, duration, until_stable, open_loop } =
             parse_schedule(&schedule_text!(self), &mut notes)?;
+        let concurrency = self.objects_per_round(concurrency, open_loop.as_ref(), &mut notes);
         super::ranges::check_lanes(&transports, ranges.as_ref())?;
         let grpc_window = self.grpc_window()?;
         let retries = self.retries()?;
@@ -90,6 +91,25 @@ impl Options {
             rate_unit,
             notes,
         })
+    }
+
+    /// A round's objects: `--concurrency` in closed loop; in open loop its
+    /// arrivals (`--rate` x `--round-time`), with a note when a
+    /// `--concurrency` the user gave is set aside for them.
+    fn objects_per_round(
+        &self,
+        concurrency: u32,
+        open: Option<&engine::open_loop::OpenLoop>,
+        notes: &mut Vec<String>,
+    ) -> u32 {
+        let Some(open) = open else { return concurrency };
+        if concurrency != 1 {
+            notes.push(format!(
+                "--concurrency {concurrency} is not used under --rate: each round's objects are its {}",
+                engine::report::plural(open.per_round() as usize, "arrival")
+            ));
+        }
+        open.per_round().min(u64::from(u32::MAX)) as u32
     }
 
     /// The object, chunk and warmup sizes; a chunk size off GCS's alignment

@@ -70,6 +70,8 @@ impl RunReport {
                     true => t.cpu_us_per_object.map(|us| format!("{} µs/object", significant(us, 3))),
                     false => t.cpu_s_per_gib.map(|s| format!("{s:.2} s/GiB")),
                 },
+                cpu_s_per_gib: t.cpu_s_per_gib,
+                cpu_us_per_item: t.cpu_us_per_object,
                 connections: t.connections,
             })
             .collect()

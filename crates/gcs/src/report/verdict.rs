@@ -5,7 +5,6 @@
 use super::RunReport;
 use super::shown::Shown;
 use crate::stats::Verdict;
-use engine::open_loop::THROUGHPUT_SET;
 
 impl RunReport {
     /// The verdict in one sentence (w1r3: its two, one after the other).
@@ -20,9 +19,11 @@ impl RunReport {
         if self.open_loop.is_empty() {
             return throughput;
         }
+        // w1r3's two open-loop summaries share one schedule: the first says it.
+        let set = self.open_loop[0].throughput_said();
         let said = throughput.into_iter().map(|line| match line.starts_with(' ') {
             true => line,
-            false => format!("{THROUGHPUT_SET}{line}"),
+            false => format!("{set}{line}"),
         });
         self.open_loop.iter().map(|o| o.verdict()).chain(said).collect()
     }

@@ -48,17 +48,23 @@ fn a_known_interval() {
 
 #[test]
 fn a_consistent_difference_is_significant() {
-    let c = compared(&[2.0, 2.1, 1.9, 2.0, 2.05], &[1.0, 1.02, 0.98, 1.01, 1.0]);
+    let (json, grpc) = ([2.0, 2.1, 1.9, 2.0, 2.05], [1.0, 1.02, 0.98, 1.01, 1.0]);
+    let c = compared(&json, &grpc);
     assert_eq!((c.faster, c.pairs), (Some(Grpc), 5));
     assert!(c.significant);
     let (low, high) = (c.ci_low.unwrap(), c.ci_high.unwrap());
+    // The headline is the geometric mean of the pairs' ratios (equal bytes:
+    // JSON's time over gRPC's), the interval's own estimate.
+    let logs: Vec<f64> = json.iter().zip(grpc).map(|(j, g)| (j / g).ln()).collect();
+    let geomean = (logs.iter().sum::<f64>() / 5.0).exp();
     let percent = c.percent.unwrap();
+    assert!((percent - (geomean - 1.0) * 100.0).abs() < 1e-9, "{percent} against {geomean}");
     assert!(low > 80.0 && high < 120.0 && low < percent && percent < high, "{low} {percent} {high}");
-    assert!(
-        c.sentence(RateUnit::MiB).starts_with("grpc was 100.6% faster than http-json (1.00 vs 0.50 MiB/s; 95% CI +9"),
-        "{}",
-        c.sentence(RateUnit::MiB)
-    );
+    // Pooled: 5 MiB over each one's summed times, 5.01 s and 10.05 s.
+    let sentence = c.sentence(RateUnit::MiB);
+    let expected = format!("grpc was {:.1}% faster than http-json (95% CI +", (geomean - 1.0) * 100.0);
+    assert!(sentence.starts_with(&expected), "{sentence}");
+    assert!(sentence.ends_with("5 pairs; pooled rates 1.00 vs 0.50 MiB/s)"), "{sentence}");
 }
 
 #[test]

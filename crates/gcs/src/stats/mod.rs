@@ -146,19 +146,17 @@ pub fn summarize(
 ) -> TransportSummary {
     // Every ratio below divides figures of the same work: complete rounds
     // for round times, CPU and wire bytes; finished objects for object times.
-    let complete: Vec<&RoundSample> =
-        rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
-    let times = sorted(complete.iter().map(|r| r.elapsed_s).collect());
-    let total_time: f64 = times.iter().sum();
-    let sum = |figure: fn(&RoundSample) -> u64| complete.iter().map(|r| figure(r)).sum::<u64>();
-    let (total_bytes, wire_bytes, wire_retransmitted_bytes) =
-        (sum(|r| r.bytes), sum(|r| r.wire_bytes), sum(|r| r.retransmitted_bytes));
-    let cpu_s: f64 = complete.iter().map(|r| r.cpu_s).sum();
+    let Complete {
+        times,
+        total_time,
+        total_bytes,
+        wire_bytes,
+        wire_retransmitted_bytes,
+        cpu_s,
+        rounds: complete_rounds,
+    } = Complete::of(rounds, transport, operation);
     let objects: Vec<&ObjectSample> =
         objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
-    // By host too: a merged report's hosts all have a round 1.
-    let complete_rounds: std::collections::HashSet<(&str, u32)> =
-        complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect();
     let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
     let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
     let failed = objects.iter().filter(|o| !o.ok);
@@ -177,7 +175,9 @@ pub fn summarize(
         operation,
         runs: times.len(),
         objects: object_times.len(),
-        bytes_per_run,
+        // What a complete round moved, on average: the plan's bytes in
+        // closed loop; less in open loop when arrivals were dropped.
+        bytes_per_run: moved_per_run(bytes_per_run, total_bytes, times.len()),
         min_s: times.first().copied(),
         median_s: median(&times),
         mean_s: (!times.is_empty()).then(|| total_time / times.len() as f64),
@@ -214,6 +214,45 @@ pub fn summarize(
         wire_retransmitted_bytes,
         peers: accounting.peers,
         latency_histogram: (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram)),
+    }
+}
+
+/// A transport's complete rounds of one operation, added up.
+struct Complete<'a> {
+    times: Vec<f64>,
+    total_time: f64,
+    total_bytes: u64,
+    wire_bytes: u64,
+    wire_retransmitted_bytes: u64,
+    cpu_s: f64,
+    /// (host, round) of each: a merged report's hosts all have a round 1.
+    rounds: std::collections::HashSet<(&'a str, u32)>,
+}
+
+impl<'a> Complete<'a> {
+    fn of(rounds: &'a [RoundSample], transport: TransportKind, operation: Operation) -> Self {
+        let complete: Vec<&RoundSample> =
+            rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
+        let times = sorted(complete.iter().map(|r| r.elapsed_s).collect());
+        let sum = |figure: fn(&RoundSample) -> u64| complete.iter().map(|r| figure(r)).sum::<u64>();
+        Complete {
+            total_time: times.iter().sum(),
+            times,
+            total_bytes: sum(|r| r.bytes),
+            wire_bytes: sum(|r| r.wire_bytes),
+            wire_retransmitted_bytes: sum(|r| r.retransmitted_bytes),
+            cpu_s: complete.iter().map(|r| r.cpu_s).sum(),
+            rounds: complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect(),
+        }
+    }
+}
+
+/// What a complete round moved, on average: the plan's bytes in closed
+/// loop; less in open loop when arrivals were dropped.
+fn moved_per_run(planned: u64, total_bytes: u64, runs: usize) -> u64 {
+    match runs {
+        0 => planned,
+        runs => total_bytes / runs as u64,
     }
 }
 

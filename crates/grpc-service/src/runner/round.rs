@@ -6,6 +6,7 @@ use super::{CLIENT_THREAD_NAME, ServiceRunner};
 use crate::caller::Caller;
 use crate::config::WARMUP_REQUESTS;
 use crate::error::ServiceError;
+use crate::sampler::Sampler;
 use crate::template::Call;
 use engine::Stop;
 use engine::calls::batch::{Batch, Turns, run_closed, run_open};
@@ -22,32 +23,47 @@ use std::time::Instant;
 #[derive(Clone)]
 enum Requests {
     Fixed(Arc<DynamicMessage>),
-    Templated { template: Arc<crate::template::Template>, input: MessageDescriptor, run: Arc<str> },
+    Templated {
+        template: Arc<crate::template::Template>,
+        input: MessageDescriptor,
+        run: Arc<str>,
+        transport: &'static str,
+        round: u32,
+    },
 }
 
 impl Requests {
     fn message(&self, seq: u64, client: u32) -> Result<Arc<DynamicMessage>, ServiceError> {
         match self {
             Requests::Fixed(message) => Ok(message.clone()),
-            Requests::Templated { template, input, run } => {
-                Ok(Arc::new(template.message(input, Call { seq, client, run })?))
+            Requests::Templated { template, input, run, transport, round } => {
+                Ok(Arc::new(template.message(input, Call { seq, client, run, transport, round: *round })?))
             }
         }
     }
 }
 
 impl ServiceRunner {
-    fn requests(&self) -> Requests {
+    /// The requests of `kind`'s round (`None`: the warmup, round 0 to `{{round}}`).
+    fn requests(&self, kind: TransportKind, round: Option<u32>) -> Requests {
         let (calling, run) = (&self.config.calling, &self.run_id);
-        let input = calling.method.input();
+        let (input, transport, round) = (calling.method.input(), kind.name(), round.map_or(0, |r| r + 1));
         if calling.request.is_fixed() {
-            let call = Call { seq: 0, client: 0, run };
+            let call = Call { seq: 0, client: 0, run, transport, round };
             // Checked when the flags were: a fixed request builds.
             if let Ok(message) = calling.request.message(&input, call) {
                 return Requests::Fixed(Arc::new(message));
             }
         }
-        Requests::Templated { template: Arc::new(calling.request.clone()), input, run: run.as_str().into() }
+        let template = Arc::new(calling.request.clone());
+        Requests::Templated { template, input, run: run.as_str().into(), transport, round }
+    }
+
+    /// A timed round's sampler when two transports run: its answers are
+    /// compared with the other's same round.
+    fn sampler(&self, round: Option<u32>, turns: &Turns) -> Option<Sampler> {
+        let calls = self.config.schedule.calls_per_round(turns.clients, turns.requests);
+        (round.is_some() && self.callers.len() > 1).then(|| Sampler::new(calls))
     }
 
     /// One round of `kind` (`None`: the untimed warmup, not recorded).
@@ -62,11 +78,16 @@ impl ServiceRunner {
         self.wire.sample(kind);
         let cpu_before = engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
         self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.clock.elapsed().as_secs_f64() }).await;
+        let sampler = self.sampler(round, &turns);
         let started = Instant::now();
-        let (batch, paced) = self.calls(caller, &turns, (kind, round)).await?;
+        let (batch, paced) = self.calls(caller, &turns, (kind, round), sampler.clone()).await?;
         let elapsed = started.elapsed();
         let cpu_s = engine::cpu::threads_seconds(CLIENT_THREAD_NAME) - cpu_before;
         let wire = self.wire.sample(kind);
+        let sampled = match (round, &sampler) {
+            (Some(round), Some(sampler)) => self.pairing.settle(kind, round, sampler, &self.config.ignore_fields),
+            _ => None,
+        };
         let name = match round {
             Some(round) => format!("{} round {}", kind.name(), round + 1),
             None => format!("{} warmup", kind.name()),
@@ -100,6 +121,7 @@ impl ServiceRunner {
             latency: batch.latency,
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
             paced,
+            sampled,
         });
         Ok(())
     }
@@ -111,11 +133,20 @@ impl ServiceRunner {
         caller: Arc<Caller>,
         turns: &Turns,
         (kind, round): (TransportKind, Option<u32>),
+        sampler: Option<Sampler>,
     ) -> Result<(Batch<ServiceError>, Option<PacedRound>), Stop> {
-        let (requests, clients) = (self.requests(), turns.clients);
+        let (requests, clients) = (self.requests(kind, round), turns.clients);
         let call = move |client: u32, n: u64| {
-            let (caller, message) = (caller.clone(), requests.message(n * clients as u64 + client as u64, client));
-            async move { caller.call(&*message?).await.map(drop) }
+            let seq = n * clients as u64 + client as u64;
+            let (caller, message) = (caller.clone(), requests.message(seq, client));
+            let sampler = sampler.clone().filter(|s| s.wants(seq));
+            async move {
+                let answer = caller.call(&*message?).await?;
+                if let Some(sampler) = sampler {
+                    sampler.keep(seq, answer);
+                }
+                Ok(())
+            }
         };
         let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
         let progress =

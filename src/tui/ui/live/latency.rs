@@ -68,8 +68,8 @@ fn title<'a>(live: &Live, (rate, state): (f64, &str), width: u16, theme: &Theme)
             format!(" latency from intended start at {}/s (log) · ", significant(rate, 3)),
             format!("p99 upper, p50 lower, per round · {state} "),
         ),
-        (" latency from intended start · ".to_string(), format!("p99 over p50 · {state} ")),
-        (" latency · ".to_string(), "p99 over p50 ".to_string()),
+        (" latency from intended start · ".to_string(), format!("upper p99, lower p50 · {state} ")),
+        (" latency · ".to_string(), "upper p99, lower p50 ".to_string()),
     ];
     let mut line = Line::default();
     for (lead, lines) in wordings {
