@@ -87,11 +87,24 @@ fn source_folders() -> Vec<PathBuf> {
     folders
 }
 
-/// A function's first line (after rustfmt): `fn`, maybe `pub`, `async`,
-/// `const` or `unsafe` before it, at any indent.
+/// A function's first line (after rustfmt): `fn`, maybe `pub` (`pub(in
+/// crate::a)` too), `async`, `const` or `unsafe` before it, at any indent.
 fn opens_function(line: &str) -> bool {
     let mut words = line.split_whitespace();
-    words.find(|w| !(w.starts_with("pub") || matches!(*w, "async" | "const" | "unsafe"))) == Some("fn")
+    while let Some(word) = words.next() {
+        if word.starts_with("pub(in") {
+            // `pub(in crate::a)`: the path is a word of its own.
+            words.find(|w| w.ends_with(')'));
+        } else if !(word.starts_with("pub") || matches!(word, "async" | "const" | "unsafe")) {
+            return word == "fn";
+        }
+    }
+    false
+}
+
+/// A line that closes a block: `}`, maybe with a comment after it.
+fn closes(line: &str) -> bool {
+    line.split("//").next().is_some_and(|code| code.trim() == "}")
 }
 
 /// Functions longer than `limit` lines in `text`: rustfmt closes a body
@@ -107,7 +120,7 @@ fn long_functions(text: &str, limit: usize) -> Vec<(usize, usize)> {
         }
         let indent = line.len() - line.trim_start().len();
         let close = format!("{}}}", " ".repeat(indent));
-        let Some(length) = lines[start..].iter().position(|l| l.starts_with(&close) && l.trim() == "}") else {
+        let Some(length) = lines[start..].iter().position(|l| l.starts_with(&close) && closes(l)) else {
             continue;
         };
         if length + 1 > limit {
@@ -117,19 +130,36 @@ fn long_functions(text: &str, limit: usize) -> Vec<(usize, usize)> {
     long
 }
 
+/// Tests and benches that were longer than the rule before it covered
+/// them, each with the size it may not grow past: the list only shrinks.
+const LONG_BEFORE: [(&str, usize); 8] = [
+    ("tests/emulator_json.rs", 410),
+    ("tests/cli.rs", 423),
+    ("tests/tui_views.rs:41", 93),
+    ("tests/fleet_etcd.rs:39", 92),
+    ("tests/real_gcs_path.rs:20", 85),
+    ("tests/common/synthetic.rs:23", 82),
+    ("benches/grpc_dynamic_cpu.rs:37", 83),
+    ("benches/throughput.rs:41", 145),
+];
+
 #[test]
 fn no_file_over_400_lines_and_no_function_over_80() {
     let mut files = 0;
     let mut over = Vec::new();
-    for path in source_folders().iter().flat_map(|f| sources(f)) {
+    let folders = [source_folders(), vec![Path::new(ROOT).join("tests"), Path::new(ROOT).join("benches")]].concat();
+    let within = |place: &str, size: usize| LONG_BEFORE.iter().any(|(p, most)| *p == place && size <= *most);
+    for path in folders.iter().flat_map(|f| sources(f)) {
         let text = std::fs::read_to_string(&path).unwrap();
         files += 1;
         let shown = path.strip_prefix(ROOT).unwrap().display().to_string();
-        if text.lines().count() > 400 {
+        if text.lines().count() > 400 && !within(&shown, text.lines().count()) {
             over.push(format!("{shown}: {} lines", text.lines().count()));
         }
         for (line, length) in long_functions(&text, 80) {
-            over.push(format!("{shown}:{line}: a function of {length} lines"));
+            if !within(&format!("{shown}:{line}"), length) {
+                over.push(format!("{shown}:{line}: a function of {length} lines"));
+            }
         }
     }
     assert!(files > 100, "the sources were found: {files} files");
@@ -144,6 +174,9 @@ fn the_length_check_sees_a_long_function() {
         "trait A {{\n    fn declared(&self);\n}}\nimpl A {{\n    pub async fn long() {{\n{body}    }}\n\n    fn short() {{}}\n}}\n"
     );
     assert_eq!(long_functions(&text, 80), [(5, 83)]);
+    // A restricted visibility, and a closing brace with a comment after it.
+    let scoped = format!("    pub(in crate::a) fn scoped() {{\n{body}    }} // end\n");
+    assert_eq!(long_functions(&scoped, 80), [(1, 83)]);
 }
 
 /// The target a line of code names: by a path (`gcs::report`) or by its

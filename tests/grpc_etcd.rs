@@ -4,6 +4,7 @@
 //! etcdctl, the check of the answers, the cleanup call, and bad input.
 
 mod common;
+mod etcd_grpc;
 mod etcd_server;
 mod views;
 use common::run;
@@ -13,35 +14,7 @@ use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::tui::app::{App, Message};
 use serde_json::Value;
 
-const GOCODE: &str = "/usr/share/gocode/src";
-
-/// `--proto` and its `-I` directories for etcd 3.4's rpc.proto.
-fn etcd_proto() -> Vec<String> {
-    let rpc = format!("{GOCODE}/go.etcd.io/etcd/etcdserver/etcdserverpb/rpc.proto");
-    assert!(std::path::Path::new(&rpc).exists(), "{rpc}: ./scripts/test installs golang-etcd-server-dev");
-    let includes =
-        ["go.etcd.io", "github.com/gogo/protobuf", "github.com/grpc-ecosystem/grpc-gateway/third_party/googleapis"];
-    let mut args = vec!["--proto".to_string(), rpc];
-    for dir in includes {
-        args.extend(["-I".to_string(), format!("{GOCODE}/{dir}")]);
-    }
-    args
-}
-
-fn grpc_run(etcd: &Etcd, extra: &[&str]) -> (std::process::Output, Value) {
-    let mut args: Vec<String> =
-        ["grpc", "run", "--grpc-endpoint", &etcd.url, "--format", "json"].map(String::from).into();
-    args.extend(etcd_proto());
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = run(&args, &[]);
-    let report = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-    (output, report)
-}
-
-fn stderr(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use etcd_grpc::{etcd_proto, grpc_run, stderr};
 
 /// A put of key `bench/RUN/TRANSPORT/SEQ`, and the cleanup call that deletes `bench/RUN/`.
 const PUT: [&str; 10] = [
@@ -107,8 +80,11 @@ fn puts_go_over_both_transports_each_key_once_and_the_cleanup_call_deletes_them(
     assert_eq!(report["cleanup"]["called"], false, "--cleanup=false: {}", report["cleanup"]);
     etcd.ctl_ok(&["del", "--prefix", &prefix]);
 
+    let before = etcd.revision();
     let (output, report) = grpc_run(&etcd, &[&PUT[..], &shape[..6]].concat());
     assert!(output.status.success(), "{}", stderr(&output));
+    // Every put, then one revision more for a DeleteRange that deleted something.
+    assert_eq!(etcd.revision() - before, 2 * per_transport + 1, "the puts and the cleanup reached etcd");
     assert_eq!(report["cleanup"]["called"], true, "{}", report["cleanup"]);
     assert_eq!(report["cleanup"]["error"], Value::Null);
     assert_eq!(etcd.count("bench/", None), 0, "the cleanup call deleted the run's keys");
@@ -241,14 +217,6 @@ fn figure(report: &Value, transport: &str, field: &str) -> f64 {
     t[field].as_f64().unwrap_or_else(|| panic!("{transport} {field}: {t}"))
 }
 
-/// The middle of three runs' figure.
-fn median_of(runs: &[Value], transport: &str, field: &str) -> f64 {
-    let mut v: Vec<f64> = runs.iter().map(|r| figure(r, transport, field)).collect();
-    assert_eq!(v.len(), 3, "{v:?}");
-    v.sort_by(f64::total_cmp);
-    v[1]
-}
-
 /// The lowest and highest of three figures.
 fn range_of(v: Vec<f64>) -> (f64, f64) {
     assert_eq!(v.len(), 3, "{v:?}");
@@ -311,18 +279,21 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
             );
             eprintln!("{said}");
             if field == "ops_per_s" {
-                // Rates: the medians within 1.3x either way. "The ranges of
-                // three runs each meet" fails by chance for two identical
-                // clients: all three of one below all three of the other
-                // has odds 1 in 20 each way (1 in C(6,3)), and this test
-                // saw it happen.
-                let (dynamic, compiled) =
-                    (median_of(&grpc_runs, transport, field), median_of(&etcd_runs, transport, field));
+                // Rates: the fastest of each one's three runs within 1.3x
+                // either way. The runs of one client vary 2x here (etcd on
+                // one CPU of two): "the ranges meet" fails by chance 1 in 20
+                // each way for identical clients, and medians of three
+                // differed by 1.38x in both directions in one afternoon.
+                // Interference only slows a run, so the fastest is the
+                // steadier measure of what each client can do.
+                let (dynamic, compiled) = (high, compiled_high);
                 let ratio = dynamic / compiled;
-                eprintln!("{transport} calls/s medians: grpc run {dynamic:.0}, etcd run {compiled:.0}: {ratio:.3}x");
+                eprintln!(
+                    "{transport} calls/s, fastest of 3: grpc run {dynamic:.0}, etcd run {compiled:.0}: {ratio:.3}x"
+                );
                 assert!(
                     (1.0 / 1.3..=1.3).contains(&ratio),
-                    "{said}: medians {dynamic:.0} and {compiled:.0}, {ratio:.2}x"
+                    "{said}: fastest {dynamic:.0} and {compiled:.0}, {ratio:.2}x"
                 );
             } else {
                 // Byte counts: the ranges meet, with 1% of their size either
@@ -401,75 +372,4 @@ fn mutual_tls_on_both_transports_with_certificates_made_here() {
     assert_eq!(report["outcome"], "setup_failed", "{report}");
     assert!(said.contains("the check before the rounds failed: cannot reach"), "{said}");
     assert!(said.contains("--cert and --key, if the server asks for a client certificate"), "{said}");
-}
-
-/// A create-if-absent: a txn that puts `KEY` only while its version is 0.
-fn create_if_absent(key: &str) -> String {
-    format!(
-        r#"{{"compare":[{{"key":"{{{{base64 {key}}}}}","target":"VERSION","result":"EQUAL","version":"0"}}],"success":[{{"request_put":{{"key":"{{{{base64 {key}}}}}","value":"dg=="}}}}]}}"#
-    )
-}
-
-#[test]
-fn a_call_that_is_not_idempotent_does_the_same_work_on_both_transports_only_with_keys_of_its_own() {
-    let etcd = Etcd::start();
-    let (transports, rounds, clients, requests) = (2u64, 3u64, 2u64, 50u64);
-    let shape = ["--clients", "2", "--requests", "50", "--iterations", "3", "--warmup=false", "--cleanup=false"];
-    let txn = |key: &str, ignored: &[&str]| {
-        let data = create_if_absent(key);
-        // A txn's answer carries the store's revision twice: at its top and in its put's answer.
-        let revisions =
-            ["--ignore-field", "header.revision", "--ignore-field", "responses.response_put.header.revision"];
-        let mut args = [&["--method", "etcdserverpb.KV/Txn", "--data", &data][..], &revisions].concat();
-        for field in ignored {
-            args.extend(["--ignore-field", field]);
-        }
-        let (output, report) = grpc_run(&etcd, &[&args[..], &shape].concat());
-        assert!(output.status.success(), "{}", stderr(&output));
-        report
-    };
-
-    // A key of its own per transport and round: every call creates one.
-    let report = txn("bench/{{run}}/{{transport}}/{{round}}/{{seq}}", &[]);
-    let run_id = report["run_id"].as_str().unwrap();
-    let mut written = 0;
-    for transport in ["grpc", "http-json"] {
-        for round in 1..=rounds {
-            let keys = etcd.count(&format!("bench/{run_id}/{transport}/{round}/"), None);
-            assert_eq!(keys, clients * requests, "{transport} round {round}");
-            written += keys;
-        }
-    }
-    assert_eq!(written, transports * rounds * clients * requests);
-    assert_eq!(written, 600);
-    assert_eq!(report["sampled"]["differed"], 0, "{}", report["sampled"]);
-    let verdict = report["comparison"]["sentence"].as_str().unwrap();
-    let table = report_table(&report);
-    assert!(!table.contains("caution: the transports did different work"), "{verdict}");
-
-    // One key per call number for every round and transport: the first
-    // call of each number creates it, every later one finds it. The check's
-    // call 0 goes over http-json first (and creates key 0), so in round 1
-    // (http-json first) http-json creates keys 1..99 and gRPC finds them;
-    // rounds 2 and 3 find every key on both. A failed compare answers no
-    // responses: `responses` differs where `succeeded` was left out.
-    let report = txn("bench/{{run}}/{{seq}}", &["succeeded"]);
-    let run_id = report["run_id"].as_str().unwrap();
-    assert_eq!(etcd.count(&format!("bench/{run_id}/"), None), clients * requests, "one key per call number");
-    // 34 calls sampled a round, every (100 / 34 =) 2nd: 0, 2, ..., 66.
-    let sampled: Vec<u64> = (0..34).map(|i| i * (clients * requests / 34)).collect();
-    let differed_in_round_1 = sampled.iter().filter(|seq| **seq != 0).count() as u64;
-    let summary = &report["sampled"];
-    assert_eq!(summary["compared"], rounds * 34, "{summary}");
-    assert_eq!(summary["differed"], differed_in_round_1, "{summary}");
-    let caution = format!("responses differed in {differed_in_round_1} of {} sampled calls", rounds * 34);
-    let table = report_table(&report);
-    assert!(table.contains(&format!("caution: the transports did different work: {caution}")), "{table}");
-    etcd.ctl_ok(&["del", "--prefix", "bench/"]);
-}
-
-/// The report as its table says it, read back from its JSON.
-fn report_table(report: &Value) -> String {
-    let finished = Finished::from_json(report.clone()).expect("a report reads back");
-    finished.to_table()
 }

@@ -77,8 +77,15 @@ fn three_hosts_merge_to_the_window_throughput_and_percentiles_worked_out_by_hand
     // sum of the hosts' rates in it. JSON round k: a 100 + b (100, 200, 300,
     // 400) + c 50 MiB in 1 s; gRPC: (a 100 + b 200 + c 50) MiB in 0.5 s = 700.
     let json_rounds = [250.0f64, 350.0, 450.0, 550.0];
-    let geomean = (json_rounds.iter().map(|j| (700.0 / j).ln()).sum::<f64>() / 4.0).exp();
-    assert!((verdict.percent.unwrap() - (geomean - 1.0) * 100.0).abs() < 1e-9, "{:?}", verdict.percent);
+    let logs: Vec<f64> = json_rounds.iter().map(|j| (700.0 / j).ln()).collect();
+    let mean = logs.iter().sum::<f64>() / 4.0;
+    let percent = |log: f64| (log.exp() - 1.0) * 100.0;
+    assert!((verdict.percent.unwrap() - percent(mean)).abs() < 1e-9, "{:?}", verdict.percent);
+    // Its interval: mean ± t(3) 3.182 x sd / √4 of the same logs.
+    let half = 3.182 * (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 3.0).sqrt() / 2.0;
+    assert!((verdict.ci_low.unwrap() - percent(mean - half)).abs() < 1e-9, "{:?}", verdict.ci_low);
+    assert!((verdict.ci_high.unwrap() - percent(mean + half)).abs() < 1e-9, "{:?}", verdict.ci_high);
+    assert!(verdict.significant && percent(mean - half) > 0.0);
     // The window's rates stay beside it, said as pooled.
     assert!(
         fleet_report.summary_line().contains("pooled rates 700.00 vs 475.00 MiB/s"),

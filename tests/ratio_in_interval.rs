@@ -5,7 +5,7 @@
 //! figure, and the open-loop latency ratios are checked against the
 //! geometric mean of the paired ratios worked out here from the rounds.
 
-use gcs_speed_tui::engine::compare::{Comparison, OpsRates, PairedRound, compare_rates};
+use gcs_speed_tui::engine::compare::{Comparison, MIN_PAIRS, OpsRates, PairedRound, compare_rates};
 use gcs_speed_tui::engine::fleet::{FleetRound, Row, fleet};
 use gcs_speed_tui::engine::open_loop::{OpenLoop, PacedRound, RoundLatency, Spacing, latency_histogram, summarize};
 use gcs_speed_tui::engine::plan::TransportKind::{self, Grpc, Json};
@@ -47,30 +47,35 @@ impl FleetRound for Generated {
     }
 }
 
+/// A generated round: whether it ran, its rate (`None`: failed), its start.
+type Drawn = (bool, Option<f64>, f64);
+
 /// Up to 8 round indexes, each with a round of each transport (or not),
 /// rates spread over three orders of magnitude, some failed.
 fn rounds(part: u8) -> impl Strategy<Value = Vec<Generated>> {
     let one = (prop::bool::weighted(0.9), prop::option::weighted(0.85, 1.0f64..1000.0), 0.0f64..50.0);
-    prop::collection::vec((one.clone(), one), 0..8).prop_map(move |pairs| {
-        let zero = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-        let mut rounds = Vec::new();
-        for (index, pair) in pairs.into_iter().enumerate() {
-            for (transport, (ran, rate, at)) in [(Json, pair.0), (Grpc, pair.1)] {
-                if ran {
-                    let wall = |s: f64| gcs_speed_tui::units::rfc3339_micros(zero + Duration::from_secs_f64(s));
-                    let span = Span {
-                        started_at: wall(at),
-                        ended_at: wall(at + 1.0),
-                        start_s: at,
-                        end_s: at + 1.0,
-                        ..Span::default()
-                    };
-                    rounds.push(Generated { transport, index: index as u32, part, rate, span });
-                }
+    prop::collection::vec((one.clone(), one), 0..8).prop_map(move |pairs| generated(pairs, part))
+}
+
+fn generated(pairs: Vec<(Drawn, Drawn)>, part: u8) -> Vec<Generated> {
+    let zero = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let mut rounds = Vec::new();
+    for (index, pair) in pairs.into_iter().enumerate() {
+        for (transport, (ran, rate, at)) in [(Json, pair.0), (Grpc, pair.1)] {
+            if ran {
+                let wall = |s: f64| gcs_speed_tui::units::rfc3339_micros(zero + Duration::from_secs_f64(s));
+                let span = Span {
+                    started_at: wall(at),
+                    ended_at: wall(at + 1.0),
+                    start_s: at,
+                    end_s: at + 1.0,
+                    ..Span::default()
+                };
+                rounds.push(Generated { transport, index: index as u32, part, rate, span });
             }
         }
-        rounds
-    })
+    }
+    rounds
 }
 
 /// ln(gRPC / JSON) of each index (and part) both completed, worked out here.
@@ -91,8 +96,13 @@ fn pooled(rounds: &[Generated], kind: TransportKind) -> Option<f64> {
 }
 
 /// The verdict's percent and its gRPC/JSON figure lie in their intervals,
-/// and both are the geometric mean of `logs`.
-fn assert_quoted_inside(comparison: &Comparison<OpsRates>, logs: &[f64]) -> Result<(), TestCaseError> {
+/// and both are the geometric mean of `logs`; a verdict exactly when both
+/// transports were rated and 3 or more pairs completed.
+fn assert_quoted_inside(comparison: &Comparison<OpsRates>, logs: &[f64], rated: bool) -> Result<(), TestCaseError> {
+    prop_assert_eq!(comparison.pairs, logs.len());
+    let expected = rated && logs.len() >= MIN_PAIRS;
+    prop_assert_eq!(comparison.percent.is_some(), expected);
+    prop_assert_eq!(comparison.ci_low.is_some() && comparison.ci_high.is_some(), expected);
     let (ratio, interval) = comparison.grpc_over_json();
     let (Some(percent), Some(low), Some(high)) = (comparison.percent, comparison.ci_low, comparison.ci_high) else {
         prop_assert_eq!(ratio, None, "a ratio with no interval to be the estimate of");
@@ -109,6 +119,37 @@ fn assert_quoted_inside(comparison: &Comparison<OpsRates>, logs: &[f64]) -> Resu
     Ok(())
 }
 
+/// Two hosts' rounds of one shape (3 to 8 indexes, nearly all run): the
+/// fleet's pairs are common, so its interval is checked often.
+fn two_hosts() -> impl Strategy<Value = (Vec<Generated>, Vec<Generated>)> {
+    let one = (prop::bool::weighted(0.97), prop::option::weighted(0.9, 1.0f64..1000.0), 0.0f64..50.0);
+    (3usize..8).prop_flat_map(move |n| {
+        let host = prop::collection::vec((one.clone(), one.clone()), n);
+        (host.clone(), host).prop_map(|(a, b)| (generated(a, 0), generated(b, 0)))
+    })
+}
+
+/// The fleet's round i worked out here: the sum of both hosts' rates when
+/// both completed it, failed when either ran it and did not.
+fn fleet_sums(a: &[Generated], b: &[Generated]) -> Vec<Generated> {
+    let rate = |host: &[Generated], t, i| host.iter().find(|r| r.transport == t && r.index == i).map(|r| r.rate);
+    let mut summed = Vec::new();
+    for index in 0..8u32 {
+        for transport in [Json, Grpc] {
+            let (x, y) = (rate(a, transport, index), rate(b, transport, index));
+            if x.is_none() && y.is_none() {
+                continue;
+            }
+            let rate = match (x.flatten(), y.flatten()) {
+                (Some(x), Some(y)) => Some(x + y),
+                _ => None,
+            };
+            summed.push(Generated { transport, index, part: 0, rate, span: Span::default() });
+        }
+    }
+    summed
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -116,21 +157,19 @@ proptest! {
     fn a_throughput_verdict_quotes_its_intervals_own_estimate(single in rounds(0)) {
         let measured = [(Json, pooled(&single, Json)), (Grpc, pooled(&single, Grpc))];
         let comparison: Comparison<OpsRates> = compare_rates(measured, &single).unwrap();
-        assert_quoted_inside(&comparison, &paired_logs(&single))?;
+        let rated = measured.iter().all(|(_, rate)| rate.is_some());
+        assert_quoted_inside(&comparison, &paired_logs(&single), rated)?;
     }
 
     #[test]
-    fn a_fleets_verdict_quotes_its_intervals_own_estimate(a in rounds(0), b in rounds(0)) {
+    fn a_fleets_verdict_quotes_its_intervals_own_estimate((a, b) in two_hosts()) {
         let rows = [Row { transport: Json, part: 0, operation: "call" }, Row { transport: Grpc, part: 0, operation: "call" }];
         let (fleet, pairs) = fleet(&[("host-a", a.as_slice()), ("host-b", b.as_slice())], &rows);
-        // The fleet's round i: the sum of every host's rate in it, when all completed it.
-        let summed: Vec<Generated> = pairs
-            .iter()
-            .map(|p| Generated { transport: p.transport, index: p.index, part: p.part, rate: p.rate, span: Span::default() })
-            .collect();
         let window = |kind| fleet.rows.iter().find(|r| r.transport == kind).and_then(|r| r.rate);
-        let comparison: Comparison<OpsRates> = compare_rates([(Json, window(Json)), (Grpc, window(Grpc))], &pairs).unwrap();
-        assert_quoted_inside(&comparison, &paired_logs(&summed))?;
+        let measured = [(Json, window(Json)), (Grpc, window(Grpc))];
+        let comparison: Comparison<OpsRates> = compare_rates(measured, &pairs).unwrap();
+        let rated = measured.iter().all(|(_, rate)| rate.is_some());
+        assert_quoted_inside(&comparison, &paired_logs(&fleet_sums(&a, &b)), rated)?;
     }
 
     #[test]
@@ -138,7 +177,8 @@ proptest! {
         let both: Vec<Generated> = write.iter().chain(&read).cloned().collect();
         let measured = [(Json, pooled(&both, Json)), (Grpc, pooled(&both, Grpc))];
         let comparison: Comparison<OpsRates> = compare_rates(measured, &both).unwrap();
-        assert_quoted_inside(&comparison, &paired_logs(&both))?;
+        let rated = measured.iter().all(|(_, rate)| rate.is_some());
+        assert_quoted_inside(&comparison, &paired_logs(&both), rated)?;
     }
 
     #[test]
@@ -184,6 +224,8 @@ proptest! {
             })
             .collect();
         let summary = summarize("call", &offer, &[Json, Grpc], &rounds);
+        let named: Vec<&str> = summary.ratios.iter().map(|r| r.percentile.as_str()).collect();
+        prop_assert_eq!(named, ["p50", "p99"]);
         for (ratio, quantile) in summary.ratios.iter().zip([0.5, 0.99]) {
             // JSON's over gRPC's, of each host's complete pairs, worked out here.
             let at = |r: &RoundLatency| r.ok.then(|| r.latency.value_at_quantile(quantile).max(1) as f64);
@@ -198,11 +240,15 @@ proptest! {
             prop_assert_eq!(ratio.pairs, logs.len());
             match (ratio.json_over_grpc, ratio.ci_low, ratio.ci_high) {
                 (Some(value), Some(low), Some(high)) => {
+                    prop_assert!(logs.len() >= MIN_PAIRS);
                     prop_assert!(low <= value * (1.0 + 1e-12) && value <= high * (1.0 + 1e-12), "{value} outside {low}..{high}");
                     let geomean = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
                     prop_assert!((value / geomean - 1.0).abs() < 1e-9);
                 }
-                (value, None, None) => prop_assert_eq!(value.is_some(), !logs.is_empty()),
+                (value, None, None) => {
+                    prop_assert!(logs.len() < MIN_PAIRS, "{} pairs and no interval", logs.len());
+                    prop_assert_eq!(value.is_some(), !logs.is_empty());
+                }
                 other => prop_assert!(false, "half an interval: {:?}", other),
             }
         }

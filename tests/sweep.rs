@@ -87,20 +87,48 @@ async fn a_size_by_concurrency_grid_runs_each_point_as_a_full_comparison() {
     assert!(said.text.contains("grpc"), "two points compare as two runs: {}", said.text);
 }
 
+/// A sweep of `option` as its JSON's points read back.
+fn read_back(points: &[Value], option: &str) -> gcs_speed_tui::sweep::report::SweepReport {
+    use gcs_speed_tui::finished::Finished;
+    use gcs_speed_tui::sweep::report::{PointReport, SweepReport, SweepSaid};
+    let said = SweepSaid {
+        options: vec![option.into()],
+        planned: points.len(),
+        share_s: None,
+        ran_in_order: vec![],
+        cancelled: false,
+    };
+    let point = |p: &Value| {
+        let values = [(option.to_string(), p["point"][option].as_str().unwrap().to_string())];
+        let report = Finished::from_json(p["report"].clone()).unwrap();
+        PointReport::of(values.into(), p["ran"].as_u64().unwrap() as usize, report)
+    };
+    SweepReport { sweep: said, points: points.iter().map(point).collect() }
+}
+
 /// The CSV has a row per point and transport, with the figures the table
-/// shows: the rate, gRPC's over HTTP/JSON's, client CPU and connections.
+/// shows: the rate, the point's one ratio, client CPU and connections. The
+/// sweep's JSON is read back and written as CSV, so each row's ratio can be
+/// checked against the rounds it came from.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_csv_has_a_row_per_point_and_transport() {
     let emulator = emulator().await;
     let mut args = emulator_args(&emulator);
     args.extend(
-        ["--size", "1MiB", "--iterations", "3", "--format", "csv", "--sweep", "concurrency=1,2"].map(String::from),
+        ["--size", "1MiB", "--iterations", "3", "--format", "json", "--sweep", "concurrency=1,2"].map(String::from),
     );
     let output = tokio::task::spawn_blocking(move || run(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]))
         .await
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8(output.stdout).unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    let expected_ratio = |concurrency: &str| {
+        let point = points.iter().find(|p| p["point"]["concurrency"] == concurrency).unwrap();
+        paired_geomean(&point["report"]["rounds"])
+    };
+    let text = read_back(points, "concurrency").to_csv();
     let mut lines = text.lines();
     let header = lines.next().unwrap();
     let names: Vec<&str> = header.split(',').collect();
@@ -134,11 +162,14 @@ async fn the_csv_has_a_row_per_point_and_transport() {
         |row: &[&str], name: &str| -> f64 { row[column(name)].parse().unwrap_or_else(|_| panic!("{name}: {text}")) };
     for concurrency in ["1", "2"] {
         let of_point: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == concurrency).collect();
-        assert_eq!(of_point.len(), 2, "{text}");
+        let transports: std::collections::BTreeSet<&str> = of_point.iter().map(|r| r[3]).collect();
+        assert_eq!(transports, ["grpc", "http-json"].into(), "{text}");
         let first = of_point[0];
         assert_eq!(first[column("ratio_of")], "rate");
         let (ratio, low, high) =
             (number(first, "ratio"), number(first, "ratio_ci_low"), number(first, "ratio_ci_high"));
+        let expected = expected_ratio(concurrency);
+        assert!((ratio / expected - 1.0).abs() < 1e-9, "{ratio} is not the rounds' {expected}: {text}");
         assert!(low <= ratio && ratio <= high, "the ratio is its interval's own estimate: {text}");
         for row in &of_point {
             assert!(number(row, "rate_mib_per_s") > 0.0, "{text}");
@@ -204,7 +235,7 @@ fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
         (&["run", "--sweep", "size=1MiB,2MiB", "--fail-if", "ratio < 1"], "error: --fail-if checks one run"),
         (
             &["etcd", "run", "--sweep", "size=1,2"],
-            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of mode, transports, clients",
+            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of mode, clients",
         ),
     ];
     for (args, said) in cases {

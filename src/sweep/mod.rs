@@ -23,8 +23,12 @@ pub const MOST_POINTS: usize = 100;
 /// The form's fields that are not a run's options: which target, and the sweep itself.
 /// Nor are where the run goes and how it signs in (points that went to
 /// different places, or as different users, compare places, not options),
-/// nor the unit figures are shown in.
-const NOT_SWEPT: [&str; 19] = [
+/// nor the unit figures are shown in, nor what changes the question
+/// itself: the workload (each has options of its own, so a point of one is
+/// refused by the other) and the transports (a point of one has no pair).
+const NOT_SWEPT: [&str; 21] = [
+    "workload",
+    "transports",
     "target",
     "sweep",
     "sweep_budget",
@@ -81,7 +85,13 @@ fn parse_axis(text: &str, target: &str) -> Result<Axis, String> {
     let sweepable = |f: &&FieldSpec| !NOT_SWEPT.contains(&f.key);
     let Some(field) = fields.iter().filter(sweepable).find(|f| f.key == key) else {
         let known: Vec<String> = fields.iter().filter(sweepable).map(|f| f.key.replace('_', "-")).collect();
-        return Err(wrong(format!("this run has no option '{option}'; sweep one of {}", known.join(", "))));
+        let why = match fields.iter().any(|f| f.key == key) && key != "target" {
+            true => format!(
+                "'{option}' is not swept: it changes what is compared or where the run goes (run each value apart)"
+            ),
+            false => format!("this run has no option '{option}'"),
+        };
+        return Err(wrong(format!("{why}; sweep one of {}", known.join(", "))));
     };
     let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
     if values.iter().any(String::is_empty) {

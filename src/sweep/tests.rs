@@ -47,8 +47,13 @@ fn bad_sweeps_are_one_sentence() {
     let error = |texts: &[&str], budget: Option<&str>| plan(texts, budget, &form).err().unwrap();
     assert!(
         error(&["nope=1,2"], None)
-            .starts_with("--sweep 'nope=1,2': this run has no option 'nope'; sweep one of transports, workload, size")
+            .starts_with("--sweep 'nope=1,2': this run has no option 'nope'; sweep one of size, iterations")
     );
+    for unswept in ["workload=upload,ranges", "transports=both,grpc"] {
+        let said = error(&[unswept], None);
+        assert!(said.contains("is not swept: it changes what is compared"), "{said}");
+        assert!(!said.contains("sweep one of transports") && !said.contains(", workload,"), "{said}");
+    }
     assert_eq!(error(&["size"], None), "--sweep 'size': write OPTION=V1,V2,..., like size=1MiB,16MiB");
     assert!(error(&["size=1MiB,,2MiB"], None).contains("a value is empty"));
     assert!(error(&["size=1MiB,1MiB"], None).contains("'1MiB' is given twice"));

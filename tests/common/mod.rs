@@ -126,3 +126,15 @@ pub fn framing_ratio(t: &gcs_speed_tui::gcs::stats::TransportSummary) -> f64 {
     assert!(t.wire_retransmitted_bytes <= t.wire_bytes, "retransmissions are part of the wire bytes");
     (t.wire_bytes - t.wire_retransmitted_bytes) as f64 / payload
 }
+
+/// gRPC's rate over HTTP/JSON's, the geometric mean over the rounds both
+/// completed, worked out from a GCS report's rounds (bytes over time each).
+pub fn paired_geomean(rounds: &serde_json::Value) -> f64 {
+    let rate = |transport: &str, index: u64| {
+        let round = rounds.as_array().unwrap().iter().find(|r| r["transport"] == transport && r["round"] == index)?;
+        (round["ok"] == true).then(|| round["bytes"].as_f64().unwrap() / round["elapsed_s"].as_f64().unwrap())
+    };
+    let logs: Vec<f64> = (1..=3).filter_map(|i| Some((rate("grpc", i)? / rate("http-json", i)?).ln())).collect();
+    assert_eq!(logs.len(), 3, "three complete pairs");
+    (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+}

@@ -70,12 +70,16 @@ mod tests {
     #[test]
     fn the_caution_names_the_field_most_calls_differed_at_and_how_many_of_all() {
         // Two rounds: 34 + 33 compared; 30 and 3 differed at succeeded, 1 at header.revision.
-        let rounds = [tally(34, &[("succeeded", 30)]), tally(33, &[("succeeded", 3), ("header.revision", 1)])];
+        let rounds = [tally(34, &[("succeeded", 30)]), tally(33, &[("header.revision", 1), ("succeeded", 3)])];
         let total = SampledAnswers::total(rounds.iter()).unwrap();
         assert_eq!((total.compared, total.differed), (34 + 33, 30 + 3 + 1));
         let caution = total.caution().unwrap();
         assert!(caution.contains("succeeded differed in 33 of 67 sampled calls"), "{caution}");
-        assert_eq!(total.first.as_deref(), Some("the answers differ at succeeded"));
+        assert_eq!(
+            total.first.as_deref(),
+            Some("the answers differ at succeeded"),
+            "the first round's first stays first"
+        );
         assert_eq!(tally(10, &[]).caution(), None, "all alike: no caution");
         assert_eq!(SampledAnswers::total([tally(0, &[])].iter()), None, "nothing compared: no tally");
     }

@@ -143,9 +143,11 @@ impl OpenLoop {
     }
 }
 
-/// The `index`th number of the seed's SplitMix64 stream, in [0, 1).
+/// The `index`th number of the seed's SplitMix64 stream, in [0, 1). The
+/// seed is mixed first: rounds are seeded 1, 2, 3, ..., and `seed + index`
+/// alone would make round k+1's gaps round k's shifted by one arrival.
 fn unit_interval(seed: u64, index: u64) -> f64 {
-    (units::splitmix64(seed.wrapping_add(index)) >> 11) as f64 / (1u64 << 53) as f64
+    (units::splitmix64(units::splitmix64(seed).wrapping_add(index)) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]
@@ -178,6 +180,11 @@ mod tests {
         let long = gaps.iter().filter(|g| **g > 1.0 / rate).count() as f64 / gaps.len() as f64;
         assert!((long - (-1.0f64).exp()).abs() < 0.02, "share over the mean {long}");
         assert_eq!(offsets, open(rate, Spacing::Poisson).offsets(count, 7), "the seed fixes the schedule");
+        // The next round's seed draws other gaps, not these shifted by one.
+        let next: Vec<f64> =
+            open(rate, Spacing::Poisson).offsets(101, 8).windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+        assert_ne!(next[..99], gaps[1..100], "seed 8 is not seed 7 shifted by one");
+        assert!(next.iter().zip(&gaps).filter(|(a, b)| a == b).count() < 5, "seeds 7 and 8 share gaps");
     }
 
     #[test]

@@ -140,7 +140,7 @@ pub struct OpenLoopSummary {
 
 /// The arrivals a transport may miss (dropped, or achieved rate short of
 /// the offer) and still be said to have sustained the rate.
-const SUSTAINED_WITHIN: f64 = 0.01;
+pub(super) const SUSTAINED_WITHIN: f64 = 0.01;
 
 fn ms(histogram: &Histogram<u64>, quantile: f64) -> Option<f64> {
     (!histogram.is_empty()).then(|| histogram.value_at_quantile(quantile) as f64 / 1000.0)
@@ -260,7 +260,8 @@ impl OpenLoopSummary {
         )];
         for t in &self.transports {
             let kept = match &t.not_sustained {
-                Some(why) => format!("did not sustain the rate: {why}"),
+                Some(why) if self.fell_short(t) => format!("did not sustain the rate: {why}"),
+                Some(why) => format!("kept the rate, but {why}"),
                 None => "sustained the rate".to_string(),
             };
             said.push(format!(

@@ -3,7 +3,8 @@
 //! the transports apart is latency at that load: the verdict is on p99
 //! from intended start, with the interval of its paired rounds' ratio.
 
-use super::{LatencyRatio, OpenLoopSummary};
+use super::summary::SUSTAINED_WITHIN;
+use super::{LatencyRatio, OpenLoopSummary, TransportLatency};
 
 /// What an open-loop run's throughput verdict begins with when every
 /// transport kept the offer: the offer set it.
@@ -13,17 +14,34 @@ use crate::plan::TransportKind;
 
 impl OpenLoopSummary {
     /// What the throughput verdict that follows this one begins with: the
-    /// offer set the throughput, or what a transport could not keep of it did.
+    /// offer set the throughput, or, where a transport dropped arrivals or
+    /// started fewer a second than offered, the arrivals it started did.
     pub fn throughput_said(&self) -> String {
         let short: Vec<String> = self
             .transports
             .iter()
-            .filter_map(|t| Some(format!("{} {}", t.transport.name(), t.not_sustained.as_deref()?)))
+            .filter(|t| self.fell_short(t))
+            .map(|t| match (t.dropped, t.achieved_rate) {
+                (0, Some(rate)) => format!(
+                    "{} started {}/s of {}/s",
+                    t.transport.name(),
+                    units::significant(rate, 3),
+                    units::significant(self.offered.rate, 3)
+                ),
+                _ => format!("{} started {} of {} arrivals", t.transport.name(), t.started, t.offered),
+            })
             .collect();
         match short.is_empty() {
             true => THROUGHPUT_SET.into(),
-            false => format!("throughput, which what was not kept of the offer sets ({}): ", short.join("; ")),
+            false => format!("throughput, which the arrivals started set, not the offer ({}): ", short.join("; ")),
         }
+    }
+
+    /// It dropped arrivals or started fewer a second than offered (late
+    /// starts alone are the client's lag, not a rate it could not keep).
+    pub fn fell_short(&self, t: &TransportLatency) -> bool {
+        let dropped = t.dropped as f64 > SUSTAINED_WITHIN * t.offered as f64;
+        dropped || t.achieved_rate.is_some_and(|rate| rate < self.offered.rate * (1.0 - SUSTAINED_WITHIN))
     }
 
     /// `open loop, uploads at 100/s constant, ...: grpc p99 3.34 ms vs
@@ -49,13 +67,18 @@ impl OpenLoopSummary {
                 _ => "no latency comparison: no complete round of both transports".into(),
             },
         };
-        let short: Vec<&str> =
-            self.transports.iter().filter(|t| t.not_sustained.is_some()).map(|t| t.transport.name()).collect();
-        let short = match short.as_slice() {
-            [] => String::new(),
-            names => format!("; {} did not sustain the rate", names.join(" and ")),
+        let names = |late: bool| -> Vec<&str> {
+            let kept = |t: &&TransportLatency| t.not_sustained.is_some() && self.fell_short(t) != late;
+            self.transports.iter().filter(kept).map(|t| t.transport.name()).collect()
         };
-        format!("open loop, {}s at {}: {body}{short}", self.work, self.offered.said())
+        let mut tail = String::new();
+        if let names @ [_, ..] = names(false).as_slice() {
+            tail += &format!("; {} did not sustain the rate", names.join(" and "));
+        }
+        if let names @ [_, ..] = names(true).as_slice() {
+            tail += &format!("; the client started some of {}'s arrivals late", names.join(" and "));
+        }
+        format!("open loop, {}s at {}: {body}{tail}", self.work, self.offered.said())
     }
 }
 
@@ -98,7 +121,6 @@ fn compared(ratio: &LatencyRatio) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::open_loop::TransportLatency;
     use crate::open_loop::{OpenLoop, Spacing};
 
     /// A transport that kept the rate, for tests.
@@ -155,14 +177,42 @@ mod tests {
             wide.ends_with("no significant difference (http-json/grpc p99 2.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"),
             "{wide}"
         );
-        let mut short = both;
-        short[0].not_sustained = Some("dropped 5 of 100".into());
-        let slower = summary(short, Some((0.5, 0.4, 0.6))).verdict();
+        let mut short = both.clone();
+        (short[0].started, short[0].dropped) = (95, 5);
+        short[0].not_sustained = Some("5 of 100 arrivals dropped".into());
+        let slower = summary(short, Some((0.5, 0.4, 0.6)));
+        let said = slower.verdict();
         assert!(
-            slower.contains("grpc slower (http-json/grpc p99 0.50x")
-                && slower.ends_with("; http-json did not sustain the rate"),
-            "{slower}"
+            said.contains("grpc slower (http-json/grpc p99 0.50x")
+                && said.ends_with("; http-json did not sustain the rate"),
+            "{said}"
         );
+        // Its drops, not the offer, set its throughput.
+        assert_eq!(
+            slower.throughput_said(),
+            "throughput, which the arrivals started set, not the offer (http-json started 95 of 100 arrivals): "
+        );
+        // Fewer starts a second than offered, none dropped: said as rates.
+        let mut slow = both.clone();
+        slow[1].achieved_rate = Some(90.0);
+        slow[1].not_sustained = Some("started 90.0/s of 100/s offered".into());
+        let slowed = summary(slow, Some((2.0, 1.6, 2.5)));
+        assert!(slowed.verdict().ends_with("; grpc did not sustain the rate"), "{}", slowed.verdict());
+        assert_eq!(
+            slowed.throughput_said(),
+            "throughput, which the arrivals started set, not the offer (grpc started 90.0/s of 100/s): "
+        );
+        // Late starts alone: the client's lag, and the offer still set the throughput.
+        let mut late = both;
+        late[1].late = 9;
+        late[1].not_sustained = Some("the client started 9 of 100 over 1 ms late".into());
+        let lagged = summary(late, Some((2.0, 1.6, 2.5)));
+        assert!(
+            lagged.verdict().ends_with("; the client started some of grpc's arrivals late"),
+            "{}",
+            lagged.verdict()
+        );
+        assert_eq!(lagged.throughput_said(), THROUGHPUT_SET);
         let alone = summary(vec![kept(TransportKind::Grpc, 2.0)], None).verdict();
         assert!(alone.ends_with(": grpc p99 2.00 ms from intended start"), "{alone}");
     }
