@@ -211,6 +211,15 @@ fn an_opened_sweep_is_drawn_and_its_points_are_runs_of_the_history() {
     let screen = screen(&app, 100, 30);
     assert!(screen.contains("sweep of size · 2 of 3 points, cancelled"), "{screen}");
     assert!(screen.contains("0.500x▼") && screen.contains("2.00x▲"), "{screen}");
+    // `e` saves the whole sweep, every point, as `run --sweep` writes it: it opens again.
+    key(&mut app, KeyCode::Char('e'));
+    let effects = key(&mut app, KeyCode::Enter);
+    let [Effect::Export { path, contents }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert!(path.starts_with("gcs-speed-tui-sweep-p"), "{path}");
+    let again = gcs_speed_tui::sweep::opened::sweeps_in(&gcs_speed_tui::fleet::inputs::parse(path, contents).unwrap());
+    assert_eq!(again.len(), 1);
+    let points: Vec<&str> = again[0].points.iter().map(|p| p.point["size"].as_str()).collect();
+    assert_eq!(points, ["1MiB", "4MiB"], "both points saved, in grid order");
 }
 
 #[test]

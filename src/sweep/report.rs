@@ -124,16 +124,16 @@ fn rows(report: &SweepReport) -> Vec<[String; 6]> {
                 rate.map_or("-".into(), |r| format!("{} {}", unit.number(r), unit.name())),
                 cost.and_then(|c| c.cpu.clone()).unwrap_or_else(|| "-".into()),
                 cost.map_or("-".into(), |c| c.connections.to_string()),
-                ratio.map(|r| format!("{} {}", ratio_said(r), measure_of(r))).unwrap_or_default(),
+                ratio.map(|r| format!("{} {}", measure_of(r), ratio_said(r))).unwrap_or_default(),
             ]);
         }
     }
     rows
 }
 
-/// What a ratio is of, briefly: `rate` or `p99`.
+/// What a ratio is of, briefly: `rate` or `p99 latency`.
 fn measure_of(figure: &RatioFigure) -> &'static str {
-    if figure.name.starts_with(OPEN_LOOP_RATIO) { "of p99 latency" } else { "of rate" }
+    if figure.name.starts_with(OPEN_LOOP_RATIO) { "p99 latency" } else { "rate" }
 }
 
 const HEADERS: [&str; 6] = ["Point", "Row", "Rate", "Client CPU", "Conns", "Ratio (above 1x: gRPC ahead)"];
@@ -210,7 +210,7 @@ impl SweepReport {
                     csv_cell(&name),
                     transport.name().to_string(),
                     number(rate.map(|r| unit.value(r))),
-                    ratio.map_or(String::new(), |r| measure_of(r).trim_start_matches("of ").replace(' ', "_")),
+                    ratio.map_or(String::new(), |r| measure_of(r).replace(' ', "_")),
                     number(ratio.and_then(|r| r.ratio)),
                     number(ratio.and_then(|r| r.interval).map(|i| i.0)),
                     number(ratio.and_then(|r| r.interval).map(|i| i.1)),

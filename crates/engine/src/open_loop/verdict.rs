@@ -76,7 +76,8 @@ impl OpenLoopSummary {
             tail += &format!("; {} did not sustain the rate", names.join(" and "));
         }
         if let names @ [_, ..] = names(true).as_slice() {
-            tail += &format!("; the client started some of {}'s arrivals late", names.join(" and "));
+            let whose: Vec<String> = names.iter().map(|name| format!("{name}'s")).collect();
+            tail += &format!("; the client started some of {} arrivals late", whose.join(" and "));
         }
         format!("open loop, {}s at {}: {body}{tail}", self.work, self.offered.said())
     }
