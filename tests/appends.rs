@@ -134,6 +134,7 @@ async fn by_default_no_second_stream_reads_back_and_the_report_says_so() {
     let report = run_bench(options).await;
     let grpc = &report.appends[0];
     assert_eq!((grpc.flushes, grpc.read_back, grpc.read_back_p50_s), (2, 0, None), "{grpc:?}");
+    assert!(!report.samples.is_empty());
     assert!(report.samples.iter().all(|s| s.ok && s.read_back.is_none()), "{:?}", report.samples);
     assert!(report.to_table().contains("; not read back by a second stream"));
 }
@@ -173,6 +174,11 @@ async fn a_fleets_flushes_and_reads_back_are_pooled_from_every_hosts_objects() {
         .flat_map(|r| r.samples.iter().filter(|s| s.transport == TransportKind::Grpc))
         .flat_map(|s| s.read_back.clone().unwrap_or_default())
         .collect();
+    assert_eq!(every.len(), 8, "both hosts' read-backs: {every:?}");
     let slowest = every.iter().copied().fold(0.0, f64::max);
     assert!(grpc.read_back_p99_s.is_some_and(|p99| p99 <= slowest && p99 > 0.0), "{grpc:?} {every:?}");
+    // The p99 of all 8 (by nearest rank: the 8th, the slowest of both hosts),
+    // to the histogram's 3 digits: one host's alone would be its own slowest.
+    let p99 = grpc.read_back_p99_s.unwrap();
+    assert!((p99 - slowest).abs() <= slowest * 0.002 + 1e-6, "p99 {p99} of both hosts' slowest {slowest}");
 }

@@ -135,3 +135,63 @@ fn a_chart_path_that_cannot_be_written_is_refused_before_the_run() {
         assert!(output.stdout.is_empty());
     }
 }
+
+/// An SVG element's attribute, as a number.
+fn attribute(element: &str, name: &str) -> Option<f64> {
+    let start = element.find(&format!(" {name}=\""))? + name.len() + 3;
+    element[start..].split('"').next()?.parse().ok()
+}
+
+/// Where the picture puts values on its y axis: the 1.0x line's pixel row
+/// gives 1.0, and a y label's offset from it (the same for every label) the
+/// scale, so a point's row reads back as the value plotted there.
+fn y_scale(svg: &str) -> impl Fn(f64) -> f64 {
+    let one_line = svg.split("<polyline").skip(1).find(|e| e.contains("opacity=\"0.5\"")).expect("the 1.0x line");
+    let points = one_line.split("points=\"").nth(1).unwrap();
+    let y_one: f64 = points.split([',', ' ']).nth(1).unwrap().parse().unwrap();
+    let labels: Vec<(f64, f64)> = svg
+        .split("<text")
+        .skip(1)
+        .filter(|t| t.contains("text-anchor=\"end\""))
+        .filter_map(|t| Some((t.split_once('>')?.1.split('<').next()?.trim().parse::<f64>().ok()?, attribute(t, "y")?)))
+        .collect();
+    let at_one = labels.iter().find(|(value, _)| (*value - 1.0).abs() < 1e-9).expect("a 1.0 label").1;
+    let offset = at_one - y_one;
+    let (value, row) = labels.iter().find(|(value, _)| (*value - 1.0).abs() > 0.1).expect("another label");
+    let per_pixel = (value - 1.0) / (row - offset - y_one);
+    move |y: f64| 1.0 + (y - y_one) * per_pixel
+}
+
+#[test]
+fn a_one_option_sweep_draws_each_points_ratio_where_its_report_puts_it() {
+    let dir = folder();
+    let chart = dir.path().join("sizes.svg");
+    let args = ["run", "--iterations", "3", "--format", "json", "--sweep", "size=64KiB,256KiB", "--chart"];
+    let report = json_run(&[&args[..], &[chart.to_str().unwrap()]].concat());
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    let value_at = y_scale(&svg);
+    // The points, left to right: filled (an interval to read) or hollow and marked `?`.
+    let mut drawn: Vec<(f64, f64)> = svg
+        .split("<circle")
+        .skip(1)
+        .filter(|c| matches!(attribute(c, "r"), Some(4.0) | Some(5.0)))
+        .filter_map(|c| Some((attribute(c, "cx")?, value_at(attribute(c, "cy")?))))
+        .collect();
+    drawn.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(drawn.len(), points.len(), "a point per point: {drawn:?}");
+    // In grid order (64KiB, then 256KiB), each at its rounds' ratio, to the
+    // pixel (a few thousandths of the axis).
+    for ((_, value), point) in drawn.iter().zip(points) {
+        let expected = paired_geomean(&point["report"]["rounds"]);
+        assert!(
+            (value / expected - 1.0).abs() < 0.02,
+            "{} drawn at {value}, its rounds give {expected}",
+            point["point"]
+        );
+    }
+    let hollow = svg.split("<circle").skip(1).filter(|c| attribute(c, "r") == Some(5.0)).count();
+    let too_wide = points.iter().filter(|p| p["ratios"][0]["readable"] == false).count();
+    assert_eq!(hollow, too_wide, "each point whose interval is too wide to read is hollow");
+    assert_eq!(texts(&svg).iter().filter(|t| *t == "?").count(), too_wide, "and marked ?");
+}

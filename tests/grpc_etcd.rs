@@ -99,6 +99,7 @@ fn ranges_of_one_key_answer_alike_on_both_transports() {
     let (output, report) = grpc_run(&etcd, &[&range[..], &["--clients", "2", "--requests", "20"]].concat());
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(report["config"]["http_mapping"], "POST /v3/kv/range (body *)");
+    assert_eq!(report["transports"].as_array().map(Vec::len), Some(2), "{report}");
     for t in report["transports"].as_array().unwrap() {
         assert_eq!(t["ops"], 3 * 2 * 20, "{t}");
         // The answer carries the 9 B value back on every call.

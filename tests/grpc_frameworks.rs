@@ -146,6 +146,7 @@ fn a_streaming_method_answers_alike_and_the_cleanup_method_deletes_the_runs_keys
     let data = format!(r#"{{"prefix":"s/{run_id}/"}}"#);
     let (output, report) = grpc_run(&server, &[&list[..], &["--data", &data], &cleanup].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(report["transports"].as_array().map(Vec::len), Some(2), "{report}");
     for t in report["transports"].as_array().unwrap() {
         assert_eq!(t["ops"], 3 * 2 * 4, "{t}");
         // Ten entries of `s/RUN/N` come back on every call.

@@ -40,6 +40,7 @@ fn one_byte_objects_are_counted_not_weighed() {
 fn per_object_figures_cover_the_objects_of_the_complete_rounds() {
     let report: Value = serde_json::from_str(&small("json")).unwrap();
     let objects = (ROUNDS * CONCURRENCY) as f64;
+    assert_eq!(report["transports"].as_array().map(Vec::len), Some(2), "both transports' rows");
     for t in report["transports"].as_array().unwrap() {
         let name = t["transport"].as_str().unwrap();
         let rounds: Vec<&Value> =

@@ -366,6 +366,9 @@ fn open_loop_draws_each_rounds_p50_and_p99_from_intended_start_against_time() {
     assert_eq!(grpc.len(), 2, "gRPC's last round has not ended");
     let screen = screen(&app, 120, 40);
     assert!(screen.contains("latency") && screen.contains("upper p99, lower p50"), "{screen}");
+    // gRPC's last round is under way and its objects are told when it ends:
+    // nothing measured yet, not a rate of 0.
+    assert!(!screen.contains("now 0 objects/s"), "{screen}");
     // Whole decades around 2 ms and 1.2 s: 1 ms up to 10 s.
     for decade in ["│1 ms", "│10 ms", "│100 ms", "│1 s", "│10 s"] {
         assert!(

@@ -83,7 +83,7 @@ fn draw(
             .draw_series(wide.iter().map(|&(x, y)| Circle::new((x, y), 5, colour.stroke_width(2))))
             .map_err(|e| e.to_string())?
             .label("hollow, ?: 95% interval too wide to read")
-            .legend(move |(x, y)| Circle::new((x + 10, y), 5, colour.stroke_width(2)));
+            .legend(move |(x, y)| Circle::new((x + 10, y), 6, colour.stroke_width(2)));
         let mark = |(x, y): (f64, f64)| Text::new("?", (x + 0.08, y), ("sans-serif", 16).into_font());
         chart.draw_series(wide.iter().copied().map(mark)).map_err(|e| e.to_string())?;
     }

@@ -25,7 +25,8 @@ pub fn throughput_svg(run: &dyn FinishedRun) -> String {
         }
     }
     series.iter_mut().for_each(|s| s.points.sort_by(|a, b| a.0.total_cmp(&b.0)));
-    let unit = run.unit().name();
+    // As the table says it: small objects in objects/s.
+    let unit = if run.judged_on_items() { "objects/s" } else { run.unit().name() };
     let title = format!("{}: each round's rate", run.short_target());
     let axes =
         Axes { title: &title, x_label: "seconds into the timed rounds", y_label: unit, log_x: false, x_ticks: &[] };

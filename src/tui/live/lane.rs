@@ -208,6 +208,12 @@ impl Lane {
         };
         let span = at_s - since;
         let more = if self.per_object() { objects > objects_then } else { units > units_then };
+        // Objects are told as their round ends (GCS records a round's items
+        // together): mid-round a window of none says nothing was measured,
+        // not that none finished, so it waits for the round's end.
+        if self.per_object() && !flush && !more {
+            return;
+        }
         if span >= SAMPLE_SECONDS || (flush && span > 0.0 && more) {
             let rate = self.rate(units.saturating_sub(units_then), objects.saturating_sub(objects_then), span);
             self.current = Some(rate);

@@ -6,16 +6,29 @@ use engine::compare::PairedRound;
 use engine::finished::RoundRate;
 
 impl RunReport {
-    /// Complete rounds' throughput in the report's unit (bytes/s to it).
+    /// Complete rounds' throughput in the report's unit (bytes/s to it), or
+    /// in objects/s where the table says that.
     pub fn round_rates(&self) -> Vec<RoundRate> {
         let unit = self.config.rate_unit;
+        // Small objects are judged, and their table shown, in objects/s: so
+        // is their picture, each round's finished objects over its time.
+        let small = super::shown::Shown::of(self).small;
         self.rounds
             .iter()
             .filter_map(|r| {
-                let mib_s = r.rate()? / units::MIB as f64;
+                let rate = match small {
+                    true => {
+                        let of_round = |o: &&crate::stats::ObjectSample| {
+                            o.ok && o.round == r.round && o.transport == r.transport && o.operation == r.operation
+                        };
+                        let objects = self.samples.iter().filter(|o| o.host == r.span.host).filter(of_round).count();
+                        r.rate().map(|_| objects as f64 / r.elapsed_s)?
+                    }
+                    false => unit.value(r.rate()? / units::MIB as f64),
+                };
                 let row = format!("{} {}", r.transport.name(), r.operation.name());
                 let row = if self.hosts.len() > 1 { format!("{} {row}", r.span.host) } else { row };
-                Some(RoundRate { row, at_s: r.span.start_s, rate: unit.value(mib_s) })
+                Some(RoundRate { row, at_s: r.span.start_s, rate })
             })
             .collect()
     }
