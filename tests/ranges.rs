@@ -283,3 +283,37 @@ async fn a_merged_ranges_report_says_what_was_read_and_no_rate_for_hosts_apart()
     assert_eq!(fleet.ranges.len(), 2, "{:?}", fleet.ranges);
     assert!(fleet.ranges.iter().all(|r| r.ranges_per_s.is_none()), "{:?}", fleet.ranges);
 }
+
+/// The same cut stream counted by the server: every stream opened, and
+/// each resumed one naming the read handle the first one was given (a
+/// resume that reopened without it would count as opened, not by handle).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_sees_each_cut_stream_resumed_by_its_read_handle() {
+    let every_second = gcs_speed_tui::emulator::faults::parse_rule("return-503-after-100K:every=2").unwrap();
+    let emulator =
+        emulator_with(EmulatorOptions { retain: true, faults: vec![every_second], ..EmulatorOptions::default() }).await;
+    let (rounds, per_object) = (2u64, 4u64);
+    let options = Options {
+        transports: "grpc".into(),
+        warmup: false,
+        size: "1MiB".into(),
+        range_size: "64KiB".into(),
+        ranges_per_object: per_object.to_string(),
+        range_order: "sequential".into(),
+        iterations: rounds.to_string(),
+        retry_initial: "10ms".into(),
+        ..ranges_options(&emulator, "bidi")
+    };
+    let options = Options { concurrency: "1".into(), ..options };
+    let report = run_bench(options).await;
+    assert!(report.succeeded(), "{}", report.to_table());
+    // Data requests: the upload to read (1st), then each round's stream
+    // (2nd, 4th: cut after 100 KiB) and its resumed stream (3rd, 5th).
+    let reads = emulator.bidi_reads();
+    let load = |n: &std::sync::atomic::AtomicU64| n.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(load(&reads.opened), 2 * rounds, "a stream and its resumption each round");
+    assert_eq!(load(&reads.by_handle), rounds, "each resumption named its handle");
+    assert_eq!(report.ranges[0].requests, 2 * rounds);
+    assert_eq!(report.ranges[0].ranges, per_object * rounds);
+    assert_eq!(report.transports[0].resumes, rounds);
+}

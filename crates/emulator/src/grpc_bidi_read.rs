@@ -42,6 +42,9 @@ pub async fn bidi_read_object(
         .read_object_spec
         .ok_or_else(|| Status::invalid_argument("the first BidiReadObject message must carry a read_object_spec"))?;
     let (object, by_handle) = resolve(&shared, &spec)?;
+    let reads = &shared.bidi_reads;
+    reads.opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    reads.by_handle.fetch_add(u64::from(by_handle), std::sync::atomic::Ordering::Relaxed);
     let wanted = Wanted {
         generation: spec.generation,
         if_generation_match: spec.if_generation_match,

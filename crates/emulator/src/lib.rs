@@ -111,6 +111,15 @@ pub struct Shared {
     pub link: Arc<Link>,
     pub read_checksums: ReadChecksums,
     pub upload_answers: UploadAnswers,
+    pub bidi_reads: BidiReads,
+}
+
+/// BidiReadObject streams as the server saw them: how many opened, and how
+/// many of those named a read handle (a client resuming a stream it had).
+#[derive(Debug, Default)]
+pub struct BidiReads {
+    pub opened: std::sync::atomic::AtomicU64,
+    pub by_handle: std::sync::atomic::AtomicU64,
 }
 
 /// A running emulator. Dropping it shuts both servers down.
@@ -166,6 +175,7 @@ impl Emulator {
             link: Arc::new(Link::new(options.latency, options.bandwidth)),
             read_checksums: options.read_checksums,
             upload_answers: options.upload_answers,
+            bidi_reads: BidiReads::default(),
         });
         for bucket in &options.buckets {
             shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
@@ -233,6 +243,11 @@ impl Emulator {
     }
 
     /// Queue faults for the next upload requests from tests.
+    /// The BidiReadObject streams opened, and those resumed by handle.
+    pub fn bidi_reads(&self) -> &BidiReads {
+        &self.shared.bidi_reads
+    }
+
     pub fn faults(&self) -> &FaultPlan {
         &self.shared.faults
     }
