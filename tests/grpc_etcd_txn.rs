@@ -64,9 +64,13 @@ fn a_call_that_is_not_idempotent_does_the_same_work_on_both_transports_only_with
     let summary = &report["sampled"];
     assert_eq!(summary["compared"], rounds * 34, "{summary}");
     assert_eq!(summary["differed"], 34, "every sampled call of round 1: {summary}");
-    let caution = format!("succeeded differed in 34 of {} sampled calls", rounds * 34);
+    // A failed compare answers no responses either: both fields are named.
+    let fields = &summary["fields"];
+    assert_eq!((fields["succeeded"].as_u64(), fields["responses"].as_u64()), (Some(34), Some(34)), "{summary}");
+    let caution = format!("responses differed in 34, succeeded in 34 of {} sampled calls", rounds * 34);
     let table = report_table(&report);
     assert!(table.contains(&format!("caution: the transports did different work: {caution}")), "{table}");
+    assert!(report["caution"].as_str().is_some_and(|c| c.contains(&caution)), "the JSON keeps it: {report}");
     etcd.ctl_ok(&["del", "--prefix", "bench/"]);
 }
 

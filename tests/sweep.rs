@@ -139,7 +139,7 @@ async fn the_csv_has_a_row_per_point_and_transport() {
             "ran",
             "row",
             "transport",
-            "rate_mib_per_s",
+            "throughput_mib_per_s",
             "ratio_of",
             "ratio",
             "ratio_ci_low",
@@ -172,7 +172,7 @@ async fn the_csv_has_a_row_per_point_and_transport() {
         assert!((ratio / expected - 1.0).abs() < 1e-9, "{ratio} is not the rounds' {expected}: {text}");
         assert!(low <= ratio && ratio <= high, "the ratio is its interval's own estimate: {text}");
         for row in &of_point {
-            assert!(number(row, "rate_mib_per_s") > 0.0, "{text}");
+            assert!(number(row, "throughput_mib_per_s") > 0.0, "{text}");
             assert!(number(row, "client_cpu_s_per_gib") > 0.0, "client CPU per GiB, a number: {text}");
             assert!(number(row, "p99_ms") >= number(row, "p50_ms"), "{text}");
             assert_eq!(row[column("latency_from")], "request start");
@@ -235,7 +235,7 @@ fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
         (&["run", "--sweep", "size=1MiB,2MiB", "--fail-if", "ratio < 1"], "error: --fail-if checks one run"),
         (
             &["etcd", "run", "--sweep", "size=1,2"],
-            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of mode, clients",
+            "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of clients, requests",
         ),
     ];
     for (args, said) in cases {

@@ -60,8 +60,10 @@ pub struct ReportArgs {
     /// Exit 3 when this holds of the finished run, for CI gates:
     /// '[http-json.|grpc.]METRIC OP LIMIT' with METRIC p50, p90, p99 (with a
     /// unit: 50ms), throughput (MiB/s; etcd ops/s; grpc calls/s), errors, retries or
-    /// ratio (gRPC's rate over HTTP/JSON's), OP < <= > >=; repeatable. A
-    /// figure the run did not measure counts as crossing.
+    /// ratio (the verdict's own: gRPC's rate over HTTP/JSON's, the paired
+    /// rounds' geometric mean; under --rate HTTP/JSON's p99 over gRPC's; above
+    /// 1 gRPC ahead), OP < <= > >=; repeatable. A figure the run did not
+    /// measure (a ratio from fewer than 3 pairs) counts as crossing.
     #[arg(long = "fail-if", value_name = "CONDITION")]
     pub fail_if: Vec<String>,
     /// A full paired comparison at each value of an option, named as its

@@ -2,9 +2,10 @@
 //! 95% interval; over two, a heatmap of the ratio; over `--rate`, each
 //! transport's latency against the offered rate (where each one's knee is).
 
-use super::report::{OPEN_LOOP_RATIO, SweepReport};
+use super::report::SweepReport;
 use crate::engine::finished::RatioFigure;
 use crate::engine::plan::TransportKind;
+use crate::finished::OPEN_LOOP_RATIO;
 use charts::{Axes, Cell, RatioPoint, Series, heatmap_svg, lines_svg, ratio_svg, side_by_side};
 
 /// The transport a point's interval puts ahead: gRPC when all of a

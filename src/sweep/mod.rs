@@ -24,10 +24,12 @@ pub const MOST_POINTS: usize = 100;
 /// Nor are where the run goes and how it signs in (points that went to
 /// different places, or as different users, compare places, not options),
 /// nor the unit figures are shown in, nor what changes the question
-/// itself: the workload (each has options of its own, so a point of one is
-/// refused by the other) and the transports (a point of one has no pair).
-const NOT_SWEPT: [&str; 21] = [
+/// itself: the workload, or etcd's mode (each has options of its own, so a
+/// point of one is refused by the other, and they ask other questions) and
+/// the transports (a point of one has no pair).
+const NOT_SWEPT: [&str; 22] = [
     "workload",
+    "mode",
     "transports",
     "target",
     "sweep",

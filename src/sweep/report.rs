@@ -9,7 +9,7 @@
 use super::{Point, said};
 use crate::cli::Format;
 use crate::engine::finished::RatioFigure;
-use crate::finished::Finished;
+use crate::finished::{Finished, OPEN_LOOP_RATIO};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -47,37 +47,13 @@ pub struct PointReport {
     pub report: Finished,
 }
 
-/// How an open-loop point's figure is named: HTTP/JSON's p99 over gRPC's.
-pub const OPEN_LOOP_RATIO: &str = "http-json/grpc p99 latency of";
-
-/// What a point is judged on, above 1.0x gRPC ahead: gRPC's rate over
-/// HTTP/JSON's; in open loop, where the offered rate sets both rates, p99
-/// latency from intended start, HTTP/JSON's over gRPC's, as the open-loop
-/// verdict quotes it.
-pub fn headline(report: &Finished) -> Vec<RatioFigure> {
-    let open = report.open_loop();
-    if open.is_empty() {
-        return report.ratios();
-    }
-    let figure = |summary: &crate::engine::open_loop::OpenLoopSummary| {
-        let p99 = summary.ratios.iter().find(|r| r.percentile == "p99")?;
-        Some(RatioFigure {
-            name: format!("{OPEN_LOOP_RATIO} {}s", summary.work),
-            ratio: p99.json_over_grpc,
-            interval: p99.ci_low.zip(p99.ci_high),
-            readable: p99.readable(),
-        })
-    };
-    open.iter().filter_map(figure).collect()
-}
-
 impl PointReport {
     pub fn new(point: &Point, ran: usize, report: Finished) -> Self {
         Self::of(point.iter().cloned().collect(), ran, report)
     }
 
     pub fn of(point: BTreeMap<String, String>, ran: usize, report: Finished) -> Self {
-        PointReport { point, ran, ratios: headline(&report), report }
+        PointReport { point, ran, ratios: report.headline_ratios(), report }
     }
 
     /// The point as its options were given: `size=1MiB concurrency=4`.
@@ -188,8 +164,10 @@ impl SweepReport {
     /// figures, each column one number in the unit its name says.
     pub fn to_csv(&self) -> String {
         let options = &self.sweep.options;
-        let rate_column =
-            self.points.first().map_or("rate".into(), |p| format!("rate_{}", unit_slug(p.report.unit().name())));
+        let rate_column = self
+            .points
+            .first()
+            .map_or("throughput".into(), |p| format!("throughput_{}", unit_slug(p.report.unit().name())));
         let mut out = options.join(",")
             + &format!(
                 ",ran,row,transport,{rate_column},ratio_of,ratio,ratio_ci_low,ratio_ci_high,ratio_readable,p50_ms,p99_ms,latency_from,client_cpu_s_per_gib,client_cpu_us_per_item,connections\n"

@@ -26,6 +26,19 @@ pub fn difference(grpc: &DynamicMessage, http: &DynamicMessage, ignored: &[Strin
     differ(grpc, http, Where::default(), ignored)
 }
 
+/// Every field where they differ, each once (by its first difference), in
+/// the response's field order: a call that took another branch may differ
+/// at a field that differs by nature too, and both are said.
+pub fn differences(grpc: &DynamicMessage, http: &DynamicMessage, ignored: &[String]) -> Vec<Difference> {
+    let mut ignored = ignored.to_vec();
+    let mut found = Vec::new();
+    while let Some(next) = difference(grpc, http, &ignored) {
+        ignored.push(next.field.clone());
+        found.push(next);
+    }
+    found
+}
+
 /// Where in the message: as said (`kvs[0].version`) and as `--ignore-field`
 /// names it, for every element of a list alike (`kvs.version`).
 #[derive(Clone, Default)]

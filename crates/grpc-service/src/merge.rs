@@ -53,6 +53,7 @@ pub fn merge(mut runs: Vec<(GrpcHostPart, Vec<CallRound>)>, first: &GrpcReport) 
         hosts: parts,
         fleet: Some(fleet),
         open_loop,
+        caution: sampled.as_ref().and_then(engine::calls::sampled::SampledAnswers::caution),
         sampled,
     }
 }

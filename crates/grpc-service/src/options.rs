@@ -28,7 +28,9 @@ pub struct ServiceArgs {
     #[arg(long, value_name = "SERVICE/METHOD", default_value = "", hide_default_value = true)]
     pub method: String,
     /// The request as proto3 JSON, or @FILE; {{seq}} ({{seq 8}}: 8 digits), {{rand}},
-    /// {{client}}, {{run}} and {{base64 TEXT}} differ call by call, the same on both transports.
+    /// {{client}}, {{run}} and {{base64 TEXT}} differ call by call, the same on both transports;
+    /// {{transport}} and {{round}} (0 in the check and warmup) give each transport and round
+    /// keys of its own, for calls that are not idempotent.
     #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
     pub data: String,
     /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.

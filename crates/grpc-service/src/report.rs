@@ -93,6 +93,9 @@ pub struct GrpcReport {
     /// transports, added up over the rounds (`None`: none compared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<SampledAnswers>,
+    /// What the verdict is cautioned with when sampled calls differed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caution: Option<String>,
 }
 
 /// The sampled calls of every round, added up.
@@ -163,6 +166,7 @@ impl GrpcReport {
             comparison,
             cleanup,
             notes: Vec::new(),
+            caution: sampled_over(&rounds).as_ref().and_then(SampledAnswers::caution),
             sampled: sampled_over(&rounds),
             rounds,
             hosts: Vec::new(),
@@ -260,7 +264,7 @@ impl GrpcReport {
 
     /// The transports did different work, as the sampled calls found.
     fn caution(&self) -> Option<String> {
-        self.sampled.as_ref().and_then(SampledAnswers::caution)
+        self.caution.clone()
     }
 
     fn throughput_verdict(&self) -> String {

@@ -3,7 +3,7 @@
 //! the clock: comparing costs nothing the round is timed on). About a
 //! hundred calls over three rounds, spread over each round's calls.
 
-use crate::compare::{Difference, difference};
+use crate::compare::{Difference, differences};
 use engine::calls::sampled::SampledAnswers;
 use engine::plan::TransportKind;
 use prost_reflect::DynamicMessage;
@@ -72,23 +72,26 @@ impl Pairing {
     }
 }
 
-/// The calls answered over both, compared field by field.
+/// The calls answered over both, compared field by field: each field
+/// that differed is counted, not only the first.
 fn compare(grpc: &Answers, http: &Answers, ignored: &[String]) -> SampledAnswers {
     let mut tally = SampledAnswers::default();
     for (seq, over_grpc) in grpc {
         let Some(over_http) = http.get(seq) else { continue };
         tally.compared += 1;
-        let found = match over_grpc.len() == over_http.len() {
-            true => over_grpc.iter().zip(over_http).find_map(|(g, h)| difference(g, h, ignored)),
-            false => Some(Difference {
+        let found: Vec<Difference> = match over_grpc.len() == over_http.len() {
+            true => over_grpc.iter().zip(over_http).flat_map(|(g, h)| differences(g, h, ignored)).collect(),
+            false => vec![Difference {
                 field: "(messages answered)".into(),
                 said: format!("grpc answered {} messages, http-json {}", over_grpc.len(), over_http.len()),
-            }),
+            }],
         };
-        if let Some(found) = found {
-            tally.differed += 1;
-            *tally.fields.entry(found.field).or_default() += 1;
-            tally.first.get_or_insert_with(|| format!("call {seq}: {}", found.said));
+        let Some(first) = found.first() else { continue };
+        tally.differed += 1;
+        tally.first.get_or_insert_with(|| format!("sampled call {seq}: {}", first.said));
+        let fields: std::collections::BTreeSet<String> = found.into_iter().map(|d| d.field).collect();
+        for field in fields {
+            *tally.fields.entry(field).or_default() += 1;
         }
     }
     tally
@@ -124,7 +127,7 @@ mod tests {
         let tally = pairing.settle(TransportKind::Grpc, 0, &grpc, &[]).unwrap();
         assert_eq!((tally.compared, tally.differed), (2, 1), "call 2 was answered over one transport only");
         assert_eq!(tally.fields.get("succeeded"), Some(&1));
-        assert!(tally.first.as_deref().unwrap().starts_with("call 1: the answers differ at succeeded"));
+        assert!(tally.first.as_deref().unwrap().starts_with("sampled call 1: the answers differ at succeeded"));
         assert!(pairing.waiting.is_empty(), "nothing kept once compared");
         // Ignored, the same answers compare alike.
         http.keep(1, answer(r#"{"succeeded":false}"#));

@@ -32,7 +32,7 @@ pub fn height(app: &App) -> u16 {
 /// `gRPC/JSON uploads`, or in open loop `JSON/gRPC p99 of uploads`: what
 /// a picture's ratio is of (above 1.0x gRPC is ahead either way).
 fn ratio_name(operation: &str) -> String {
-    match operation.strip_prefix(crate::sweep::report::OPEN_LOOP_RATIO) {
+    match operation.strip_prefix(crate::finished::OPEN_LOOP_RATIO) {
         Some(work) => format!("JSON/gRPC p99 of{work}"),
         None => format!("gRPC/JSON{}", operation.strip_prefix("grpc/http-json").unwrap_or(operation)),
     }

@@ -41,14 +41,26 @@ impl SampledAnswers {
     }
 
     /// `caution: the transports did different work: succeeded differed in
-    /// 97 of 100 sampled calls ...`, when any sampled call differed.
+    /// 97, header.revision in 3 of 100 sampled calls ...`, when any sampled
+    /// call differed: every field that did, the most first.
     pub fn caution(&self) -> Option<String> {
         if self.differed == 0 {
             return None;
         }
-        let (field, count) = self.fields.iter().max_by_key(|(_, count)| **count)?;
+        let mut fields: Vec<(&String, &u64)> = self.fields.iter().collect();
+        fields.sort_by(|a, b| b.1.cmp(a.1));
+        let said: Vec<String> = fields
+            .iter()
+            .enumerate()
+            .map(
+                |(i, (field, count))| {
+                    if i == 0 { format!("{field} differed in {count}") } else { format!("{field} in {count}") }
+                },
+            )
+            .collect();
         Some(format!(
-            "caution: the transports did different work: {field} differed in {count} of {} sampled calls; give each transport and round keys of its own with {{{{transport}}}} and {{{{round}}}}, or leave a field that differs by nature out with --ignore-field {field}",
+            "caution: the transports did different work: {} of {} sampled calls; give each transport and round keys of its own with {{{{transport}}}} and {{{{round}}}}, or leave out with --ignore-field a field that differs by nature",
+            said.join(", "),
             self.compared
         ))
     }
@@ -74,7 +86,10 @@ mod tests {
         let total = SampledAnswers::total(rounds.iter()).unwrap();
         assert_eq!((total.compared, total.differed), (34 + 33, 30 + 3 + 1));
         let caution = total.caution().unwrap();
-        assert!(caution.contains("succeeded differed in 33 of 67 sampled calls"), "{caution}");
+        assert!(
+            caution.contains("did different work: succeeded differed in 33, header.revision in 1 of 67 sampled calls;"),
+            "{caution}"
+        );
         assert_eq!(
             total.first.as_deref(),
             Some("the answers differ at succeeded"),

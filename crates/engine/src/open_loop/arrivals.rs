@@ -114,6 +114,13 @@ impl OpenLoop {
             .collect()
     }
 
+    /// The shortest a paced round lasts: its slice of the schedule (a round
+    /// whose last answer comes sooner still offered its arrivals over this
+    /// long, and its rate is of this long). 0 for reports before slices.
+    pub fn round_floor(&self) -> Duration {
+        Duration::from_secs_f64(self.round_s.unwrap_or(0.0))
+    }
+
     /// The arrivals each round offers: the rate over the round's time.
     pub fn per_round(&self) -> u64 {
         self.round_s.map_or(1, |round| (self.rate * round).round().max(1.0) as u64)

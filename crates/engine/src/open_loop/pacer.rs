@@ -114,6 +114,8 @@ pub struct PacingTally {
 pub struct Pacer {
     thread: JoinHandle<(u64, u64, f64)>,
     shared: Arc<Shared>,
+    /// The round's slice of the schedule, seconds, when it has one.
+    round_s: Option<f64>,
 }
 
 /// Starts pacing `offsets` (from now) on a thread named `thread_name` (the
@@ -143,7 +145,7 @@ pub fn pace(
             (offered, dropped, this_thread_cpu_s())
         })
         .expect("the pacer's thread starts");
-    Pacer { thread, shared }
+    Pacer { thread, shared, round_s: open.round_s }
 }
 
 /// Releases each arrival at its instant; returns (offered, dropped).
@@ -212,8 +214,12 @@ impl Pacer {
         let (offered, dropped, pacer_cpu_s) = self.thread.join().unwrap_or((0, 0, 0.0));
         let starts = self.shared.starts.lock().unwrap();
         let started = starts.lateness.len();
-        let achieved_rate = match starts.span {
-            Some((first, last)) if started >= 2 && last > first => {
+        // Starts per second of the round's slice of the schedule (its
+        // arrivals were offered over that long); without one, between the
+        // first start and the last.
+        let achieved_rate = match (self.round_s, starts.span) {
+            (Some(round), _) if round > 0.0 && offered > 0 => Some(started as f64 / round),
+            (None, Some((first, last))) if started >= 2 && last > first => {
                 Some((started - 1) as f64 / (last - first).as_secs_f64())
             }
             _ => None,

@@ -78,8 +78,13 @@ pub struct TransportLatency {
     pub service_p50_ms: Option<f64>,
     pub service_p99_ms: Option<f64>,
     pub lateness_p99_ms: Option<f64>,
-    /// Why it did not keep the offered rate, if it did not.
+    /// Why it did not keep the offered rate (arrivals dropped, or fewer
+    /// started a second than offered), if it did not.
     pub not_sustained: Option<String>,
+    /// Over 1% of its arrivals started over 1 ms late: the client's lag,
+    /// said apart, as it does not change the rate kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_late: Option<String>,
 }
 
 /// HTTP/JSON's latency at one percentile over gRPC's, from the paired
@@ -185,7 +190,8 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
     let achieved_rate =
         (weight > 0).then(|| rated.iter().map(|(rate, n)| rate * *n as f64).sum::<f64>() / weight as f64);
     let mut short = Vec::new();
-    if dropped as f64 > SUSTAINED_WITHIN * offered_n as f64 {
+    // Any drop: an arrival dropped is one the offer had and the server never saw.
+    if dropped > 0 {
         short.push(format!(
             "{dropped} of {offered_n} arrivals dropped: the server's answers fell behind, {} in flight at once (--max-in-flight)",
             offered.max_in_flight
@@ -198,13 +204,13 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
             units::significant(offered.rate, 3)
         ));
     }
-    if late as f64 > SUSTAINED_WITHIN * started as f64 {
-        // Late starts are the client's: its pacer or runtime was busy when
-        // they were due, whatever the server did.
-        short.push(format!(
+    // Late starts are the client's: its pacer or runtime was busy when they
+    // were due, whatever the server did.
+    let client_late = (late as f64 > SUSTAINED_WITHIN * started as f64).then(|| {
+        format!(
             "the client started {late} of {started} over 1 ms late (its own schedule slipped: a busy client, not a slow server)"
-        ));
-    }
+        )
+    });
     TransportLatency {
         transport: kind,
         offered: offered_n,
@@ -218,6 +224,7 @@ fn transport_latency(offered: &OpenLoop, kind: TransportKind, rounds: &[RoundLat
         service_p99_ms: ms(&service, 0.99),
         lateness_p99_ms: ms(&lateness, 0.99),
         not_sustained: (!short.is_empty()).then(|| short.join(", ")),
+        client_late,
     }
 }
 
@@ -259,10 +266,11 @@ impl OpenLoopSummary {
             self.offered.rounds_said()
         )];
         for t in &self.transports {
-            let kept = match &t.not_sustained {
-                Some(why) if self.fell_short(t) => format!("did not sustain the rate: {why}"),
-                Some(why) => format!("kept the rate, but {why}"),
-                None => "sustained the rate".to_string(),
+            let kept = match (&t.not_sustained, &t.client_late) {
+                (Some(why), Some(late)) => format!("did not sustain the rate: {why}; and {late}"),
+                (Some(why), None) => format!("did not sustain the rate: {why}"),
+                (None, Some(late)) => format!("kept the rate, but {late}"),
+                (None, None) => "sustained the rate".to_string(),
             };
             said.push(format!(
                 "{} {}s: p50 {}, p99 {} from intended start (service p50 {}, p99 {}); {kept}",

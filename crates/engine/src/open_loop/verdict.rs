@@ -40,8 +40,7 @@ impl OpenLoopSummary {
     /// It dropped arrivals or started fewer a second than offered (late
     /// starts alone are the client's lag, not a rate it could not keep).
     pub fn fell_short(&self, t: &TransportLatency) -> bool {
-        let dropped = t.dropped as f64 > SUSTAINED_WITHIN * t.offered as f64;
-        dropped || t.achieved_rate.is_some_and(|rate| rate < self.offered.rate * (1.0 - SUSTAINED_WITHIN))
+        t.dropped > 0 || t.achieved_rate.is_some_and(|rate| rate < self.offered.rate * (1.0 - SUSTAINED_WITHIN))
     }
 
     /// `open loop, uploads at 100/s constant, ...: grpc p99 3.34 ms vs
@@ -67,15 +66,18 @@ impl OpenLoopSummary {
                 _ => "no latency comparison: no complete round of both transports".into(),
             },
         };
-        let names = |late: bool| -> Vec<&str> {
-            let kept = |t: &&TransportLatency| t.not_sustained.is_some() && self.fell_short(t) != late;
-            self.transports.iter().filter(kept).map(|t| t.transport.name()).collect()
+        let names = |of: fn(&TransportLatency) -> bool| -> Vec<&str> {
+            self.transports.iter().filter(|t| of(t)).map(|t| t.transport.name()).collect()
         };
         let mut tail = String::new();
-        if let names @ [_, ..] = names(false).as_slice() {
+        if let names @ [_, ..] = names(|t| t.not_sustained.is_some()).as_slice() {
             tail += &format!("; {} did not sustain the rate", names.join(" and "));
         }
-        if let names @ [_, ..] = names(true).as_slice() {
+        if let names @ [_, ..] = names(|t| t.dropped > 0).as_slice() {
+            tail +=
+                &format!(" (the latencies are of the arrivals {} started, not of those dropped)", names.join(" and "));
+        }
+        if let names @ [_, ..] = names(|t| t.client_late.is_some() && t.not_sustained.is_none()).as_slice() {
             let whose: Vec<String> = names.iter().map(|name| format!("{name}'s")).collect();
             tail += &format!("; the client started some of {} arrivals late", whose.join(" and "));
         }
@@ -110,9 +112,12 @@ fn compared(ratio: &LatencyRatio) -> String {
             } else {
                 "no significant difference"
             };
-            match ratio.readable() {
-                true => format!("{way} ({named}, 95% CI {low:.2}x to {high:.2}x, {pairs})"),
-                false => format!("{way} ({named}; the 95% interval is too wide to read: run more rounds, {pairs})"),
+            let wide = format!("the 95% interval is too wide to read: run more rounds, {pairs}");
+            // As a throughput verdict says one too wide to read.
+            match (ratio.readable(), way) {
+                (true, _) => format!("{way} ({named}, 95% CI {low:.2}x to {high:.2}x, {pairs})"),
+                (false, "no significant difference") => format!("no verdict yet ({named}; {wide})"),
+                (false, _) => format!("{way}, by how much is unclear ({named}; {wide})"),
             }
         }
         _ => format!("{named}, no interval ({pairs}, 3 are needed)"),
@@ -139,6 +144,7 @@ mod tests {
             service_p99_ms: None,
             lateness_p99_ms: None,
             not_sustained: None,
+            client_late: None,
         }
     }
 
@@ -175,7 +181,7 @@ mod tests {
         // 0.025x to 100x says nothing: withheld, as a throughput verdict's too wide to read.
         let wide = summary(both.clone(), Some((2.0, 0.025, 100.0))).verdict();
         assert!(
-            wide.ends_with("no significant difference (http-json/grpc p99 2.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"),
+            wide.ends_with("no verdict yet (http-json/grpc p99 2.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"),
             "{wide}"
         );
         let mut short = both.clone();
@@ -185,7 +191,9 @@ mod tests {
         let said = slower.verdict();
         assert!(
             said.contains("grpc slower (http-json/grpc p99 0.50x")
-                && said.ends_with("; http-json did not sustain the rate"),
+                && said.ends_with(
+                    "; http-json did not sustain the rate (the latencies are of the arrivals http-json started, not of those dropped)"
+                ),
             "{said}"
         );
         // Its drops, not the offer, set its throughput.
@@ -206,7 +214,7 @@ mod tests {
         // Late starts alone: the client's lag, and the offer still set the throughput.
         let mut late = both;
         late[1].late = 9;
-        late[1].not_sustained = Some("the client started 9 of 100 over 1 ms late".into());
+        late[1].client_late = Some("the client started 9 of 100 over 1 ms late".into());
         let lagged = summary(late, Some((2.0, 1.6, 2.5)));
         assert!(
             lagged.verdict().ends_with("; the client started some of grpc's arrivals late"),
@@ -214,6 +222,10 @@ mod tests {
             lagged.verdict()
         );
         assert_eq!(lagged.throughput_said(), THROUGHPUT_SET);
+        // Clearly ahead, but by how much the interval does not say.
+        let ahead =
+            summary(vec![kept(TransportKind::Json, 4.0), kept(TransportKind::Grpc, 2.0)], Some((4.0, 1.2, 12.0)));
+        assert!(ahead.verdict().ends_with("grpc faster, by how much is unclear (http-json/grpc p99 4.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"), "{}", ahead.verdict());
         let alone = summary(vec![kept(TransportKind::Grpc, 2.0)], None).verdict();
         assert!(alone.ends_with(": grpc p99 2.00 ms from intended start"), "{alone}");
     }

@@ -200,7 +200,6 @@ fn paced_rounds(
         Some(total) if total < Duration::from_secs(3) => total / 3,
         _ => Duration::from_secs(1),
     });
-    open.round_s = Some(round.as_secs_f64());
     let offered = open.rate * round.as_secs_f64();
     if offered < 1.0 {
         let least = units::format_duration(Duration::from_secs_f64((1.0 / open.rate).ceil()));
@@ -213,6 +212,10 @@ fn paced_rounds(
             ),
         );
     }
+    // A round is a whole number of arrivals 1/rate apart: its slice is that
+    // many over the rate (2 at 7/s span 286ms, not the 300ms asked).
+    open.round_s = Some((offered.round() / open.rate).max(f64::MIN_POSITIVE));
+    let round = Duration::from_secs_f64(open.round_s.unwrap_or_default());
     if open.per_round() > crate::open_loop::MOST_PER_ROUND {
         return fail(
             "round_time",

@@ -94,7 +94,10 @@ impl EtcdRunner {
                 None => (self.bounded(run_batch(kv, self.config.mode, work), work, Some((kind, round))).await?, None),
             };
             let (ops, failures, latency) = (batch.ops, batch.failures, batch.latency);
-            return Ok((Measured { ops, failures, latency, elapsed: started.elapsed(), broken: None, paced }, None));
+            // A paced round lasts at least its slice of the schedule.
+            let floor = self.config.schedule.open_loop.filter(|_| round.is_some()).map(|open| open.round_floor());
+            let elapsed = started.elapsed().max(floor.unwrap_or_default());
+            return Ok((Measured { ops, failures, latency, elapsed, broken: None, paced }, None));
         }
         let tally = Arc::default();
         let paced = self.config.schedule.open_loop.as_ref().map(|open| PacedPuts {

@@ -323,6 +323,7 @@ impl<'a> Runner<'a> {
         all_ok: bool,
         stop: Option<Stop>,
     ) -> Option<Stop> {
+        let end_s = end_s.max(metered.start_s + self.paced_floor_s(operation));
         let sample = RoundSample {
             transport: kind,
             operation,

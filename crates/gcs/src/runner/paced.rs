@@ -126,3 +126,17 @@ pub(super) fn settle<T>(paced: Option<Paced>, mut results: Vec<Collected<T>>, co
     let expected = count - paced.as_ref().map_or(0, |p| p.dropped as usize);
     Settled { results, intended_s, paced, expected }
 }
+
+impl super::Runner<'_> {
+    /// The shortest a paced round of `operation` lasts: its slice of the
+    /// schedule (w1r3's reads: a slice per pass), so that a round whose last
+    /// answer came early is still rated over the time its arrivals were
+    /// offered in; 0 in closed loop.
+    pub(super) fn paced_floor_s(&self, operation: crate::stats::Operation) -> f64 {
+        let Some(open) = &self.config.open_loop else { return 0.0 };
+        let reads_of_w1r3 =
+            operation == crate::stats::Operation::Download && self.config.workload == crate::config::Workload::W1r3;
+        let passes = if reads_of_w1r3 { crate::config::W1R3_READS } else { 1 };
+        open.round_floor().as_secs_f64() * f64::from(passes)
+    }
+}

@@ -81,7 +81,9 @@ impl ServiceRunner {
         let sampler = self.sampler(round, &turns);
         let started = Instant::now();
         let (batch, paced) = self.calls(caller, &turns, (kind, round), sampler.clone()).await?;
-        let elapsed = started.elapsed();
+        // A paced round lasts at least its slice of the schedule.
+        let floor = self.config.schedule.open_loop.map(|open| open.round_floor()).filter(|_| round.is_some());
+        let elapsed = started.elapsed().max(floor.unwrap_or_default());
         let cpu_s = engine::cpu::threads_seconds(CLIENT_THREAD_NAME) - cpu_before;
         let wire = self.wire.sample(kind);
         let sampled = match (round, &sampler) {
