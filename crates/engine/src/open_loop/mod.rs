@@ -7,6 +7,7 @@
 
 mod arrivals;
 mod pacer;
+mod saved;
 mod summary;
 mod tasks;
 mod verdict;

@@ -91,7 +91,7 @@ pub struct TransportLatency {
 /// rounds: above 1, gRPC answered sooner (as above 1 of a throughput ratio
 /// is gRPC ahead).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(from = "SavedLatencyRatio")]
+#[serde(from = "super::saved::SavedLatencyRatio")]
 pub struct LatencyRatio {
     pub percentile: String,
     /// The geometric mean of the paired rounds' ratios: the interval's own
@@ -100,38 +100,6 @@ pub struct LatencyRatio {
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     pub pairs: usize,
-}
-
-/// A latency ratio as reports have kept it: reports before 0.1's honest
-/// ratios kept gRPC's over HTTP/JSON's (`grpc_over_json`), read the other
-/// way up here.
-#[derive(serde::Deserialize)]
-struct SavedLatencyRatio {
-    percentile: String,
-    #[serde(default)]
-    json_over_grpc: Option<f64>,
-    #[serde(default)]
-    grpc_over_json: Option<f64>,
-    ci_low: Option<f64>,
-    ci_high: Option<f64>,
-    pairs: usize,
-}
-
-impl From<SavedLatencyRatio> for LatencyRatio {
-    fn from(saved: SavedLatencyRatio) -> Self {
-        let SavedLatencyRatio { percentile, json_over_grpc, grpc_over_json, ci_low, ci_high, pairs } = saved;
-        let Some(old) = grpc_over_json else {
-            return LatencyRatio { percentile, json_over_grpc, ci_low, ci_high, pairs };
-        };
-        let flip = |v: Option<f64>| v.filter(|v| *v > 0.0).map(|v| 1.0 / v);
-        LatencyRatio {
-            percentile,
-            json_over_grpc: flip(Some(old)),
-            ci_low: flip(ci_high),
-            ci_high: flip(ci_low),
-            pairs,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
