@@ -214,7 +214,8 @@ fn latency_ratio(name: &str, quantile: f64, rounds: &[RoundLatency]) -> LatencyR
     let interval = t_interval(&logs);
     LatencyRatio {
         percentile: name.into(),
-        json_over_grpc: mean.map(f64::exp),
+        // Only with its interval, as a throughput verdict: fewer than 3 pairs give neither.
+        json_over_grpc: mean.filter(|_| interval.is_some()).map(f64::exp),
         ci_low: interval.map(|(low, _)| low.exp()),
         ci_high: interval.map(|(_, high)| high.exp()),
         pairs: logs.len(),
@@ -267,6 +268,13 @@ impl LatencyRatio {
     /// `http-json/grpc p99 put latency 1.22x, above 1 is grpc ahead (95% CI
     /// 1.11x to 1.33x, 5 pairs)`.
     fn sentence(&self, work: &str) -> Option<String> {
+        if self.json_over_grpc.is_none() && self.pairs > 0 {
+            let pairs = crate::report::plural(self.pairs, "pair");
+            return Some(format!(
+                "http-json/grpc {} {work} latency: no ratio from {pairs}, 3 are needed",
+                self.percentile
+            ));
+        }
         let ratio = self.json_over_grpc?;
         let pairs = crate::report::plural(self.pairs, "pair");
         let interval = match (self.ci_low, self.ci_high) {

@@ -100,7 +100,10 @@ impl LatencyRatio {
 
 /// Which way the paired rounds point, with the ratio and its interval.
 fn compared(ratio: &LatencyRatio) -> String {
-    let Some(value) = ratio.json_over_grpc else { return "no ratio".into() };
+    let Some(value) = ratio.json_over_grpc else {
+        let pairs = crate::report::plural(ratio.pairs, "complete pair");
+        return format!("no verdict: {pairs}, and 3 are needed for an interval");
+    };
     let pairs = crate::report::plural(ratio.pairs, "pair");
     let named = format!("http-json/grpc {} {value:.2}x", ratio.percentile);
     match (ratio.ci_low, ratio.ci_high) {
@@ -146,6 +149,10 @@ mod tests {
             not_sustained: None,
             client_late: None,
         }
+    }
+
+    fn both_again() -> Vec<TransportLatency> {
+        vec![kept(TransportKind::Json, 4.0), kept(TransportKind::Grpc, 2.0)]
     }
 
     fn summary(transports: Vec<TransportLatency>, ratio: Option<(f64, f64, f64)>) -> OpenLoopSummary {
@@ -226,6 +233,20 @@ mod tests {
         let ahead =
             summary(vec![kept(TransportKind::Json, 4.0), kept(TransportKind::Grpc, 2.0)], Some((4.0, 1.2, 12.0)));
         assert!(ahead.verdict().ends_with("grpc faster, by how much is unclear (http-json/grpc p99 4.00x; the 95% interval is too wide to read: run more rounds, 5 pairs)"), "{}", ahead.verdict());
+        // Two pairs: no interval, and so no ratio to quote beside one.
+        let mut two = summary(both_again(), None);
+        two.ratios = vec![LatencyRatio {
+            percentile: "p99".into(),
+            json_over_grpc: None,
+            ci_low: None,
+            ci_high: None,
+            pairs: 2,
+        }];
+        assert!(
+            two.verdict().ends_with("(pooled), no verdict: 2 complete pairs, and 3 are needed for an interval"),
+            "{}",
+            two.verdict()
+        );
         let alone = summary(vec![kept(TransportKind::Grpc, 2.0)], None).verdict();
         assert!(alone.ends_with(": grpc p99 2.00 ms from intended start"), "{alone}");
     }
