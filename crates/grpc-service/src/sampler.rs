@@ -42,6 +42,12 @@ impl Sampler {
     }
 }
 
+/// The most rounds whose samples wait for the other transport's: in
+/// interleaved order one does; in sequential order every round of the first
+/// transport would, so past this many the later ones are not kept (their
+/// pairs go uncompared) and memory stays flat however long the run.
+const MOST_WAITING: usize = 16;
+
 /// Rounds whose samples wait for the other transport's same round.
 #[derive(Default)]
 pub struct Pairing {
@@ -64,10 +70,11 @@ impl Pairing {
                 let (grpc, http) = if kind.is_grpc() { (&mine, &theirs) } else { (&theirs, &mine) };
                 Some(compare(grpc, http, ignored))
             }
-            _ => {
+            _ if self.waiting.len() < MOST_WAITING => {
                 self.waiting.insert(round, (kind, mine));
                 None
             }
+            _ => None,
         }
     }
 }
@@ -135,5 +142,13 @@ mod tests {
         pairing.settle(TransportKind::Json, 1, &http, &[]);
         let ignored = pairing.settle(TransportKind::Grpc, 1, &grpc, &["succeeded".into()]).unwrap();
         assert_eq!((ignored.compared, ignored.differed), (1, 0));
+        // Sequential order: every round of one transport before the other's.
+        // Past MOST_WAITING rounds waiting, no more are kept.
+        let mut sequential = Pairing::default();
+        for round in 0..(MOST_WAITING as u32 + 5) {
+            http.keep(0, answer(r#"{"succeeded":true}"#));
+            sequential.settle(TransportKind::Json, round, &http, &[]);
+        }
+        assert_eq!(sequential.waiting.len(), MOST_WAITING);
     }
 }

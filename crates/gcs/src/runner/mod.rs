@@ -323,7 +323,9 @@ impl<'a> Runner<'a> {
         all_ok: bool,
         stop: Option<Stop>,
     ) -> Option<Stop> {
-        let end_s = end_s.max(metered.start_s + self.paced_floor_s(operation));
+        // A round cut short ended when it did: its span lines up a fleet.
+        let floor = if stop.is_none() { self.paced_floor_s(operation) } else { 0.0 };
+        let end_s = end_s.max(metered.start_s + floor);
         let sample = RoundSample {
             transport: kind,
             operation,
