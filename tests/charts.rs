@@ -52,6 +52,54 @@ fn a_run_draws_its_rounds_and_its_latency_per_transport() {
     assert!(said.iter().any(|t| t == "MiB/s") && said.iter().any(|t| t == "ms"), "{said:?}");
 }
 
+/// A picture's y axis read back from its labels: two of them give the
+/// value at any pixel row (the axis is linear).
+fn linear_y(svg: &str) -> impl Fn(f64) -> f64 {
+    let labels: Vec<(f64, f64)> = svg
+        .split("<text")
+        .skip(1)
+        .filter(|t| t.contains("text-anchor=\"end\""))
+        .filter_map(|t| Some((t.split_once('>')?.1.split('<').next()?.trim().parse::<f64>().ok()?, attribute(t, "y")?)))
+        .collect();
+    assert!(labels.len() >= 2, "two y labels to read the axis by: {labels:?}");
+    let ((v0, y0), (v1, y1)) = (labels[0], labels[labels.len() - 1]);
+    move |y: f64| v0 + (y - y0) * (v1 - v0) / (y1 - y0)
+}
+
+#[test]
+fn a_run_draws_each_rounds_rate_where_its_report_puts_it() {
+    let dir = folder();
+    let chart = dir.path().join("run.svg");
+    let args = ["run", "--size", "256KiB", "--iterations", "3", "--format", "json", "--chart"];
+    let report = json_run(&[&args[..], &[chart.to_str().unwrap()]].concat());
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    // The left picture: each round's rate.
+    let rates = &svg[..svg.find("translate(800 0)").expect("two pictures")];
+    let value_at = linear_y(rates);
+    let mut drawn: Vec<f64> = rates
+        .split("<circle")
+        .skip(1)
+        .filter(|c| attribute(c, "r") == Some(3.0))
+        .filter_map(|c| Some(value_at(attribute(c, "cy")?)))
+        .collect();
+    // Each round's MiB/s, from its bytes and time in the report.
+    let mut expected: Vec<f64> = report["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bytes"].as_f64().unwrap() / (1 << 20) as f64 / r["elapsed_s"].as_f64().unwrap())
+        .collect();
+    assert_eq!(expected.len(), 6, "3 rounds of each transport");
+    assert_eq!(drawn.len(), expected.len(), "a point per round: {drawn:?}");
+    drawn.sort_by(f64::total_cmp);
+    expected.sort_by(f64::total_cmp);
+    // To two pixels: the axis is at most 1.5x the fastest round over about 370.
+    let pixel = expected[5] * 1.5 / 370.0;
+    for (drawn, expected) in drawn.iter().zip(&expected) {
+        assert!((drawn - expected).abs() < 2.0 * pixel, "drawn at {drawn}, its round ran at {expected}");
+    }
+}
+
 #[test]
 fn a_grid_sweep_draws_a_heatmap_with_a_cell_per_point() {
     let dir = folder();

@@ -75,6 +75,7 @@ fn checked(
     super::chart::check(&report_args.chart)?;
     let start = report_args.start.when(std::time::SystemTime::now())?;
     let sweep = Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)?;
+    sweep.refuse_flags_swept(form)?;
     if report_args.chart.is_some() && sweep.axes.len() > 2 {
         return Err(format!(
             "--chart draws a sweep of one or two options and this one has {}: sweep fewer, or leave --chart out",

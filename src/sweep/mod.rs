@@ -121,6 +121,18 @@ fn grid(axes: &[Axis]) -> Vec<Point> {
     })
 }
 
+/// The value `form` gives `field` when it is not the default: a swept
+/// option given as a flag too would be silently overridden at every point.
+fn set_apart(form: &FormOptions, field: &FieldSpec) -> Option<String> {
+    let (mut given, mut default) =
+        (form.clone(), FormOptions { target: form.target.clone(), ..FormOptions::default() });
+    let (given, default) = match field.access {
+        Access::Text(get) | Access::Choice(get, _) => (get(&mut given).clone(), get(&mut default).clone()),
+        Access::Toggle(get) => (get(&mut given).to_string(), get(&mut default).to_string()),
+    };
+    (given != default).then_some(given)
+}
+
 /// `form` with each of the point's options set to its value.
 fn at(form: &FormOptions, axes: &[Axis], point: &Point) -> Result<FormOptions, String> {
     let mut options = form.clone();
@@ -219,6 +231,22 @@ impl Sweep {
                 cancelled,
             },
             points: finished.into_iter().map(|(_, report)| report).collect(),
+        }
+    }
+}
+
+impl Sweep {
+    /// Refuses a swept option that a flag sets too (`--rate 300 --sweep
+    /// rate=100,200`): the sweep would silently override it at every point.
+    /// The app's form is not asked: there the field beside the sweep shows
+    /// the value the sweep replaces.
+    pub fn refuse_flags_swept(&self, flags: &FormOptions) -> Result<(), String> {
+        match self.axes.iter().find_map(|a| set_apart(flags, a.field).map(|v| (a, v))) {
+            Some((axis, value)) => Err(format!(
+                "--sweep {0}: --{0} {value} is given too: drop it, the sweep sets {0} at each point",
+                axis.option
+            )),
+            None => Ok(()),
         }
     }
 }

@@ -86,3 +86,13 @@ fn etcd_options_are_swept_by_their_flags() {
     let Planned::Etcd(config) = &sweep.points[3].1 else { panic!("an etcd point") };
     assert_eq!((config.clients, config.value_size), (4, 1024));
 }
+
+#[test]
+fn a_swept_option_given_as_a_flag_too_is_refused() {
+    let form = FormOptions::from(Options { rate: "300".into(), ..Options::default() });
+    let said = plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).err().unwrap();
+    assert_eq!(said, "--sweep rate: --rate 300 is given too: drop it, the sweep sets rate at each point");
+    // Left at its default, the option is the sweep's alone.
+    let form = FormOptions::from(Options::default());
+    assert!(plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).is_ok());
+}

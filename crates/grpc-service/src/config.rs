@@ -49,13 +49,19 @@ impl GrpcRunArgs {
     pub fn validate(&self) -> Result<ServiceConfig, ConfigError> {
         let s = &self.service;
         let mut notes = Vec::new();
-        let (pool, schema) = types(s)?;
+        // What needs no types is checked first: --reflect asks a server.
         if s.method.trim().is_empty() {
             return fail(
                 "method",
                 "--method is missing: give the method to call as pkg.Service/Method, like etcdserverpb.KV/Put",
             );
         }
+        let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
+        let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
+        let conns = parse_count(&s.conns, "conns", 1, 1024)?;
+        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
+        let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
+        let (pool, schema) = types(s)?;
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
         if method.is_client_streaming() {
             return fail(
@@ -68,11 +74,6 @@ impl GrpcRunArgs {
         }
         let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
         let template = request(&method, &data, "data")?;
-        let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
-        let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
-        let conns = parse_count(&s.conns, "conns", 1, 1024)?;
-        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
-        let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let given = s.requests.trim() != "1000";
         let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         let over_http = schedule.transports.contains(&TransportKind::Json);

@@ -94,9 +94,7 @@ impl EtcdRunner {
                 None => (self.bounded(run_batch(kv, self.config.mode, work), work, Some((kind, round))).await?, None),
             };
             let (ops, failures, latency) = (batch.ops, batch.failures, batch.latency);
-            // A paced round lasts at least its slice of the schedule.
-            let floor = self.config.schedule.open_loop.filter(|_| round.is_some()).map(|open| open.round_floor());
-            let elapsed = started.elapsed().max(floor.unwrap_or_default());
+            let elapsed = started.elapsed().max(self.paced_floor(round));
             return Ok((Measured { ops, failures, latency, elapsed, broken: None, paced }, None));
         }
         let tally = Arc::default();
@@ -109,7 +107,8 @@ impl EtcdRunner {
         let watching = run_watch_round(&*kv, self.tool.clone(), work, paced);
         Ok(match self.bounded(watching, work, Some((kind, round))).await? {
             Ok((w, open)) => {
-                let (ops, failures, latency, elapsed, broken) = (w.events, w.failures, w.delay, w.elapsed, w.broken);
+                let (ops, failures, latency, broken) = (w.events, w.failures, w.delay, w.broken);
+                let elapsed = w.elapsed.max(self.paced_floor(round));
                 let paced = tally.lock().unwrap().take();
                 (Measured { ops, failures, latency, elapsed, broken, paced }, Some(open))
             }
@@ -120,6 +119,13 @@ impl EtcdRunner {
                 (Measured { ops: 0, failures, latency, elapsed: started.elapsed(), broken: None, paced: None }, None)
             }
         })
+    }
+
+    /// A paced round lasts at least its slice of the schedule (a warmup,
+    /// or a closed-loop round, has no floor).
+    fn paced_floor(&self, round: Option<u32>) -> Duration {
+        let open = self.config.schedule.open_loop.filter(|_| round.is_some());
+        open.map(|open| open.round_floor()).unwrap_or_default()
     }
 
     /// Says how the round went, sends it to the live view, and keeps it
