@@ -225,3 +225,59 @@ fn outside_its_crate_a_target_is_named_only_in_the_registry() {
     }
     assert!(named.is_empty(), "a target named outside the registry:\n{}", named.join("\n"));
 }
+
+/// Whether `text` has `name` as a whole identifier (`tonic::`, `use tonic;`).
+fn names_identifier(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back().is_none_or(|c| !part(c));
+        let after = text[at + name.len()..].chars().next().is_none_or(|c| !part(c));
+        before && after
+    })
+}
+
+/// Every member's declared dependencies are named by the sources that get
+/// them: a normal dependency by `src/`, a dev-dependency by `src/`, `tests/`
+/// or `benches/` (a crate declared and never used costs every build its
+/// compile time, and hides which layer really needs it).
+#[test]
+fn no_member_declares_a_dependency_its_sources_never_name() {
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(ROOT)
+        .output()
+        .expect("cargo metadata runs");
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut unused = Vec::new();
+    let mut checked = 0;
+    for package in metadata["packages"].as_array().unwrap() {
+        let dir = Path::new(package["manifest_path"].as_str().unwrap()).parent().unwrap().to_path_buf();
+        let read = |folders: &[&str]| -> String {
+            let found = folders.iter().map(|f| dir.join(f)).filter(|f| f.is_dir()).flat_map(|f| sources(&f));
+            found.map(|f| std::fs::read_to_string(f).unwrap()).collect()
+        };
+        let (code, all) = (read(&["src"]), read(&["src", "tests", "benches"]));
+        for dependency in package["dependencies"].as_array().unwrap() {
+            let name = dependency["rename"].as_str().or(dependency["name"].as_str()).unwrap().replace('-', "_");
+            let (kind, text) = match dependency["kind"].as_str() {
+                None => ("dependency", &code),
+                Some("dev") => ("dev-dependency", &all),
+                Some(_) => continue,
+            };
+            checked += 1;
+            if !names_identifier(text, &name) {
+                unused.push(format!("{}: {kind} {name}", package["name"].as_str().unwrap()));
+            }
+        }
+    }
+    // About a hundred declarations over 11 members: none found would prove nothing.
+    assert!(checked > 80, "the dependencies were read: {checked}");
+    assert!(unused.is_empty(), "declared, never named by the sources:\n{}", unused.join("\n"));
+}
+
+#[test]
+fn an_identifier_is_named_whole() {
+    assert!(names_identifier("use tonic::transport;", "tonic"));
+    assert!(!names_identifier("use tonic_prost::ProstCodec;", "tonic"));
+    assert!(!names_identifier("let hyper_util = 1;", "hyper"));
+}

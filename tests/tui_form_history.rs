@@ -276,3 +276,18 @@ fn the_header_says_a_run_could_not_start() {
     assert!(header.contains("could not start"), "{header}");
     assert!(!header.contains("ready") && !header.contains("done"), "{header}");
 }
+
+/// A cancel says what the run going will do, from the options it started
+/// with: a form edited since (Cleanup turned on) does not change it.
+#[test]
+fn a_cancel_says_what_the_run_started_with_not_the_form_now() {
+    let gcs = Options { cleanup: false, ..Options::default() };
+    let options = FormOptions { target: "etcd".into(), gcs, ..FormOptions::default() };
+    let mut app = App::new(options, Environment::default(), false);
+    press(&mut app, KeyCode::Char('r'));
+    assert!(app.running, "the run started: {:?}", app.status);
+    app.form.options.gcs.cleanup = true;
+    app.form.options.target = "gcs".into();
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.status.as_deref(), Some("cancelling: stopping requests and keeping this run's keys (Cleanup off)"));
+}

@@ -10,10 +10,11 @@ use std::path::PathBuf;
 #[command(
     name = "gcs-speed-tui",
     version,
-    about = "Compare GCS (and etcd) over HTTP/JSON and gRPC, live in a terminal",
+    about = "The same work over HTTP/JSON and gRPC (GCS, etcd or any gRPC service), and which was faster, live in a terminal",
     long_about = "Opens the interactive app on a terminal. `run` is the headless GCS benchmark for scripts and CI; \
                   `doctor` checks, before any upload, that a run would work; `etcd run` asks the same question of \
-                  etcd (its HTTP gateway against gRPC); `emulator` serves the built-in GCS emulator on its own; \
+                  etcd (its HTTP gateway against gRPC); `grpc run` of any gRPC service from its .proto (gRPC against \
+                  its google.api.http or Connect mapping); `emulator` serves the built-in GCS emulator on its own; \
                   `merge` puts the reports of many hosts (a fleet) together; `compare` sets two saved reports side \
                   by side.\n\n\
                   With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",
@@ -114,7 +115,7 @@ pub fn help_for(field: &str, target: &str) -> Option<String> {
         return Some(crate::targets::TARGET_HELP.into());
     }
     let mut command = Cli::command();
-    for name in crate::targets::command_of(target) {
+    for name in crate::targets::named(target).command {
         command = command.find_subcommand(name)?.clone();
     }
     let arg = command.get_arguments().find(|a| a.get_id() == field)?;

@@ -99,7 +99,7 @@ fn parse_json(name: &str, text: &str) -> Result<Vec<Loaded>, String> {
     });
     named
         .map(|(name, value, point)| {
-            let not_ours = |e: serde_json::Error| {
+            let not_ours = |e: String| {
                 format!("{name} is not a gcs-speed-tui report ({e}): give reports written by run --format json")
             };
             let report = Finished::from_json(value).map_err(not_ours)?;

@@ -11,7 +11,7 @@ pub mod opened;
 pub mod report;
 
 use crate::engine::plan::ConfigError;
-use crate::targets::{Environment, FormOptions, Planned, fields_of};
+use crate::targets::{Environment, FormOptions, Planned, named};
 use crate::tui::fields::{Access, FieldSpec};
 use report::{PointReport, SweepReport, SweepSaid};
 use std::time::Duration;
@@ -83,7 +83,7 @@ fn parse_axis(text: &str, target: &str) -> Result<Axis, String> {
     };
     let option = option.trim().trim_start_matches("--").to_string();
     let key = option.replace('-', "_");
-    let fields = fields_of(target);
+    let fields = named(target).fields;
     let sweepable = |f: &&FieldSpec| !NOT_SWEPT.contains(&f.key);
     let Some(field) = fields.iter().filter(sweepable).find(|f| f.key == key) else {
         let known: Vec<String> = fields.iter().filter(sweepable).map(|f| f.key.replace('_', "-")).collect();

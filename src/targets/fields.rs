@@ -26,7 +26,7 @@ macro_rules! choice {
 /// opens on demand, so the form fits a small window.
 pub const ESSENTIALS: usize = 11;
 
-pub const FIELDS: [FieldSpec; 48] = [
+pub static FIELDS: [FieldSpec; 48] = [
     choice!("target", "Target", &TARGETS, target),
     text!("bucket", "Bucket", gcs.bucket),
     choice!("transports", "Transports", &["both", "http-json", "grpc", "grpc-read-object,grpc"], gcs.transports),
@@ -81,7 +81,7 @@ pub const FIELDS: [FieldSpec; 48] = [
 /// with the GCS form.
 pub const ETCD_ESSENTIALS: usize = 9;
 
-pub const ETCD_FIELDS: [FieldSpec; 30] = [
+pub static ETCD_FIELDS: [FieldSpec; 30] = [
     choice!("target", "Target", &TARGETS, target),
     text!("endpoints", "Endpoints", etcd.endpoints),
     choice!("mode", "Mode", &["put", "range", "watch"], etcd.mode),
@@ -118,7 +118,7 @@ pub const ETCD_FIELDS: [FieldSpec; 30] = [
 /// shared with the GCS form.
 pub const GRPC_ESSENTIALS: usize = 12;
 
-pub const GRPC_FIELDS: [FieldSpec; 36] = [
+pub static GRPC_FIELDS: [FieldSpec; 36] = [
     choice!("target", "Target", &TARGETS, target),
     text!("method", "Method", grpc.method),
     text!("proto", "Proto files", grpc.protos),

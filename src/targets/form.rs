@@ -16,7 +16,9 @@ use std::path::PathBuf;
 pub struct FormOptions {
     #[serde(flatten)]
     pub gcs: Options,
-    /// What the app benchmarks: `gcs` (uploads) or `etcd`.
+    /// What the app benchmarks: a name in the registry (a remembered form
+    /// naming another is not read, rather than run as some other target).
+    #[serde(deserialize_with = "registered_name")]
     pub target: String,
     /// The etcd target's own options (the schedule's are the GCS options').
     pub etcd: EtcdOptions,
@@ -31,6 +33,12 @@ pub struct FormOptions {
     /// `run --sweep-budget`: the time shared out over the sweep's points.
     #[serde(skip)]
     pub sweep_budget: String,
+}
+
+fn registered_name<'de, D: serde::Deserializer<'de>>(reading: D) -> Result<String, D::Error> {
+    let name = <String as serde::Deserialize>::deserialize(reading)?;
+    super::registered(&name).map_err(serde::de::Error::custom)?;
+    Ok(name)
 }
 
 impl Default for FormOptions {

@@ -30,37 +30,53 @@ use crate::gcs::report::RunReport;
 use engine::finished::FinishedRun;
 use grpc_service::report::GrpcReport;
 
-/// The form's first field: what to benchmark.
-pub const TARGETS: [&str; 3] = ["gcs", "etcd", "grpc"];
+/// A target as the front ends see it before it runs: its name, its form
+/// and the command whose flags its fields are.
+pub struct Registered {
+    /// As the Target field, `--open` and a report's `target` spell it.
+    pub name: &'static str,
+    /// Its form's fields, in the order the form shows them.
+    pub fields: &'static [FieldSpec],
+    /// How many of `fields` show before the advanced group.
+    pub essentials: usize,
+    /// Its subcommand: a field's help is its flag's.
+    pub command: &'static [&'static str],
+}
+
+/// Every target, in the order the form offers them: a line each.
+pub static REGISTRY: [Registered; 3] = [
+    Registered { name: "gcs", fields: &FIELDS, essentials: ESSENTIALS, command: &["run"] },
+    Registered { name: "etcd", fields: &ETCD_FIELDS, essentials: ETCD_ESSENTIALS, command: &["etcd", "run"] },
+    Registered { name: "grpc", fields: &GRPC_FIELDS, essentials: GRPC_ESSENTIALS, command: &["grpc", "run"] },
+];
+
+/// The targets' names, as the Target field offers them.
+pub static TARGETS: [&str; REGISTRY.len()] = {
+    let mut names = [""; REGISTRY.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = REGISTRY[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// The Target field's help.
 pub const TARGET_HELP: &str = "What to benchmark, HTTP/JSON against gRPC: gcs (uploads), etcd (puts, ranges, watches) or grpc (any service's .proto)";
 
-/// The form's fields for `target` (one of `TARGETS`).
-pub fn fields_of(target: &str) -> &'static [FieldSpec] {
-    match target {
-        "etcd" => &ETCD_FIELDS,
-        "grpc" => &GRPC_FIELDS,
-        _ => &FIELDS,
-    }
+/// The target named `name`, or the sentence that says it is not one.
+pub fn registered(name: &str) -> Result<&'static Registered, String> {
+    REGISTRY
+        .iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| format!("'{name}' is not a target this tool knows: one of {}", TARGETS.join(", ")))
 }
 
-/// How many of `target`'s fields show before the advanced group.
-pub fn essentials_of(target: &str) -> usize {
-    match target {
-        "etcd" => ETCD_ESSENTIALS,
-        "grpc" => GRPC_ESSENTIALS,
-        _ => ESSENTIALS,
-    }
-}
-
-/// The subcommand whose flags `target`'s fields are: a field's help is its flag's.
-pub fn command_of(target: &str) -> &'static [&'static str] {
-    match target {
-        "etcd" => &["etcd", "run"],
-        "grpc" => &["grpc", "run"],
-        _ => &["run"],
-    }
+/// The registered target a form holds. A form's target is checked where a
+/// form is read (`FormOptions` refuses an unknown one), so every form names
+/// one of `REGISTRY`.
+pub fn named(target: &str) -> &'static Registered {
+    registered(target).unwrap_or_else(|_| unreachable!("a form's target is checked as it is read: {target}"))
 }
 
 /// The fields forgotten with `key` when a remembered value no longer
@@ -72,10 +88,9 @@ pub fn forgotten_with(key: &str) -> &'static [&'static str] {
     }
 }
 
-/// A finished run of any target. Read back untagged: a GCS report's
-/// `target` is an object, an etcd report's the string "etcd", so each text
-/// has one reading.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+/// A finished run of any target, written as its target's report and read
+/// back by the target it names (`Finished::from_json`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Finished {
     Gcs(Box<RunReport>),
@@ -98,6 +113,13 @@ impl From<EtcdReport> for Finished {
 impl From<GrpcReport> for Finished {
     fn from(report: GrpcReport) -> Self {
         Finished::Grpc(Box::new(report))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Finished {
+    fn deserialize<D: serde::Deserializer<'de>>(reading: D) -> Result<Self, D::Error> {
+        let value = <serde_json::Value as serde::Deserialize>::deserialize(reading)?;
+        Finished::from_json(value).map_err(serde::de::Error::custom)
     }
 }
 
@@ -133,13 +155,20 @@ impl Finished {
         }
     }
 
-    /// A report read back from its JSON, by the target it names.
-    pub fn from_json(value: serde_json::Value) -> Result<Finished, serde_json::Error> {
-        Ok(match value.get("target").and_then(|t| t.as_str()) {
-            Some("etcd") => Finished::Etcd(Box::new(serde_json::from_value(value)?)),
-            Some("grpc") => Finished::Grpc(Box::new(serde_json::from_value(value)?)),
-            _ => Finished::Gcs(Box::new(serde_json::from_value(value)?)),
-        })
+    /// A report read back from its JSON, by the target it names: a GCS
+    /// report's `target` is an object (where it went), the others' their
+    /// name; any other is said, never read as some other target's report.
+    pub fn from_json(value: serde_json::Value) -> Result<Finished, String> {
+        let read = |e: serde_json::Error| e.to_string();
+        match value.get("target") {
+            Some(serde_json::Value::Object(_)) => Ok(Finished::Gcs(serde_json::from_value(value).map_err(read)?)),
+            Some(serde_json::Value::String(name)) => match registered(name)?.name {
+                "etcd" => Ok(Finished::Etcd(serde_json::from_value(value).map_err(read)?)),
+                "grpc" => Ok(Finished::Grpc(serde_json::from_value(value).map_err(read)?)),
+                other => Err(format!("a report of target '{other}' names it by a string, which no such report does")),
+            },
+            _ => Err("it names no target: not a report this tool wrote".into()),
+        }
     }
 
     /// One report of every host that `reports` hold, all of the first's
@@ -171,5 +200,34 @@ impl Finished {
                 Finished::Grpc(Box::new(grpc_service::merge::merge(runs, first)))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_is_read_by_the_target_it_names_and_no_other() {
+        let said = |text: &str| serde_json::from_str::<Finished>(text).unwrap_err().to_string();
+        assert!(
+            said(r#"{"target":"redis","run_id":"r"}"#)
+                .starts_with("'redis' is not a target this tool knows: one of gcs, etcd, grpc")
+        );
+        assert!(said(r#"{"run_id":"r"}"#).starts_with("it names no target"));
+        // An etcd report that lacks its fields is an etcd report's error, not a GCS reading.
+        assert!(said(r#"{"target":"etcd"}"#).starts_with("missing field"), "{}", said(r#"{"target":"etcd"}"#));
+    }
+
+    #[test]
+    fn every_target_is_registered_once_with_its_own_fields() {
+        assert_eq!(TARGETS, ["gcs", "etcd", "grpc"]);
+        for (i, target) in REGISTRY.iter().enumerate() {
+            assert_eq!(named(target.name).name, target.name);
+            assert!(target.essentials < target.fields.len(), "{}", target.name);
+            assert_eq!(target.fields[0].key, "target", "the Target field comes first in {}", target.name);
+            assert!(!REGISTRY[..i].iter().any(|r| r.name == target.name), "{} twice", target.name);
+        }
+        assert!(registered("gsc").is_err());
     }
 }

@@ -41,10 +41,12 @@ pub struct Start {
 impl Planned {
     /// The form's target, validated as that target validates its options.
     pub fn check(options: &FormOptions, env: &Environment) -> Result<Planned, ConfigError> {
-        match options.target.as_str() {
+        let target = super::registered(&options.target).map_err(|message| ConfigError { field: "target", message })?;
+        match target.name {
             "etcd" => options.etcd_run_args().validate().map(|c| Planned::Etcd(Box::new(c))),
             "grpc" => options.grpc_run_args().validate().map(|c| Planned::Grpc(Box::new(c))),
-            _ => crate::config::checked(&options.gcs, env).map(|c| Planned::Gcs(Box::new(c))),
+            "gcs" => crate::config::checked(&options.gcs, env).map(|c| Planned::Gcs(Box::new(c))),
+            other => unreachable!("{other} is registered and planned above"),
         }
     }
 
@@ -54,6 +56,15 @@ impl Planned {
             Planned::Gcs(c) => &c.notes,
             Planned::Etcd(c) => &c.notes,
             Planned::Grpc(c) => &c.notes,
+        }
+    }
+
+    /// What a cancel does: how the run stops and what it keeps or deletes.
+    pub fn stopping_sentence(&self) -> String {
+        match self {
+            Planned::Gcs(c) => c.stopping_sentence(),
+            Planned::Etcd(c) => c.stopping_sentence(),
+            Planned::Grpc(c) => c.stopping_sentence(),
         }
     }
 

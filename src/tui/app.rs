@@ -61,6 +61,9 @@ pub struct App {
     /// A run is going (or cleaning up after a cancel).
     pub running: bool,
     pub cancelling: bool,
+    /// What a cancel of the run going says it does, from the run's own
+    /// options (the form may be edited while it runs).
+    pub stopping: String,
     pub run_started_s: f64,
     pub now_s: f64,
     pub confirm_quit: bool,
@@ -101,6 +104,7 @@ impl App {
             status: None,
             running: false,
             cancelling: false,
+            stopping: String::new(),
             run_started_s: 0.0,
             now_s: 0.0,
             confirm_quit: false,
@@ -328,7 +332,7 @@ impl App {
         if let Ok(Some(sweep)) = self.form.sweep() {
             return self.start_sweep(sweep);
         }
-        self.live = Some(crate::tui::live::Live::new(checked.lane_plan()));
+        self.begin(&checked);
         let notes = checked.notes();
         self.running = true;
         self.pane = Pane::Run;
@@ -342,26 +346,15 @@ impl App {
             return Vec::new();
         }
         self.cancelling = true;
-        use super::live::Work;
-        // The run's own options (the form may be edited while it runs).
-        let kept = !self.form.options.gcs.cleanup;
-        let what = match self.live.as_ref().map(|l| l.work) {
-            Some(Work::Requests | Work::Events) if kept => "requests and keeping this run's keys (Cleanup off)",
-            Some(Work::Requests | Work::Events) => "requests and deleting this run's keys",
-            Some(Work::Calls) if kept => "calls (Cleanup off: no cleanup call)",
-            Some(Work::Calls) => "calls and sending the cleanup call, if one was asked",
-            Some(Work::Downloads | Work::RangedReads | Work::WritesThenReads) if kept => {
-                "reads and keeping what this run created (Cleanup off)"
-            }
-            Some(Work::Downloads | Work::RangedReads | Work::WritesThenReads) => {
-                "reads and deleting what this run created"
-            }
-            _ if kept => "uploads and keeping what this run created (Cleanup off)",
-            _ => "uploads and deleting what this run created",
-        };
         let sweep = if self.sweep_run.is_some() { "; the sweep ends, keeping the points finished" } else { "" };
-        self.status = Some(format!("cancelling: stopping {what}{sweep}"));
+        self.status = Some(format!("cancelling: {}{sweep}", self.stopping));
         vec![Effect::CancelRun]
+    }
+
+    /// The live pane, and what a cancel will say, for the run `planned` starts.
+    pub(super) fn begin(&mut self, planned: &crate::targets::Planned) {
+        self.live = Some(crate::tui::live::Live::new(planned.lane_plan()));
+        self.stopping = super::fields::in_form_words(&planned.stopping_sentence(), &self.form.options.target);
     }
 
     fn quit_key(&mut self) -> Vec<Effect> {

@@ -3,7 +3,7 @@
 //! registry's, `crate::targets::fields_of`); and the app's words for a
 //! sentence's flags.
 
-use crate::targets::{FormOptions, TARGETS, fields_of};
+use crate::targets::{FormOptions, REGISTRY, named};
 
 /// How a field reads and writes its option.
 #[derive(Clone, Copy)]
@@ -27,8 +27,8 @@ pub struct FieldSpec {
 /// own words here, in one place. The target's own fields come first (its
 /// labels differ: Prefix against Key prefix); a flag neither form has stays.
 pub fn in_form_words(text: &str, target: &str) -> String {
-    let mine = fields_of(target);
-    let others = TARGETS.iter().filter(|t| **t != target).flat_map(|t| fields_of(t));
+    let mine = named(target).fields;
+    let others = REGISTRY.iter().filter(|r| r.name != target).flat_map(|r| r.fields);
     let label = |flag: &str| {
         let key = flag.replace('-', "_");
         mine.iter().chain(others.clone()).find(|f| f.key == key).map(|f| f.label)

@@ -4,7 +4,7 @@
 //! both say the same thing.
 
 use crate::engine::plan::ConfigError;
-use crate::targets::{Environment, FormOptions, Planned, TARGETS, essentials_of, fields_of, forgotten_with};
+use crate::targets::{Environment, FormOptions, Planned, TARGETS, forgotten_with, named};
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
@@ -39,11 +39,11 @@ impl Form {
 
     /// The fields of the target chosen.
     pub fn fields(&self) -> &'static [FieldSpec] {
-        fields_of(&self.options.target)
+        named(&self.options.target).fields
     }
 
     pub fn essentials(&self) -> usize {
-        essentials_of(&self.options.target)
+        named(&self.options.target).essentials
     }
 
     /// The lines shown: the essential fields, the advanced group's header,
@@ -208,7 +208,7 @@ impl Form {
 pub fn merge(remembered: FormOptions, command_line: &FormOptions, given: &[String]) -> FormOptions {
     let mut merged = remembered;
     let flags: Vec<&FieldSpec> =
-        fields_of(&command_line.target).iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
+        named(&command_line.target).fields.iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
     for field in &flags {
         copy_field(field, &mut merged, command_line);
     }
@@ -249,10 +249,10 @@ impl Form {
 /// the command line gave is kept, and said if wrong.
 pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environment) -> FormOptions {
     let defaults = FormOptions::default();
-    let all_fields = TARGETS.iter().map(|t| fields_of(t).len()).sum();
+    let all_fields = TARGETS.iter().map(|t| named(t).fields.len()).sum();
     for _ in 0..all_fields {
         let Err(error) = check(&options, env) else { break };
-        let fields = fields_of(&options.target);
+        let fields = named(&options.target).fields;
         let Some(field) = fields.iter().find(|f| f.key == error.field) else {
             break;
         };

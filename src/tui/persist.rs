@@ -158,6 +158,20 @@ mod tests {
     }
 
     #[test]
+    fn a_form_naming_a_target_this_tool_does_not_know_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("form.json");
+        std::fs::write(&path, r#"{"size":"8MiB","target":"gsc"}"#).unwrap();
+        let error = serde_json::from_str::<FormOptions>(&std::fs::read_to_string(&path).unwrap()).unwrap_err();
+        assert!(
+            error.to_string().starts_with("'gsc' is not a target this tool knows: one of gcs, etcd, grpc"),
+            "{error}"
+        );
+        // The defaults, not a GCS run of the other target's fields.
+        assert_eq!(super::load_from(&path), FormOptions::default());
+    }
+
+    #[test]
     fn faults_and_the_emulator_override_are_never_remembered() {
         let options = FormOptions::from(Options {
             size: "8MiB".into(),

@@ -86,7 +86,7 @@ impl App {
         run.started += 1;
         let planned = run.sweep.points[index].1.clone();
         let said = run.point_said();
-        self.live = Some(super::live::Live::new(planned.lane_plan()));
+        self.begin(&planned);
         self.running = true;
         self.pane = Pane::Run;
         self.run_started_s = self.now_s;
