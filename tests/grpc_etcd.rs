@@ -203,6 +203,22 @@ fn bad_input_is_one_sentence_and_exit_2() {
             &["grpc", "run", "--proto", "/nonexistent/x.proto", "--method", "a.B/C"],
             "--proto /nonexistent/x.proto: no such file",
         ),
+        // Flags that need no server are checked before --reflect asks one
+        // (port 1 refuses: asking first would say so instead).
+        (
+            &[
+                "grpc",
+                "run",
+                "--reflect",
+                "--grpc-endpoint",
+                "http://127.0.0.1:1",
+                "--method",
+                "a.B/C",
+                "--clients",
+                "0",
+            ],
+            "--clients must be between 1 and",
+        ),
     ];
     for (args, expected) in alone {
         let output = run(args, &[]);

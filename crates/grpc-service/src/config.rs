@@ -49,7 +49,7 @@ impl GrpcRunArgs {
     pub fn validate(&self) -> Result<ServiceConfig, ConfigError> {
         let s = &self.service;
         let mut notes = Vec::new();
-        // What needs no types is checked first: --reflect asks a server.
+        // What needs neither types nor a server is checked first: --reflect asks one.
         if s.method.trim().is_empty() {
             return fail(
                 "method",
@@ -59,9 +59,9 @@ impl GrpcRunArgs {
         let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&s.conns, "conns", 1, 1024)?;
-        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let (pool, schema) = types(s)?;
+        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
         if method.is_client_streaming() {
             return fail(
