@@ -21,7 +21,8 @@ pub use form::{EtcdOptions, FormOptions};
 /// The app's flags, which prefill its form: `run`'s (the first target's).
 pub use gcs_flags::BenchArgs as AppFlags;
 pub use run::{Planned, Remains, Start};
-pub use welcome::{Welcome, welcome};
+pub use welcome::Welcome;
+use welcome::{etcd_welcome, gcs_welcome, grpc_welcome};
 
 use crate::tui::fields::FieldSpec;
 
@@ -41,13 +42,27 @@ pub struct Registered {
     pub essentials: usize,
     /// Its subcommand: a field's help is its flag's.
     pub command: &'static [&'static str],
+    /// What the live pane says before the first run of its form.
+    pub welcome: fn(&FormOptions) -> Welcome,
 }
 
 /// Every target, in the order the form offers them: a line each.
 pub static REGISTRY: [Registered; 3] = [
-    Registered { name: "gcs", fields: &FIELDS, essentials: ESSENTIALS, command: &["run"] },
-    Registered { name: "etcd", fields: &ETCD_FIELDS, essentials: ETCD_ESSENTIALS, command: &["etcd", "run"] },
-    Registered { name: "grpc", fields: &GRPC_FIELDS, essentials: GRPC_ESSENTIALS, command: &["grpc", "run"] },
+    Registered { name: "gcs", fields: &FIELDS, essentials: ESSENTIALS, command: &["run"], welcome: gcs_welcome },
+    Registered {
+        name: "etcd",
+        fields: &ETCD_FIELDS,
+        essentials: ETCD_ESSENTIALS,
+        command: &["etcd", "run"],
+        welcome: etcd_welcome,
+    },
+    Registered {
+        name: "grpc",
+        fields: &GRPC_FIELDS,
+        essentials: GRPC_ESSENTIALS,
+        command: &["grpc", "run"],
+        welcome: grpc_welcome,
+    },
 ];
 
 /// The targets' names, as the Target field offers them.

@@ -26,26 +26,29 @@ impl Welcome {
     }
 }
 
-/// The welcome for the form's target.
-pub fn welcome(options: &FormOptions) -> Welcome {
-    match options.target.as_str() {
-        "etcd" => Welcome {
-            verb: " to run against ",
-            article: false,
-            what: "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.".into(),
-            hint: "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
-        },
-        "grpc" => Welcome {
-            verb: " to run ",
-            article: false,
-            what: "Both transports send the same calls in turn (gRPC and the method's HTTP/JSON mapping, which goes first alternating by round), call 0 compared first; this pane shows their calls/s live, and the table below compares them when the run ends.".into(),
-            hint: "Set Method, Proto files (and Import paths) or Reflection, the endpoints and the Request; ? lists the keys.",
-        },
-        _ => gcs_welcome(&options.gcs),
+/// etcd's welcome.
+pub(super) fn etcd_welcome(_: &FormOptions) -> Welcome {
+    Welcome {
+        verb: " to run against ",
+        article: false,
+        what: "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.".into(),
+        hint: "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
     }
 }
 
-fn gcs_welcome(options: &crate::config::Options) -> Welcome {
+/// `grpc run`'s welcome.
+pub(super) fn grpc_welcome(_: &FormOptions) -> Welcome {
+    Welcome {
+        verb: " to run ",
+        article: false,
+        what: "Both transports send the same calls in turn (gRPC and the method's HTTP/JSON mapping, which goes first alternating by round), call 0 compared first; this pane shows their calls/s live, and the table below compares them when the run ends.".into(),
+        hint: "Set Method, Proto files (and Import paths) or Reflection, the endpoints and the Request; ? lists the keys.",
+    }
+}
+
+/// GCS's welcome, which follows the form's workload, range and bucket.
+pub(super) fn gcs_welcome(form: &FormOptions) -> Welcome {
+    let options = &form.gcs;
     let workload = options.workload.trim();
     let (w1r3, reads) = (workload == "w1r3", matches!(workload, "w1r3" | "download" | "ranges"));
     // The form remembers its fields: say a remembered range, which changes what is read.
