@@ -6,7 +6,7 @@ mod views;
 use gcs_speed_tui::config::{FormOptions, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RoundDone, RunEvent};
 use gcs_speed_tui::engine::report::RunOutcome;
-use gcs_speed_tui::etcd::report::{EtcdReport, KeysCleanup};
+use gcs_speed_tui::etcd::report::{EtcdReport, EtcdSettings, KeysCleanup, Ran};
 use gcs_speed_tui::etcd::rounds::{EtcdRound, summarize};
 use gcs_speed_tui::etcd::workload::latency_histogram;
 use gcs_speed_tui::finished::Finished;
@@ -70,16 +70,13 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
         .to_vec();
     let prefix = format!("gcs-speed-tui/{run_id}/");
     let cleanup = KeysCleanup { prefix, deleted: 10_000, kept: false, error: None };
-    let mut report = EtcdReport::new(
-        run_id.into(),
-        "2026-12-01T06:00:00.000Z".into(),
-        &config,
-        summaries,
-        rounds,
-        RunOutcome::Completed,
-        cleanup,
-        None,
-    );
+    let ran = Ran {
+        run_id: run_id.into(),
+        started_at: "2026-12-01T06:00:00.000Z".into(),
+        outcome: RunOutcome::Completed,
+        stopped_because: None,
+    };
+    let mut report = EtcdReport::new(ran, EtcdSettings::of(&config), summaries, rounds, cleanup);
     report.config.client_threads = 1; // the same on every machine the snapshot is taken on
     report
 }

@@ -208,11 +208,11 @@ impl Finished {
             }
             Finished::Etcd(first) => {
                 let runs = reports.iter().filter_map(etcd).flatten().collect();
-                Finished::Etcd(Box::new(crate::etcd::merge::merge(runs, first)))
+                Finished::Etcd(Box::new(EtcdReport::merge(runs, first)))
             }
             Finished::Grpc(first) => {
                 let runs = reports.iter().filter_map(grpc).flatten().collect();
-                Finished::Grpc(Box::new(grpc_service::merge::merge(runs, first)))
+                Finished::Grpc(Box::new(GrpcReport::merge(runs, first)))
             }
         }
     }

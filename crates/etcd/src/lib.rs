@@ -2,23 +2,17 @@
 //! and over gRPC, on the shared engine (schedule, verdict, meters).
 
 pub mod client;
-mod csv;
-mod figures;
-mod finished;
 pub mod gateway;
 pub mod grpc;
 pub mod live;
-pub mod merge;
 pub mod meter;
 pub mod metrics;
 mod open_batch;
 pub mod options;
-mod pictures;
 pub mod proto;
 pub mod report;
 pub mod rounds;
 pub mod runner;
 mod tls;
-mod verdict;
 pub mod watch;
 pub mod workload;

@@ -2,11 +2,11 @@
 //! and CSV (one row per round).
 
 use super::options::{EtcdConfig, Mode};
-use super::rounds::{EtcdRound, EtcdSummary};
-use engine::calls::said;
-use engine::compare::compare_rates;
+use engine::calls::host_part::HostPart;
+use engine::calls::report::{CallCleanup, CallSettings, CallsReport};
+use engine::finished::Leftovers;
 use engine::plan::TransportKind;
-use engine::report::{Host, RunOutcome, Tool, aligned, plural};
+use engine::report::plural;
 use units::RateUnit;
 
 pub use engine::calls::said::format_ms;
@@ -45,233 +45,185 @@ pub struct EtcdSettings {
     pub open_loop: Option<engine::open_loop::OpenLoop>,
 }
 
+pub use engine::calls::report::Ran;
 pub use engine::calls::said::Verdict;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct EtcdReport {
-    pub tool: Tool,
-    pub environment: Host,
-    pub target: String,
-    pub run_id: String,
-    pub started_at: String,
-    pub outcome: RunOutcome,
-    pub stopped_because: Option<String>,
-    pub config: EtcdSettings,
-    pub transports: Vec<EtcdSummary>,
-    pub comparison: Option<Verdict>,
-    pub cleanup: KeysCleanup,
-    /// Errors and broken watches, said as they happened.
-    pub notes: Vec<String>,
-    pub rounds: Vec<EtcdRound>,
-    /// A merged report: each host's own figures (its rounds are those above
-    /// that name it).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<super::merge::EtcdHostPart>,
-    /// A merged report: the common window and each transport's rate in it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fleet: Option<engine::fleet::Fleet>,
-    /// Open loop: each transport's latency at the offered rate, and the verdict on it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<engine::open_loop::OpenLoopSummary>,
+/// A finished etcd run: the report every target of calls writes.
+pub type EtcdReport = CallsReport<EtcdSettings, KeysCleanup>;
+
+/// One host of a merged report, as its own report had it.
+pub type EtcdHostPart = HostPart<KeysCleanup>;
+
+impl EtcdSettings {
+    /// The run as configured, as its report keeps it.
+    pub fn of(config: &EtcdConfig) -> Self {
+        let reach = &config.reach;
+        EtcdSettings {
+            endpoints: reach.endpoints.clone(),
+            mode: config.mode,
+            clients: config.clients,
+            requests: config.requests,
+            conns: reach.conns,
+            key_size: config.key_size,
+            value_size: config.value_size,
+            key_space: config.key_space,
+            sequential_keys: config.sequential_keys,
+            user: reach.user.as_ref().map(|(name, _)| name.clone()),
+            tls: reach.endpoints[0].starts_with("https://"),
+            transports: config.schedule.transports.clone(),
+            iterations: config.schedule.iterations,
+            warmup: config.warmup,
+            client_threads: config.client_threads,
+            open_loop: config.schedule.open_loop,
+        }
+    }
 }
 
-impl EtcdReport {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        run_id: String,
-        started_at: String,
-        config: &EtcdConfig,
-        transports: Vec<EtcdSummary>,
-        rounds: Vec<EtcdRound>,
-        outcome: RunOutcome,
-        cleanup: KeysCleanup,
-        stopped_because: Option<String>,
-    ) -> Self {
-        let unit = if config.mode == Mode::Watch { RateUnit::Events } else { RateUnit::Ops };
-        let comparison = match transports.as_slice() {
-            [a, b] => compare_rates([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &rounds)
-                .map(|c| Verdict::new(c, unit)),
-            _ => None,
-        };
-        let reach = &config.reach;
-        Self {
-            tool: Tool::this(),
-            environment: Host { directpath: "not applicable: etcd".into(), ..Host::here() },
-            target: "etcd".into(),
-            run_id,
-            started_at,
-            outcome,
-            stopped_because,
-            config: EtcdSettings {
-                endpoints: reach.endpoints.clone(),
-                mode: config.mode,
-                clients: config.clients,
-                requests: config.requests,
-                conns: reach.conns,
-                key_size: config.key_size,
-                value_size: config.value_size,
-                key_space: config.key_space,
-                sequential_keys: config.sequential_keys,
-                user: reach.user.as_ref().map(|(name, _)| name.clone()),
-                tls: reach.endpoints[0].starts_with("https://"),
-                transports: config.schedule.transports.clone(),
-                iterations: config.schedule.iterations,
-                warmup: config.warmup,
-                client_threads: config.client_threads,
-                open_loop: config.schedule.open_loop,
-            },
-            transports,
-            comparison,
-            cleanup,
-            notes: Vec::new(),
-            open_loop: open_loop_summary(
-                config.mode,
-                config.schedule.open_loop.as_ref(),
-                &config.schedule.transports,
-                &rounds,
-            ),
-            rounds,
-            hosts: Vec::new(),
-            fleet: None,
+impl CallSettings for EtcdSettings {
+    const TARGET: &'static str = "etcd";
+    const KIND: &'static str = "an etcd";
+    const SERVICE: &'static str = "etcd";
+
+    fn transports(&self) -> &[TransportKind] {
+        &self.transports
+    }
+
+    fn open_loop(&self) -> Option<&engine::open_loop::OpenLoop> {
+        self.open_loop.as_ref()
+    }
+
+    fn unit(&self) -> RateUnit {
+        if self.mode == Mode::Watch { RateUnit::Events } else { RateUnit::Ops }
+    }
+
+    fn operation(&self) -> &'static str {
+        match self.mode {
+            Mode::Put => "put",
+            Mode::Range => "range",
+            Mode::Watch => "watch",
         }
     }
 
-    /// Names the host that ran it (`--host-label`), on the report and its rounds.
-    pub fn host_label(mut self, label: String) -> Self {
-        engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
-        self.environment.host = label;
-        self
+    /// A watch run paces its puts.
+    fn paced_work(&self) -> &'static str {
+        if self.mode == Mode::Range { "range" } else { "put" }
     }
 
-    pub fn with_notes(mut self, notes: Vec<String>) -> Self {
-        self.notes = notes;
-        self
+    fn request_said(&self) -> &'static str {
+        match self.mode {
+            Mode::Put => "put",
+            Mode::Range => "range",
+            Mode::Watch => "watch request",
+        }
     }
 
-    /// Every round complete (watch: every event once and in order; the runner
-    /// says `completed_with_errors` otherwise), and the keys deleted.
-    pub fn succeeded(&self) -> bool {
-        self.outcome == RunOutcome::Completed && self.cleanup.error.is_none()
+    fn item(&self) -> &'static str {
+        if self.mode == Mode::Watch { "event" } else { "op" }
     }
 
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("reports serialize")
+    fn rate_header(&self) -> &'static str {
+        if self.mode == Mode::Watch { "Events/s" } else { "Ops/s" }
     }
 
-    /// The line above the table: what ran, where.
-    pub fn heading(&self) -> String {
-        let c = &self.config;
+    fn server_cpu(&self) -> Option<&'static str> {
+        Some("etcd CPU")
+    }
+
+    fn heading(&self) -> String {
         // Open loop the pacer sends a round's arrivals over the clients'
         // connections (reports before rounds were slices of time: clients x requests).
-        let load = match c.open_loop.filter(|open| open.round_s.is_some()) {
+        let load = match self.open_loop.filter(|open| open.round_s.is_some()) {
             Some(open) => format!(
                 "{} a round at {} over {}",
                 plural(open.per_round() as usize, "request"),
                 open.said(),
-                plural(c.clients as usize, "client")
+                plural(self.clients as usize, "client")
             ),
-            None => format!("{} x {} requests a round", plural(c.clients as usize, "client"), c.requests),
+            None => format!("{} x {} requests a round", plural(self.clients as usize, "client"), self.requests),
         };
         format!(
             "etcd {} at {}: {load}, {} B keys, {} B values, client on {}",
-            mode_name(c.mode),
-            c.endpoints.join(","),
-            c.key_size,
-            c.value_size,
-            plural(c.client_threads, "thread")
+            mode_name(self.mode),
+            self.endpoints.join(","),
+            self.key_size,
+            self.value_size,
+            plural(self.client_threads, "thread")
         )
     }
 
-    /// The table's header, shared by the text table and the app.
-    pub fn table_headers(&self) -> [&'static str; 10] {
-        said::table_headers(if self.config.mode == Mode::Watch { "Events/s" } else { "Ops/s" })
-    }
-
-    /// The table's cells, shared by the text table and the app: a merged
-    /// report's hosts' rows first, then its fleet rows.
-    pub fn table_rows(&self) -> Vec<Vec<String>> {
-        self.table_lines().into_iter().map(|(_, cells)| cells).collect()
-    }
-
-    /// Each row's transport and cells.
-    pub fn table_lines(&self) -> Vec<(TransportKind, Vec<String>)> {
-        if self.hosts.is_empty() {
-            return self
-                .transports
-                .iter()
-                .map(|t| (t.transport, said::row_cells(t.transport.name().into(), t)))
-                .collect();
+    fn latency_said(&self) -> String {
+        match (self.mode == Mode::Watch, self.open_loop.is_some()) {
+            (true, true) => "p50-p99.9: per event, from its put's intended start to its arrival, over the complete rounds",
+            (true, false) => {
+                "p50-p99.9: delivery per event from its put's answer, over the complete rounds (0 when the event came first)"
+            }
+            (false, true) => "p50-p99.9: latency per request from its intended start, over the complete rounds",
+            (false, false) => "p50-p99.9: latency per request, over the complete rounds",
         }
-        let hosts = self.hosts.iter().flat_map(|h| {
-            h.transports
-                .iter()
-                .map(move |t| (t.transport, said::row_cells(format!("{} {}", h.host, t.transport.name()), t)))
-        });
-        let fleet =
-            self.transports.iter().map(|t| (t.transport, said::row_cells(format!("fleet {}", t.transport.name()), t)));
-        hosts.chain(fleet).collect()
+        .into()
+    }
+
+    fn work_said(&self) -> String {
+        format!("etcd {}", self.operation())
+    }
+
+    /// `put x3 10 clients x 8000, 256 B values`.
+    fn key_options(&self) -> String {
+        let clients = plural(self.clients as usize, "client");
+        format!("{} x{} {clients} x {}, {} B values", self.operation(), self.iterations, self.requests, self.value_size)
+    }
+
+    /// `etcd 127.0.0.1:2379`: the endpoints without their schemes.
+    fn short_target(&self) -> String {
+        let hosts: Vec<&str> = self.endpoints.iter().map(|e| e.split("://").last().unwrap_or(e)).collect();
+        format!("etcd {}", hosts.join(","))
+    }
+
+    fn place(&self) -> String {
+        format!("etcd {:?}", self.endpoints)
+    }
+
+    fn alone_said(&self) -> String {
+        format!("etcd {}", mode_name(self.mode))
+    }
+
+    /// Against what, doing what.
+    fn csv_columns(&self) -> (&'static str, Vec<String>) {
+        ("target,mode", vec![self.endpoints.join(","), self.operation().to_string()])
+    }
+
+    fn merge_notes(&self, hosts: usize) -> Vec<String> {
+        let note = "etcd CPU per op: not merged, each host read the CPU of the whole cluster (every host's requests)";
+        if hosts > 1 { vec![note.into()] } else { Vec::new() }
     }
 }
 
-impl EtcdReport {
-    /// What the latencies mean, bytes and CPU per op, notes, outcome, cleanup.
-    pub fn footer_lines(&self) -> Vec<String> {
-        let watch = self.config.mode == Mode::Watch;
-        let mut lines = vec![if watch && self.config.open_loop.is_some() {
-            "p50-p99.9: per event, from its put's intended start to its arrival, over the complete rounds".to_string()
-        } else if watch {
-            "p50-p99.9: delivery per event from its put's answer, over the complete rounds (0 when the event came first)"
-                .to_string()
-        } else if self.config.open_loop.is_some() {
-            "p50-p99.9: latency per request from its intended start, over the complete rounds".to_string()
-        } else {
-            "p50-p99.9: latency per request, over the complete rounds".to_string()
-        }];
-        if let Some(fleet) = &self.fleet {
-            let names: Vec<String> = self.transports.iter().map(|t| format!("fleet {}", t.transport.name())).collect();
-            let unit = if watch { RateUnit::Events } else { RateUnit::Ops };
-            lines.extend(fleet.lines(unit, &names));
-        }
-        // A fleet's server CPU is not summed (see its note), not unread.
-        let unread = if self.hosts.len() > 1 { "not merged" } else { "not read" };
-        let unit = if watch { "event" } else { "op" };
-        lines.extend(self.transports.iter().map(|t| said::per_call_line(t, unit, Some("etcd CPU"), unread)));
-        lines.extend(self.transports.iter().filter_map(|t| said::errors_line(t, call_name(self.config.mode))));
-        if let [a, b] = self.transports.as_slice() {
-            lines.extend(said::ratios_line(a, b, unit, Some("etcd CPU")));
-        }
-        lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
-        lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
-        if self.outcome != RunOutcome::Completed {
-            lines.push(format!("outcome: {}", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or("")));
-        }
-        lines.push(match (&self.cleanup.error, self.cleanup.kept) {
-            (Some(error), _) => format!("cleanup failed: {error}; the run's keys are under {}", self.cleanup.prefix),
-            (None, true) => format!("cleanup off: the run's keys are kept under {}", self.cleanup.prefix),
-            (None, false) => {
-                format!(
-                    "cleanup: deleted {} under {}",
-                    plural(self.cleanup.deleted as usize, "key"),
-                    self.cleanup.prefix
-                )
-            }
-        });
-        lines
+impl CallCleanup for KeysCleanup {
+    fn error(&self) -> Option<&String> {
+        self.error.as_ref()
     }
 
-    pub fn to_table(&self) -> String {
-        let mut rows = vec![self.table_headers().map(String::from).to_vec()];
-        rows.extend(self.table_rows());
-        let mut out = format!("{}\n\n{}\n", self.heading(), aligned(&rows));
-        if self.comparison.is_some() || self.fleet.as_ref().is_some_and(|f| f.apart.is_some()) {
-            out += &self.summary_line();
-            out.push('\n');
+    fn said(&self) -> String {
+        match (&self.error, self.kept) {
+            (Some(error), _) => format!("cleanup failed: {error}; the run's keys are under {}", self.prefix),
+            (None, true) => format!("cleanup off: the run's keys are kept under {}", self.prefix),
+            (None, false) => format!("cleanup: deleted {} under {}", plural(self.deleted as usize, "key"), self.prefix),
         }
-        for line in self.footer_lines() {
-            out += &line;
-            out.push('\n');
+    }
+
+    /// Keys left behind are named by the prefix that holds them.
+    fn leftovers(&self) -> Leftovers {
+        let left = if self.error.is_some() { vec![format!("etcd keys under {}", self.prefix)] } else { Vec::new() };
+        Leftovers { deleted: self.deleted as usize, left, kept: usize::from(self.kept) }
+    }
+
+    fn merged(parts: &[EtcdHostPart]) -> Self {
+        KeysCleanup {
+            prefix: parts.iter().map(|p| p.cleanup.prefix.as_str()).collect::<Vec<_>>().join(" "),
+            deleted: parts.iter().map(|p| p.cleanup.deleted).sum(),
+            kept: parts.iter().any(|p| p.cleanup.kept),
+            error: parts.iter().find_map(|p| p.cleanup.error.as_ref().map(|e| format!("{}: {e}", p.host))),
         }
-        out
     }
 }
 
@@ -281,27 +233,4 @@ pub(crate) fn mode_name(mode: Mode) -> &'static str {
         Mode::Range => "range",
         Mode::Watch => "watch (puts over gRPC, watched over each transport)",
     }
-}
-
-/// A request of `mode`, as the errors line counts them.
-fn call_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Put => "put",
-        Mode::Range => "range",
-        Mode::Watch => "watch request",
-    }
-}
-
-/// An open-loop run's latency figures and verdict over its paced rounds.
-pub fn open_loop_summary(
-    mode: Mode,
-    offered: Option<&engine::open_loop::OpenLoop>,
-    transports: &[TransportKind],
-    rounds: &[EtcdRound],
-) -> Option<engine::open_loop::OpenLoopSummary> {
-    let work = match mode {
-        Mode::Range => "range",
-        Mode::Put | Mode::Watch => "put",
-    };
-    said::open_loop_summary(work, offered, transports, rounds)
 }

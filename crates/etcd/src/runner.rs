@@ -8,7 +8,7 @@ use super::grpc::GrpcKv;
 use super::meter::{Owner, WireMeter};
 use super::metrics::ServerCpu;
 use super::options::{EtcdConfig, Mode};
-use super::report::{EtcdReport, KeysCleanup};
+use super::report::{EtcdReport, EtcdSettings, KeysCleanup, Ran};
 use super::rounds::{EtcdRound, summarize};
 use super::workload::{Keys, Work, run_batch};
 use engine::calls::bounded::{Limits, Progress, bounded};
@@ -201,17 +201,8 @@ impl EtcdRunner {
             })
             .collect();
         let stopped_because = self.broken.take().or(because);
-        EtcdReport::new(
-            self.run_id,
-            started_at,
-            &self.config,
-            summaries,
-            self.rounds,
-            outcome,
-            cleanup,
-            stopped_because,
-        )
-        .with_notes(self.notes)
+        let ran = Ran { run_id: self.run_id, started_at, outcome, stopped_because };
+        EtcdReport::new(ran, EtcdSettings::of(&self.config), summaries, self.rounds, cleanup).with_notes(self.notes)
     }
 
     /// Range mode reads keys that must exist: the whole key space is put first.

@@ -174,7 +174,8 @@ impl ServiceRunner {
             .collect();
         let run =
             crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: check_failed.or(because) };
-        GrpcReport::new(run, &self.config, summaries, self.rounds, cleanup).with_notes(self.notes)
+        GrpcReport::new(run, crate::report::GrpcSettings::of(&self.config), summaries, self.rounds, cleanup)
+            .with_notes(self.notes)
     }
 
     /// The check (call 0 over each transport, answers compared), then the warmup.

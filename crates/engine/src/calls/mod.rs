@@ -5,11 +5,14 @@
 
 pub mod batch;
 pub mod bounded;
+mod finished;
 pub mod host_part;
 pub mod live;
 pub mod merge;
 pub mod meter;
+pub mod report;
 pub mod rounds;
 pub mod runtime;
 pub mod said;
 pub mod sampled;
+mod table;
