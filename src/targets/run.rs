@@ -7,6 +7,7 @@ use crate::config::{BenchConfig, ConfigError, Environment, FormOptions, Target};
 use crate::etcd::options::EtcdConfig;
 use engine::events::{RoundWords, RunEvent};
 use engine::live::LanePlan;
+use engine::outlet::Outlets;
 use grpc_service::config::ServiceConfig;
 use std::time::SystemTime;
 use tokio::sync::mpsc;

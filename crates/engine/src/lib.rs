@@ -14,6 +14,7 @@ pub mod histogram;
 pub mod live;
 pub mod netstat;
 pub mod open_loop;
+pub mod outlet;
 pub mod plan;
 pub mod report;
 pub mod rounds;

@@ -20,10 +20,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::calls::runtime::ClientRuntime;
+use engine::outlet::{Outlet, Outlets};
 
 /// The threads an etcd run's client runs on, and whose CPU is its client CPU.
 pub const CLIENT_THREAD_NAME: &str = "etcd-client";
@@ -46,11 +46,14 @@ pub struct EtcdRunner {
     /// Why a round broke the watch check, first seen.
     broken: Option<String>,
     notes: Vec<String>,
-    /// The live feed for the app (GCS's event type: `bytes` are requests here).
-    events: Option<mpsc::Sender<RunEvent>>,
-    clock: Instant,
-    /// `--start-at`: the timed rounds wait for it after the warmup.
-    start_at: Option<std::time::SystemTime>,
+    /// The live feed for the app, the run's clock and `--start-at`.
+    outlet: Outlet,
+}
+
+impl Outlets for EtcdRunner {
+    fn outlet(&mut self) -> &mut Outlet {
+        &mut self.outlet
+    }
 }
 
 impl EtcdRunner {
@@ -100,38 +103,8 @@ impl EtcdRunner {
             value,
             broken: None,
             notes: Vec::new(),
-            events: None,
-            clock: Instant::now(),
-            start_at: None,
+            outlet: Outlet::default(),
         })
-    }
-
-    /// Begin the timed rounds at this instant (after the warmup).
-    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
-        self.start_at = at;
-        self
-    }
-
-    /// Sends progress, rounds and latencies to a front end as they happen.
-    pub fn with_events(mut self, events: mpsc::Sender<RunEvent>) -> Self {
-        self.events = Some(events);
-        self
-    }
-
-    async fn emit(&self, event: RunEvent) {
-        if let Some(events) = &self.events {
-            // A front end that went away must not stop the run.
-            let _ = events.send(event).await;
-        }
-    }
-
-    fn at_s(&self) -> f64 {
-        self.clock.elapsed().as_secs_f64()
-    }
-
-    /// Said to the front end: the headless run's stderr, the app's status line.
-    async fn say(&self, line: String) {
-        self.emit(RunEvent::Note(line)).await;
     }
 
     fn work(&self, keys: Arc<Keys>, clients: u32, requests: u32) -> Work {
@@ -155,38 +128,38 @@ impl EtcdRunner {
 
     pub async fn run(mut self) -> EtcdReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
-        self.clock = Instant::now();
+        self.outlet.restart();
         let schedule = &self.config.schedule;
         let started = RunEvent::Started {
             run_id: self.run_id.clone(),
             target: format!("etcd at {} · keys under {}", self.config.reach.endpoints.join(","), self.run_prefix()),
             rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
         };
-        self.emit(started).await;
+        self.outlet.emit(started).await;
         let mut stop = self.prepare().await;
         if stop.is_none()
-            && let Some(at) = self.start_at
+            && let Some(at) = self.outlet.start_at
         {
             match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
-                Ok(Some(late)) => self.say(late).await,
+                Ok(Some(late)) => self.outlet.say(late).await,
                 Ok(None) => {}
                 Err(why) => stop = Some(why),
             }
         }
         let mut because = None;
         if stop.is_none() {
-            self.emit(RunEvent::Phase(Phase::Measuring)).await;
+            self.outlet.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.measuring_since = Instant::now();
             let plan = self.config.schedule.clone();
             (stop, because) = engine::measure(&mut self, &plan).await;
         }
         if let Some(why) = &because {
-            self.emit(RunEvent::Note(why.clone())).await;
+            self.outlet.emit(RunEvent::Note(why.clone())).await;
         }
-        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        self.outlet.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let cleanup = self.clean_up().await;
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
-        self.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
+        self.outlet.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
         // A broken watch fails the run, in the warmup (not a round) too.
         let failures = self.broken.is_some() || self.rounds.iter().any(|r| !r.ok);
         let outcome = RunOutcome::ended(stop, failures, false);
@@ -208,7 +181,7 @@ impl EtcdRunner {
     /// Range mode reads keys that must exist: the whole key space is put first.
     async fn prepare(&mut self) -> Option<Stop> {
         if self.config.mode == Mode::Range {
-            self.say(format!("writing the {} keys of the key space for range", self.config.key_space)).await;
+            self.outlet.say(format!("writing the {} keys of the key space for range", self.config.key_space)).await;
             let keys = Arc::new(Keys { sequential: true, ..(*self.keys("")).clone() });
             let clients = self.config.clients.min(self.config.key_space);
             let work = self.work(keys, clients, self.config.key_space.div_ceil(clients));
@@ -222,7 +195,7 @@ impl EtcdRunner {
             }
         }
         if self.config.warmup {
-            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            self.outlet.emit(RunEvent::Phase(Phase::Warmup)).await;
             for kind in self.config.schedule.transports.clone() {
                 let stop = self.round(kind, None).await.err();
                 if stop.is_some() {
@@ -243,11 +216,11 @@ impl EtcdRunner {
         round: Option<(TransportKind, Option<u32>)>,
     ) -> Result<T, Stop> {
         let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
-        let progress = round.zip(self.events.as_ref()).map(|((transport, round), events)| Progress {
+        let progress = round.zip(self.outlet.events()).map(|((transport, round), events)| Progress {
             events,
             transport,
             round,
-            clock: self.clock,
+            clock: self.outlet.clock(),
         });
         bounded(running, &work.turns(), limits, progress).await
     }

@@ -18,10 +18,10 @@ use engine::{Rounds, Stop};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use engine::calls::runtime::ClientRuntime;
+use engine::outlet::{Outlet, Outlets};
 
 mod round;
 
@@ -44,9 +44,14 @@ pub struct ServiceRunner {
     check_failed: Option<String>,
     /// Sampled answers of rounds waiting for the other transport's.
     pairing: crate::sampler::Pairing,
-    events: Option<mpsc::Sender<RunEvent>>,
-    clock: Instant,
-    start_at: Option<std::time::SystemTime>,
+    /// The live feed for the app, the run's clock and `--start-at`.
+    outlet: Outlet,
+}
+
+impl Outlets for ServiceRunner {
+    fn outlet(&mut self) -> &mut Outlet {
+        &mut self.outlet
+    }
 }
 
 impl ServiceRunner {
@@ -96,9 +101,7 @@ impl ServiceRunner {
             notes: Vec::new(),
             check_failed: None,
             pairing: Default::default(),
-            events: None,
-            clock: Instant::now(),
-            start_at: None,
+            outlet: Outlet::default(),
         })
     }
 
@@ -106,45 +109,22 @@ impl ServiceRunner {
         &self.run_id
     }
 
-    /// Begin the timed rounds at this instant (after the warmup).
-    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
-        self.start_at = at;
-        self
-    }
-
-    /// Sends progress, rounds and latencies to a front end as they happen.
-    pub fn with_events(mut self, events: mpsc::Sender<RunEvent>) -> Self {
-        self.events = Some(events);
-        self
-    }
-
-    async fn emit(&self, event: RunEvent) {
-        if let Some(events) = &self.events {
-            // A front end that went away must not stop the run.
-            let _ = events.send(event).await;
-        }
-    }
-
-    async fn say(&self, line: String) {
-        self.emit(RunEvent::Note(line)).await;
-    }
-
     pub async fn run(mut self) -> GrpcReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
-        self.clock = Instant::now();
+        self.outlet.restart();
         let schedule = &self.config.schedule;
         let started = RunEvent::Started {
             run_id: self.run_id.clone(),
             target: format!("{} at {}", self.config.method_name(), self.config.reach.grpc_endpoint),
             rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
         };
-        self.emit(started).await;
+        self.outlet.emit(started).await;
         let mut stop = self.prepare().await;
         if stop.is_none()
-            && let Some(at) = self.start_at
+            && let Some(at) = self.outlet.start_at
         {
             match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
-                Ok(Some(late)) => self.say(late).await,
+                Ok(Some(late)) => self.outlet.say(late).await,
                 Ok(None) => {}
                 Err(why) => stop = Some(why),
             }
@@ -155,13 +135,13 @@ impl ServiceRunner {
             format!("--timeout {limit} ran out before the timed rounds began")
         });
         if stop.is_none() {
-            self.emit(RunEvent::Phase(Phase::Measuring)).await;
+            self.outlet.emit(RunEvent::Phase(Phase::Measuring)).await;
             self.measuring_since = Instant::now();
             let plan = self.config.schedule.clone();
             (stop, because) = engine::measure(&mut self, &plan).await;
         }
         if let Some(why) = &because {
-            self.say(why.clone()).await;
+            self.outlet.say(why.clone()).await;
         }
         let cleanup = self.clean_up().await;
         let check_failed = self.check_failed.take();
@@ -193,13 +173,13 @@ impl ServiceRunner {
             if let Err(error) = checked {
                 // Said as why the run stopped before any round, with the report.
                 let said = format!("the check before the rounds failed: {error}");
-                self.say(said.clone()).await;
+                self.outlet.say(said.clone()).await;
                 self.check_failed = Some(said);
                 return Some(Stop::FailFast);
             }
         }
         if self.config.warmup {
-            self.emit(RunEvent::Phase(Phase::Warmup)).await;
+            self.outlet.emit(RunEvent::Phase(Phase::Warmup)).await;
             for kind in self.config.schedule.transports.clone() {
                 if let Err(stop) = self.round(kind, None).await {
                     return Some(stop);
@@ -252,7 +232,7 @@ impl ServiceRunner {
             return CleanupCall { method, called: false, error: None };
         }
         let Some(cleaner) = &self.cleaner else { return CleanupCall::none() };
-        self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        self.outlet.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let call = Call { seq: 0, client: 0, run: &self.run_id, transport: TransportKind::Grpc.name(), round: 0 };
         let calling = async {
             let message = cleanup.request.message(&cleanup.method.input(), call)?;
@@ -267,7 +247,7 @@ impl ServiceRunner {
             None => format!("cleanup: {method} answered"),
             Some(error) => format!("cleanup: {method} failed: {error}"),
         };
-        self.say(said).await;
+        self.outlet.say(said).await;
         CleanupCall { method, called: true, error }
     }
 }

@@ -55,7 +55,7 @@ impl EtcdRunner {
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
         let cpu_before = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME);
-        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.at_s() }).await;
+        self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let started = Instant::now();
         let (mut measured, open_watch) = self.work_of(kv, &work, (kind, round), started).await?;
         let cpu_s = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
@@ -137,22 +137,22 @@ impl EtcdRunner {
         };
         if let Some(error) = &m.failures.first {
             let said = format!("{name}: {} failed, the first: {error}", m.failures.count);
-            self.say(said.clone()).await;
+            self.outlet.say(said.clone()).await;
             self.notes.push(said);
         }
         if let Some(broken) = &m.broken {
             let said = format!("{name}: {broken}");
-            self.say(said.clone()).await;
+            self.outlet.say(said.clone()).await;
             self.broken.get_or_insert(said);
         }
         let Some(round) = round else { return };
         let ok = m.failures.count == 0 && m.broken.is_none() && m.ops > 0;
         let elapsed_s = m.elapsed.as_secs_f64();
         let done = RoundDone { transport: kind, round, done: m.ops, elapsed_s, ok };
-        self.emit(RunEvent::RoundDone(done)).await;
+        self.outlet.emit(RunEvent::RoundDone(done)).await;
         if ok {
             // The complete rounds' latencies, as the report merges them.
-            self.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(m.latency.clone()) }).await;
+            self.outlet.emit(RunEvent::Latencies { transport: kind, histogram: Box::new(m.latency.clone()) }).await;
         }
         let anchor = engine::timeline::Anchor::of(self.measuring_since);
         self.rounds.push(EtcdRound {

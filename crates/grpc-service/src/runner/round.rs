@@ -77,7 +77,7 @@ impl ServiceRunner {
         self.wire.claim(engine::calls::meter::Owner::Tool);
         self.wire.sample(kind);
         let cpu_before = engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
-        self.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.clock.elapsed().as_secs_f64() }).await;
+        self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let sampler = self.sampler(round, &turns);
         let started = Instant::now();
         let (batch, paced) = self.calls(caller, &turns, (kind, round), sampler.clone()).await?;
@@ -96,16 +96,18 @@ impl ServiceRunner {
         };
         if let Some(error) = &batch.failures.first {
             let said = format!("{name}: {} failed, the first: {error}", batch.failures.count);
-            self.say(said.clone()).await;
+            self.outlet.say(said.clone()).await;
             self.notes.push(said);
         }
         let Some(round) = round else { return Ok(()) };
         let ok = batch.failures.count == 0 && batch.ops > 0;
         let elapsed_s = elapsed.as_secs_f64();
-        self.emit(RunEvent::RoundDone(RoundDone { transport: kind, round, done: batch.ops, elapsed_s, ok })).await;
+        self.outlet
+            .emit(RunEvent::RoundDone(RoundDone { transport: kind, round, done: batch.ops, elapsed_s, ok }))
+            .await;
         if ok {
             let histogram = Box::new(batch.latency.clone());
-            self.emit(RunEvent::Latencies { transport: kind, histogram }).await;
+            self.outlet.emit(RunEvent::Latencies { transport: kind, histogram }).await;
         }
         let anchor = engine::timeline::Anchor::of(self.measuring_since);
         self.rounds.push(CallRound {
@@ -153,7 +155,7 @@ impl ServiceRunner {
         };
         let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
         let progress =
-            self.events.as_ref().map(|events| Progress { events, transport: kind, round, clock: self.clock });
+            self.outlet.events().map(|events| Progress { events, transport: kind, round, clock: self.outlet.clock() });
         match &self.config.schedule.open_loop {
             Some(open) => {
                 // Both transports' round N get the same arrival schedule.
