@@ -2,10 +2,10 @@
 //! command line's subcommands): GCS's `run` and `doctor`, etcd's `etcd run`;
 //! and what each asks of the front end.
 
-use super::gcs_flags::BenchArgs;
-use super::{FormOptions, doctor};
+use super::FormOptions;
 use crate::cli::ReportArgs;
 use crate::config::{BenchConfig, ConfigError, Environment};
+use crate::gcs::flags::BenchArgs;
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand, Debug)]
@@ -95,7 +95,12 @@ pub struct Doctor(Box<BenchConfig>);
 impl Doctor {
     /// Runs the checks; the exit code says whether all passed.
     pub async fn check(&self) -> u8 {
-        doctor::check(&self.0).await
+        // The emulator lives as long as `_server`: through every check.
+        let (_server, built_in) = match super::gcs::built_in(&self.0).await {
+            Ok((server, urls)) => (server, Ok(urls)),
+            Err(error) => (None, Err(error.to_string())),
+        };
+        crate::gcs::doctor::check(&self.0, built_in).await
     }
 }
 
@@ -104,7 +109,7 @@ impl TargetCommand {
         match self {
             TargetCommand::Run(args) => {
                 let RunArgs { bench, report } = *args;
-                Action::Run(Box::new(bench.form_options()), report)
+                Action::Run(Box::new(bench.to_options().into()), report)
             }
             TargetCommand::Doctor(args) => {
                 Action::Check(super::gcs::checked(&args.bench.to_options(), env).map(|c| Doctor(Box::new(c))))

@@ -5,7 +5,6 @@ use super::grpc_form::GrpcOptions;
 use crate::config::Options;
 use etcd::options::{EtcdRunArgs, Mode};
 use grpc_service::options::GrpcRunArgs;
-use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
 
 /// Every field of the app's form, as typed. Saved as one flat JSON object
@@ -131,7 +130,7 @@ impl FormOptions {
             cert: given(&e.cert).map(PathBuf::from),
             key: given(&e.key).map(PathBuf::from),
             prefix: e.prefix.clone(),
-            schedule: schedule_args(o),
+            schedule: o.schedule_args(),
             client_threads: e.client_threads,
         }
     }
@@ -160,60 +159,20 @@ impl FormOptions {
             prefix: args.prefix.clone(),
             client_threads: args.client_threads,
         };
-        let gcs = schedule_options(&args.schedule);
+        let gcs = Options::from_schedule(&args.schedule);
         FormOptions { gcs, target: "etcd".into(), etcd, ..FormOptions::default() }
     }
 
     /// The app's form as `grpc run` flags: the schedule's fields are shared
     /// with the GCS target's, the rest are the service's own.
     pub fn grpc_run_args(&self) -> GrpcRunArgs {
-        GrpcRunArgs { service: self.grpc.service_args(), schedule: schedule_args(&self.gcs) }
+        GrpcRunArgs { service: self.grpc.service_args(), schedule: self.gcs.schedule_args() }
     }
 
     /// `grpc run`'s flags as the form holds them: the inverse of `grpc_run_args`.
     pub fn from_grpc(args: &GrpcRunArgs) -> FormOptions {
-        let gcs = schedule_options(&args.schedule);
+        let gcs = Options::from_schedule(&args.schedule);
         let grpc = GrpcOptions::from_service(&args.service);
         FormOptions { gcs, target: "grpc".into(), grpc, ..FormOptions::default() }
-    }
-}
-
-/// The schedule's fields, which the form keeps with the GCS options, as
-/// the request-level targets' shared flags.
-fn schedule_args(o: &Options) -> ScheduleArgs {
-    ScheduleArgs {
-        transports: o.transports.clone(),
-        iterations: o.iterations.clone(),
-        duration: o.duration.clone(),
-        until_stable: o.until_stable.clone(),
-        rate: o.rate.clone(),
-        arrivals: o.arrivals.clone(),
-        max_in_flight: o.max_in_flight.clone(),
-        round_time: o.round_time.clone(),
-        order: o.order.clone(),
-        warmup: o.warmup,
-        timeout: o.timeout.clone(),
-        cleanup: o.cleanup,
-    }
-}
-
-/// The inverse of `schedule_args`: the shared flags in the form's GCS
-/// options (the rest at their defaults).
-pub(super) fn schedule_options(s: &ScheduleArgs) -> Options {
-    let s = s.clone();
-    Options {
-        transports: s.transports,
-        iterations: s.iterations,
-        duration: s.duration,
-        until_stable: s.until_stable,
-        rate: s.rate,
-        arrivals: s.arrivals,
-        max_in_flight: s.max_in_flight,
-        round_time: s.round_time,
-        order: s.order,
-        warmup: s.warmup,
-        timeout: s.timeout,
-        cleanup: s.cleanup,
-        ..Options::default()
     }
 }

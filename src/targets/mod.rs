@@ -6,20 +6,18 @@
 
 mod commands;
 pub mod config;
-pub mod doctor;
 mod fields;
 mod form;
 pub mod gcs;
-mod gcs_flags;
 mod grpc_form;
 mod run;
 mod welcome;
 pub use crate::config::Environment;
+/// The app's flags, which prefill its form: `run`'s (the first target's).
+pub use crate::gcs::flags::BenchArgs as AppFlags;
 pub use commands::{Action, Doctor, DoctorArgs, EtcdArgs, EtcdCommand, EtcdRunCommand, RunArgs, TargetCommand};
 pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, GRPC_ESSENTIALS, GRPC_FIELDS};
 pub use form::{EtcdOptions, FormOptions};
-/// The app's flags, which prefill its form: `run`'s (the first target's).
-pub use gcs_flags::BenchArgs as AppFlags;
 pub use run::{Planned, Remains, Start};
 pub use welcome::Welcome;
 use welcome::{etcd_welcome, gcs_welcome, grpc_welcome};

@@ -4,6 +4,8 @@
 
 pub mod auth;
 pub mod config;
+pub mod doctor;
+pub mod flags;
 pub mod live;
 pub mod payload;
 pub mod report;

@@ -5,9 +5,9 @@
 //! after it that depend on it are not tried. Nothing is written (but the
 //! built-in emulator's bucket, which a run would make too).
 
+use crate::auth::{Auth, CredentialEnv};
 use crate::config::{BenchConfig, Target, TransportKind};
-use crate::gcs::auth::{Auth, CredentialEnv};
-use crate::gcs::target::{Route, missing_permissions, needed_permissions, refused_credentials};
+use crate::target::{Route, missing_permissions, needed_permissions, refused_credentials};
 use std::fmt::Display;
 
 /// Exit code when every step passed, and when one failed.
@@ -23,8 +23,11 @@ fn failed(step: &str, what_to_do: impl Display) -> u8 {
     FAILED
 }
 
-/// Runs the checks for this configuration; the exit code.
-pub async fn check(config: &BenchConfig) -> u8 {
+/// Runs the checks for this configuration; the exit code. `built_in` is
+/// the built-in emulator's JSON and gRPC URLs when the configuration goes to
+/// it, started by the caller (this crate does not know the server), or why
+/// it did not start.
+pub async fn check(config: &BenchConfig, built_in: Result<Option<(String, String)>, String>) -> u8 {
     if config.target == Target::BuiltIn {
         // A bucket of its own on the built-in emulator means --emulator was given.
         match config.bucket.as_str() {
@@ -37,11 +40,10 @@ pub async fn check(config: &BenchConfig) -> u8 {
             ),
         }
     }
-    let (server, built_in) = match super::gcs::built_in(config).await {
-        Ok(started) => started,
+    let built_in = match built_in {
+        Ok(urls) => urls,
         Err(error) => return failed("emulator", error),
     };
-    let _server = server;
     let (auth, mut code) = credentials(config).await;
     let route = match Route::new(config, built_in, auth.clone().unwrap_or_else(Auth::none)) {
         Ok(route) => route,

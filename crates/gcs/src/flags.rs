@@ -142,7 +142,7 @@ pub struct BenchArgs {
 }
 
 fn parse_go_bool(text: &str) -> Result<bool, String> {
-    crate::units::parse_bool(text)
+    units::parse_bool(text)
 }
 
 impl BenchArgs {
@@ -181,14 +181,50 @@ impl BenchArgs {
             fail_fast: self.fail_fast,
             emulator_fault: self.emulator_fault.clone(),
             rate_unit: self.rate_unit.clone(),
-            ..super::form::schedule_options(&self.schedule)
+            ..Options::from_schedule(&self.schedule)
         }
     }
 }
 
-impl BenchArgs {
-    /// The app's form, prefilled with these flags.
-    pub fn form_options(&self) -> super::FormOptions {
-        self.to_options().into()
+/// The schedule's fields, which GCS's options keep for every target (the
+/// app's form holds them there), as the schedule's own flags and back.
+impl Options {
+    /// As the flags every request-level target flattens.
+    pub fn schedule_args(&self) -> ScheduleArgs {
+        ScheduleArgs {
+            transports: self.transports.clone(),
+            iterations: self.iterations.clone(),
+            duration: self.duration.clone(),
+            until_stable: self.until_stable.clone(),
+            rate: self.rate.clone(),
+            arrivals: self.arrivals.clone(),
+            max_in_flight: self.max_in_flight.clone(),
+            round_time: self.round_time.clone(),
+            order: self.order.clone(),
+            warmup: self.warmup,
+            timeout: self.timeout.clone(),
+            cleanup: self.cleanup,
+        }
+    }
+
+    /// The inverse of `schedule_args`: the schedule's flags, the rest at
+    /// their defaults.
+    pub fn from_schedule(s: &ScheduleArgs) -> Options {
+        let s = s.clone();
+        Options {
+            transports: s.transports,
+            iterations: s.iterations,
+            duration: s.duration,
+            until_stable: s.until_stable,
+            rate: s.rate,
+            arrivals: s.arrivals,
+            max_in_flight: s.max_in_flight,
+            round_time: s.round_time,
+            order: s.order,
+            warmup: s.warmup,
+            timeout: s.timeout,
+            cleanup: s.cleanup,
+            ..Options::default()
+        }
     }
 }
