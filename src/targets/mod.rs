@@ -9,15 +9,15 @@ pub mod config;
 mod fields;
 mod form;
 pub mod gcs;
-mod grpc_form;
 mod run;
 mod welcome;
 pub use crate::config::Environment;
 /// The app's flags, which prefill its form: `run`'s (the first target's).
 pub use crate::gcs::flags::BenchArgs as AppFlags;
 pub use commands::{Action, Doctor, DoctorArgs, EtcdArgs, EtcdCommand, EtcdRunCommand, RunArgs, TargetCommand};
+pub use etcd::form::EtcdOptions;
 pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, GRPC_ESSENTIALS, GRPC_FIELDS};
-pub use form::{EtcdOptions, FormOptions};
+pub use form::FormOptions;
 pub use run::{Planned, Remains, Start};
 pub use welcome::Welcome;
 use welcome::{etcd_welcome, gcs_welcome, grpc_welcome};

@@ -2,6 +2,7 @@
 //! and over gRPC, on the shared engine (schedule, verdict, meters).
 
 pub mod client;
+pub mod form;
 pub mod gateway;
 pub mod grpc;
 pub mod live;

@@ -7,6 +7,7 @@ mod caller;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod form;
 pub mod grpc;
 pub mod http;
 pub mod mapping;

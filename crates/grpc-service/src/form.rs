@@ -2,7 +2,7 @@
 //! text (several files or fields a comma apart, headers a `;` apart, as a
 //! header's value may hold commas), turned into the flags and back.
 
-use grpc_service::options::ServiceArgs;
+use crate::options::ServiceArgs;
 use std::path::PathBuf;
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
