@@ -226,13 +226,20 @@ fn outside_its_crate_a_target_is_named_only_in_the_registry() {
     assert!(named.is_empty(), "a target named outside the registry:\n{}", named.join("\n"));
 }
 
-/// Whether `text` has `name` as a whole identifier (`tonic::`, `use tonic;`).
+/// Whether code `text` uses crate `name`: a path through it (`tonic::`),
+/// `use tonic` or `extern crate tonic`, comments left out (a word in a
+/// comment, a string or a variable's name is not a use).
 fn names_identifier(text: &str, name: &str) -> bool {
     let part = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(name).any(|(at, _)| {
-        let before = text[..at].chars().next_back().is_none_or(|c| !part(c));
-        let after = text[at + name.len()..].chars().next().is_none_or(|c| !part(c));
-        before && after
+    text.lines().map(|line| line.split("//").next().unwrap_or("")).any(|code| {
+        code.match_indices(name).any(|(at, _)| {
+            let (before, after) = (&code[..at], &code[at + name.len()..]);
+            let whole = before.chars().next_back().is_none_or(|c| !part(c)) && !after.starts_with(part);
+            let used = after.starts_with("::")
+                || before.trim_end().ends_with("use")
+                || before.trim_end().ends_with("extern crate");
+            whole && used
+        })
     })
 }
 
@@ -276,8 +283,14 @@ fn no_member_declares_a_dependency_its_sources_never_name() {
 }
 
 #[test]
-fn an_identifier_is_named_whole() {
+fn a_crate_is_used_by_a_path_or_a_use_not_by_a_word() {
     assert!(names_identifier("use tonic::transport;", "tonic"));
+    assert!(names_identifier("#[derive(serde::Serialize)]", "serde"));
+    assert!(names_identifier("use bytes;", "bytes"));
+    assert!(names_identifier("tonic_prost::X; tonic::Y", "tonic"));
     assert!(!names_identifier("use tonic_prost::ProstCodec;", "tonic"));
+    assert!(!names_identifier("use my_tonic::x;", "tonic"));
     assert!(!names_identifier("let hyper_util = 1;", "hyper"));
+    assert!(!names_identifier("let bytes = 1; // http::Uri", "bytes"));
+    assert!(!names_identifier("// use http::Uri", "http"));
 }

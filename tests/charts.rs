@@ -52,15 +52,27 @@ fn a_run_draws_its_rounds_and_its_latency_per_transport() {
     assert!(said.iter().any(|t| t == "MiB/s") && said.iter().any(|t| t == "ms"), "{said:?}");
 }
 
-/// A picture's y axis read back from its labels: two of them give the
-/// value at any pixel row (the axis is linear).
-fn linear_y(svg: &str) -> impl Fn(f64) -> f64 {
-    let labels: Vec<(f64, f64)> = svg
-        .split("<text")
+/// The y axis's labels: each value and its pixel row.
+fn y_labels(svg: &str) -> Vec<(f64, f64)> {
+    svg.split("<text")
         .skip(1)
         .filter(|t| t.contains("text-anchor=\"end\""))
         .filter_map(|t| Some((t.split_once('>')?.1.split('<').next()?.trim().parse::<f64>().ok()?, attribute(t, "y")?)))
-        .collect();
+        .collect()
+}
+
+/// The JSON report of `run ARGS --chart DIR/FILE` and the picture's SVG.
+fn charted(args: &[&str], file: &str) -> (Value, String) {
+    let dir = folder();
+    let chart = dir.path().join(file);
+    let report = json_run(&[args, &["--chart", chart.to_str().unwrap()]].concat());
+    (report, std::fs::read_to_string(&chart).unwrap())
+}
+
+/// A picture's y axis read back from its labels: two of them give the
+/// value at any pixel row (the axis is linear).
+fn linear_y(svg: &str) -> impl Fn(f64) -> f64 {
+    let labels = y_labels(svg);
     assert!(labels.len() >= 2, "two y labels to read the axis by: {labels:?}");
     let ((v0, y0), (v1, y1)) = (labels[0], labels[labels.len() - 1]);
     move |y: f64| v0 + (y - y0) * (v1 - v0) / (y1 - y0)
@@ -68,34 +80,35 @@ fn linear_y(svg: &str) -> impl Fn(f64) -> f64 {
 
 #[test]
 fn a_run_draws_each_rounds_rate_where_its_report_puts_it() {
-    let dir = folder();
-    let chart = dir.path().join("run.svg");
-    let args = ["run", "--size", "256KiB", "--iterations", "3", "--format", "json", "--chart"];
-    let report = json_run(&[&args[..], &[chart.to_str().unwrap()]].concat());
-    let svg = std::fs::read_to_string(&chart).unwrap();
+    let (report, svg) = charted(&["run", "--size", "256KiB", "--iterations", "3", "--format", "json"], "run.svg");
     // The left picture: each round's rate.
     let rates = &svg[..svg.find("translate(800 0)").expect("two pictures")];
     let value_at = linear_y(rates);
-    let mut drawn: Vec<f64> = rates
+    let mut drawn: Vec<(f64, f64)> = rates
         .split("<circle")
         .skip(1)
         .filter(|c| attribute(c, "r") == Some(3.0))
-        .filter_map(|c| Some(value_at(attribute(c, "cy")?)))
+        .filter_map(|c| Some((attribute(c, "cx")?, value_at(attribute(c, "cy")?))))
         .collect();
-    // Each round's MiB/s, from its bytes and time in the report.
-    let mut expected: Vec<f64> = report["rounds"]
+    // Each round's start and MiB/s, from its bytes and time in the report.
+    let mut expected: Vec<(f64, f64)> = report["rounds"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["bytes"].as_f64().unwrap() / (1 << 20) as f64 / r["elapsed_s"].as_f64().unwrap())
+        .map(|r| {
+            let rate = r["bytes"].as_f64().unwrap() / (1 << 20) as f64 / r["elapsed_s"].as_f64().unwrap();
+            (r["start_s"].as_f64().unwrap(), rate)
+        })
         .collect();
     assert_eq!(expected.len(), 6, "3 rounds of each transport");
     assert_eq!(drawn.len(), expected.len(), "a point per round: {drawn:?}");
-    drawn.sort_by(f64::total_cmp);
-    expected.sort_by(f64::total_cmp);
+    // Left to right is the order the rounds ran in (the x axis is their start).
+    drawn.sort_by(|a, b| a.0.total_cmp(&b.0));
+    expected.sort_by(|a, b| a.0.total_cmp(&b.0));
     // To two pixels: the axis is at most 1.5x the fastest round over about 370.
-    let pixel = expected[5] * 1.5 / 370.0;
-    for (drawn, expected) in drawn.iter().zip(&expected) {
+    let fastest = expected.iter().map(|e| e.1).fold(0.0, f64::max);
+    let pixel = fastest * 1.5 / 370.0;
+    for ((_, drawn), (_, expected)) in drawn.iter().zip(&expected) {
         assert!((drawn - expected).abs() < 2.0 * pixel, "drawn at {drawn}, its round ran at {expected}");
     }
 }
@@ -197,12 +210,7 @@ fn y_scale(svg: &str) -> impl Fn(f64) -> f64 {
     let one_line = svg.split("<polyline").skip(1).find(|e| e.contains("opacity=\"0.5\"")).expect("the 1.0x line");
     let points = one_line.split("points=\"").nth(1).unwrap();
     let y_one: f64 = points.split([',', ' ']).nth(1).unwrap().parse().unwrap();
-    let labels: Vec<(f64, f64)> = svg
-        .split("<text")
-        .skip(1)
-        .filter(|t| t.contains("text-anchor=\"end\""))
-        .filter_map(|t| Some((t.split_once('>')?.1.split('<').next()?.trim().parse::<f64>().ok()?, attribute(t, "y")?)))
-        .collect();
+    let labels = y_labels(svg);
     let at_one = labels.iter().find(|(value, _)| (*value - 1.0).abs() < 1e-9).expect("a 1.0 label").1;
     let offset = at_one - y_one;
     let (value, row) = labels.iter().find(|(value, _)| (*value - 1.0).abs() > 0.1).expect("another label");
@@ -212,11 +220,8 @@ fn y_scale(svg: &str) -> impl Fn(f64) -> f64 {
 
 #[test]
 fn a_one_option_sweep_draws_each_points_ratio_where_its_report_puts_it() {
-    let dir = folder();
-    let chart = dir.path().join("sizes.svg");
-    let args = ["run", "--iterations", "3", "--format", "json", "--sweep", "size=64KiB,256KiB", "--chart"];
-    let report = json_run(&[&args[..], &[chart.to_str().unwrap()]].concat());
-    let svg = std::fs::read_to_string(&chart).unwrap();
+    let args = ["run", "--iterations", "3", "--format", "json", "--sweep", "size=64KiB,256KiB"];
+    let (report, svg) = charted(&args, "sizes.svg");
     let value_at = y_scale(&svg);
     // The points, left to right: filled (an interval to read) or hollow and marked `?`.
     let mut drawn: Vec<(f64, f64)> = svg

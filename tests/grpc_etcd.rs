@@ -314,12 +314,13 @@ fn puts_agree_with_etcd_runs_compiled_client_on_the_same_etcd() {
                 eprintln!("{transport} calls/s, grpc run over etcd run by pair: {pairs:.3?}, median {ratio:.3}x");
                 assert!((0.5..=2.0).contains(&ratio), "{said}: pairs {pairs:.2?}, median {ratio:.2}x");
             } else {
-                // Byte counts: the ranges meet, with 5% of their size either
-                // way. A revision's varint grows a byte at 16384, and
-                // HTTP/2's own frames (window updates, pings) are shared
-                // out over the puts: over 3 test runs (2026-12-06) gRPC's
-                // received bytes per put were 74.1-78.0 for either client.
-                let slack = compiled_high * 0.05;
+                // Byte counts: the ranges meet, with 1% of their size either
+                // way; gRPC's received bytes 5%. A revision's varint grows
+                // a byte at 16384 and HTTP/2's own frames (window updates,
+                // pings) are shared out over the puts: over 3 test runs
+                // (2026-12-06) they were 74.1-78.0 per put for either client.
+                let share = if (transport, field) == ("grpc", "wire_received_per_op") { 0.05 } else { 0.01 };
+                let slack = compiled_high * share;
                 assert!(high + slack >= compiled_low && compiled_high + slack >= low, "{said}");
             }
         }

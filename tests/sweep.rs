@@ -212,7 +212,7 @@ fn a_clients_sweep_on_etcd_puts_what_each_point_says_and_cleans_up() {
 
 #[test]
 fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &[
                 "run",
@@ -233,6 +233,10 @@ fn a_bad_sweep_is_one_sentence_and_nothing_runs() {
         ),
         (&["run", "--sweep", "size=1MiB,huge"], "error: --sweep point size=huge: "),
         (&["run", "--sweep", "size=1MiB,2MiB", "--fail-if", "ratio < 1"], "error: --fail-if checks one run"),
+        (
+            &["run", "--rate", "300", "--sweep", "rate=100,200"],
+            "error: --sweep rate: --rate 300 is given too: drop it, the sweep sets rate at each point",
+        ),
         (
             &["etcd", "run", "--sweep", "size=1,2"],
             "error: --sweep 'size=1,2': this run has no option 'size'; sweep one of clients, requests",

@@ -74,7 +74,8 @@ fn checked(
     output_folder_exists(&report_args.output)?;
     super::chart::check(&report_args.chart)?;
     let start = report_args.start.when(std::time::SystemTime::now())?;
-    let sweep = Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env)?;
+    let sweep =
+        Sweep::plan(&report_args.sweep, report_args.sweep_budget.as_deref(), form, env).map_err(|e| e.message)?;
     sweep.refuse_flags_swept(form)?;
     if report_args.chart.is_some() && sweep.axes.len() > 2 {
         return Err(format!(

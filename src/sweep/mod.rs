@@ -165,34 +165,39 @@ fn shuffled(points: usize) -> Vec<usize> {
 
 impl Sweep {
     /// The sweep `--sweep` and `--sweep-budget` ask for over `form`, every
-    /// point planned (so that a bad value is said before anything runs).
+    /// point planned (so that a bad value is said before anything runs); a
+    /// refusal names the field it is about (the app marks it).
     pub fn plan(
         texts: &[String],
         budget: Option<&str>,
         form: &FormOptions,
         env: &Environment,
-    ) -> Result<Sweep, String> {
+    ) -> Result<Sweep, ConfigError> {
+        let sweep = |message: String| ConfigError { field: "sweep", message };
+        let budget_error = |message: String| ConfigError { field: "sweep_budget", message };
         if texts.is_empty() {
-            return Err("--sweep-budget shares a budget out over a sweep's points: add --sweep OPTION=V1,V2,...".into());
+            let add = "--sweep-budget shares a budget out over a sweep's points: add --sweep OPTION=V1,V2,...";
+            return Err(budget_error(add.into()));
         }
-        let axes = texts.iter().map(|t| parse_axis(t, &form.target)).collect::<Result<Vec<_>, _>>()?;
+        let axes = texts.iter().map(|t| parse_axis(t, &form.target)).collect::<Result<Vec<_>, _>>().map_err(sweep)?;
         if let Some(twice) =
             axes.iter().enumerate().find_map(|(i, a)| axes[..i].iter().any(|b| b.field.key == a.field.key).then_some(a))
         {
-            return Err(format!("--sweep {} is given twice: list all its values in one --sweep", twice.option));
+            return Err(sweep(format!("--sweep {} is given twice: list all its values in one --sweep", twice.option)));
         }
         let grid = grid(&axes);
         if grid.len() > MOST_POINTS {
-            return Err(format!("the sweep has {} points, more than {MOST_POINTS}: sweep fewer values", grid.len()));
+            let many = format!("the sweep has {} points, more than {MOST_POINTS}: sweep fewer values", grid.len());
+            return Err(sweep(many));
         }
-        let share = budget.map(|b| share_of(b, grid.len(), form, &axes)).transpose()?;
+        let share = budget.map(|b| share_of(b, grid.len(), form, &axes)).transpose().map_err(budget_error)?;
         let mut points = Vec::with_capacity(grid.len());
         for point in grid {
-            let mut options = at(form, &axes, &point)?;
+            let mut options = at(form, &axes, &point).map_err(sweep)?;
             if let Some(share) = share {
                 options.gcs.duration = format!("{}ms", share.as_millis());
             }
-            let planned = Planned::check(&options, env).map_err(|e| point_error(&point, &e))?;
+            let planned = Planned::check(&options, env).map_err(|e| sweep(point_error(&point, &e)))?;
             points.push((point, planned));
         }
         let order = shuffled(points.len());
@@ -209,10 +214,7 @@ pub fn of_form(form: &FormOptions, env: &Environment) -> Result<Option<Sweep>, C
     if texts.is_empty() && budget.is_none() {
         return Ok(None);
     }
-    Sweep::plan(&texts, budget, form, env).map(Some).map_err(|message| ConfigError {
-        field: if message.starts_with("--sweep-budget") { "sweep_budget" } else { "sweep" },
-        message,
-    })
+    Sweep::plan(&texts, budget, form, env).map(Some)
 }
 
 impl Sweep {

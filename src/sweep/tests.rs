@@ -7,7 +7,7 @@ fn gcs_form() -> FormOptions {
 
 fn plan(texts: &[&str], budget: Option<&str>, form: &FormOptions) -> Result<Sweep, String> {
     let texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-    Sweep::plan(&texts, budget, form, &Environment::default())
+    Sweep::plan(&texts, budget, form, &Environment::default()).map_err(|e| e.message)
 }
 
 #[test]
@@ -94,5 +94,8 @@ fn a_swept_option_given_as_a_flag_too_is_refused() {
     assert_eq!(said, "--sweep rate: --rate 300 is given too: drop it, the sweep sets rate at each point");
     // Left at its default, the option is the sweep's alone.
     let form = FormOptions::from(Options::default());
+    assert!(plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).is_ok());
+    // A flag the sweep does not set is the user's to give.
+    let form = FormOptions::from(Options { size: "8MiB".into(), ..Options::default() });
     assert!(plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).is_ok());
 }

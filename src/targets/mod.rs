@@ -230,6 +230,16 @@ mod tests {
         assert!(said(r#"{"run_id":"r"}"#).starts_with("it names no target"));
         // An etcd report that lacks its fields is an etcd report's error, not a GCS reading.
         assert!(said(r#"{"target":"etcd"}"#).starts_with("missing field"), "{}", said(r#"{"target":"etcd"}"#));
+        // GCS's report names where it went (an object), never its name.
+        assert!(said(r#"{"target":"gcs"}"#).starts_with("a report of target 'gcs' names it by a string"));
+        // A report of each call target is read as that target's.
+        let etcd = include_str!("../../tests/data/etcd-report-before-one-verdict.json");
+        let etcd: serde_json::Value = serde_json::from_str(etcd).unwrap();
+        assert!(matches!(Finished::from_json(etcd.clone()), Ok(Finished::Etcd(_))));
+        let mut grpc = etcd;
+        grpc["target"] = "grpc".into();
+        // etcd's settings are not a grpc run's: read as grpc, the report is refused.
+        assert!(Finished::from_json(grpc).unwrap_err().contains("missing field"));
     }
 
     #[test]
@@ -242,5 +252,11 @@ mod tests {
             assert!(!REGISTRY[..i].iter().any(|r| r.name == target.name), "{} twice", target.name);
         }
         assert!(registered("gsc").is_err());
+        // Each entry's own fields and command, not another's.
+        let has = |target: &str, key: &str| named(target).fields.iter().any(|f| f.key == key);
+        assert!(has("gcs", "bucket") && has("etcd", "endpoints") && has("grpc", "method"));
+        assert!(!has("gcs", "endpoints") && !has("etcd", "method") && !has("grpc", "bucket"));
+        let commands: Vec<&[&str]> = REGISTRY.iter().map(|r| r.command).collect();
+        assert_eq!(commands, [&["run"][..], &["etcd", "run"], &["grpc", "run"]]);
     }
 }
