@@ -1,6 +1,7 @@
 //! gcs-speed-tui: upload the same payloads to Google Cloud Storage over the
 //! JSON API and over gRPC, and say honestly which was faster.
 
+pub mod built_in;
 pub mod cli;
 /// The GCS options and the app's form options, as the front ends hold them.
 pub use targets::config;

@@ -158,12 +158,10 @@ async fn a_fleets_flushes_and_reads_back_are_pooled_from_every_hosts_objects() {
     let b = run_bench(options()).await.host_label("b".into());
     let loaded = |name: &str, report: &RunReport| Loaded {
         name: name.into(),
-        report: Finished::Gcs(Box::new(report.clone())),
+        report: Finished::from(report.clone()),
         point: None,
     };
-    let Finished::Gcs(fleet) = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() else {
-        unreachable!("GCS reports merge into a GCS report")
-    };
+    let fleet: RunReport = merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap().downcast().unwrap();
     // Each host: 1 writer x 2 rounds x 2 flushes (512 KiB in 256 KiB appends).
     let by = |kind| fleet.appends.iter().find(|s| s.transport == kind).unwrap();
     let (json, grpc) = (by(TransportKind::Json), by(TransportKind::Grpc));

@@ -200,13 +200,13 @@ async fn merged_pair(emulator: &gcs_speed_tui::emulator::Emulator) -> RunReport 
     let b = run_bench(ranges_options(emulator, "bidi")).await.host_label("b".into());
     let loaded = |name: &str, report: &RunReport| Loaded {
         name: name.into(),
-        report: Finished::Gcs(Box::new(report.clone())),
+        report: Finished::from(report.clone()),
         point: None,
     };
-    match merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)]).unwrap() {
-        Finished::Gcs(fleet) => *fleet,
-        _ => unreachable!("GCS reports merge into a GCS report"),
-    }
+    merge_loaded(&[loaded("a.json", &a), loaded("b.json", &b)])
+        .unwrap()
+        .downcast()
+        .expect("GCS reports merge into a GCS report")
 }
 
 #[tokio::test(flavor = "multi_thread")]

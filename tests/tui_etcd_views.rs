@@ -138,7 +138,7 @@ fn replay(app: &mut App, report: &EtcdReport, until_s: Option<f64>) {
         last = at_s;
     }
     app.update(Message::Tick(100.0 + last + 0.1));
-    app.update(Message::RunFinished(Ok(Finished::Etcd(Box::new(report.clone())))));
+    app.update(Message::RunFinished(Ok(Finished::from(report.clone()))));
 }
 
 #[test]

@@ -114,7 +114,7 @@ fn small_object_runs_show_objects_per_second_in_the_history() {
     for (id, json, grpc) in runs {
         let report = report_sized(id, 1024, json, grpc);
         assert!(report.summary_line().contains("judged on objects/s"), "{}", report.summary_line());
-        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+        app.update(Message::RunFinished(Ok(Finished::from(report))));
     }
     press(&mut app, KeyCode::Char('h'));
     let text = screen(&app, 200, 60).replace('\u{a0}', " ");
@@ -155,7 +155,7 @@ fn the_history_list_reads_whole_and_says_how_many_more() {
     for i in 0..12 {
         let id = format!("20261130-06{i:02}00-aaaa");
         // 3 x 64 MiB in 24 s (http-json) and in 21 s (grpc): 8.00 and 9.14 MiB/s.
-        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report(&id, [7.9, 8.0, 8.1], [7.1, 7.0, 6.9]))))));
+        app.update(Message::RunFinished(Ok(Finished::from(report(&id, [7.9, 8.0, 8.1], [7.1, 7.0, 6.9])))));
     }
     press(&mut app, KeyCode::Char('h'));
     let shown = |list: &[String]| -> Vec<usize> {
@@ -232,7 +232,7 @@ fn the_comparison_scrolls_and_says_what_lies_beyond() {
         let mut report = report(id, json, grpc);
         report.target.kind = "gcs".into();
         report.target.bucket = bucket.into();
-        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))));
+        app.update(Message::RunFinished(Ok(Finished::from(report))));
     }
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);

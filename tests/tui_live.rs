@@ -128,7 +128,7 @@ fn replay(app: &mut App, report: &RunReport, upto: usize) {
     }
     if all {
         app.update(Message::Tick(at_s + 0.5));
-        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report.clone())))));
+        app.update(Message::RunFinished(Ok(Finished::from(report.clone()))));
     }
 }
 

@@ -7,7 +7,8 @@
 
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::finished::Finished;
-use gcs_speed_tui::targets::{FormOptions, Planned};
+use gcs_speed_tui::gcs::planned::GcsPlan;
+use gcs_speed_tui::targets::FormOptions;
 use gcs_speed_tui::tui::app::{App, Effect, Message};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
@@ -46,10 +47,9 @@ fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
 /// The (size, concurrency) of the point an effect starts.
 fn started(effects: &[Effect]) -> Option<(u64, u32)> {
     effects.iter().find_map(|effect| match effect {
-        Effect::StartRun(planned) => match planned.as_ref() {
-            Planned::Gcs(config) => Some((config.object_size, config.concurrency)),
-            _ => None,
-        },
+        Effect::StartRun(planned) => {
+            planned.as_any().downcast_ref::<GcsPlan>().map(|p| (p.config.object_size, p.config.concurrency))
+        }
         _ => None,
     })
 }
@@ -133,7 +133,7 @@ fn first_point_run(app: &mut App) -> (u64, Vec<Effect>) {
     let first = key(app, KeyCode::Char('r'));
     let (size, _) = started(&first).unwrap();
     let report = report_sized("first", size, FAST, SLOW);
-    (size, app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report))))))
+    (size, app.update(Message::RunFinished(Ok(Finished::from(report)))))
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn a_cancel_ends_the_sweep_keeping_the_points_finished() {
     assert_eq!(key(&mut app, KeyCode::Esc), [Effect::CancelRun]);
     assert!(app.status.as_deref().unwrap().ends_with("; the sweep ends, keeping the points finished"));
     let cut = report_sized("cut", size, FAST, SLOW);
-    let after = app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(cut)))));
+    let after = app.update(Message::RunFinished(Ok(Finished::from(cut))));
     assert_eq!(started(&after), None, "no point starts after a cancel");
     let sweep = app.sweep.as_ref().unwrap();
     assert_eq!((sweep.points.len(), sweep.sweep.planned, sweep.sweep.cancelled), (1, 3, true));
@@ -185,7 +185,7 @@ fn a_point_that_cannot_start_ends_the_sweep_and_says_which() {
 fn an_opened_sweep_is_drawn_and_its_points_are_runs_of_the_history() {
     use gcs_speed_tui::sweep::report::{PointReport, SweepReport, SweepSaid};
     let point = |size: &str, bytes: u64, json, grpc, ran| {
-        let report = Finished::Gcs(Box::new(report_sized(&format!("p{ran}"), bytes, json, grpc)));
+        let report = Finished::from(report_sized(&format!("p{ran}"), bytes, json, grpc));
         PointReport::of([("size".to_string(), size.to_string())].into(), ran, report)
     };
     let saved = SweepReport {

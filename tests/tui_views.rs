@@ -165,7 +165,7 @@ fn history_compares_two_runs() {
         ("20261130-060000-aaaa", [7.9, 8.0, 8.1], [7.1, 7.0, 6.9]),
         ("20261130-061000-bbbb", [3.9, 4.0, 4.1], [7.6, 7.7, 7.8]),
     ] {
-        app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report(id, json, grpc))))));
+        app.update(Message::RunFinished(Ok(Finished::from(report(id, json, grpc)))));
     }
     press(&mut app, KeyCode::Char('h'));
     press(&mut app, KeyCode::Up);
@@ -197,7 +197,7 @@ fn export_writes_the_same_json_or_csv_as_run_to_the_path_typed() {
     let mut app = app();
     let finished = report("20261130-060000-abcd", [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]);
     let (json, csv) = (finished.to_json() + "\n", finished.to_csv());
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(finished)))));
+    app.update(Message::RunFinished(Ok(Finished::from(finished))));
     press(&mut app, KeyCode::Char('e'));
     assert!(screen(&app, 120, 40).contains(
         "export to (.json or .csv; type to replace, Enter saves, Esc cancels): gcs-speed-tui-20261130-060000-abcd.json"
@@ -231,7 +231,7 @@ fn quitting_during_a_run_asks_and_ctrl_c_cancels_first() {
     let effects = app.update(Message::Terminal(Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))));
     assert_eq!(effects, [gcs_speed_tui::tui::app::Effect::CancelRun]);
     assert!(!app.quit, "waits for the cleanup");
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("x", [1.0; 3], [1.0; 3]))))));
+    app.update(Message::RunFinished(Ok(Finished::from(report("x", [1.0; 3], [1.0; 3])))));
     assert!(app.quit);
 }
 
@@ -242,18 +242,17 @@ fn runs_are_kept_across_sessions_bounded() {
     use gcs_speed_tui::tui::persist::{HISTORY_LIMIT, load_runs_from, save_run_in};
     let dir = tempfile::tempdir().unwrap();
     let first = report("20261130-060000-aaaa", [8.0, 8.0, 8.0], [7.0, 7.0, 7.0]);
-    let first = Finished::Gcs(Box::new(first));
+    let first = Finished::from(first);
     save_run_in(dir.path(), &first).unwrap();
     let text = std::fs::read_to_string(dir.path().join("20261130-060000-aaaa.json")).unwrap();
     assert_eq!(text, first.to_json() + "\n", "the same JSON as export");
     let loaded = load_runs_from(dir.path());
     let mut expected = first.clone();
-    if let Finished::Gcs(report) = &mut expected {
-        report.config.notes.clear(); // said at the start of a run, not kept in reports
-    }
+    // Notes are said at the start of a run, not kept in reports.
+    expected.downcast_mut::<gcs_speed_tui::gcs::report::RunReport>().unwrap().config.notes.clear();
     assert_eq!(loaded, [expected], "read back whole");
     for i in 1..=HISTORY_LIMIT {
-        let kept = Finished::Gcs(Box::new(report(&format!("20261130-06{:04}-bbbb", i), [1.0; 3], [1.0; 3])));
+        let kept = Finished::from(report(&format!("20261130-06{:04}-bbbb", i), [1.0; 3], [1.0; 3]));
         save_run_in(dir.path(), &kept).unwrap();
     }
     let loaded = load_runs_from(dir.path());
@@ -269,7 +268,7 @@ fn runs_are_kept_across_sessions_bounded() {
     press(&mut app, KeyCode::Char('h'));
     let text = screen(&app, 120, 40);
     assert!(text.contains("#1 11-30 06:00:00 · emulator"), "earlier runs are listed with their day: {text}");
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report("20261201-060000-cccc", [1.0; 3], [1.0; 3]))))));
+    app.update(Message::RunFinished(Ok(Finished::from(report("20261201-060000-cccc", [1.0; 3], [1.0; 3])))));
     assert_eq!(app.history.this_session().len(), 1);
 }
 
@@ -285,7 +284,7 @@ fn runs_of_one_second_keep_their_order_across_sessions() {
     {
         let mut run = report(id, [1.0; 3], [1.0; 3]);
         run.started_at = at.into();
-        save_run_in(dir.path(), &Finished::Gcs(Box::new(run))).unwrap();
+        save_run_in(dir.path(), &Finished::from(run)).unwrap();
     }
     let ids: Vec<String> = load_runs_from(dir.path()).iter().map(|r| r.run_id().to_string()).collect();
     assert_eq!(ids, ["20261130-060000-ffff", "20261130-060000-0000"]);

@@ -135,7 +135,10 @@ async fn run_case(emulator: &Emulator, case: &Case, iterations: u32) -> (Measure
         ..Options::default()
     };
     let config = options.validate(&Environment::default()).unwrap();
-    let connected = gcs_speed_tui::targets::gcs::connect(&config).await.unwrap();
+    let connected = gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
+        .connect()
+        .await
+        .unwrap();
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let emulator_before = gcs_speed_tui::engine::cpu::emulator_seconds();

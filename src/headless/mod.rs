@@ -24,7 +24,7 @@ const EXIT_CROSSED: u8 = 3;
 /// The form's run, or a sweep of runs when `--sweep` asks for one.
 pub async fn start(form: FormOptions, report_args: &ReportArgs, env: &Environment) -> ExitCode {
     if report_args.sweep.is_empty() && report_args.sweep_budget.is_none() {
-        return run(Planned::check(&form, env), report_args).await;
+        return run(crate::targets::plan(&form, env), report_args).await;
     }
     sweep::run(&form, report_args, env).await
 }
@@ -70,8 +70,8 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
         tokio::spawn(cancel_on_interrupt(signals::interrupts(), cancel, running, interrupted.clone(), said));
         Ok(())
     };
-    let finished = match planned.run(start, connected).await {
-        Ok(finished) => finished,
+    let finished = match planned.run(start, Box::new(connected)).await {
+        Ok(finished) => Finished::new(finished),
         Err(error) => return usage_error(error),
     };
     let _ = printer.await;
@@ -102,7 +102,12 @@ fn crossed_thresholds(finished: &Finished, thresholds: &[crate::engine::threshol
 
 /// Writes the report; the exit code says how the run ended (an interrupt's,
 /// 1 for failures, 3 for a `--fail-if` that held, 0 when all went well).
-pub fn write_report(output: &mut Box<dyn Write>, text: &str, interrupted: Option<&Interrupt>, ended: u8) -> ExitCode {
+pub fn write_report(
+    output: &mut Box<dyn Write + Send>,
+    text: &str,
+    interrupted: Option<&Interrupt>,
+    ended: u8,
+) -> ExitCode {
     if let Err(error) = output.write_all(text.as_bytes()).and_then(|_| output.flush()) {
         engine::say_on_stderr!("error: cannot write the report: {error}");
         return ExitCode::FAILURE;
@@ -136,7 +141,7 @@ pub fn output_folder_exists(path: &Option<std::path::PathBuf>) -> Result<(), Str
 }
 
 /// The report's destination: a file, or stdout for none or `-`.
-pub fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write>, String> {
+pub fn open_output(path: &Option<std::path::PathBuf>) -> Result<Box<dyn Write + Send>, String> {
     match path {
         Some(path) if path.as_os_str() != "-" => match std::fs::File::create(path) {
             Ok(file) => Ok(Box::new(file)),

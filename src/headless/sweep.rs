@@ -5,6 +5,7 @@
 
 use super::{Cancelling, Running, cancel_on_interrupt, open_output, output_folder_exists, usage_error, write_report};
 use crate::cli::ReportArgs;
+use crate::finished::Finished;
 use crate::progress;
 use crate::signals;
 use crate::sweep::fleet::Aligned;
@@ -133,7 +134,7 @@ async fn run_points(
             *running.lock().expect("not poisoned") = Some(remains);
             Ok(())
         };
-        let result = planned.clone().run(start, connected).await;
+        let result = planned.clone().run(start, Box::new(connected)).await.map(Finished::new);
         let _ = printer.await;
         match result {
             // A point the cancel cut short is left out: its rounds are not the point's.

@@ -197,7 +197,7 @@ impl Sweep {
             if let Some(share) = share {
                 options.gcs.duration = format!("{}ms", share.as_millis());
             }
-            let planned = Planned::check(&options, env).map_err(|e| sweep(point_error(&point, &e)))?;
+            let planned = crate::targets::plan(&options, env).map_err(|e| sweep(point_error(&point, &e)))?;
             points.push((point, planned));
         }
         let order = shuffled(points.len());

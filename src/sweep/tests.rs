@@ -1,5 +1,7 @@
 use super::*;
 use crate::config::Options;
+use crate::etcd::options::EtcdConfig;
+use crate::gcs::planned::GcsPlan;
 
 fn gcs_form() -> FormOptions {
     FormOptions::from(Options { iterations: "3".into(), ..Options::default() })
@@ -30,7 +32,7 @@ fn two_options_make_a_grid_run_in_a_shuffled_order() {
     order.sort_unstable();
     assert_eq!(order, [0, 1, 2, 3, 4, 5], "a permutation of the points");
     // Each point is planned with its values: 4 MiB objects, 3 at once.
-    let Planned::Gcs(config) = &sweep.points[5].1 else { panic!("a GCS point") };
+    let config = &sweep.points[5].1.as_any().downcast_ref::<GcsPlan>().expect("a GCS point").config;
     assert_eq!((config.object_size, config.concurrency), (4 << 20, 3));
 }
 
@@ -70,7 +72,7 @@ fn bad_sweeps_are_one_sentence() {
 fn a_budget_is_shared_out_as_each_point_duration() {
     let sweep = plan(&["concurrency=1,2,4"], Some("1m"), &gcs_form()).unwrap();
     assert_eq!(sweep.share, Some(Duration::from_secs(20)), "60 s over 3 points");
-    let Planned::Gcs(config) = &sweep.points[0].1 else { panic!("a GCS point") };
+    let config = &sweep.points[0].1.as_any().downcast_ref::<GcsPlan>().expect("a GCS point").config;
     assert_eq!(config.duration, Some(Duration::from_secs(20)));
     let with_duration = FormOptions::from(Options { duration: "30s".into(), ..Options::default() });
     assert!(plan(&["concurrency=1,2"], Some("1m"), &with_duration).err().unwrap().contains("give one or the other"));
@@ -83,7 +85,7 @@ fn etcd_options_are_swept_by_their_flags() {
     form.target = "etcd".into();
     let sweep = plan(&["clients=1,4", "value-size=64,1024"], None, &form).unwrap();
     assert_eq!(sweep.points.len(), 4);
-    let Planned::Etcd(config) = &sweep.points[3].1 else { panic!("an etcd point") };
+    let config = sweep.points[3].1.as_any().downcast_ref::<EtcdConfig>().expect("an etcd point");
     assert_eq!((config.clients, config.value_size), (4, 1024));
 }
 

@@ -4,8 +4,9 @@
 
 use super::FormOptions;
 use crate::cli::ReportArgs;
-use crate::config::{BenchConfig, ConfigError, Environment};
+use crate::config::{ConfigError, Environment};
 use crate::gcs::flags::BenchArgs;
+use crate::gcs::planned::GcsPlan;
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand, Debug)]
@@ -90,17 +91,17 @@ pub enum Action {
 }
 
 /// A doctor's checks of a configuration.
-pub struct Doctor(Box<BenchConfig>);
+pub struct Doctor(Box<GcsPlan>);
 
 impl Doctor {
     /// Runs the checks; the exit code says whether all passed.
     pub async fn check(&self) -> u8 {
         // The emulator lives as long as `_server`: through every check.
-        let (_server, built_in) = match super::gcs::built_in(&self.0).await {
+        let (_server, built_in) = match self.0.built_in().await {
             Ok((server, urls)) => (server, Ok(urls)),
             Err(error) => (None, Err(error.to_string())),
         };
-        crate::gcs::doctor::check(&self.0, built_in).await
+        crate::gcs::doctor::check(&self.0.config, built_in).await
     }
 }
 
@@ -112,7 +113,8 @@ impl TargetCommand {
                 Action::Run(Box::new(bench.to_options().into()), report)
             }
             TargetCommand::Doctor(args) => {
-                Action::Check(super::gcs::checked(&args.bench.to_options(), env).map(|c| Doctor(Box::new(c))))
+                let checked = GcsPlan::check(&args.bench.to_options(), env, &crate::built_in::BUILT_IN);
+                Action::Check(checked.map(|plan| Doctor(Box::new(plan))))
             }
             TargetCommand::Etcd(EtcdArgs { command: EtcdCommand::Run(args) }) => {
                 let EtcdRunCommand { etcd, report } = *args;

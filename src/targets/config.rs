@@ -5,5 +5,4 @@
 
 pub use gcs::config::*;
 
-pub use crate::targets::gcs::checked;
 pub use crate::targets::{EtcdOptions, FormOptions};

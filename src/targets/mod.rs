@@ -8,23 +8,25 @@ mod commands;
 pub mod config;
 mod fields;
 mod form;
-pub mod gcs;
 mod run;
 mod welcome;
 pub use crate::config::Environment;
 /// The app's flags, which prefill its form: `run`'s (the first target's).
 pub use crate::gcs::flags::BenchArgs as AppFlags;
 pub use commands::{Action, Doctor, DoctorArgs, EtcdArgs, EtcdCommand, EtcdRunCommand, RunArgs, TargetCommand};
+pub use engine::planned::{Remains, Start};
 pub use etcd::form::EtcdOptions;
 pub use fields::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS, GRPC_ESSENTIALS, GRPC_FIELDS};
 pub use form::FormOptions;
-pub use run::{Planned, Remains, Start};
+pub use run::{Planned, plan};
 pub use welcome::Welcome;
 use welcome::{etcd_welcome, gcs_welcome, grpc_welcome};
 
 use crate::tui::fields::FieldSpec;
 
+use crate::config::ConfigError;
 use crate::etcd::report::EtcdReport;
+use crate::gcs::planned::GcsPlan;
 use crate::gcs::report::RunReport;
 use engine::finished::FinishedRun;
 use grpc_service::report::GrpcReport;
@@ -42,17 +44,50 @@ pub struct Registered {
     pub command: &'static [&'static str],
     /// What the live pane says before the first run of its form.
     pub welcome: fn(&FormOptions) -> Welcome,
+    /// Its form's run, validated as the target validates its options.
+    pub plan: fn(&FormOptions, &Environment) -> Result<Planned, ConfigError>,
+    /// How its reports say where they ran.
+    pub report_names: ReportNames,
+    /// Its report read back from JSON.
+    pub read_report: fn(serde_json::Value) -> Result<Box<dyn FinishedRun>, String>,
+}
+
+/// How a target's report says where it ran: by the target's name, or (GCS,
+/// as its reports always have) by an object saying the place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportNames {
+    Target,
+    Place,
+}
+
+/// A report of type `R`, read from its JSON.
+fn read_as<R: FinishedRun + serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+) -> Result<Box<dyn FinishedRun>, String> {
+    Ok(Box::new(serde_json::from_value::<R>(value).map_err(|e| e.to_string())?))
 }
 
 /// Every target, in the order the form offers them: a line each.
 pub static REGISTRY: [Registered; 3] = [
-    Registered { name: "gcs", fields: &FIELDS, essentials: ESSENTIALS, command: &["run"], welcome: gcs_welcome },
+    Registered {
+        name: "gcs",
+        fields: &FIELDS,
+        essentials: ESSENTIALS,
+        command: &["run"],
+        welcome: gcs_welcome,
+        plan: |form, env| Ok(Box::new(GcsPlan::check(&form.gcs, env, &crate::built_in::BUILT_IN)?)),
+        report_names: ReportNames::Place,
+        read_report: read_as::<RunReport>,
+    },
     Registered {
         name: "etcd",
         fields: &ETCD_FIELDS,
         essentials: ETCD_ESSENTIALS,
         command: &["etcd", "run"],
         welcome: etcd_welcome,
+        plan: |form, _| Ok(Box::new(form.etcd_run_args().validate()?)),
+        report_names: ReportNames::Target,
+        read_report: read_as::<EtcdReport>,
     },
     Registered {
         name: "grpc",
@@ -60,6 +95,9 @@ pub static REGISTRY: [Registered; 3] = [
         essentials: GRPC_ESSENTIALS,
         command: &["grpc", "run"],
         welcome: grpc_welcome,
+        plan: |form, _| Ok(Box::new(form.grpc_run_args().validate()?)),
+        report_names: ReportNames::Target,
+        read_report: read_as::<GrpcReport>,
     },
 ];
 
@@ -103,29 +141,37 @@ pub fn forgotten_with(key: &str) -> &'static [&'static str] {
 
 /// A finished run of any target, written as its target's report and read
 /// back by the target it names (`Finished::from_json`).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(untagged)]
-pub enum Finished {
-    Gcs(Box<RunReport>),
-    Etcd(Box<EtcdReport>),
-    Grpc(Box<GrpcReport>),
-}
+#[derive(Debug)]
+pub struct Finished(Box<dyn FinishedRun>);
 
-impl From<RunReport> for Finished {
-    fn from(report: RunReport) -> Self {
-        Finished::Gcs(Box::new(report))
+impl<R: FinishedRun> From<R> for Finished {
+    fn from(report: R) -> Self {
+        Finished(Box::new(report))
     }
 }
 
-impl From<EtcdReport> for Finished {
-    fn from(report: EtcdReport) -> Self {
-        Finished::Etcd(Box::new(report))
+impl Finished {
+    /// Any target's report, as a run returns it.
+    pub fn new(report: Box<dyn FinishedRun>) -> Self {
+        Finished(report)
     }
 }
 
-impl From<GrpcReport> for Finished {
-    fn from(report: GrpcReport) -> Self {
-        Finished::Grpc(Box::new(report))
+impl Clone for Finished {
+    fn clone(&self) -> Self {
+        Finished(self.0.boxed())
+    }
+}
+
+impl PartialEq for Finished {
+    fn eq(&self, other: &Finished) -> bool {
+        self.0.same_as(other.0.as_ref())
+    }
+}
+
+impl serde::Serialize for Finished {
+    fn serialize<S: serde::Serializer>(&self, writing: S) -> Result<S::Ok, S::Error> {
+        self.0.to_value().serialize(writing)
     }
 }
 
@@ -140,31 +186,31 @@ impl std::ops::Deref for Finished {
     type Target = dyn FinishedRun;
 
     fn deref(&self) -> &Self::Target {
-        match self {
-            Finished::Gcs(r) => r.as_ref(),
-            Finished::Etcd(r) => r.as_ref(),
-            Finished::Grpc(r) => r.as_ref(),
-        }
+        self.0.as_ref()
     }
 }
 
 impl std::ops::DerefMut for Finished {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        match self {
-            Finished::Gcs(r) => r.as_mut(),
-            Finished::Etcd(r) => r.as_mut(),
-            Finished::Grpc(r) => r.as_mut(),
-        }
+        self.0.as_mut()
     }
 }
 
 impl Finished {
-    /// The report with `label` as its host's name (`--host-label`).
-    pub fn host_labelled(self, label: String) -> Finished {
-        match self {
-            Finished::Gcs(r) => Finished::from((*r).host_label(label)),
-            Finished::Etcd(r) => Finished::from((*r).host_label(label)),
-            Finished::Grpc(r) => Finished::from((*r).host_label(label)),
+    /// The report as its target's own type.
+    pub fn downcast_ref<R: FinishedRun>(&self) -> Option<&R> {
+        self.0.as_any().downcast_ref()
+    }
+
+    pub fn downcast_mut<R: FinishedRun>(&mut self) -> Option<&mut R> {
+        self.0.as_any_mut().downcast_mut()
+    }
+
+    /// The report as its target's own type, or itself when it is another's.
+    pub fn downcast<R: FinishedRun>(self) -> Result<R, Finished> {
+        match self.0.as_any().is::<R>() {
+            true => Ok(*self.0.into_any().downcast().expect("checked just above")),
+            false => Err(self),
         }
     }
 
@@ -172,47 +218,28 @@ impl Finished {
     /// report's `target` is an object (where it went), the others' their
     /// name; any other is said, never read as some other target's report.
     pub fn from_json(value: serde_json::Value) -> Result<Finished, String> {
-        let read = |e: serde_json::Error| e.to_string();
-        match value.get("target") {
-            Some(serde_json::Value::Object(_)) => Ok(Finished::Gcs(serde_json::from_value(value).map_err(read)?)),
-            Some(serde_json::Value::String(name)) => match registered(name)?.name {
-                "etcd" => Ok(Finished::Etcd(serde_json::from_value(value).map_err(read)?)),
-                "grpc" => Ok(Finished::Grpc(serde_json::from_value(value).map_err(read)?)),
-                other => Err(format!("a report of target '{other}' names it by a string, which no such report does")),
+        let target = match value.get("target") {
+            Some(serde_json::Value::Object(_)) => REGISTRY.iter().find(|r| r.report_names == ReportNames::Place),
+            Some(serde_json::Value::String(name)) => match registered(name)? {
+                r if r.report_names == ReportNames::Target => Some(r),
+                r => {
+                    return Err(format!(
+                        "a report of target '{}' names it by a string, which no such report does",
+                        r.name
+                    ));
+                }
             },
-            _ => Err("it names no target: not a report this tool wrote".into()),
-        }
+            _ => None,
+        };
+        let target = target.ok_or("it names no target: not a report this tool wrote")?;
+        (target.read_report)(value).map(Finished)
     }
 
     /// One report of every host that `reports` hold, all of the first's
     /// target (the caller checked they are alike).
     pub fn merge(reports: &[&Finished]) -> Finished {
-        let gcs = |f: &&Finished| match f {
-            Finished::Gcs(r) => Some(r.host_runs()),
-            _ => None,
-        };
-        let etcd = |f: &&Finished| match f {
-            Finished::Etcd(r) => Some(r.host_runs()),
-            _ => None,
-        };
-        let grpc = |f: &&Finished| match f {
-            Finished::Grpc(r) => Some(r.host_runs()),
-            _ => None,
-        };
-        match reports[0] {
-            Finished::Gcs(first) => {
-                let runs = reports.iter().filter_map(gcs).flatten().collect();
-                Finished::Gcs(Box::new(crate::gcs::report::merge::merge(runs, first)))
-            }
-            Finished::Etcd(first) => {
-                let runs = reports.iter().filter_map(etcd).flatten().collect();
-                Finished::Etcd(Box::new(EtcdReport::merge(runs, first)))
-            }
-            Finished::Grpc(first) => {
-                let runs = reports.iter().filter_map(grpc).flatten().collect();
-                Finished::Grpc(Box::new(GrpcReport::merge(runs, first)))
-            }
-        }
+        let all: Vec<&dyn FinishedRun> = reports.iter().map(|r| r.0.as_ref()).collect();
+        Finished(reports[0].merged_with(&all))
     }
 }
 
@@ -235,7 +262,7 @@ mod tests {
         // A report of each call target is read as that target's.
         let etcd = include_str!("../../tests/data/etcd-report-before-one-verdict.json");
         let etcd: serde_json::Value = serde_json::from_str(etcd).unwrap();
-        assert!(matches!(Finished::from_json(etcd.clone()), Ok(Finished::Etcd(_))));
+        assert!(Finished::from_json(etcd.clone()).unwrap().downcast_ref::<EtcdReport>().is_some());
         let mut grpc = etcd;
         grpc["target"] = "grpc".into();
         // etcd's settings are not a grpc run's: read as grpc, the report is refused.

@@ -231,7 +231,7 @@ fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
 /// The form's run as the target plans it, and its sweep (when the Sweep
 /// field is set) planned too, so that a bad point is said under the form.
 fn check(options: &FormOptions, env: &Environment) -> Result<Planned, ConfigError> {
-    let planned = Planned::check(options, env)?;
+    let planned = crate::targets::plan(options, env)?;
     crate::sweep::of_form(options, env)?;
     Ok(planned)
 }
@@ -335,12 +335,13 @@ mod tests {
     #[test]
     fn the_target_choice_brings_the_other_targets_fields() {
         let mut form = Form::new(FormOptions::default(), Environment::default());
-        assert!(matches!(form.checked, Ok(Planned::Gcs(_))));
+        assert!(form.checked.as_ref().unwrap().as_any().is::<crate::gcs::planned::GcsPlan>());
         form.select_field(0);
         form.step_choice(1);
         assert_eq!(form.options.target, "etcd");
         assert_eq!((form.fields().len(), form.rows().len()), (ETCD_FIELDS.len(), ETCD_ESSENTIALS + 1));
-        let Ok(Planned::Etcd(config)) = &form.checked else { panic!("{:?}", form.checked) };
+        let config =
+            form.checked.as_ref().unwrap().as_any().downcast_ref::<crate::etcd::options::EtcdConfig>().unwrap();
         assert_eq!(config.reach.endpoints, ["http://127.0.0.1:2379"]);
         form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "requests").unwrap());
         form.activate();

@@ -38,7 +38,7 @@ pub async fn start(
     opened: Vec<crate::fleet::inputs::Loaded>,
 ) -> ExitCode {
     // A mistyped flag is the first thing to say, terminal or not.
-    if let Err(error) = Planned::check(&command_line, &Environment::from_process()) {
+    if let Err(error) = crate::targets::plan(&command_line, &Environment::from_process()) {
         engine::say_on_stderr!("error: {error}");
         return ExitCode::from(2);
     }
@@ -216,6 +216,6 @@ type Done = mpsc::Sender<Result<Finished, String>>;
 async fn run_planned(planned: Planned, events: mpsc::Sender<RunEvent>, done: Done, cancel: CancellationToken) {
     // The app cancels with its own key, and its farewell names what is left.
     let start = Start { events, cancel, start_at: None, host: None };
-    let result = planned.run(start, |_| Ok(())).await;
+    let result = planned.run(start, Box::new(|_| Ok(()))).await.map(Finished::new);
     let _ = done.send(result).await;
 }

@@ -60,7 +60,10 @@ pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunR
 /// Runs to the end and keeps every event the runner sent.
 pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (RunReport, Vec<RunEvent>) {
     let config = options.validate(&Environment::default()).expect("valid options");
-    let connected = gcs_speed_tui::targets::gcs::connect(&config).await.expect("connects");
+    let connected = gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
+        .connect()
+        .await
+        .expect("connects");
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move {
         let mut seen = Vec::new();

@@ -136,5 +136,5 @@ pub fn feed(app: &mut App, report: RunReport) -> Vec<gcs_speed_tui::tui::app::Ef
         app.update(Message::Run(RunEvent::RoundDone(round.into())));
     }
     app.update(Message::Tick(at_s + 1.0));
-    app.update(Message::RunFinished(Ok(Finished::Gcs(Box::new(report)))))
+    app.update(Message::RunFinished(Ok(Finished::from(report))))
 }

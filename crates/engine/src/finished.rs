@@ -69,7 +69,48 @@ pub struct RoundRate {
     pub rate: f64,
 }
 
-pub trait FinishedRun: std::fmt::Debug + Send + Sync {
+/// What every report does alike, for any report that is `Clone`,
+/// `PartialEq` and `Serialize`: held boxed by the front ends.
+pub trait ReportObject: Send + Sync + 'static {
+    /// The same report, boxed.
+    fn boxed(&self) -> Box<dyn FinishedRun>;
+    /// The report as its target's own type (a merge reads its own kind).
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+    /// The report as its JSON value (what `to_json` writes).
+    fn to_value(&self) -> serde_json::Value;
+    /// The same report, field for field.
+    fn same_as(&self, other: &dyn FinishedRun) -> bool;
+}
+
+impl<T: FinishedRun + Clone + PartialEq + serde::Serialize> ReportObject for T {
+    fn boxed(&self) -> Box<dyn FinishedRun> {
+        Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+
+    fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    fn same_as(&self, other: &dyn FinishedRun) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+}
+
+pub trait FinishedRun: ReportObject + std::fmt::Debug {
     /// The target, as the form's Target field names it: `gcs`, `etcd`.
     fn target(&self) -> &'static str;
     /// The report's kind in a sentence: `a GCS`, `an etcd`.
@@ -90,6 +131,11 @@ pub trait FinishedRun: std::fmt::Debug + Send + Sync {
     /// A merged report's number of hosts; 0 for a single run.
     fn merged_hosts(&self) -> usize;
     fn fleet_mut(&mut self) -> Option<&mut Fleet>;
+    /// Names its host `label` (`--host-label`).
+    fn label_host(&mut self, label: String);
+    /// One report of every host that `reports` hold (this one first; the
+    /// caller checked they are alike: reports of another kind are skipped).
+    fn merged_with(&self, reports: &[&dyn FinishedRun]) -> Box<dyn FinishedRun>;
 
     /// The verdict in one line.
     fn summary_line(&self) -> String;

@@ -3,6 +3,7 @@
 //! ended. A target supplies its transports' rounds through `Rounds`; the
 //! verdict over them is `compare::compare_rates`, the same for all.
 
+pub mod built_in;
 pub mod calls;
 pub mod compare;
 pub mod cpu;
@@ -16,6 +17,7 @@ pub mod netstat;
 pub mod open_loop;
 pub mod outlet;
 pub mod plan;
+pub mod planned;
 pub mod report;
 pub mod rounds;
 pub mod schedule;

@@ -10,6 +10,7 @@ pub mod meter;
 pub mod metrics;
 mod open_batch;
 pub mod options;
+pub mod planned;
 pub mod proto;
 pub mod report;
 pub mod rounds;

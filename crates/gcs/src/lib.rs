@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod flags;
 pub mod live;
 pub mod payload;
+pub mod planned;
 pub mod report;
 pub mod runner;
 pub mod stats;

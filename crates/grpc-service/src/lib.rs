@@ -13,6 +13,7 @@ pub mod http;
 pub mod mapping;
 pub mod method;
 pub mod options;
+pub mod planned;
 pub mod reach;
 pub mod reflect;
 pub mod report;

@@ -140,7 +140,7 @@ fn invalid_label(app: &App) -> &'static str {
 
 fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (mut state, brief_state) = header_state(app);
-    let fault = app.form.checked.as_ref().ok().and_then(|planned| planned.emulator_fault());
+    let fault = app.form.checked.as_ref().ok().and_then(|planned| planned.built_in_fault());
     let fault = fault.map(|fault| format!("  FAULT {fault}")).unwrap_or_default();
     // What gives way when the row is narrow, in turn: the target's details in
     // parentheses, the state's count of runs, then the target's tail, so that
@@ -161,10 +161,7 @@ fn render_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut first = Line::from(vec![
         Span::styled(" gcs-speed-tui ", theme.title()),
         Span::raw("  target: "),
-        Span::styled(
-            label,
-            theme.target(app.form.checked.as_ref().is_ok_and(|planned| planned.on_built_in_emulator())),
-        ),
+        Span::styled(label, theme.target(app.form.checked.as_ref().is_ok_and(|planned| planned.on_built_in_server()))),
     ]);
     // The fault before the state: of the two it is the one that must not be cut.
     if !fault.is_empty() {

@@ -13,8 +13,8 @@ const PRIORITY: [usize; 10] = [0, 3, 4, 6, 8, 2, 9, 5, 7, 1];
 
 impl<S, C> FinishedRun for CallsReport<S, C>
 where
-    S: CallSettings + serde::Serialize + std::fmt::Debug + Send + Sync,
-    C: CallCleanup + serde::Serialize + std::fmt::Debug + Send + Sync,
+    S: CallSettings + serde::Serialize + std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static,
+    C: CallCleanup + serde::Serialize + std::fmt::Debug + Clone + PartialEq + Send + Sync + 'static,
 {
     fn target(&self) -> &'static str {
         S::TARGET
@@ -22,6 +22,15 @@ where
 
     fn kind_said(&self) -> &'static str {
         S::KIND
+    }
+
+    fn label_host(&mut self, label: String) {
+        self.label_rounds_and_host(label);
+    }
+
+    fn merged_with(&self, reports: &[&dyn FinishedRun]) -> Box<dyn FinishedRun> {
+        let own = reports.iter().filter_map(|r| r.as_any().downcast_ref::<Self>());
+        Box::new(Self::merge(own.flat_map(|r| r.host_runs()).collect(), self))
     }
 
     fn work_said(&self) -> String {

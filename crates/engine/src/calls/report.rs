@@ -154,9 +154,13 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
 
     /// Names the host that ran it (`--host-label`), on the report and its rounds.
     pub fn host_label(mut self, label: String) -> Self {
+        self.label_rounds_and_host(label);
+        self
+    }
+
+    pub(super) fn label_rounds_and_host(&mut self, label: String) {
         crate::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
         self.environment.host = label;
-        self
     }
 
     /// Every round complete (a watch: every event once and in order) and

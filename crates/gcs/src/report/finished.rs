@@ -19,6 +19,15 @@ impl FinishedRun for RunReport {
         "a GCS"
     }
 
+    fn label_host(&mut self, label: String) {
+        self.label_rounds_and_host(label);
+    }
+
+    fn merged_with(&self, reports: &[&dyn FinishedRun]) -> Box<dyn FinishedRun> {
+        let own = reports.iter().filter_map(|r| r.as_any().downcast_ref::<RunReport>());
+        Box::new(super::merge::merge(own.flat_map(|r| r.host_runs()).collect(), self))
+    }
+
     fn work_said(&self) -> String {
         match self.config.workload {
             Workload::W1r3 => "GCS w1r3 (uploads, then reads)".to_string(),

@@ -123,12 +123,16 @@ impl RunReport {
     /// Names the host that ran it (`--host-label`), on the report, its
     /// rounds and its samples.
     pub fn host_label(mut self, label: String) -> Self {
+        self.label_rounds_and_host(label);
+        self
+    }
+
+    fn label_rounds_and_host(&mut self, label: String) {
         engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
         for sample in &mut self.samples {
             sample.host.clone_from(&label);
         }
         self.environment.host = label;
-        self
     }
 
     pub fn stopped_because(mut self, why: Option<String>) -> Self {
