@@ -5,6 +5,7 @@
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::engine::outlet::Outlets;
 use gcs_speed_tui::gcs::runner::Runner;
 use std::time::Instant;
 use tokio::io::AsyncWriteExt;
@@ -142,7 +143,7 @@ async fn run_case(emulator: &Emulator, case: &Case, iterations: u32) -> (Measure
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let emulator_before = gcs_speed_tui::engine::cpu::emulator_seconds();
-    let report = Runner::new(config, &connected, events, CancellationToken::new()).run().await;
+    let report = Runner::new(config, &connected, CancellationToken::new()).with_events(events).run().await;
     let emulator_cpu = gcs_speed_tui::engine::cpu::emulator_seconds() - emulator_before;
     drain.await.unwrap();
     assert!(report.succeeded(), "{}", report.to_table());

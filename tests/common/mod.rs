@@ -9,6 +9,7 @@ pub mod synthetic;
 use gcs_speed_tui::config::{Environment, Options};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
 use gcs_speed_tui::engine::events::RunEvent;
+use gcs_speed_tui::engine::outlet::Outlets;
 use gcs_speed_tui::gcs::report::RunReport;
 use gcs_speed_tui::gcs::runner::Runner;
 use std::path::PathBuf;
@@ -72,7 +73,7 @@ pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (R
         }
         seen
     });
-    let report = Runner::new(config, &connected, events, cancel).run().await;
+    let report = Runner::new(config, &connected, cancel).with_events(events).run().await;
     (report, drain.await.unwrap())
 }
 

@@ -7,6 +7,7 @@ use crate::target::{Connected, SetupError};
 use engine::built_in::{BuiltInServer, Server};
 use engine::finished::FinishedRun;
 use engine::live::LanePlan;
+use engine::outlet::Outlets;
 use engine::planned::{PlannedRun, Ran, Remains, Start};
 
 /// A validated GCS run, and the emulator it may go to.
@@ -124,7 +125,8 @@ impl PlannedRun for GcsPlan {
             let Start { events, cancel, start_at, host } = start;
             let stopping = self.stopping_sentence();
             let target = self.connect().await.map_err(|e| e.to_string())?;
-            let runner = crate::runner::Runner::new(self.config, &target, events, cancel).starting_at(start_at);
+            let runner =
+                crate::runner::Runner::new(self.config, &target, cancel).with_events(events).starting_at(start_at);
             let ledger = runner.ledger();
             connected(Remains { stopping, nouns: ["object", "objects"], names: Box::new(move || ledger.names()) })?;
             let mut report = runner.run().await;

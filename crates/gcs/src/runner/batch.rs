@@ -61,8 +61,7 @@ impl Runner<'_> {
                 _ = ticker.tick() => {
                     let bytes = progress();
                     let at_s = self.at_s();
-                    // Progress may be dropped when a front end lags; results never are.
-                    let _ = self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
+                    self.progress(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
                 }
             }
         };
@@ -78,8 +77,7 @@ impl Runner<'_> {
         }
         let at_s = self.at_s();
         let bytes = progress();
-        let _ =
-            self.events.try_send(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
+        self.progress(RunEvent::Progress { transport: kind, round, done: bytes, total: bytes_total, at_s });
         (results, stop)
     }
 
@@ -120,11 +118,11 @@ impl Runner<'_> {
         let mut tasks = JoinSet::new();
         // Both transports' round N get the same arrival schedule.
         let open = round.and(self.config.open_loop.as_ref());
-        let (paced, gates) = paced::gates(open, names.len(), round.map_or(0, |r| r as u64 + 1), self.clock);
+        let (paced, gates) = paced::gates(open, names.len(), round.map_or(0, |r| r as u64 + 1), self.clock());
         for ((worker, name), gate) in names.into_iter().enumerate().zip(gates) {
             let uploader = uploader.clone();
             let request = UploadRequest { name, payload: payload.clone(), progress: counters[worker].clone() };
-            let clock = self.clock;
+            let clock = self.clock();
             let bucket = self.config.bucket.clone();
             let expected = request.payload.size();
             let (progress, appending) = (request.progress.clone(), self.config.append.is_some());

@@ -10,11 +10,11 @@ use crate::target::Connected;
 use crate::transport::download::ListedObject;
 use crate::transport::{CreatedObject, Phases, Recovery, object_name};
 use engine::events::{Phase, RunEvent};
+use engine::outlet::{Outlet, Outlets};
 use engine::timeline::Anchor;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -43,14 +43,12 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 pub struct Runner<'a> {
     config: BenchConfig,
     connected: &'a Connected,
-    events: mpsc::Sender<RunEvent>,
+    /// Where its events go, its clock and `--start-at`: as every runner's.
+    outlet: Outlet,
     cancel: CancellationToken,
     run_id: String,
-    clock: Instant,
-    /// `clock` on the wall clock too: rounds say when they ran, for fleets.
+    /// The outlet's clock on the wall clock too: rounds say when they ran, for fleets.
     anchor: Anchor,
-    /// `--start-at`: the timed rounds wait for it after the warmup.
-    start_at: Option<std::time::SystemTime>,
     deadline: Instant,
     created: Vec<(TransportKind, CreatedObject)>,
     ledger: Arc<Ledger>,
@@ -88,24 +86,23 @@ struct Stored {
     read_back: Option<Vec<f64>>,
 }
 
+impl Outlets for Runner<'_> {
+    fn outlet(&mut self) -> &mut Outlet {
+        &mut self.outlet
+    }
+}
+
 impl<'a> Runner<'a> {
-    pub fn new(
-        config: BenchConfig,
-        connected: &'a Connected,
-        events: mpsc::Sender<RunEvent>,
-        cancel: CancellationToken,
-    ) -> Self {
-        let clock = Instant::now();
+    pub fn new(config: BenchConfig, connected: &'a Connected, cancel: CancellationToken) -> Self {
+        let outlet = Outlet::default();
         Self {
-            deadline: clock + config.timeout,
+            deadline: Instant::from_std(outlet.clock()) + config.timeout,
+            anchor: Anchor::of(outlet.clock()),
+            outlet,
             config,
             connected,
-            events,
             cancel,
             run_id: new_run_id(),
-            clock,
-            anchor: Anchor::of(clock.into_std()),
-            start_at: None,
             created: Vec::new(),
             ledger: Arc::default(),
             rounds: Vec::new(),
@@ -119,24 +116,29 @@ impl<'a> Runner<'a> {
         }
     }
 
-    /// Begin the timed rounds at this instant (after connecting and the warmup).
-    pub fn starting_at(mut self, at: Option<std::time::SystemTime>) -> Self {
-        self.start_at = at;
-        self
-    }
-
     /// What may exist at any moment of the run, for an emergency exit.
     pub fn ledger(&self) -> Arc<Ledger> {
         self.ledger.clone()
     }
 
     async fn emit(&self, event: RunEvent) {
-        // A front end that went away must not stop the run.
-        let _ = self.events.send(event).await;
+        self.outlet.emit(event).await;
     }
 
     fn at_s(&self) -> f64 {
-        self.clock.elapsed().as_secs_f64()
+        self.outlet.at_s()
+    }
+
+    /// When the run's clock started (the timed rounds', once they begin).
+    fn clock(&self) -> Instant {
+        Instant::from_std(self.outlet.clock())
+    }
+
+    /// Progress, which may be dropped when a front end lags (results never are).
+    fn progress(&self, event: RunEvent) {
+        if let Some(events) = self.outlet.events() {
+            let _ = events.try_send(event);
+        }
     }
 
     pub async fn run(mut self) -> RunReport {
@@ -148,8 +150,8 @@ impl<'a> Runner<'a> {
         let mut stop = self.prepare(&payload, seed).await;
         if stop.is_none() {
             self.emit(RunEvent::Phase(Phase::Measuring)).await;
-            self.clock = Instant::now();
-            self.anchor = Anchor::of(self.clock.into_std());
+            self.outlet.restart();
+            self.anchor = Anchor::of(self.outlet.clock());
             let plan = self.config.schedule();
             (stop, self.stopped_because) =
                 engine::measure(&mut Timed { runner: &mut self, payload: &payload }, &plan).await;
@@ -216,7 +218,7 @@ impl<'a> Runner<'a> {
                 return Some(stop);
             }
         }
-        let at = self.start_at?;
+        let at = self.outlet.start_at?;
         match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
             Ok(Some(late)) => self.emit(RunEvent::Note(late)).await,
             Ok(None) => {}
@@ -387,6 +389,6 @@ impl engine::Rounds for Timed<'_, '_> {
     }
 
     fn measuring_for(&self) -> std::time::Duration {
-        self.runner.clock.elapsed()
+        self.runner.clock().elapsed()
     }
 }

@@ -170,12 +170,13 @@ impl Runner<'_> {
         let mut tasks = JoinSet::new();
         // Both transports' pass of round N get the same arrival schedule.
         let seed_of_pass = (u64::from(round) + 1) | (u64::from(pass) << 32);
-        let (paced, gates) = super::paced::gates(self.config.open_loop.as_ref(), sizes.len(), seed_of_pass, self.clock);
+        let (paced, gates) =
+            super::paced::gates(self.config.open_loop.as_ref(), sizes.len(), seed_of_pass, self.clock());
         for ((worker, listed), gate) in self.read_set.iter().enumerate().zip(gates) {
             // The same seed, round, pass and reader give both transports the same range.
             let seed = seed ^ (u64::from(round) << 32) ^ (u64::from(pass) << 48) ^ worker as u64;
             let read = self.read_task(reader, listed, seed, counters[worker].clone());
-            tasks.spawn(super::paced::timed(gate, worker as u32, self.clock, read));
+            tasks.spawn(super::paced::timed(gate, worker as u32, self.clock(), read));
         }
         let (results, stop) = self.collect(kind, Some(round), tasks, &counters, progress, &sizes, None).await;
         let settled = super::paced::settle(paced, results, sizes.len());
