@@ -39,9 +39,10 @@ fn main() -> ExitCode {
             init_logging();
             let env = Environment::from_process();
             match command.action(&env) {
-                Action::Run(form, report) => runtime.block_on(gcs_speed_tui::headless::start(*form, &report, &env)),
-                Action::Check(Err(error)) => usage_error(error),
-                Action::Check(Ok(doctor)) => ExitCode::from(runtime.block_on(doctor.check())),
+                Ok(Action::Run(form, report)) => runtime.block_on(gcs_speed_tui::headless::start(*form, &report, &env)),
+                Ok(Action::Check(Err(error))) => usage_error(error),
+                Ok(Action::Check(Ok(checks))) => ExitCode::from(runtime.block_on(checks)),
+                Err(error) => usage_error(error),
             }
         }
         Some(Command::Emulator(args)) => {
@@ -55,11 +56,11 @@ fn main() -> ExitCode {
                 Ok(opened) => opened,
                 Err(error) => return usage_error(error),
             };
-            runtime.block_on(gcs_speed_tui::tui::start(
-                cli.bench.to_options().into(),
-                given_on_command_line(&matches),
-                opened,
-            ))
+            let form = match cli.bench.form() {
+                Ok(form) => form,
+                Err(error) => return usage_error(error),
+            };
+            runtime.block_on(gcs_speed_tui::tui::start(form, given_on_command_line(&matches), opened))
         }
     }
 }

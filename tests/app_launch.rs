@@ -3,19 +3,25 @@
 //! a field shows what it stores, and the form's sentences name its fields.
 
 use gcs_speed_tui::config::{Environment, FormOptions, Options};
+use gcs_speed_tui::etcd::form::EtcdOptions;
 use gcs_speed_tui::tui::form::{Form, forget_invalid, merge};
+
+/// A form that runs GCS with `options` (their schedule the form's).
+fn gcs_form(options: Options) -> FormOptions {
+    FormOptions::with(options.clone(), options.schedule_args())
+}
 
 fn etcd_remembered() -> FormOptions {
     let mut remembered = FormOptions { target: "etcd".into(), ..FormOptions::default() };
-    remembered.etcd.user = "alice".into(); // its password is never remembered
+    remembered.options_mut::<EtcdOptions>().user = "alice".into(); // its password is never remembered
     remembered
 }
 
 #[test]
 fn a_gcs_flag_at_launch_opens_on_gcs_whatever_was_remembered() {
-    let typed = FormOptions::from(Options { bucket: "my-bucket".into(), ..Options::default() });
+    let typed = gcs_form(Options { bucket: "my-bucket".into(), ..Options::default() });
     let merged = merge(etcd_remembered(), &typed, &["bucket".into()]);
-    assert_eq!((merged.target.as_str(), merged.gcs.bucket.as_str()), ("gcs", "my-bucket"));
+    assert_eq!((merged.target.as_str(), merged.options::<Options>().bucket.as_str()), ("gcs", "my-bucket"));
     // Without flags, the remembered target stays.
     assert_eq!(merge(etcd_remembered(), &FormOptions::default(), &[]).target, "etcd");
 }
@@ -28,13 +34,17 @@ fn remembered_state_never_makes_a_launch_invalid_but_a_typed_mistake_is_kept() {
     let launched = forget_invalid(etcd_remembered(), &[], &env);
     assert!(Form::new(launched.clone(), env.clone()).checked.is_ok());
     assert_eq!(
-        (launched.target.as_str(), launched.etcd.user.as_str()),
+        (launched.target.as_str(), launched.options::<EtcdOptions>().user.as_str()),
         ("etcd", ""),
         "the user went, the target stayed"
     );
-    let remembered = FormOptions::from(Options { size: "12XB".into(), ..Options::default() });
-    assert_eq!(forget_invalid(remembered.clone(), &[], &env).gcs.size, Options::default().size);
-    assert_eq!(forget_invalid(remembered, &["size".into()], &env).gcs.size, "12XB", "typed: kept and said");
+    let remembered = gcs_form(Options { size: "12XB".into(), ..Options::default() });
+    assert_eq!(forget_invalid(remembered.clone(), &[], &env).options::<Options>().size, Options::default().size);
+    assert_eq!(
+        forget_invalid(remembered, &["size".into()], &env).options::<Options>().size,
+        "12XB",
+        "typed: kept and said"
+    );
 }
 
 #[test]
@@ -54,7 +64,7 @@ fn the_endpoints_field_shows_what_it_stores_and_sentences_name_fields() {
 fn a_new_target_is_remembered_when_it_changes() {
     use gcs_speed_tui::tui::app::{App, Effect, Message};
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-    let mut app = App::new(Options::default(), Environment::default(), false);
+    let mut app = App::new(FormOptions::default(), Environment::default(), false);
     let mut press = |code| app.update(Message::Terminal(Event::Key(KeyEvent::new(code, KeyModifiers::NONE))));
     // The cursor opens on Target, the first field: gcs → etcd → gcs.
     assert_eq!(press(KeyCode::Right), [Effect::SaveTarget("etcd".into())]);

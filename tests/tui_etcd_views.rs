@@ -6,6 +6,7 @@ mod views;
 use gcs_speed_tui::config::{FormOptions, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RoundDone, RunEvent};
 use gcs_speed_tui::engine::report::RunOutcome;
+use gcs_speed_tui::etcd::form::EtcdOptions;
 use gcs_speed_tui::etcd::report::{EtcdReport, EtcdSettings, KeysCleanup, Ran};
 use gcs_speed_tui::etcd::rounds::{EtcdRound, summarize};
 use gcs_speed_tui::etcd::workload::latency_histogram;
@@ -31,7 +32,8 @@ const ROUND_TIMES: [(f64, f64); 3] = [(1.0, 1.0), (1.02, 0.99), (0.98, 1.01)];
 /// Three paired put rounds: gRPC at 7000 ops/s, HTTP at 4500 (each round
 /// off by `ROUND_TIMES`), fixed latencies.
 fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
-    let config = options().etcd_run_args().validate().unwrap();
+    let form = options();
+    let config = form.options::<EtcdOptions>().run_args(form.schedule.clone()).validate().unwrap();
     let mut rounds = Vec::new();
     for round in 0..3 {
         let mut both =

@@ -41,8 +41,8 @@ fn sentences_name_form_fields_not_flags() {
         }
     }
     // "--credentials needs --bucket: ..." refused, in the status line and under the form.
-    let mut app =
-        App::new(Options { credentials: "/k.json".into(), ..Options::default() }, Environment::default(), false);
+    let options = Options { credentials: "/k.json".into(), ..Options::default() };
+    let mut app = App::new(FormOptions::with(options.clone(), options.schedule_args()), Environment::default(), false);
     press(&mut app, KeyCode::Char('r'));
     let text = screen(&app, 100, 30);
     assert!(text.contains("cannot run: Credentials needs Bucket"), "{text}");
@@ -281,12 +281,12 @@ fn the_header_says_a_run_could_not_start() {
 /// with: a form edited since (Cleanup turned on) does not change it.
 #[test]
 fn a_cancel_says_what_the_run_started_with_not_the_form_now() {
-    let gcs = Options { cleanup: false, ..Options::default() };
-    let options = FormOptions { target: "etcd".into(), gcs, ..FormOptions::default() };
+    let mut options = FormOptions { target: "etcd".into(), ..FormOptions::default() };
+    options.schedule.cleanup = false;
     let mut app = App::new(options, Environment::default(), false);
     press(&mut app, KeyCode::Char('r'));
     assert!(app.running, "the run started: {:?}", app.status);
-    app.form.options.gcs.cleanup = true;
+    app.form.options.schedule.cleanup = true;
     app.form.options.target = "gcs".into();
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.status.as_deref(), Some("cancelling: stopping requests and keeping this run's keys (Cleanup off)"));

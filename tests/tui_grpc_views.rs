@@ -3,13 +3,14 @@
 
 mod views;
 use gcs_speed_tui::config::FormOptions;
+use gcs_speed_tui::grpc_service::form::GrpcOptions;
 use gcs_speed_tui::tui::app::App;
 use views::three_sizes;
 
 #[test]
 fn grpc_form() {
     let mut options = FormOptions { target: "grpc".into(), ..FormOptions::default() };
-    let g = &mut options.grpc;
+    let g = options.options_mut::<GrpcOptions>();
     g.method = "etcdserverpb.KV/Put".into();
     g.protos = "/usr/share/gocode/src/go.etcd.io/etcd/etcdserver/etcdserverpb/rpc.proto".into();
     let gocode = "/usr/share/gocode/src";

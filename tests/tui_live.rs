@@ -13,6 +13,7 @@ use gcs_speed_tui::tui::app::{App, Message};
 use ratatui::crossterm::event::KeyCode;
 
 mod views;
+use gcs_speed_tui::targets::FormOptions;
 use views::{press, screen, target};
 
 const MIB: u64 = 1 << 20;
@@ -133,7 +134,7 @@ fn replay(app: &mut App, report: &RunReport, upto: usize) {
 }
 
 fn app(options: &Options) -> App {
-    App::new(options.clone(), Environment::default(), false)
+    App::new(FormOptions::with(options.clone(), options.schedule_args()), Environment::default(), false)
 }
 
 fn options(size: &str, workload: &str, iterations: &str) -> Options {

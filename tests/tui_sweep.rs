@@ -32,11 +32,8 @@ fn sweep_panes(app: &App) -> String {
 }
 
 fn app_sweeping(sweep: &str) -> App {
-    let options = FormOptions {
-        gcs: Options { size: "64MiB".into(), ..Options::default() },
-        sweep: sweep.into(),
-        ..FormOptions::default()
-    };
+    let gcs = Options { size: "64MiB".into(), ..Options::default() };
+    let options = FormOptions { sweep: sweep.into(), ..FormOptions::with(gcs.clone(), gcs.schedule_args()) };
     App::new(options, Environment::default(), false)
 }
 

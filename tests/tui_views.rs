@@ -2,12 +2,12 @@
 //! run events with fixed numbers: the form valid and invalid, a run in
 //! progress, results, a history comparison, help, and a too-small window.
 
-use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{ItemDone, Phase, RoundDone, RunEvent};
 use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::stats::{ObjectSample, RoundSample};
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
+use gcs_speed_tui::{config::Environment, config::TransportKind, targets::FormOptions};
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
 mod views;
@@ -260,7 +260,7 @@ fn runs_are_kept_across_sessions_bounded() {
     assert_ne!(loaded[0].run_id(), first.run_id(), "the oldest went first");
 
     let mut app = App::with_history(
-        Options::default(),
+        FormOptions::default(),
         Environment::default(),
         false,
         gcs_speed_tui::tui::history::History::with_earlier(vec![first]),

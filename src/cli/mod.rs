@@ -112,13 +112,15 @@ pub enum Format {
 pub fn help_for(field: &str, target: &str) -> Option<String> {
     use clap::CommandFactory;
     if field == "target" {
-        return Some(crate::targets::TARGET_HELP.into());
+        return Some(crate::targets::target_help());
     }
     let mut command = Cli::command();
-    for name in crate::targets::named(target).command {
+    for (name, _) in crate::targets::named(target).command() {
         command = command.find_subcommand(name)?.clone();
     }
-    let arg = command.get_arguments().find(|a| a.get_id() == field)?;
+    // A field is its flag's name (`import_path`), which a list's id may not be (`import_paths`).
+    let flag = field.replace('_', "-");
+    let arg = command.get_arguments().find(|a| a.get_id() == field || a.get_long() == Some(flag.as_str()))?;
     let help = arg.get_help()?.to_string();
     // The form has one line where the command line repeats the flag.
     Some(match field {

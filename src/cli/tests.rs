@@ -4,18 +4,20 @@ use crate::config::Options;
 #[test]
 fn go_style_booleans_and_defaults_parse() {
     let cli = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=false", "--warmup", "--size", "1MiB"]).unwrap();
-    let Some(Command::Target(crate::targets::TargetCommand::Run(run))) = cli.command else { panic!("run") };
-    assert!(!run.bench.schedule.cleanup);
-    assert!(run.bench.schedule.warmup);
-    assert!(!run.bench.disable_grpc_autochecksum);
-    assert_eq!(run.bench.to_options().size, "1MiB");
-    assert_eq!(run.report.format, Format::Table);
+    let Some(Command::Target(command)) = cli.command else { panic!("run") };
+    let Ok(crate::targets::Action::Run(form, report)) = command.action(&Default::default()) else { panic!("run") };
+    assert!(!form.schedule.cleanup);
+    assert!(form.schedule.warmup);
+    let options = form.options::<Options>();
+    assert!(!options.disable_grpc_autochecksum);
+    assert_eq!(options.size, "1MiB");
+    assert_eq!(report.format, Format::Table);
 }
 
 #[test]
 fn flag_defaults_match_the_core_defaults() {
     let cli = Cli::try_parse_from(["gcs-speed-tui"]).unwrap();
-    assert_eq!(cli.bench.to_options(), Options::default());
+    assert_eq!(cli.bench.form().unwrap(), crate::targets::FormOptions::default());
 }
 
 #[test]
@@ -33,8 +35,8 @@ fn a_spaced_boolean_gets_the_equals_hint_in_one_sentence() {
 
 #[test]
 fn every_form_field_has_the_flags_help() {
-    for (fields, target) in [(&crate::targets::FIELDS[..], "gcs"), (&crate::targets::ETCD_FIELDS[..], "etcd")] {
-        for field in fields {
+    for target in crate::targets::TARGETS.iter() {
+        for field in crate::targets::fields_of(target) {
             let help = help_for(field.key, target).unwrap_or_else(|| panic!("no --help text for {}", field.key));
             assert!(help.len() > 10, "{}: {help}", field.key);
         }

@@ -11,8 +11,7 @@ pub mod opened;
 pub mod report;
 
 use crate::engine::plan::ConfigError;
-use crate::targets::{Environment, FormOptions, Planned, named};
-use crate::tui::fields::{Access, FieldSpec};
+use crate::targets::{Environment, Field, FormOptions, Kind, Planned, fields_of};
 use report::{PointReport, SweepReport, SweepSaid};
 use std::time::Duration;
 
@@ -57,7 +56,7 @@ pub struct Axis {
     /// The option as its flag spells it: `size`, `chunk-size`.
     pub option: String,
     pub values: Vec<String>,
-    field: &'static FieldSpec,
+    field: &'static Field,
 }
 
 /// A point of the grid: a value for each axis, in the axes' order.
@@ -83,8 +82,8 @@ fn parse_axis(text: &str, target: &str) -> Result<Axis, String> {
     };
     let option = option.trim().trim_start_matches("--").to_string();
     let key = option.replace('-', "_");
-    let fields = named(target).fields;
-    let sweepable = |f: &&FieldSpec| !NOT_SWEPT.contains(&f.key);
+    let fields = fields_of(target);
+    let sweepable = |f: &&Field| !NOT_SWEPT.contains(&f.key);
     let Some(field) = fields.iter().filter(sweepable).find(|f| f.key == key) else {
         let known: Vec<String> = fields.iter().filter(sweepable).map(|f| f.key.replace('_', "-")).collect();
         let why = match fields.iter().any(|f| f.key == key) && key != "target" {
@@ -123,25 +122,33 @@ fn grid(axes: &[Axis]) -> Vec<Point> {
 
 /// The value `form` gives `field` when it is not the default: a swept
 /// option given as a flag too would be silently overridden at every point.
-fn set_apart(form: &FormOptions, field: &FieldSpec) -> Option<String> {
-    let (mut given, mut default) =
-        (form.clone(), FormOptions { target: form.target.clone(), ..FormOptions::default() });
-    let (given, default) = match field.access {
-        Access::Text(get) | Access::Choice(get, _) => (get(&mut given).clone(), get(&mut default).clone()),
-        Access::Toggle(get) => (get(&mut given).to_string(), get(&mut default).to_string()),
+fn set_apart(form: &FormOptions, field: &Field) -> Option<String> {
+    let default = FormOptions { target: form.target.clone(), ..FormOptions::default() };
+    // As a flag says it: a toggle true or false.
+    let flag = |f: &FormOptions| match field.kind {
+        Kind::Toggle => (f.value(field) == "on").to_string(),
+        _ => f.value(field),
     };
-    (given != default).then_some(given)
+    let given = flag(form);
+    (given != flag(&default)).then_some(given)
 }
 
 /// `form` with each of the point's options set to its value.
 fn at(form: &FormOptions, axes: &[Axis], point: &Point) -> Result<FormOptions, String> {
     let mut options = form.clone();
     for (axis, (_, value)) in axes.iter().zip(point) {
-        match axis.field.access {
-            Access::Text(get) | Access::Choice(get, _) => *get(&mut options) = value.clone(),
-            Access::Toggle(get) => {
-                *get(&mut options) = crate::units::parse_bool(value)
+        match axis.field.kind {
+            Kind::Toggle => {
+                let on = crate::units::parse_bool(value)
                     .map_err(|_| format!("--sweep {}: '{value}' is not true or false", axis.option))?;
+                if let Some(toggle) = options.toggle(axis.field.key) {
+                    *toggle = on;
+                }
+            }
+            _ => {
+                if let Some(text) = options.text(axis.field.key) {
+                    *text = value.clone();
+                }
             }
         }
     }
@@ -195,7 +202,7 @@ impl Sweep {
         for point in grid {
             let mut options = at(form, &axes, &point).map_err(sweep)?;
             if let Some(share) = share {
-                options.gcs.duration = format!("{}ms", share.as_millis());
+                options.schedule.duration = format!("{}ms", share.as_millis());
             }
             let planned = crate::targets::plan(&options, env).map_err(|e| sweep(point_error(&point, &e)))?;
             points.push((point, planned));
@@ -261,7 +268,7 @@ fn point_error(point: &Point, error: &ConfigError) -> String {
 /// Each point's part of `--sweep-budget`: the budget over the points.
 fn share_of(budget: &str, points: usize, form: &FormOptions, axes: &[Axis]) -> Result<Duration, String> {
     let budget = crate::units::parse_duration(budget).map_err(|e| format!("--sweep-budget: {e}"))?;
-    if !form.gcs.duration.trim().is_empty() || axes.iter().any(|a| a.field.key == "duration") {
+    if !form.schedule.duration.trim().is_empty() || axes.iter().any(|a| a.field.key == "duration") {
         return Err("--sweep-budget sets each point's --duration: give one or the other".into());
     }
     let share = budget / points as u32;

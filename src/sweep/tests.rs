@@ -4,7 +4,12 @@ use crate::etcd::options::EtcdConfig;
 use crate::gcs::planned::GcsPlan;
 
 fn gcs_form() -> FormOptions {
-    FormOptions::from(Options { iterations: "3".into(), ..Options::default() })
+    form_of(Options { iterations: "3".into(), ..Options::default() })
+}
+
+/// A form that runs GCS with `options` (their schedule the form's).
+fn form_of(options: Options) -> FormOptions {
+    FormOptions::with(options.clone(), options.schedule_args())
 }
 
 fn plan(texts: &[&str], budget: Option<&str>, form: &FormOptions) -> Result<Sweep, String> {
@@ -74,7 +79,7 @@ fn a_budget_is_shared_out_as_each_point_duration() {
     assert_eq!(sweep.share, Some(Duration::from_secs(20)), "60 s over 3 points");
     let config = &sweep.points[0].1.as_any().downcast_ref::<GcsPlan>().expect("a GCS point").config;
     assert_eq!(config.duration, Some(Duration::from_secs(20)));
-    let with_duration = FormOptions::from(Options { duration: "30s".into(), ..Options::default() });
+    let with_duration = form_of(Options { duration: "30s".into(), ..Options::default() });
     assert!(plan(&["concurrency=1,2"], Some("1m"), &with_duration).err().unwrap().contains("give one or the other"));
     assert!(plan(&["concurrency=1,2"], Some("1s"), &gcs_form()).err().unwrap().contains("under a second"));
 }
@@ -91,13 +96,13 @@ fn etcd_options_are_swept_by_their_flags() {
 
 #[test]
 fn a_swept_option_given_as_a_flag_too_is_refused() {
-    let form = FormOptions::from(Options { rate: "300".into(), ..Options::default() });
+    let form = form_of(Options { rate: "300".into(), ..Options::default() });
     let said = plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).err().unwrap();
     assert_eq!(said, "--sweep rate: --rate 300 is given too: drop it, the sweep sets rate at each point");
     // Left at its default, the option is the sweep's alone.
-    let form = FormOptions::from(Options::default());
+    let form = form_of(Options::default());
     assert!(plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).is_ok());
     // A flag the sweep does not set is the user's to give.
-    let form = FormOptions::from(Options { size: "8MiB".into(), ..Options::default() });
+    let form = form_of(Options { size: "8MiB".into(), ..Options::default() });
     assert!(plan(&["rate=100,200"], None, &form).unwrap().refuse_flags_swept(&form).is_ok());
 }

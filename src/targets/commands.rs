@@ -1,84 +1,28 @@
-//! Each target's commands as the CLI shows them (flattened into the
-//! command line's subcommands): GCS's `run` and `doctor`, etcd's `etcd run`;
-//! and what each asks of the front end.
+//! Each target's commands as the CLI shows them, from the registry: its
+//! subcommand path with its flags and `ReportArgs` on the last step, its
+//! `doctor` if it has one, and the app's own flags (the first target's,
+//! which prefill the form); and what each asks of the front end.
 
-use super::FormOptions;
+use super::{Environment, FormOptions, REGISTRY, Target};
 use crate::cli::ReportArgs;
-use crate::config::{ConfigError, Environment};
-use crate::gcs::flags::BenchArgs;
-use crate::gcs::planned::GcsPlan;
-use clap::{Args, Subcommand};
+use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
+use engine::plan::flags::ConfigError;
+use target_api::Checks;
 
-#[derive(Subcommand, Debug)]
-pub enum TargetCommand {
-    /// Run the benchmark without the interactive app and print a report.
-    Run(Box<RunArgs>),
-    /// Check, before any upload, that a run would work: credentials, a
-    /// token, the bucket, permission to create and delete objects, and the
-    /// gRPC channel; a line per step, with what to do when one fails.
-    Doctor(Box<DoctorArgs>),
-    /// The same question for etcd: its HTTP gateway against gRPC.
-    Etcd(EtcdArgs),
-    /// The same question for any gRPC service, from its .proto: its gRPC
-    /// path against its HTTP/JSON mapping (google.api.http or Connect).
-    Grpc(GrpcArgs),
+/// A target's command as the user typed it.
+pub struct TargetCommand {
+    target: &'static dyn Target,
+    /// Its `doctor` (else its run command).
+    doctor: bool,
+    /// The matches of the command's last step: its flags.
+    matches: ArgMatches,
 }
 
-#[derive(Args, Debug)]
-pub struct RunArgs {
-    #[command(flatten)]
-    pub bench: BenchArgs,
-    #[command(flatten)]
-    pub report: ReportArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct DoctorArgs {
-    /// The same target options as `run` (--bucket, --endpoint, --credentials, --auth, --ca-cert, ...).
-    #[command(flatten)]
-    pub bench: BenchArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct EtcdArgs {
-    #[command(subcommand)]
-    pub command: EtcdCommand,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum EtcdCommand {
-    /// Puts, ranges or watches over the HTTP gateway and gRPC; prints a report.
-    Run(Box<EtcdRunCommand>),
-}
-
-/// `etcd run`: etcd's flags, then how the report is written.
-#[derive(Args, Debug)]
-pub struct EtcdRunCommand {
-    #[command(flatten)]
-    pub etcd: crate::etcd::options::EtcdRunArgs,
-    #[command(flatten)]
-    pub report: ReportArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct GrpcArgs {
-    #[command(subcommand)]
-    pub command: GrpcCommand,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum GrpcCommand {
-    /// One method called over gRPC and over its HTTP/JSON mapping; prints a report.
-    Run(Box<GrpcRunCommand>),
-}
-
-/// `grpc run`: the service's flags, the schedule's, then how the report is written.
-#[derive(Args, Debug)]
-pub struct GrpcRunCommand {
-    #[command(flatten)]
-    pub grpc: grpc_service::options::GrpcRunArgs,
-    #[command(flatten)]
-    pub report: ReportArgs,
+impl std::fmt::Debug for TargetCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.doctor { "doctor" } else { "run" };
+        write!(f, "TargetCommand({} {what})", self.target.name())
+    }
 }
 
 /// What a target's command asks the front end to do.
@@ -86,44 +30,112 @@ pub enum Action {
     /// A headless run (or a sweep of runs) of the options as the form
     /// holds them, reported as `ReportArgs` say.
     Run(Box<FormOptions>, ReportArgs),
-    /// The doctor's checks (GCS).
-    Check(Result<Doctor, ConfigError>),
+    /// The target's checks before any work (`doctor`).
+    Check(Result<Checks, ConfigError>),
 }
 
-/// A doctor's checks of a configuration.
-pub struct Doctor(Box<GcsPlan>);
+/// `target`'s subcommand: its path, its flags and the report's on the last step.
+fn run_command(target: &dyn Target) -> Command {
+    let path = target.command();
+    let (last, steps) = path.split_last().expect("a command has a name");
+    let mut command = ReportArgs::augment_args(target.args(Command::new(last.0).about(last.1)));
+    for (name, about) in steps.iter().rev() {
+        command = Command::new(*name)
+            .about(*about)
+            .subcommand_required(true)
+            .arg_required_else_help(true)
+            .subcommand(command);
+    }
+    command
+}
 
-impl Doctor {
-    /// Runs the checks; the exit code says whether all passed.
-    pub async fn check(&self) -> u8 {
-        // The emulator lives as long as `_server`: through every check.
-        let (_server, built_in) = match self.0.built_in().await {
-            Ok((server, urls)) => (server, Ok(urls)),
-            Err(error) => (None, Err(error.to_string())),
-        };
-        crate::gcs::doctor::check(&self.0.config, built_in).await
+impl Subcommand for TargetCommand {
+    fn augment_subcommands(mut command: Command) -> Command {
+        for target in REGISTRY {
+            command = command.subcommand(run_command(target));
+            if let Some((name, about)) = target.doctor() {
+                command = command.subcommand(target.args(Command::new(name).about(about)));
+            }
+        }
+        command
+    }
+
+    fn augment_subcommands_for_update(command: Command) -> Command {
+        Self::augment_subcommands(command)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        REGISTRY.iter().any(|t| t.command()[0].0 == name || t.doctor().is_some_and(|(doctor, _)| doctor == name))
+    }
+}
+
+impl FromArgMatches for TargetCommand {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let missing = || clap::Error::new(clap::error::ErrorKind::MissingSubcommand);
+        let (name, mut matches) = matches.subcommand().ok_or_else(missing)?;
+        for target in REGISTRY {
+            if target.doctor().is_some_and(|(doctor, _)| doctor == name) {
+                return Ok(TargetCommand { target, doctor: true, matches: matches.clone() });
+            }
+            let path = target.command();
+            if path[0].0 != name {
+                continue;
+            }
+            for (step, _) in &path[1..] {
+                matches = matches.subcommand_matches(step).ok_or_else(missing)?;
+            }
+            return Ok(TargetCommand { target, doctor: false, matches: matches.clone() });
+        }
+        Err(missing())
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
     }
 }
 
 impl TargetCommand {
-    pub fn action(self, env: &Environment) -> Action {
-        match self {
-            TargetCommand::Run(args) => {
-                let RunArgs { bench, report } = *args;
-                Action::Run(Box::new(bench.to_options().into()), report)
-            }
-            TargetCommand::Doctor(args) => {
-                let checked = GcsPlan::check(&args.bench.to_options(), env, &crate::built_in::BUILT_IN);
-                Action::Check(checked.map(|plan| Doctor(Box::new(plan))))
-            }
-            TargetCommand::Etcd(EtcdArgs { command: EtcdCommand::Run(args) }) => {
-                let EtcdRunCommand { etcd, report } = *args;
-                Action::Run(Box::new(FormOptions::from_etcd(&etcd)), report)
-            }
-            TargetCommand::Grpc(GrpcArgs { command: GrpcCommand::Run(args) }) => {
-                let GrpcRunCommand { grpc, report } = *args;
-                Action::Run(Box::new(FormOptions::from_grpc(&grpc)), report)
-            }
+    pub fn action(self, env: &Environment) -> Result<Action, clap::Error> {
+        if self.doctor {
+            return Ok(Action::Check(self.target.check(&self.matches, env)));
         }
+        let (form, schedule) = self.target.form_from(&self.matches)?;
+        let report = ReportArgs::from_arg_matches(&self.matches)?;
+        Ok(Action::Run(Box::new(FormOptions::of(self.target, form, schedule)), report))
+    }
+}
+
+/// The app's flags, which prefill its form: the first target's run flags.
+#[derive(Clone, Debug, Default)]
+pub struct AppFlags(Option<ArgMatches>);
+
+impl Args for AppFlags {
+    fn augment_args(command: Command) -> Command {
+        REGISTRY[0].args(command)
+    }
+
+    fn augment_args_for_update(command: Command) -> Command {
+        Self::augment_args(command)
+    }
+}
+
+impl FromArgMatches for AppFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(AppFlags(Some(matches.clone())))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl AppFlags {
+    /// The form the flags give.
+    pub fn form(&self) -> Result<FormOptions, clap::Error> {
+        let Some(matches) = &self.0 else { return Ok(FormOptions::default()) };
+        let (form, schedule) = REGISTRY[0].form_from(matches)?;
+        Ok(FormOptions::of(REGISTRY[0], form, schedule))
     }
 }

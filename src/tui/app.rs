@@ -1,7 +1,7 @@
 //! The app's state and its one update function (Elm style). `update` never
 //! does I/O: it returns the effects for the event loop to carry out.
 
-use super::form::{Access, Form};
+use super::form::{Form, Kind};
 use super::history::History;
 use super::live::Live;
 use crate::engine::events::RunEvent;
@@ -387,6 +387,6 @@ impl App {
 
     /// The field being edited is a text field (for the cursor).
     pub fn editing_index(&self) -> Option<usize> {
-        self.form.selected().filter(|&i| self.editing() && matches!(self.form.fields()[i].access, Access::Text(_)))
+        self.form.selected().filter(|&i| self.editing() && self.form.fields()[i].kind == Kind::Text)
     }
 }

@@ -1,24 +1,8 @@
-//! What a form field is: which option it reads and writes, its label, and
-//! the `ConfigError` field it answers for (each target's list is the
-//! registry's, `crate::targets::fields_of`); and the app's words for a
-//! sentence's flags.
+//! The app's words for a sentence's flags: each `--flag` the form has a
+//! field for, said as that field's label (each target's fields are the
+//! registry's, `crate::targets::fields_of`).
 
-use crate::targets::{FormOptions, REGISTRY, named};
-
-/// How a field reads and writes its option.
-#[derive(Clone, Copy)]
-pub enum Access {
-    Text(fn(&mut FormOptions) -> &mut String),
-    Toggle(fn(&mut FormOptions) -> &mut bool),
-    Choice(fn(&mut FormOptions) -> &mut String, &'static [&'static str]),
-}
-
-pub struct FieldSpec {
-    /// The `ConfigError::field` this field answers for.
-    pub key: &'static str,
-    pub label: &'static str,
-    pub access: Access,
-}
+pub use crate::targets::{Field, Kind};
 
 /// `text` with each `--flag` the form has a field for said as that field's
 /// label ("--user needs --password" reads "User needs Password";
@@ -27,11 +11,10 @@ pub struct FieldSpec {
 /// own words here, in one place. The target's own fields come first (its
 /// labels differ: Prefix against Key prefix); a flag neither form has stays.
 pub fn in_form_words(text: &str, target: &str) -> String {
-    let mine = named(target).fields;
-    let others = REGISTRY.iter().filter(|r| r.name != target).flat_map(|r| r.fields);
+    let fields = crate::targets::labels(target);
     let label = |flag: &str| {
         let key = flag.replace('-', "_");
-        mine.iter().chain(others.clone()).find(|f| f.key == key).map(|f| f.label)
+        fields.clone().find(|f| f.key == key).map(|f| f.label)
     };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

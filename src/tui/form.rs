@@ -1,15 +1,13 @@
-//! The option form: every option of the chosen target's run command (the
-//! registry's field list, `crate::targets::fields_of`) as a field over one
-//! `FormOptions` value, validated by the same code as the CLI flags, so
-//! both say the same thing.
+//! The option form: the chosen target's fields (`crate::targets::fields_of`)
+//! over one `FormOptions` value, validated by the same code as the CLI flags.
 
 use crate::engine::plan::ConfigError;
-use crate::targets::{Environment, FormOptions, Planned, TARGETS, forgotten_with, named};
+use crate::targets::{Environment, FormOptions, Planned, TARGETS, fields_of, forgotten_with, named};
 use ratatui::crossterm::event::Event;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-pub use super::fields::{Access, FieldSpec};
+pub use super::fields::{Field, Kind};
 
 /// One line of the form as shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,12 +36,12 @@ impl Form {
     }
 
     /// The fields of the target chosen.
-    pub fn fields(&self) -> &'static [FieldSpec] {
-        named(&self.options.target).fields
+    pub fn fields(&self) -> &'static [Field] {
+        fields_of(&self.options.target)
     }
 
     pub fn essentials(&self) -> usize {
-        named(&self.options.target).essentials
+        named(&self.options.target).essentials()
     }
 
     /// The lines shown: the essential fields, the advanced group's header,
@@ -86,13 +84,11 @@ impl Form {
 
     /// The text a field shows (toggles as on/off).
     pub fn value(&self, index: usize) -> String {
-        let mut options = self.options.clone();
         let field = &self.fields()[index];
-        match field.access {
+        match self.options.value(field) {
             // Typed, but never shown.
-            Access::Text(get) if field.key == "password" => "•".repeat(get(&mut options).chars().count()),
-            Access::Text(get) | Access::Choice(get, _) => get(&mut options).clone(),
-            Access::Toggle(get) => if *get(&mut options) { "on" } else { "off" }.into(),
+            typed if field.key == "password" => "•".repeat(typed.chars().count()),
+            value => value,
         }
     }
 
@@ -136,13 +132,13 @@ impl Form {
         let Some(selected) = self.selected() else {
             return self.toggle_advanced();
         };
-        match self.fields()[selected].access {
-            Access::Text(get) => {
-                let value = get(&mut self.options).clone();
+        match self.fields()[selected].kind {
+            Kind::Text => {
+                let value = self.options.value(&self.fields()[selected]);
                 self.editing = Some(Input::new(value));
             }
-            Access::Toggle(_) => self.flip(),
-            Access::Choice(..) => self.step_choice(1),
+            Kind::Toggle => self.flip(),
+            Kind::Choice(..) => self.step_choice(1),
         }
     }
 
@@ -150,8 +146,8 @@ impl Form {
         let Some(selected) = self.selected() else {
             return self.toggle_advanced();
         };
-        if let Access::Toggle(get) = self.fields()[selected].access {
-            let value = get(&mut self.options);
+        let field = self.fields()[selected];
+        if let (Kind::Toggle, Some(value)) = (field.kind, self.options.toggle(field.key)) {
             *value = !*value;
             self.changed();
         }
@@ -165,11 +161,11 @@ impl Form {
             }
             return;
         };
-        if let Access::Choice(get, choices) = self.fields()[selected].access {
-            let value = get(&mut self.options);
+        let field = self.fields()[selected];
+        if let (Kind::Choice(choices), Some(value)) = (field.kind, self.options.text(field.key)) {
             let current = choices.iter().position(|c| c == value).unwrap_or(0) as isize;
             *value = choices[(current + step).rem_euclid(choices.len() as isize) as usize].to_string();
-            if self.fields()[selected].key == "target" {
+            if field.key == "target" {
                 // The other target's fields: the cursor stays on this one.
                 self.advanced_open = false;
                 self.cursor = 0;
@@ -188,8 +184,11 @@ impl Form {
     /// Enter while editing: keep the new text.
     pub fn accept(&mut self) {
         let Some(selected) = self.selected() else { return };
-        if let (Some(input), Access::Text(get)) = (self.editing.take(), self.fields()[selected].access) {
-            *get(&mut self.options) = input.value().trim().to_string();
+        let field = self.fields()[selected];
+        if let (Some(input), Kind::Text) = (self.editing.take(), field.kind)
+            && let Some(value) = self.options.text(field.key)
+        {
+            *value = input.value().trim().to_string();
             self.changed();
         }
     }
@@ -207,10 +206,10 @@ impl Form {
 /// (`--iterations 3`); a flag not given takes the remembered value.
 pub fn merge(remembered: FormOptions, command_line: &FormOptions, given: &[String]) -> FormOptions {
     let mut merged = remembered;
-    let flags: Vec<&FieldSpec> =
-        named(&command_line.target).fields.iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
+    let target = &command_line.target;
+    let flags: Vec<&Field> = fields_of(target).iter().filter(|f| given.iter().any(|g| g == f.key)).collect();
     for field in &flags {
-        copy_field(field, &mut merged, command_line);
+        merged.copy_field(target, field, command_line);
     }
     // Given any flag, the app opens on the command line's target (the app's
     // flags are `run`'s) whatever the last session's target was.
@@ -218,14 +217,6 @@ pub fn merge(remembered: FormOptions, command_line: &FormOptions, given: &[Strin
         merged.target = command_line.target.clone();
     }
     merged
-}
-
-fn copy_field(field: &FieldSpec, to: &mut FormOptions, from: &FormOptions) {
-    let mut from = from.clone();
-    match field.access {
-        Access::Text(get) | Access::Choice(get, _) => *get(to) = get(&mut from).clone(),
-        Access::Toggle(get) => *get(to) = *get(&mut from),
-    }
 }
 
 /// The form's run as the target plans it, and its sweep (when the Sweep
@@ -249,19 +240,20 @@ impl Form {
 /// the command line gave is kept, and said if wrong.
 pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environment) -> FormOptions {
     let defaults = FormOptions::default();
-    let all_fields = TARGETS.iter().map(|t| named(t).fields.len()).sum();
+    let all_fields = TARGETS.iter().map(|t| fields_of(t).len()).sum();
     for _ in 0..all_fields {
         let Err(error) = check(&options, env) else { break };
-        let fields = named(&options.target).fields;
+        let target = options.target.clone();
+        let fields = fields_of(&target);
         let Some(field) = fields.iter().find(|f| f.key == error.field) else {
             break;
         };
         if given.iter().any(|g| g == field.key) {
             break;
         }
-        copy_field(field, &mut options, &defaults);
+        options.copy_field(&target, field, &defaults);
         for also in fields.iter().filter(|f| forgotten_with(field.key).contains(&f.key)) {
-            copy_field(also, &mut options, &defaults);
+            options.copy_field(&target, also, &defaults);
         }
     }
     options
@@ -271,7 +263,8 @@ pub fn forget_invalid(mut options: FormOptions, given: &[String], env: &Environm
 mod tests {
     use super::*;
     use crate::config::Options;
-    use crate::targets::{ESSENTIALS, ETCD_ESSENTIALS, ETCD_FIELDS, FIELDS};
+    use crate::etcd::form::EtcdOptions;
+
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn key(code: KeyCode) -> Event {
@@ -279,12 +272,12 @@ mod tests {
     }
 
     fn field(key: &str) -> usize {
-        FIELDS.iter().position(|f| f.key == key).unwrap()
+        fields_of("gcs").iter().position(|f| f.key == key).unwrap()
     }
 
     #[test]
     fn every_option_has_a_field_and_defaults_validate() {
-        assert_eq!(FIELDS.len(), 48);
+        assert_eq!(fields_of("gcs").len(), 48);
         let form = Form::new(FormOptions::default(), Environment::default());
         assert!(form.checked.is_ok());
         assert_eq!(form.value(field("size")), "64MiB");
@@ -301,7 +294,7 @@ mod tests {
             form.edit(&key(KeyCode::Char(c)));
         }
         form.accept();
-        assert_eq!(form.options.gcs.size, "12XB");
+        assert_eq!(form.options.options::<Options>().size, "12XB");
         let message = form.error_for(field("size")).unwrap();
         assert_eq!(
             message,
@@ -311,7 +304,7 @@ mod tests {
         form.activate();
         form.edit(&key(KeyCode::Backspace));
         form.revert();
-        assert_eq!(form.options.gcs.size, "12XB", "Esc keeps the old value");
+        assert_eq!(form.options.options::<Options>().size, "12XB", "Esc keeps the old value");
     }
 
     #[test]
@@ -320,16 +313,16 @@ mod tests {
         form.select_field(field("cleanup"));
         assert!(form.advanced_open, "selecting an advanced field opens its group");
         form.flip();
-        assert!(!form.options.gcs.cleanup);
+        assert!(!form.options.schedule.cleanup);
         form.select_field(field("transports"));
         form.step_choice(1);
-        assert_eq!(form.options.gcs.transports, "http-json");
+        assert_eq!(form.options.schedule.transports, "http-json");
         form.step_choice(-2);
-        assert_eq!(form.options.gcs.transports, "grpc-read-object,grpc", "back past the first, to the last");
+        assert_eq!(form.options.schedule.transports, "grpc-read-object,grpc", "back past the first, to the last");
         form.move_by(-2);
         assert_eq!(form.selected(), Some(0));
         form.move_by(-1);
-        assert_eq!(form.selected(), Some(FIELDS.len() - 1), "wraps around");
+        assert_eq!(form.selected(), Some(fields_of("gcs").len() - 1), "wraps around");
     }
 
     #[test]
@@ -339,11 +332,11 @@ mod tests {
         form.select_field(0);
         form.step_choice(1);
         assert_eq!(form.options.target, "etcd");
-        assert_eq!((form.fields().len(), form.rows().len()), (ETCD_FIELDS.len(), ETCD_ESSENTIALS + 1));
+        assert_eq!((form.fields().len(), form.rows().len()), (fields_of("etcd").len(), named("etcd").essentials() + 1));
         let config =
             form.checked.as_ref().unwrap().as_any().downcast_ref::<crate::etcd::options::EtcdConfig>().unwrap();
         assert_eq!(config.reach.endpoints, ["http://127.0.0.1:2379"]);
-        form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "requests").unwrap());
+        form.select_field(fields_of("etcd").iter().position(|f| f.key == "requests").unwrap());
         form.activate();
         form.edit(&Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
         form.edit(&key(KeyCode::Char('0')));
@@ -352,28 +345,32 @@ mod tests {
         assert_eq!((error.field, error.message.as_str()), ("requests", "--requests must be between 1 and 100000000"));
         assert!(form.error_for(5).is_some(), "the field is marked");
         // The schedule is shared: iterations typed for one target are the other's too.
-        form.select_field(ETCD_FIELDS.iter().position(|f| f.key == "iterations").unwrap());
+        form.select_field(fields_of("etcd").iter().position(|f| f.key == "iterations").unwrap());
         assert_eq!(form.value(form.selected().unwrap()), "3");
-        let password = ETCD_FIELDS.iter().position(|f| f.key == "password").unwrap();
-        form.options.etcd.password = "secret".into();
+        let password = fields_of("etcd").iter().position(|f| f.key == "password").unwrap();
+        form.options.options_mut::<EtcdOptions>().password = "secret".into();
         assert_eq!(form.value(password), "••••••", "a password is never shown");
     }
 
     #[test]
     fn the_advanced_group_opens_and_closes_and_pages_stop_at_the_ends() {
         let mut form = Form::new(FormOptions::default(), Environment::default());
-        assert_eq!(form.rows().len(), ESSENTIALS + 1, "closed at first: essentials and the group's header");
+        assert_eq!(
+            form.rows().len(),
+            named("gcs").essentials() + 1,
+            "closed at first: essentials and the group's header"
+        );
         form.move_to_end(true);
         assert_eq!((form.rows()[form.cursor], form.selected()), (Row::Advanced, None));
         form.activate();
-        assert_eq!(form.rows().len(), FIELDS.len() + 1);
+        assert_eq!(form.rows().len(), fields_of("gcs").len() + 1);
         form.move_by(8);
-        assert_eq!(form.selected(), Some(ESSENTIALS + 7));
+        assert_eq!(form.selected(), Some(named("gcs").essentials() + 7));
         form.move_by(100);
-        assert_eq!(form.selected(), Some(FIELDS.len() - 1), "a page stops at the end");
+        assert_eq!(form.selected(), Some(fields_of("gcs").len() - 1), "a page stops at the end");
         form.move_by(-100);
         assert_eq!(form.cursor, 0);
-        form.select_field(ESSENTIALS);
+        form.select_field(named("gcs").essentials());
         form.move_by(-1);
         form.step_choice(-1);
         assert!(!form.advanced_open, "← on the header closes the group");
@@ -381,16 +378,21 @@ mod tests {
 
     #[test]
     fn command_line_flags_win_over_remembered_values() {
-        let remembered: FormOptions =
-            Options { size: "1GiB".into(), iterations: "9".into(), cleanup: false, ..Options::default() }.into();
-        let given: FormOptions = Options { iterations: "2".into(), ..Options::default() }.into();
+        let mut remembered = FormOptions::default();
+        (remembered.options_mut::<Options>().size, remembered.schedule.iterations) = ("1GiB".into(), "9".into());
+        remembered.schedule.cleanup = false;
+        let mut given = FormOptions::default();
+        given.schedule.iterations = "2".into();
         let merged = merge(remembered.clone(), &given, &["iterations".into()]);
         assert_eq!(
-            (merged.gcs.size.as_str(), merged.gcs.iterations.as_str(), merged.gcs.cleanup),
+            (merged.options::<Options>().size.as_str(), merged.schedule.iterations.as_str(), merged.schedule.cleanup),
             ("1GiB", "2", false)
         );
         // A flag typed with its default value still wins.
         let merged = merge(remembered, &FormOptions::default(), &["iterations".into(), "cleanup".into()]);
-        assert_eq!((merged.gcs.size.as_str(), merged.gcs.iterations.as_str(), merged.gcs.cleanup), ("1GiB", "3", true));
+        assert_eq!(
+            (merged.options::<Options>().size.as_str(), merged.schedule.iterations.as_str(), merged.schedule.cleanup),
+            ("1GiB", "3", true)
+        );
     }
 }

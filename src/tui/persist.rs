@@ -135,6 +135,12 @@ pub fn save_to(path: &Path, options: &FormOptions) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use crate::config::{FormOptions, Options};
+    use crate::etcd::form::EtcdOptions;
+
+    /// A form that runs GCS with `options` (their schedule the form's).
+    fn gcs_form(options: Options) -> FormOptions {
+        FormOptions::with(options.clone(), options.schedule_args())
+    }
 
     #[test]
     fn a_new_target_is_remembered_alone_and_reopened_on() {
@@ -146,12 +152,12 @@ mod tests {
             FormOptions { target: "etcd".into(), ..FormOptions::default() },
             "no form yet"
         );
-        let ran = FormOptions::from(Options { size: "8MiB".into(), ..Options::default() });
+        let ran = gcs_form(Options { size: "8MiB".into(), ..Options::default() });
         super::save_to(&path, &ran).unwrap();
         super::save_target_to(&path, "etcd").unwrap();
         let reopened = super::load_from(&path);
         assert_eq!(
-            (reopened.target.as_str(), reopened.gcs.size.as_str()),
+            (reopened.target.as_str(), reopened.options::<Options>().size.as_str()),
             ("etcd", "8MiB"),
             "the rest stays as last run"
         );
@@ -173,7 +179,7 @@ mod tests {
 
     #[test]
     fn faults_and_the_emulator_override_are_never_remembered() {
-        let options = FormOptions::from(Options {
+        let options = gcs_form(Options {
             size: "8MiB".into(),
             emulator: true,
             emulator_fault: "return-503:every=3".into(),
@@ -185,7 +191,7 @@ mod tests {
             assert!(!text.contains(secret), "{secret} was written: {text}");
         }
         let back: FormOptions = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, FormOptions::from(Options { size: "8MiB".into(), ..Options::default() }));
+        assert_eq!(back, gcs_form(Options { size: "8MiB".into(), ..Options::default() }));
     }
 
     #[test]
@@ -193,9 +199,16 @@ mod tests {
         // The flat shape every earlier version wrote: GCS keys, target, etcd.
         let text = r#"{"bucket":"b","size":"8MiB","target":"etcd","etcd":{"user":"alice","clients":"4"}}"#;
         let back: FormOptions = serde_json::from_str(text).unwrap();
-        assert_eq!((back.gcs.bucket.as_str(), back.gcs.size.as_str()), ("b", "8MiB"));
-        assert_eq!((back.target.as_str(), back.etcd.user.as_str(), back.etcd.clients.as_str()), ("etcd", "alice", "4"));
-        assert_eq!(back.gcs.iterations, Options::default().iterations, "what it lacks takes its default");
+        assert_eq!((back.options::<Options>().bucket.as_str(), back.options::<Options>().size.as_str()), ("b", "8MiB"));
+        assert_eq!(
+            (
+                back.target.as_str(),
+                back.options::<EtcdOptions>().user.as_str(),
+                back.options::<EtcdOptions>().clients.as_str()
+            ),
+            ("etcd", "alice", "4")
+        );
+        assert_eq!(back.schedule.iterations, Options::default().iterations, "what it lacks takes its default");
         let written: serde_json::Value = serde_json::to_value(&back).unwrap();
         assert_eq!(
             (written["size"].as_str(), written["target"].as_str()),

@@ -8,13 +8,15 @@ use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
 use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
 use gcs_speed_tui::gcs::transport::Phases;
+use gcs_speed_tui::targets::FormOptions;
 use gcs_speed_tui::tui::app::{App, Message};
 use ratatui::crossterm::event::KeyCode;
 
 pub const MIB: u64 = 1 << 20;
 
 pub fn app() -> App {
-    App::new(Options { size: "64MiB".into(), ..Options::default() }, Environment::default(), false)
+    let options = Options { size: "64MiB".into(), ..Options::default() };
+    App::new(FormOptions::with(options.clone(), options.schedule_args()), Environment::default(), false)
 }
 
 /// A finished run with fixed figures: 64 MiB rounds, http-json at 8.04/8.51/8.83 s.

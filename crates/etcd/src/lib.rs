@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod form;
+pub mod front;
 pub mod gateway;
 pub mod grpc;
 pub mod live;

@@ -186,8 +186,8 @@ impl BenchArgs {
     }
 }
 
-/// The schedule's fields, which GCS's options keep for every target (the
-/// app's form holds them there), as the schedule's own flags and back.
+/// The schedule's fields, which GCS's options keep for its own validation,
+/// as the schedule's own flags and back.
 impl Options {
     /// As the flags every request-level target flattens.
     pub fn schedule_args(&self) -> ScheduleArgs {
@@ -207,9 +207,9 @@ impl Options {
         }
     }
 
-    /// The inverse of `schedule_args`: the schedule's flags, the rest at
-    /// their defaults.
-    pub fn from_schedule(s: &ScheduleArgs) -> Options {
+    /// These options run on `schedule` (the app's form keeps the schedule
+    /// apart, for every target).
+    pub fn with_schedule(&self, s: &ScheduleArgs) -> Options {
         let s = s.clone();
         Options {
             transports: s.transports,
@@ -224,7 +224,13 @@ impl Options {
             warmup: s.warmup,
             timeout: s.timeout,
             cleanup: s.cleanup,
-            ..Options::default()
+            ..self.clone()
         }
+    }
+
+    /// The inverse of `schedule_args`: the schedule's flags, the rest at
+    /// their defaults.
+    pub fn from_schedule(s: &ScheduleArgs) -> Options {
+        Options::default().with_schedule(s)
     }
 }

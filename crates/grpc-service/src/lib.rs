@@ -8,6 +8,7 @@ pub mod compare;
 pub mod config;
 pub mod error;
 pub mod form;
+pub mod front;
 pub mod grpc;
 pub mod http;
 pub mod mapping;

@@ -5,8 +5,9 @@
 
 use clap::{ArgAction, Args};
 
-#[derive(Args, Debug, Clone, PartialEq)]
+#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[command(next_help_heading = "Schedule")]
+#[serde(default)]
 pub struct ScheduleArgs {
     /// both | http-json | grpc, or two joined by a comma (the second is
     /// compared with the first); a GCS ranges run also has grpc-read-object (one

@@ -25,25 +25,10 @@ impl Target {
     }
 }
 
-/// The environment the target choice reads (passed in, so tests need no globals).
-#[derive(Clone, Debug, Default)]
-pub struct Environment {
-    pub storage_emulator_host: Option<String>,
-    pub storage_emulator_host_grpc: Option<String>,
-    /// SSL_CERT_FILE: CA certificates to trust, as --ca-cert.
-    pub ssl_cert_file: Option<String>,
-}
-
-impl Environment {
-    pub fn from_process() -> Self {
-        let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
-        Self {
-            storage_emulator_host: var("STORAGE_EMULATOR_HOST"),
-            storage_emulator_host_grpc: var("STORAGE_EMULATOR_HOST_GRPC"),
-            ssl_cert_file: var("SSL_CERT_FILE"),
-        }
-    }
-}
+/// The environment the target choice reads (passed in, so tests need no
+/// globals): STORAGE_EMULATOR_HOST(_GRPC), and SSL_CERT_FILE (CA
+/// certificates to trust, as --ca-cert).
+pub use target_api::Environment;
 
 impl Options {
     /// `--emulator`; else an explicit endpoint or STORAGE_EMULATOR_HOST(_GRPC);
@@ -60,9 +45,12 @@ impl Options {
                 .map_err(|e| ConfigError { field: "bucket", message: format!("--bucket: {e}") })?;
         }
         let named = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-        let json_url = named(&self.endpoint).or_else(|| env.storage_emulator_host.clone()).map(|u| with_scheme(&u));
-        let grpc_url =
-            named(&self.grpc_endpoint).or_else(|| env.storage_emulator_host_grpc.clone()).map(|u| with_scheme(&u));
+        let json_url = named(&self.endpoint)
+            .or_else(|| env.var("STORAGE_EMULATOR_HOST").map(String::from))
+            .map(|u| with_scheme(&u));
+        let grpc_url = named(&self.grpc_endpoint)
+            .or_else(|| env.var("STORAGE_EMULATOR_HOST_GRPC").map(String::from))
+            .map(|u| with_scheme(&u));
         let or_default = |bucket: String| {
             if bucket.is_empty() { DEFAULT_EMULATOR_BUCKET.to_string() } else { bucket }
         };
@@ -148,11 +136,10 @@ mod tests {
 
     #[test]
     fn target_choice_follows_the_documented_order() {
-        let env = Environment {
-            storage_emulator_host: Some("localhost:9023".into()),
-            storage_emulator_host_grpc: Some("localhost:9024".into()),
-            ..Environment::default()
-        };
+        let env = Environment::of([
+            ("STORAGE_EMULATOR_HOST", "localhost:9023"),
+            ("STORAGE_EMULATOR_HOST_GRPC", "localhost:9024"),
+        ]);
         let with_bucket = Options { bucket: "my-bucket".into(), ..Options::default() };
         assert_eq!(with_bucket.validate(&Environment::default()).unwrap().target, Target::Gcs);
         let endpoint = with_bucket.validate(&env).unwrap();
@@ -165,7 +152,7 @@ mod tests {
         );
         let built_in = Options { emulator: true, ..with_bucket.clone() }.validate(&env).unwrap();
         assert_eq!((built_in.target, built_in.bucket.as_str()), (Target::BuiltIn, "my-bucket"));
-        let json_only_env = Environment { storage_emulator_host: Some("http://h:1".into()), ..Environment::default() };
+        let json_only_env = Environment::of([("STORAGE_EMULATOR_HOST", "http://h:1")]);
         assert_eq!(with_bucket.validate(&json_only_env).unwrap_err().field, "grpc_endpoint");
         let json_only = Options { transports: "http-json".into(), ..with_bucket };
         assert!(json_only.validate(&json_only_env).is_ok());

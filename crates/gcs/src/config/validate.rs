@@ -293,7 +293,7 @@ impl Options {
         let ca_cert = Some(self.ca_cert.trim())
             .filter(|c| !c.is_empty())
             .map(String::from)
-            .or_else(|| env.ssl_cert_file.clone())
+            .or_else(|| env.var("SSL_CERT_FILE").map(String::from))
             .map(PathBuf::from);
         let credentials = Some(self.credentials.trim()).filter(|c| !c.is_empty()).map(PathBuf::from);
         if credentials.is_some() && !auth {

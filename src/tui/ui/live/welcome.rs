@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 pub fn welcome(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let words = (crate::targets::named(&app.form.options.target).welcome)(&app.form.options);
+    let words = app.form.options.welcome();
     let first = match &app.form.checked {
         Ok(_) => Line::from(vec![
             Span::raw("Press "),

@@ -1,61 +1,19 @@
-//! What the app's live pane says of the form's run before the first one:
-//! what pressing r does, what the run will do, and what to set next. The
-//! words are each target's; the pane draws them.
+//! What the app's live pane says of a GCS form before its first run: it
+//! follows the form's workload, range and bucket.
 
-use super::FormOptions;
-
-pub struct Welcome {
-    /// Between "Press r" and the place: " to upload to ", " to run against ".
-    pub verb: &'static str,
-    /// The place is a thing ("the built-in emulator"), not a name said whole.
-    article: bool,
-    /// What the run does, in a sentence or two.
-    pub what: String,
-    /// What to set next.
-    pub hint: &'static str,
-}
-
-impl Welcome {
-    /// The place the run goes, as the first line says it: "the built-in
-    /// emulator", "the endpoint ...", but "gs://b on GCS".
-    pub fn place(&self, label: String) -> String {
-        match label {
-            label if !self.article || label.starts_with("gs://") => label,
-            label => format!("the {label}"),
-        }
-    }
-}
-
-/// etcd's welcome.
-pub(super) fn etcd_welcome(_: &FormOptions) -> Welcome {
-    Welcome {
-        verb: " to run against ",
-        article: false,
-        what: "Both transports send the same puts, ranges or watches in turn (HTTP gateway and gRPC, which goes first alternating by round); this pane shows their ops/s live, and the table below compares them when the run ends.".into(),
-        hint: "Set Endpoints to the cluster's client URL, and User and Password if it has auth on; ? lists the keys.",
-    }
-}
-
-/// `grpc run`'s welcome.
-pub(super) fn grpc_welcome(_: &FormOptions) -> Welcome {
-    Welcome {
-        verb: " to run ",
-        article: false,
-        what: "Both transports send the same calls in turn (gRPC and the method's HTTP/JSON mapping, which goes first alternating by round), call 0 compared first; this pane shows their calls/s live, and the table below compares them when the run ends.".into(),
-        hint: "Set Method, Proto files (and Import paths) or Reflection, the endpoints and the Request; ? lists the keys.",
-    }
-}
+use crate::config::Options;
+use schedule_flags::ScheduleArgs;
+use target_api::Welcome;
 
 /// GCS's welcome, which follows the form's workload, range and bucket.
-pub(super) fn gcs_welcome(form: &FormOptions) -> Welcome {
-    let options = &form.gcs;
+pub fn welcome(options: &Options, schedule: &ScheduleArgs) -> Welcome {
     let workload = options.workload.trim();
     let (w1r3, reads) = (workload == "w1r3", matches!(workload, "w1r3" | "download" | "ranges"));
     // The form remembers its fields: say a remembered range, which changes what is read.
     let range = options.range_size.trim();
     let reads_what = if workload == "ranges" {
         let each = if matches!(range, "" | "0") { "a Read range size (under advanced)" } else { range };
-        let how = match (options.transports.contains("grpc-read-object"), options.grpc_ranges.trim()) {
+        let how = match (schedule.transports.contains("grpc-read-object"), options.grpc_ranges.trim()) {
             (true, _) => "one gRPC ReadObject each against all on one gRPC stream",
             (false, "read-object") => "JSON one GET each, gRPC one ReadObject each",
             (false, _) => "JSON one GET each, gRPC one stream",
@@ -98,7 +56,7 @@ pub(super) fn gcs_welcome(form: &FormOptions) -> Welcome {
     };
     // Open loop: the offer sets the throughput; what the pane shows that
     // tells the transports apart is latency from each arrival's intended start.
-    let what = match options.rate.trim() {
+    let what = match schedule.rate.trim() {
         "" => what.to_string(),
         rate => what.replace(
             "this pane shows their throughput live",
