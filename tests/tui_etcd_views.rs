@@ -79,7 +79,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
         stopped_because: None,
     };
     let mut report = EtcdReport::new(ran, EtcdSettings::of(&config), summaries, rounds, cleanup);
-    report.config.client_threads = 1; // the same on every machine the snapshot is taken on
+    report.config.load.client_threads = 1; // the same on every machine the snapshot is taken on
     report
 }
 

@@ -22,39 +22,17 @@ pub struct Reach {
     pub conns: u32,
 }
 
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum EtcdError {
-    /// etcd's own refusal (gRPC status, or the gateway's JSON error), and
-    /// its kind for the report: `INVALID_ARGUMENT` over gRPC, `HTTP 400`
-    /// from the gateway.
-    #[error("{message}")]
-    Server { kind: String, message: String },
-    #[error("{0}")]
-    Connection(String),
-    #[error("{0}")]
-    Protocol(String),
-    /// The server answered, but not as etcd's gRPC does (UNIMPLEMENTED, or
-    /// an HTTP answer that is not gRPC): another server on that port.
-    #[error("{0}")]
-    NotEtcd(String),
-    /// etcd answered, but the key the run wrote was not there (a range
-    /// that found nothing: deleted under the run).
-    #[error("{0}")]
-    NotFound(String),
-}
+/// A call's failure as every target of calls says it: etcd's own refusal
+/// is its gRPC status or the gateway's JSON error (`INVALID_ARGUMENT`,
+/// `HTTP 400`).
+pub type EtcdError = engine::calls::error::CallFailure;
 
-impl EtcdError {
-    /// The kind a report counts it under (`HTTP 400`, `UNAVAILABLE`, `refused`).
-    pub fn kind(&self) -> String {
-        match self {
-            EtcdError::Server { kind, .. } => kind.clone(),
-            EtcdError::Connection(message) => engine::error_kinds::connection_kind(message).into(),
-            EtcdError::Protocol(_) => "protocol".into(),
-            EtcdError::NotEtcd(_) => "not etcd".into(),
-            EtcdError::NotFound(_) => "not found".into(),
-        }
-    }
-}
+/// The server answered, but not as etcd's gRPC does (UNIMPLEMENTED, or an
+/// HTTP answer that is not gRPC): another server on that port.
+pub const NOT_ETCD: &str = "not etcd";
+/// etcd answered, but the key the run wrote was not there (a range that
+/// found nothing: deleted under the run).
+pub const NOT_FOUND: &str = "not found";
 
 /// One event a watcher received: the key's revision, when it arrived.
 #[derive(Clone, Debug)]

@@ -4,6 +4,7 @@
 use crate::options::{EtcdRunArgs, Mode};
 use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
+use target_api::flags::TlsFlags;
 
 /// `etcd run`'s own options as typed in the app's form.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -71,9 +72,11 @@ impl EtcdOptions {
             sequential_keys: e.sequential_keys,
             user: given(&e.user),
             password: given(&e.password),
-            cacert: given(&e.cacert).map(PathBuf::from),
-            cert: given(&e.cert).map(PathBuf::from),
-            key: given(&e.key).map(PathBuf::from),
+            tls: TlsFlags {
+                cacert: given(&e.cacert).map(PathBuf::from),
+                cert: given(&e.cert).map(PathBuf::from),
+                key: given(&e.key).map(PathBuf::from),
+            },
             prefix: e.prefix.clone(),
             schedule,
             client_threads: e.client_threads,
@@ -98,9 +101,9 @@ impl EtcdOptions {
             sequential_keys: args.sequential_keys,
             user: args.user.clone().unwrap_or_default(),
             password: args.password.clone().unwrap_or_default(),
-            cacert: path(&args.cacert),
-            cert: path(&args.cert),
-            key: path(&args.key),
+            cacert: path(&args.tls.cacert),
+            cert: path(&args.tls.cert),
+            key: path(&args.tls.key),
             prefix: args.prefix.clone(),
             client_threads: args.client_threads,
         }

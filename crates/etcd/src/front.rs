@@ -9,35 +9,27 @@ use engine::plan::flags::ConfigError;
 use engine::planned::PlannedRun;
 use schedule_flags::ScheduleArgs;
 use target_api::form::Slot;
-use target_api::form::Slot::{Own, Shared};
+use target_api::form::Slot::{Own, Section, Shared};
+use target_api::schedule::{LOAD_AND_SWEEP, RUN_LENGTH};
 use target_api::{Environment, FormTarget, Welcome, choice, text, toggle};
 
 pub struct Etcd;
 
-pub static FIELDS: [Slot<EtcdOptions>; 30] = [
+pub static FIELDS: [Slot<EtcdOptions>; 21] = [
     Shared("target"),
     Own(text!("endpoints", "Endpoints", endpoints)),
     Own(choice!("mode", "Mode", &["put", "range", "watch"], mode)),
     Shared("transports"),
     Own(text!("clients", "Clients", clients)),
     Own(text!("requests", "Requests/client", requests)),
-    Shared("iterations"),
-    Shared("duration"),
-    Shared("until_stable"),
+    Section(&RUN_LENGTH),
     Own(text!("value_size", "Value size (B)", value_size)),
     Own(text!("key_size", "Key size (B)", key_size)),
     Own(text!("key_space", "Key space", key_space)),
     Own(toggle!("sequential_keys", "Sequential keys", sequential_keys)),
     Own(text!("conns", "gRPC channels", conns)),
     Shared("warmup"),
-    Shared("cleanup"),
-    Shared("order"),
-    Shared("rate"),
-    Shared("arrivals"),
-    Shared("max_in_flight"),
-    Shared("round_time"),
-    Shared("sweep"),
-    Shared("sweep_budget"),
+    Section(&LOAD_AND_SWEEP),
     Shared("timeout"),
     Own(text!("user", "User", user)),
     Own(text!("password", "Password", password)),

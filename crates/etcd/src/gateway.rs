@@ -50,9 +50,9 @@ impl GatewayKv {
             // An HTTP/2-only server (a gRPC port) answers HTTP/1.1 with its own
             // preface: read as a bad version, or as a message before any request.
             match cause.contains("invalid HTTP version") || cause.contains("unexpected message from connection") {
-                true => EtcdError::NotEtcd(format!(
+                true => EtcdError::Own { kind: crate::client::NOT_ETCD, message: format!(
                     "{endpoint} answered, but not in HTTP/1.1 (an HTTP/2-only or gRPC-only server): it is not etcd's client URL, which serves both; check --endpoints"
-                )),
+                ) },
                 false => unreachable(endpoint, &cause),
             }
         })?;

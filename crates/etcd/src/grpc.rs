@@ -85,7 +85,7 @@ async fn check_is_etcd(url: &str, channel: Channel) -> Result<(), EtcdError> {
     match unary_on::<_, StatusResponse>(channel, None, "/etcdserverpb.Maintenance/Status", StatusRequest {}).await {
         Ok(status) if !status.version.is_empty() => Ok(()),
         Ok(_) => Err(not_etcd("its status names no etcd version".into())),
-        Err(EtcdError::NotEtcd(what)) => Err(not_etcd(what)),
+        Err(EtcdError::Own { kind: crate::client::NOT_ETCD, message: what }) => Err(not_etcd(what)),
         Err(EtcdError::Connection(cause)) => Err(unreachable(url, &cause)),
         Err(_) => Ok(()),
     }
@@ -108,7 +108,7 @@ where
     unary(channel, path, &headers, frame(&message), decoder).await.map_err(|e| match e {
         UnaryError::Status(status) => status_error(&status),
         UnaryError::Connection(message) => EtcdError::Connection(message),
-        UnaryError::NotGrpc(what) => EtcdError::NotEtcd(what),
+        UnaryError::NotGrpc(what) => EtcdError::Own { kind: crate::client::NOT_ETCD, message: what },
         UnaryError::NoAnswer => EtcdError::Protocol(format!("etcd sent no answer to {path}")),
     })
 }
@@ -126,7 +126,9 @@ async fn endpoint(url: &str, reach: &Reach) -> Result<Endpoint, EtcdError> {
 
 fn status_error(status: &tonic::Status) -> EtcdError {
     match status.code() {
-        tonic::Code::Unimplemented => EtcdError::NotEtcd(format!("UNIMPLEMENTED: {}", status.message())),
+        tonic::Code::Unimplemented => {
+            EtcdError::Own { kind: crate::client::NOT_ETCD, message: format!("UNIMPLEMENTED: {}", status.message()) }
+        }
         tonic::Code::Unavailable | tonic::Code::Unknown if status.message().contains("transport") => {
             EtcdError::Connection(format!("the gRPC connection failed: {}", status.message()))
         }

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use engine::plan::Schedule;
 use engine::plan::flags::{ConfigError, fail, parse_calls_schedule, parse_count};
 use schedule_flags::ScheduleArgs;
-use std::path::PathBuf;
+use target_api::flags::{CertAndKey, TlsFlags};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -56,15 +56,8 @@ pub struct EtcdRunArgs {
     /// The user's password (or set ETCD_PASSWORD, kept out of shell history).
     #[arg(long, value_name = "PASSWORD", env = "ETCD_PASSWORD", hide_env_values = true)]
     pub password: Option<String>,
-    /// CA certificate (PEM) that signed the members' certificates, for https endpoints.
-    #[arg(long, value_name = "FILE")]
-    pub cacert: Option<PathBuf>,
-    /// Client certificate (PEM) for mutual TLS, with --key.
-    #[arg(long, value_name = "FILE")]
-    pub cert: Option<PathBuf>,
-    /// Client private key (PEM) for mutual TLS, with --cert.
-    #[arg(long, value_name = "FILE")]
-    pub key: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsFlags,
     /// Keys are PREFIX/RUN-ID/...; cleanup deletes exactly PREFIX/RUN-ID/.
     #[arg(long, value_name = "PREFIX", default_value = "gcs-speed-tui")]
     pub prefix: String,
@@ -103,8 +96,6 @@ const MAX_REQUEST_BYTES: usize = 1536 * 1024;
 
 /// `--user` and `--password`.
 type UserPassword = (String, String);
-/// `--cert` and `--key`, for mutual TLS.
-type CertAndKey = (std::path::PathBuf, std::path::PathBuf);
 
 /// A size: a number of bytes as etcd counts them (`256`), or with a unit
 /// as `run --size` takes it (`1KiB`, `1MiB`).
@@ -178,7 +169,7 @@ impl EtcdRunArgs {
         let given = self.requests.trim() != "8000";
         let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         Ok(EtcdConfig {
-            reach: Reach { endpoints, cacert: self.cacert.clone(), identity, user, conns },
+            reach: Reach { endpoints, cacert: self.tls.cacert.clone(), identity, user, conns },
             mode: self.mode,
             clients,
             requests,
@@ -256,17 +247,6 @@ impl EtcdRunArgs {
             (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
             (None, Some(_)) => return fail("user", "--password (or ETCD_PASSWORD) needs --user"),
         };
-        let identity = match (&self.cert, &self.key) {
-            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
-            (None, None) => None,
-            _ => return fail("cert", "--cert and --key go together: give both for mutual TLS"),
-        };
-        if !tls && (self.cacert.is_some() || identity.is_some()) {
-            return fail(
-                "cacert",
-                "--cacert, --cert and --key are for https:// endpoints: use https:// in --endpoints",
-            );
-        }
-        Ok((user, identity))
+        Ok((user, self.tls.identity(tls)?))
     }
 }

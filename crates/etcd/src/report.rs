@@ -3,9 +3,8 @@
 
 use super::options::{EtcdConfig, Mode};
 use engine::calls::host_part::HostPart;
-use engine::calls::report::{CallCleanup, CallSettings, CallsReport};
+use engine::calls::report::{CallCleanup, CallLoad, CallSettings, CallsReport};
 use engine::finished::Leftovers;
-use engine::plan::TransportKind;
 use engine::report::plural;
 use units::RateUnit;
 
@@ -27,22 +26,13 @@ pub struct KeysCleanup {
 pub struct EtcdSettings {
     pub endpoints: Vec<String>,
     pub mode: Mode,
-    pub clients: u32,
-    pub requests: u32,
-    pub conns: u32,
+    #[serde(flatten)]
+    pub load: CallLoad,
     pub key_size: usize,
     pub value_size: usize,
     pub key_space: u32,
     pub sequential_keys: bool,
     pub user: Option<String>,
-    pub tls: bool,
-    pub transports: Vec<TransportKind>,
-    pub iterations: u32,
-    pub warmup: bool,
-    pub client_threads: usize,
-    /// `--rate`: what an open-loop run offered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<engine::open_loop::OpenLoop>,
 }
 
 pub use engine::calls::report::Ran;
@@ -61,20 +51,22 @@ impl EtcdSettings {
         EtcdSettings {
             endpoints: reach.endpoints.clone(),
             mode: config.mode,
-            clients: config.clients,
-            requests: config.requests,
-            conns: reach.conns,
+            load: CallLoad {
+                clients: config.clients,
+                requests: config.requests,
+                conns: reach.conns,
+                tls: reach.endpoints[0].starts_with("https://"),
+                transports: config.schedule.transports.clone(),
+                iterations: config.schedule.iterations,
+                warmup: config.warmup,
+                client_threads: config.client_threads,
+                open_loop: config.schedule.open_loop,
+            },
             key_size: config.key_size,
             value_size: config.value_size,
             key_space: config.key_space,
             sequential_keys: config.sequential_keys,
             user: reach.user.as_ref().map(|(name, _)| name.clone()),
-            tls: reach.endpoints[0].starts_with("https://"),
-            transports: config.schedule.transports.clone(),
-            iterations: config.schedule.iterations,
-            warmup: config.warmup,
-            client_threads: config.client_threads,
-            open_loop: config.schedule.open_loop,
         }
     }
 }
@@ -84,12 +76,8 @@ impl CallSettings for EtcdSettings {
     const KIND: &'static str = "an etcd";
     const SERVICE: &'static str = "etcd";
 
-    fn transports(&self) -> &[TransportKind] {
-        &self.transports
-    }
-
-    fn open_loop(&self) -> Option<&engine::open_loop::OpenLoop> {
-        self.open_loop.as_ref()
+    fn load(&self) -> &CallLoad {
+        &self.load
     }
 
     fn unit(&self) -> RateUnit {
@@ -132,14 +120,16 @@ impl CallSettings for EtcdSettings {
     fn heading(&self) -> String {
         // Open loop the pacer sends a round's arrivals over the clients'
         // connections (reports before rounds were slices of time: clients x requests).
-        let load = match self.open_loop.filter(|open| open.round_s.is_some()) {
+        let load = match self.load.open_loop.filter(|open| open.round_s.is_some()) {
             Some(open) => format!(
                 "{} a round at {} over {}",
                 plural(open.per_round() as usize, "request"),
                 open.said(),
-                plural(self.clients as usize, "client")
+                plural(self.load.clients as usize, "client")
             ),
-            None => format!("{} x {} requests a round", plural(self.clients as usize, "client"), self.requests),
+            None => {
+                format!("{} x {} requests a round", plural(self.load.clients as usize, "client"), self.load.requests)
+            }
         };
         format!(
             "etcd {} at {}: {load}, {} B keys, {} B values, client on {}",
@@ -147,12 +137,12 @@ impl CallSettings for EtcdSettings {
             self.endpoints.join(","),
             self.key_size,
             self.value_size,
-            plural(self.client_threads, "thread")
+            plural(self.load.client_threads, "thread")
         )
     }
 
     fn latency_said(&self) -> String {
-        match (self.mode == Mode::Watch, self.open_loop.is_some()) {
+        match (self.mode == Mode::Watch, self.load.open_loop.is_some()) {
             (true, true) => "p50-p99.9: per event, from its put's intended start to its arrival, over the complete rounds",
             (true, false) => {
                 "p50-p99.9: delivery per event from its put's answer, over the complete rounds (0 when the event came first)"
@@ -169,8 +159,14 @@ impl CallSettings for EtcdSettings {
 
     /// `put x3 10 clients x 8000, 256 B values`.
     fn key_options(&self) -> String {
-        let clients = plural(self.clients as usize, "client");
-        format!("{} x{} {clients} x {}, {} B values", self.operation(), self.iterations, self.requests, self.value_size)
+        let clients = plural(self.load.clients as usize, "client");
+        format!(
+            "{} x{} {clients} x {}, {} B values",
+            self.operation(),
+            self.load.iterations,
+            self.load.requests,
+            self.value_size
+        )
     }
 
     /// `etcd 127.0.0.1:2379`: the endpoints without their schemes.

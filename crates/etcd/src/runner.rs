@@ -11,11 +11,13 @@ use super::options::{EtcdConfig, Mode};
 use super::report::{EtcdReport, EtcdSettings, KeysCleanup, Ran};
 use super::rounds::{EtcdRound, summarize};
 use super::workload::{Keys, Work, run_batch};
+use engine::Stop;
 use engine::calls::bounded::{Limits, Progress, bounded};
+use engine::calls::drive::{CallsRunner, run_rounds};
 use engine::events::{Phase, RunEvent};
+use engine::plan::Schedule;
 use engine::plan::TransportKind;
 use engine::report::RunOutcome;
-use engine::{Rounds, Stop};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -128,34 +130,7 @@ impl EtcdRunner {
 
     pub async fn run(mut self) -> EtcdReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
-        self.outlet.restart();
-        let schedule = &self.config.schedule;
-        let started = RunEvent::Started {
-            run_id: self.run_id.clone(),
-            target: format!("etcd at {} · keys under {}", self.config.reach.endpoints.join(","), self.run_prefix()),
-            rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
-        };
-        self.outlet.emit(started).await;
-        let mut stop = self.prepare().await;
-        if stop.is_none()
-            && let Some(at) = self.outlet.start_at
-        {
-            match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
-                Ok(Some(late)) => self.outlet.say(late).await,
-                Ok(None) => {}
-                Err(why) => stop = Some(why),
-            }
-        }
-        let mut because = None;
-        if stop.is_none() {
-            self.outlet.emit(RunEvent::Phase(Phase::Measuring)).await;
-            self.measuring_since = Instant::now();
-            let plan = self.config.schedule.clone();
-            (stop, because) = engine::measure(&mut self, &plan).await;
-        }
-        if let Some(why) = &because {
-            self.outlet.emit(RunEvent::Note(why.clone())).await;
-        }
+        let (stop, because) = run_rounds(&mut self).await;
         self.outlet.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let cleanup = self.clean_up().await;
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
@@ -179,7 +154,7 @@ impl EtcdRunner {
     }
 
     /// Range mode reads keys that must exist: the whole key space is put first.
-    async fn prepare(&mut self) -> Option<Stop> {
+    async fn before_rounds(&mut self) -> Option<Stop> {
         if self.config.mode == Mode::Range {
             self.outlet.say(format!("writing the {} keys of the key space for range", self.config.key_space)).await;
             let keys = Arc::new(Keys { sequential: true, ..(*self.keys("")).clone() });
@@ -240,18 +215,20 @@ impl EtcdRunner {
     }
 }
 
-impl Rounds for EtcdRunner {
-    type Round = EtcdRound;
+impl CallsRunner for EtcdRunner {
+    engine::calls_runner_fields!();
 
-    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
-        self.round(kind, Some(round)).await.err()
+    fn announced(&self) -> String {
+        format!("etcd at {} · keys under {}", self.config.reach.endpoints.join(","), self.run_prefix())
     }
 
-    fn rounds(&self) -> &[EtcdRound] {
-        &self.rounds
+    fn schedule(&self) -> &Schedule {
+        &self.config.schedule
     }
 
-    fn measuring_for(&self) -> Duration {
-        self.measuring_since.elapsed()
+    async fn prepare(&mut self) -> Option<Stop> {
+        self.before_rounds().await
     }
 }
+
+engine::rounds_of_calls!(EtcdRunner, EtcdRound);

@@ -4,7 +4,7 @@
 
 use super::client::{EtcdError, Kv};
 use super::options::Mode;
-use engine::calls::batch::{CallError, Turns, run_closed};
+use engine::calls::batch::{Turns, run_closed};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -70,26 +70,18 @@ impl Work {
     }
 }
 
-impl CallError for EtcdError {
-    fn kind(&self) -> String {
-        EtcdError::kind(self)
-    }
-
-    /// A missing key is that key's: the next may be there.
-    fn ends_client(&self) -> bool {
-        !matches!(self, EtcdError::NotFound(_))
-    }
-}
-
 /// One request of `mode`; a range must find the key the run wrote (one kv
 /// back): a range that finds nothing measured no read.
 pub(crate) async fn request(kv: &dyn Kv, mode: Mode, key: Vec<u8>, value: &[u8]) -> Result<(), EtcdError> {
     match mode {
         Mode::Range => match kv.range(key.clone()).await? {
-            0 => Err(EtcdError::NotFound(format!(
-                "a range of {} found no key: it was written before the rounds, so something deleted it",
-                String::from_utf8_lossy(&key)
-            ))),
+            0 => Err(EtcdError::Alone {
+                kind: crate::client::NOT_FOUND,
+                message: format!(
+                    "a range of {} found no key: it was written before the rounds, so something deleted it",
+                    String::from_utf8_lossy(&key)
+                ),
+            }),
             _ => Ok(()),
         },
         _ => kv.put(key, value.to_vec()).await.map(drop),

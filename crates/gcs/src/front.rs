@@ -11,7 +11,8 @@ use engine::plan::flags::ConfigError;
 use engine::planned::PlannedRun;
 use schedule_flags::ScheduleArgs;
 use target_api::form::Slot;
-use target_api::form::Slot::{Own, Shared, SharedChoice};
+use target_api::form::Slot::{Own, Section, Shared, SharedChoice};
+use target_api::schedule::{LOAD_AND_SWEEP, RUN_LENGTH};
 use target_api::{Checks, Environment, FormTarget, ReportNames, Welcome, choice, text, toggle};
 
 /// GCS, with the emulator built into the binary for the runs that go to it.
@@ -19,28 +20,19 @@ pub struct Gcs {
     pub built_in: &'static dyn BuiltInServer,
 }
 
-pub static FIELDS: [Slot<Options>; 48] = [
+pub static FIELDS: [Slot<Options>; 39] = [
     Shared("target"),
     Own(text!("bucket", "Bucket", bucket)),
     SharedChoice("transports", &["both", "http-json", "grpc", "grpc-read-object,grpc"]),
     Own(choice!("workload", "Workload", &["upload", "download", "w1r3", "ranges", "append"], workload)),
     Own(text!("size", "Object size", size)),
-    Shared("iterations"),
-    Shared("duration"),
-    Shared("until_stable"),
+    Section(&RUN_LENGTH),
     Own(text!("concurrency", "Concurrency", concurrency)),
     Own(text!("chunk_size", "Chunk size", chunk_size)),
     Own(choice!("checksum", "Checksum", &["crc32c", "none"], checksum)),
     Shared("warmup"),
     Own(text!("warmup_size", "Warmup size", warmup_size)),
-    Shared("cleanup"),
-    Shared("order"),
-    Shared("rate"),
-    Shared("arrivals"),
-    Shared("max_in_flight"),
-    Shared("round_time"),
-    Shared("sweep"),
-    Shared("sweep_budget"),
+    Section(&LOAD_AND_SWEEP),
     Own(text!("grpc_conn_pool", "gRPC channels", grpc_conn_pool)),
     Own(text!("grpc_window", "gRPC window", grpc_window)),
     Own(toggle!("disable_grpc_autochecksum", "gRPC no checksum", disable_grpc_autochecksum)),

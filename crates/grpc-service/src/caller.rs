@@ -1,6 +1,6 @@
 //! Either transport, called the same way: a request in, its answers out.
 
-use crate::error::{Result, ServiceError};
+use crate::error::Result;
 use crate::grpc::GrpcCaller;
 use crate::http::HttpCaller;
 use prost_reflect::DynamicMessage;
@@ -32,13 +32,5 @@ impl Caller {
             Caller::Grpc(grpc) => grpc.connections(),
             Caller::Http(http) => http.connections(),
         }
-    }
-}
-
-/// A refused call, counted by its code; a refusing server refuses the
-/// client's next calls too, so the client stops.
-impl engine::calls::batch::CallError for ServiceError {
-    fn kind(&self) -> String {
-        ServiceError::kind(self)
     }
 }

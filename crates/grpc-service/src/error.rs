@@ -2,36 +2,12 @@
 //! .proto, a method, data) before anything is sent, and the server's
 //! answers as the report counts them.
 
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum ServiceError {
-    /// The user's input cannot be used: said with what to do.
-    #[error("{0}")]
-    Input(String),
-    /// The server refused a call: its gRPC code (`NOT_FOUND`) or HTTP
-    /// status (`HTTP 404`), and its message.
-    #[error("{kind}: {message}")]
-    Server { kind: String, message: String },
-    #[error("{0}")]
-    Connection(String),
-    /// An answer that does not decode as the method's response.
-    #[error("{0}")]
-    Protocol(String),
-    /// The two transports answered the same request differently.
-    #[error("{0}")]
-    Mismatch(String),
-}
+/// A call's failure as every target of calls says it.
+pub type ServiceError = engine::calls::error::CallFailure;
 
-impl ServiceError {
-    /// The kind a report counts it under (`HTTP 400`, `UNAVAILABLE`, `refused`).
-    pub fn kind(&self) -> String {
-        match self {
-            ServiceError::Server { kind, .. } => kind.clone(),
-            ServiceError::Connection(message) => engine::error_kinds::connection_kind(message).into(),
-            ServiceError::Protocol(_) => "protocol".into(),
-            ServiceError::Input(_) => "input".into(),
-            ServiceError::Mismatch(_) => "mismatch".into(),
-        }
-    }
-}
+/// The user's input cannot be used: said with what to do.
+pub const INPUT: &str = "input";
+/// The two transports answered the same request differently.
+pub const MISMATCH: &str = "mismatch";
 
 pub type Result<T, E = ServiceError> = std::result::Result<T, E>;

@@ -4,6 +4,7 @@
 
 use crate::options::ServiceArgs;
 use std::path::PathBuf;
+use target_api::flags::TlsFlags;
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -76,9 +77,7 @@ impl GrpcOptions {
             ignore_fields: list(&self.ignore_fields, ','),
             check: self.check,
             headers: list(&self.headers, ';'),
-            cacert: path(&self.cacert),
-            cert: path(&self.cert),
-            key: path(&self.key),
+            tls: TlsFlags { cacert: path(&self.cacert), cert: path(&self.cert), key: path(&self.key) },
             cleanup_method: self.cleanup_method.clone(),
             cleanup_data: self.cleanup_data.clone(),
             clients: self.clients.clone(),
@@ -105,9 +104,9 @@ impl GrpcOptions {
             ignore_fields: args.ignore_fields.join(", "),
             check: args.check,
             headers: args.headers.join("; "),
-            cacert: shown(&args.cacert),
-            cert: shown(&args.cert),
-            key: shown(&args.key),
+            cacert: shown(&args.tls.cacert),
+            cert: shown(&args.tls.cert),
+            key: shown(&args.tls.key),
             cleanup_method: args.cleanup_method.clone(),
             cleanup_data: args.cleanup_data.clone(),
             clients: args.clients.clone(),
@@ -136,7 +135,7 @@ mod tests {
         assert_eq!(args.protos, [PathBuf::from("a.proto"), PathBuf::from("dir/b.proto")]);
         assert_eq!(args.ignore_fields, ["header.revision", "ts"]);
         assert_eq!(args.headers, ["authorization: Bearer x, y", "x-team: storage"], "a value's comma stays");
-        assert_eq!(args.cacert, Some(PathBuf::from("ca.pem")));
+        assert_eq!(args.tls.cacert, Some(PathBuf::from("ca.pem")));
         assert_eq!(GrpcOptions::from_service(&args), form);
     }
 }

@@ -9,12 +9,13 @@ use engine::plan::flags::ConfigError;
 use engine::planned::PlannedRun;
 use schedule_flags::ScheduleArgs;
 use target_api::form::Slot;
-use target_api::form::Slot::{Own, Shared};
+use target_api::form::Slot::{Own, Section, Shared};
+use target_api::schedule::{LOAD_AND_SWEEP, RUN_LENGTH};
 use target_api::{Environment, FormTarget, Welcome, choice, text, toggle};
 
 pub struct Grpc;
 
-pub static FIELDS: [Slot<GrpcOptions>; 36] = [
+pub static FIELDS: [Slot<GrpcOptions>; 27] = [
     Shared("target"),
     Own(text!("method", "Method", method)),
     Own(text!("proto", "Proto files", protos)),
@@ -26,9 +27,7 @@ pub static FIELDS: [Slot<GrpcOptions>; 36] = [
     Shared("transports"),
     Own(text!("clients", "Clients", clients)),
     Own(text!("requests", "Calls/client", requests)),
-    Shared("iterations"),
-    Shared("duration"),
-    Shared("until_stable"),
+    Section(&RUN_LENGTH),
     Own(text!("http_path", "HTTP path", http_path)),
     Own(text!("ignore_field", "Ignore fields", ignore_fields)),
     Own(toggle!("check", "Check answers", check)),
@@ -42,14 +41,7 @@ pub static FIELDS: [Slot<GrpcOptions>; 36] = [
     Own(text!("cleanup_data", "Cleanup request", cleanup_data)),
     Own(text!("conns", "gRPC channels", conns)),
     Shared("warmup"),
-    Shared("cleanup"),
-    Shared("order"),
-    Shared("rate"),
-    Shared("arrivals"),
-    Shared("max_in_flight"),
-    Shared("round_time"),
-    Shared("sweep"),
-    Shared("sweep_budget"),
+    Section(&LOAD_AND_SWEEP),
     Shared("timeout"),
 ];
 

@@ -28,7 +28,8 @@ impl GrpcCaller {
     pub async fn connect(reach: &Reach, method: &MethodDescriptor) -> Result<Self> {
         let url = &reach.grpc_endpoint;
         let trust = reach.trust()?;
-        let endpoint = wire::channels::endpoint(url, &trust).map_err(ServiceError::Input)?;
+        let endpoint = wire::channels::endpoint(url, &trust)
+            .map_err(|message| ServiceError::Own { kind: crate::error::INPUT, message })?;
         let connections = CountConnections::default();
         let mut channels = Vec::new();
         for _ in 0..reach.conns.max(1) {
@@ -42,7 +43,10 @@ impl GrpcCaller {
             channels,
             next: AtomicUsize::new(0),
             headers: reach.header_map()?,
-            path: path.parse().map_err(|_| ServiceError::Input(format!("{path} is not a gRPC path")))?,
+            path: path.parse().map_err(|_| ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("{path} is not a gRPC path"),
+            })?,
             method: method.clone(),
             url: url.clone(),
             connections,

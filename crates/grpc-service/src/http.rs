@@ -39,21 +39,24 @@ impl HttpCaller {
             .tcp_nodelay(true)
             .connector_layer(connections.clone());
         if let Some(pem) = &trust.ca_pem {
-            let ca = reqwest::Certificate::from_pem(pem)
-                .map_err(|e| ServiceError::Input(format!("--cacert: not a PEM certificate ({e})")))?;
+            let ca = reqwest::Certificate::from_pem(pem).map_err(|e| ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--cacert: not a PEM certificate ({e})"),
+            })?;
             builder = builder.tls_certs_only([ca]);
         }
         if let Some((cert, key)) = &trust.identity {
             let identity = reqwest::Identity::from_pem(&[cert.as_slice(), key.as_slice()].concat()).map_err(|e| {
-                ServiceError::Input(format!("--cert/--key: not a PEM certificate and its key ({})", root_cause(&e)))
+                ServiceError::Own {
+                    kind: crate::error::INPUT,
+                    message: format!("--cert/--key: not a PEM certificate and its key ({})", root_cause(&e)),
+                }
             })?;
             builder = builder.identity(identity);
         }
-        let client = builder.build().map_err(|e| {
-            ServiceError::Input(format!(
-                "cannot set up the HTTP client ({}): check --key is --cert's key",
-                root_cause(&e)
-            ))
+        let client = builder.build().map_err(|e| ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("cannot set up the HTTP client ({}): check --key is --cert's key", root_cause(&e)),
         })?;
         Ok(HttpCaller {
             client,
@@ -74,10 +77,15 @@ impl HttpCaller {
     /// address is said before anything is sent, as gRPC's is: the client
     /// itself opens nothing until the first call.
     pub async fn reachable(&self) -> Result<()> {
-        let url = reqwest::Url::parse(&self.base)
-            .map_err(|e| ServiceError::Input(format!("--http-endpoint {}: not a URL ({e})", self.base)))?;
+        let url = reqwest::Url::parse(&self.base).map_err(|e| ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("--http-endpoint {}: not a URL ({e})", self.base),
+        })?;
         let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
-            return Err(ServiceError::Input(format!("--http-endpoint {}: names no host", self.base)));
+            return Err(ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--http-endpoint {}: names no host", self.base),
+            });
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let cannot = |cause: String| {

@@ -85,7 +85,7 @@ impl Mapping {
                 let said = format!(
                     "{verb} is not an HTTP verb a google.api.http rule has: use GET, POST, PUT, PATCH or DELETE"
                 );
-                return Err(ServiceError::Input(said));
+                return Err(ServiceError::Own { kind: crate::error::INPUT, message: said });
             }
         };
         Mapping::rule(method, &verb, &path, body, None)
@@ -102,14 +102,16 @@ impl Mapping {
         body: Body,
         response_body: Option<String>,
     ) -> Result<Mapping> {
-        let verb = http::Method::from_bytes(verb.as_bytes())
-            .map_err(|_| ServiceError::Input(format!("'{verb}' is not an HTTP verb")))?;
+        let verb = http::Method::from_bytes(verb.as_bytes()).map_err(|_| ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("'{verb}' is not an HTTP verb"),
+        })?;
         let path = PathTemplate::parse(path, &method.input())?;
         if let Body::Field(field) = &body
             && method.input().get_field_by_name(field).is_none()
         {
             let said = format!("the HTTP rule's body names {field}, which {} does not have", method.input().name());
-            return Err(ServiceError::Input(said));
+            return Err(ServiceError::Own { kind: crate::error::INPUT, message: said });
         }
         Ok(Mapping::Rule { verb, path, body, response_body })
     }

@@ -8,10 +8,11 @@ use prost_reflect::{DescriptorPool, MethodDescriptor};
 /// and a leading `/` are taken too, as grpcurl and the wire write it).
 pub fn find(pool: &DescriptorPool, name: &str) -> Result<MethodDescriptor> {
     let trimmed = name.trim().trim_start_matches('/');
-    let (service, method) = trimmed
-        .rsplit_once('/')
-        .or_else(|| trimmed.rsplit_once('.'))
-        .ok_or_else(|| ServiceError::Input(format!("--method {name}: give it as pkg.Service/Method")))?;
+    let (service, method) =
+        trimmed.rsplit_once('/').or_else(|| trimmed.rsplit_once('.')).ok_or_else(|| ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("--method {name}: give it as pkg.Service/Method"),
+        })?;
     let found = pool.get_service_by_name(service).and_then(|s| s.methods().find(|m| m.name() == method));
     found.ok_or_else(|| not_found(pool, name, &format!("{service}/{method}")))
 }
@@ -28,7 +29,10 @@ pub fn all(pool: &DescriptorPool) -> Vec<String> {
 fn not_found(pool: &DescriptorPool, asked: &str, wanted: &str) -> ServiceError {
     let every = all(pool);
     if every.is_empty() {
-        return ServiceError::Input(format!("--method {asked}: the descriptors define no service"));
+        return ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("--method {asked}: the descriptors define no service"),
+        };
     }
     let named = closest(&every, wanted);
     let hint = match named.as_slice() {
@@ -36,7 +40,7 @@ fn not_found(pool: &DescriptorPool, asked: &str, wanted: &str) -> ServiceError {
         [] => format!("there are {} methods, in services {}", every.len(), services(pool)),
         close => format!("did you mean {}?", close.join(" or ")),
     };
-    ServiceError::Input(format!("--method {asked}: no such method; {hint}"))
+    ServiceError::Own { kind: crate::error::INPUT, message: format!("--method {asked}: no such method; {hint}") }
 }
 
 /// The names in `every` closest to `wanted`: a few edits apart (a typo, a

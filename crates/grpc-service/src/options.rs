@@ -6,6 +6,7 @@ use crate::reach::{Reach, parse_header};
 use clap::{ArgAction, Args};
 pub use schedule_flags::ScheduleArgs;
 use std::path::PathBuf;
+use target_api::flags::TlsFlags;
 
 /// The service's own flags: kept as typed (the app's form holds the same).
 #[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -55,15 +56,9 @@ pub struct ServiceArgs {
     /// A header sent on every call, as gRPC metadata and HTTP header: "authorization: Bearer T" (repeat for more).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// CA certificate (PEM) for https endpoints.
-    #[arg(long, value_name = "FILE")]
-    pub cacert: Option<PathBuf>,
-    /// Client certificate (PEM) for mutual TLS, with --key.
-    #[arg(long, value_name = "FILE")]
-    pub cert: Option<PathBuf>,
-    /// Client private key (PEM) for mutual TLS, with --cert.
-    #[arg(long, value_name = "FILE")]
-    pub key: Option<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub tls: TlsFlags,
     /// A method called once over gRPC when the run ends (even a cancelled one) to delete what it made.
     #[arg(long, value_name = "SERVICE/METHOD", default_value = "", hide_default_value = true)]
     pub cleanup_method: String,
@@ -100,9 +95,7 @@ impl Default for ServiceArgs {
             ignore_fields: Vec::new(),
             check: true,
             headers: Vec::new(),
-            cacert: None,
-            cert: None,
-            key: None,
+            tls: TlsFlags::default(),
             cleanup_method: String::new(),
             cleanup_data: "{}".into(),
             clients: "10".into(),
@@ -136,16 +129,9 @@ impl ServiceArgs {
             _ => endpoint(&self.http_endpoint, "--http-endpoint")?,
         };
         let headers = self.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
-        let identity = match (&self.cert, &self.key) {
-            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
-            (None, None) => None,
-            _ => return Err("--cert and --key go together: give both for mutual TLS".into()),
-        };
         let tls = grpc_endpoint.starts_with("https://") || http_endpoint.starts_with("https://");
-        if !tls && (self.cacert.is_some() || identity.is_some()) {
-            return Err("--cacert, --cert and --key are for https:// endpoints: use https:// in the endpoints".into());
-        }
-        Ok(Reach { grpc_endpoint, http_endpoint, cacert: self.cacert.clone(), identity, headers, conns })
+        let identity = self.tls.identity(tls).map_err(|e| e.message)?;
+        Ok(Reach { grpc_endpoint, http_endpoint, cacert: self.tls.cacert.clone(), identity, headers, conns })
     }
 }
 

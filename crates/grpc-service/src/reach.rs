@@ -24,7 +24,10 @@ impl Reach {
     pub fn header_map(&self) -> Result<http::HeaderMap> {
         let mut map = http::HeaderMap::new();
         for (name, value) in &self.headers {
-            let bad = || ServiceError::Input(format!("--header '{name}: {value}' is not a header HTTP can carry"));
+            let bad = || ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--header '{name}: {value}' is not a header HTTP can carry"),
+            };
             let name = http::HeaderName::from_bytes(name.trim().to_ascii_lowercase().as_bytes()).map_err(|_| bad())?;
             let value = http::HeaderValue::from_str(value.trim()).map_err(|_| bad())?;
             map.append(name, value);
@@ -34,8 +37,10 @@ impl Reach {
 
     pub fn trust(&self) -> Result<wire::channels::Trust> {
         let read = |path: &PathBuf, flag: &str| {
-            std::fs::read(path)
-                .map_err(|e| ServiceError::Input(format!("{flag} {}: cannot read it ({e})", path.display())))
+            std::fs::read(path).map_err(|e| ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("{flag} {}: cannot read it ({e})", path.display()),
+            })
         };
         Ok(wire::channels::Trust {
             ca_pem: self.cacert.as_ref().map(|p| read(p, "--cacert")).transpose()?,

@@ -18,11 +18,15 @@ const REFLECTION: [&str; 2] = ["grpc.reflection.v1.ServerReflection", "grpc.refl
 /// Every file the server's services need, as it describes them.
 pub async fn reflect(reach: &Reach) -> Result<DescriptorPool> {
     let url = &reach.grpc_endpoint;
-    let endpoint = wire::channels::endpoint(url, &reach.trust()?).map_err(ServiceError::Input)?;
+    let endpoint = wire::channels::endpoint(url, &reach.trust()?)
+        .map_err(|message| ServiceError::Own { kind: crate::error::INPUT, message })?;
     let counted = wire::connections::CountConnections::default();
     let channel = wire::channels::connect(endpoint, &counted).await.map_err(|e| {
         let why = wire::connections::root_cause(&e);
-        ServiceError::Input(format!("--reflect: cannot reach {url} over gRPC ({why}): check --grpc-endpoint"))
+        ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("--reflect: cannot reach {url} over gRPC ({why}): check --grpc-endpoint"),
+        }
     })?;
     let headers = reach.header_map()?;
     let asking = async {
@@ -34,20 +38,30 @@ pub async fn reflect(reach: &Reach) -> Result<DescriptorPool> {
     let files = match tokio::time::timeout(Duration::from_secs(10), asking).await {
         Ok(Ok(files)) => files,
         Ok(Err(status)) if status.code() == Code::Unimplemented => {
-            return Err(ServiceError::Input(format!(
-                "--reflect: {url} serves no gRPC reflection: give the service's .proto with --proto, or --descriptor-set"
-            )));
+            return Err(ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!(
+                    "--reflect: {url} serves no gRPC reflection: give the service's .proto with --proto, or --descriptor-set"
+                ),
+            });
         }
         Ok(Err(status)) => {
             let code = wire::connections::grpc_code_name(status.code());
             let said = format!("--reflect: {url} answered the reflection request with {code}: {}", status.message());
-            return Err(ServiceError::Input(said));
+            return Err(ServiceError::Own { kind: crate::error::INPUT, message: said });
         }
-        Err(_) => return Err(ServiceError::Input(format!("--reflect: {url} did not answer within 10 s"))),
+        Err(_) => {
+            return Err(ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--reflect: {url} did not answer within 10 s"),
+            });
+        }
     };
     let file = files.into_values().collect();
-    DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file })
-        .map_err(|e| ServiceError::Input(format!("--reflect: the files {url} described do not fit together ({e})")))
+    DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file }).map_err(|e| ServiceError::Own {
+        kind: crate::error::INPUT,
+        message: format!("--reflect: the files {url} described do not fit together ({e})"),
+    })
 }
 
 /// What a reflection answer carries, in either version's types.

@@ -4,7 +4,7 @@
 use crate::config::ServiceConfig;
 use crate::mapping::{Body, Mapping};
 use engine::calls::host_part::HostPart;
-use engine::calls::report::{CallCleanup, CallSettings, CallsReport};
+use engine::calls::report::{CallCleanup, CallLoad, CallSettings, CallsReport};
 use engine::finished::Leftovers;
 use engine::plan::TransportKind;
 use engine::report::plural;
@@ -41,16 +41,8 @@ pub struct GrpcSettings {
     pub ignore_fields: Vec<String>,
     /// The headers' names (their values may be secrets).
     pub headers: Vec<String>,
-    pub clients: u32,
-    pub requests: u32,
-    pub conns: u32,
-    pub tls: bool,
-    pub transports: Vec<TransportKind>,
-    pub iterations: u32,
-    pub warmup: bool,
-    pub client_threads: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<engine::open_loop::OpenLoop>,
+    #[serde(flatten)]
+    pub load: CallLoad,
 }
 
 pub use engine::calls::report::Ran;
@@ -90,15 +82,17 @@ impl GrpcSettings {
             http_mapping: config.mapping.as_ref().map_or("none: gRPC alone".into(), mapping_said),
             ignore_fields: config.ignore_fields.clone(),
             headers: reach.headers.iter().map(|(name, _)| name.clone()).collect(),
-            clients: config.clients,
-            requests: config.requests,
-            conns: reach.conns,
-            tls: reach.grpc_endpoint.starts_with("https://"),
-            transports: schedule.transports.clone(),
-            iterations: schedule.iterations,
-            warmup: config.warmup,
-            client_threads: config.client_threads,
-            open_loop: schedule.open_loop,
+            load: CallLoad {
+                clients: config.clients,
+                requests: config.requests,
+                conns: reach.conns,
+                tls: reach.grpc_endpoint.starts_with("https://"),
+                transports: schedule.transports.clone(),
+                iterations: schedule.iterations,
+                warmup: config.warmup,
+                client_threads: config.client_threads,
+                open_loop: schedule.open_loop,
+            },
         }
     }
 }
@@ -108,12 +102,8 @@ impl CallSettings for GrpcSettings {
     const KIND: &'static str = "a gRPC service";
     const SERVICE: &'static str = "any gRPC service";
 
-    fn transports(&self) -> &[TransportKind] {
-        &self.transports
-    }
-
-    fn open_loop(&self) -> Option<&engine::open_loop::OpenLoop> {
-        self.open_loop.as_ref()
+    fn load(&self) -> &CallLoad {
+        &self.load
     }
 
     fn unit(&self) -> RateUnit {
@@ -145,23 +135,24 @@ impl CallSettings for GrpcSettings {
     }
 
     fn heading(&self) -> String {
-        let http = match self.transports.contains(&TransportKind::Json) {
+        let http = match self.load.transports.contains(&TransportKind::Json) {
             true => format!(", HTTP/JSON {} at {}", self.http_mapping, self.http_endpoint),
             false => String::new(),
         };
         // Open loop, the pacer sends a round's calls and --max-in-flight,
         // not the clients, bounds how many are out at once.
-        let load = match &self.open_loop {
+        let load = match &self.load.open_loop {
             Some(open) => {
                 // Reports before rounds were slices of time sent clients x requests.
-                let calls = open.round_s.map_or(self.clients as u64 * self.requests as u64, |_| open.per_round());
+                let calls =
+                    open.round_s.map_or(self.load.clients as u64 * self.load.requests as u64, |_| open.per_round());
                 format!("{} a round at {}", plural(calls as usize, "call"), open.said())
             }
             None => {
                 format!(
                     "{} x {} a round",
-                    plural(self.clients as usize, "client"),
-                    plural(self.requests as usize, "call")
+                    plural(self.load.clients as usize, "client"),
+                    plural(self.load.requests as usize, "call")
                 )
             }
         };
@@ -169,12 +160,12 @@ impl CallSettings for GrpcSettings {
             "{}: gRPC at {}{http}; {load}, client on {}",
             self.method,
             self.grpc_endpoint,
-            plural(self.client_threads, "thread")
+            plural(self.load.client_threads, "thread")
         )
     }
 
     fn latency_said(&self) -> String {
-        match self.open_loop {
+        match self.load.open_loop {
             Some(_) => "p50-p99.9: latency per call from its intended start, over the complete rounds",
             None => "p50-p99.9: latency per call, over the complete rounds",
         }
@@ -187,8 +178,8 @@ impl CallSettings for GrpcSettings {
 
     /// `etcdserverpb.KV/Put x3 10 clients x 1000`.
     fn key_options(&self) -> String {
-        let clients = plural(self.clients as usize, "client");
-        format!("{} x{} {clients} x {}", self.method, self.iterations, self.requests)
+        let clients = plural(self.load.clients as usize, "client");
+        format!("{} x{} {clients} x {}", self.method, self.load.iterations, self.load.requests)
     }
 
     /// `etcdserverpb.KV/Put 127.0.0.1:2379`.

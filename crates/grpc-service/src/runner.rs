@@ -9,12 +9,13 @@ use crate::grpc::GrpcCaller;
 use crate::http::HttpCaller;
 use crate::report::{CleanupCall, GrpcReport};
 use crate::template::Call;
+use engine::Stop;
+use engine::calls::drive::{CallsRunner, run_rounds};
 use engine::calls::meter::{Owner, WireMeter};
 use engine::calls::rounds::{CallRound, summarize};
 use engine::events::{Phase, RunEvent};
-use engine::plan::TransportKind;
+use engine::plan::{Schedule, TransportKind};
 use engine::report::RunOutcome;
-use engine::{Rounds, Stop};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -111,38 +112,7 @@ impl ServiceRunner {
 
     pub async fn run(mut self) -> GrpcReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
-        self.outlet.restart();
-        let schedule = &self.config.schedule;
-        let started = RunEvent::Started {
-            run_id: self.run_id.clone(),
-            target: format!("{} at {}", self.config.method_name(), self.config.reach.grpc_endpoint),
-            rounds_per_transport: schedule.duration.is_none().then_some(schedule.iterations),
-        };
-        self.outlet.emit(started).await;
-        let mut stop = self.prepare().await;
-        if stop.is_none()
-            && let Some(at) = self.outlet.start_at
-        {
-            match engine::start::begin_at(at, &self.cancel, &mut self.deadline).await {
-                Ok(Some(late)) => self.outlet.say(late).await,
-                Ok(None) => {}
-                Err(why) => stop = Some(why),
-            }
-        }
-        // A limit met before any round: said, as a limit met in the rounds is.
-        let mut because = (stop == Some(Stop::TimedOut)).then(|| {
-            let limit = units::format_duration(self.config.schedule.timeout);
-            format!("--timeout {limit} ran out before the timed rounds began")
-        });
-        if stop.is_none() {
-            self.outlet.emit(RunEvent::Phase(Phase::Measuring)).await;
-            self.measuring_since = Instant::now();
-            let plan = self.config.schedule.clone();
-            (stop, because) = engine::measure(&mut self, &plan).await;
-        }
-        if let Some(why) = &because {
-            self.outlet.say(why.clone()).await;
-        }
+        let (stop, because) = run_rounds(&mut self).await;
         let cleanup = self.clean_up().await;
         let check_failed = self.check_failed.take();
         let failures = self.rounds.iter().any(|r| !r.ok);
@@ -159,7 +129,7 @@ impl ServiceRunner {
     }
 
     /// The check (call 0 over each transport, answers compared), then the warmup.
-    async fn prepare(&mut self) -> Option<Stop> {
+    async fn before_rounds(&mut self) -> Option<Stop> {
         // With one transport there is nothing to compare call 0 with, and
         // an uncounted call would only add to what the run does.
         if self.config.check && self.callers.len() > 1 {
@@ -213,12 +183,15 @@ impl ServiceRunner {
         };
         if grpc.len() != http.len() {
             let said = format!("grpc answered {} messages, http-json {}", grpc.len(), http.len());
-            return Err(ServiceError::Mismatch(said));
+            return Err(ServiceError::Own { kind: crate::error::MISMATCH, message: said });
         }
         for (over_grpc, over_http) in grpc.iter().zip(http) {
             // `difference` takes the gRPC answer first, and says so.
             if let Some(field) = crate::compare::difference(over_grpc, over_http, &self.config.ignore_fields) {
-                return Err(ServiceError::Mismatch(format!("call 0 over grpc and http-json: {field}")));
+                return Err(ServiceError::Own {
+                    kind: crate::error::MISMATCH,
+                    message: format!("call 0 over grpc and http-json: {field}"),
+                });
             }
         }
         Ok(())
@@ -252,18 +225,20 @@ impl ServiceRunner {
     }
 }
 
-impl Rounds for ServiceRunner {
-    type Round = CallRound;
+impl CallsRunner for ServiceRunner {
+    engine::calls_runner_fields!();
 
-    async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
-        self.round(kind, Some(round)).await.err()
+    fn announced(&self) -> String {
+        format!("{} at {}", self.config.method_name(), self.config.reach.grpc_endpoint)
     }
 
-    fn rounds(&self) -> &[CallRound] {
-        &self.rounds
+    fn schedule(&self) -> &Schedule {
+        &self.config.schedule
     }
 
-    fn measuring_for(&self) -> Duration {
-        self.measuring_since.elapsed()
+    async fn prepare(&mut self) -> Option<Stop> {
+        self.before_rounds().await
     }
 }
+
+engine::rounds_of_calls!(ServiceRunner, CallRound);

@@ -21,7 +21,10 @@ pub fn compile(protos: &ProtoFiles) -> Result<DescriptorPool> {
     let mut includes = protos.includes.clone();
     for file in &protos.files {
         if !file.exists() {
-            return Err(ServiceError::Input(format!("--proto {}: no such file", file.display())));
+            return Err(ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--proto {}: no such file", file.display()),
+            });
         }
         if !includes.iter().any(|dir| inside(file, dir))
             && let Some(parent) = file.parent()
@@ -29,7 +32,7 @@ pub fn compile(protos: &ProtoFiles) -> Result<DescriptorPool> {
             includes.push(if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent.to_path_buf() });
         }
     }
-    let said = |e: protox::Error| ServiceError::Input(compiler_said(&e));
+    let said = |e: protox::Error| ServiceError::Own { kind: crate::error::INPUT, message: compiler_said(&e) };
     let mut compiler = protox::Compiler::new(&includes).map_err(said)?;
     compiler.include_imports(true).include_source_info(false);
     compiler.open_files(&protos.files).map_err(said)?;
@@ -70,13 +73,15 @@ fn line_and_column(error: &protox::Error) -> String {
 
 /// A `FileDescriptorSet` as protoc or buf writes it (with its imports).
 pub fn descriptor_set(path: &Path) -> Result<DescriptorPool> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| ServiceError::Input(format!("--descriptor-set {}: cannot read it ({e})", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| ServiceError::Own {
+        kind: crate::error::INPUT,
+        message: format!("--descriptor-set {}: cannot read it ({e})", path.display()),
+    })?;
     DescriptorPool::decode(bytes.as_slice()).map_err(|e| {
-        ServiceError::Input(format!(
+        ServiceError::Own { kind: crate::error::INPUT, message: format!(
             "--descriptor-set {}: not a FileDescriptorSet with its imports ({e}); write one with protoc --include_imports --descriptor_set_out",
             path.display()
-        ))
+        ) }
     })
 }
 

@@ -79,8 +79,10 @@ impl Template {
         let parsed = DynamicMessage::deserialize_with_options(request.clone(), &mut deserializer, &options)
             .and_then(|message| deserializer.end().map(|()| message));
         parsed.or_else(|_| {
-            parse_message(request, &json)
-                .map_err(|why| ServiceError::Input(format!("--data does not fit {}: {why}", request.full_name())))
+            parse_message(request, &json).map_err(|why| ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: format!("--data does not fit {}: {why}", request.full_name()),
+            })
         })
     }
 }
@@ -201,9 +203,12 @@ fn push_text(parts: &mut Vec<Part>, text: &str) {
 }
 
 fn bad(what: &str) -> ServiceError {
-    ServiceError::Input(format!(
-        "--data has {what}: the placeholders are {{{{seq}}}} (or {{{{seq 8}}}}, zero-padded), {{{{rand}}}}, {{{{client}}}}, {{{{transport}}}}, {{{{round}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
-    ))
+    ServiceError::Own {
+        kind: crate::error::INPUT,
+        message: format!(
+            "--data has {what}: the placeholders are {{{{seq}}}} (or {{{{seq 8}}}}, zero-padded), {{{{rand}}}}, {{{{client}}}}, {{{{transport}}}}, {{{{round}}}}, {{{{run}}}} and {{{{base64 TEXT}}}}"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub enum Slot<F: 'static> {
     Own(FieldSpec<F>),
     Shared(&'static str),
     SharedChoice(&'static str, &'static [&'static str]),
+    /// Shared fields, in this order (`schedule::RUN_LENGTH`).
+    Section(&'static [&'static str]),
 }
 
 /// What a field is, whatever options hold it.
@@ -70,11 +72,15 @@ pub enum FieldRef {
 }
 
 impl<F> Slot<F> {
-    pub fn field_ref(&self) -> FieldRef {
+    /// The form's lines this slot stands for.
+    pub fn field_refs(&self) -> Vec<FieldRef> {
         match self {
-            Slot::Own(spec) => FieldRef::Own(Field { key: spec.key, label: spec.label, kind: spec.access.kind() }),
-            Slot::Shared(key) => FieldRef::Shared(key, None),
-            Slot::SharedChoice(key, choices) => FieldRef::Shared(key, Some(choices)),
+            Slot::Own(spec) => {
+                vec![FieldRef::Own(Field { key: spec.key, label: spec.label, kind: spec.access.kind() })]
+            }
+            Slot::Shared(key) => vec![FieldRef::Shared(key, None)],
+            Slot::SharedChoice(key, choices) => vec![FieldRef::Shared(key, Some(choices))],
+            Slot::Section(keys) => keys.iter().map(|key| FieldRef::Shared(key, None)).collect(),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! registry is a list of them, and nothing else in the front ends names a
 //! target.
 
+pub mod flags;
 pub mod form;
 pub mod schedule;
 
@@ -121,7 +122,7 @@ impl<T: FormTarget> Target for T {
     }
 
     fn fields(&self) -> Vec<FieldRef> {
-        T::slots().iter().map(form::Slot::field_ref).collect()
+        T::slots().iter().flat_map(form::Slot::field_refs).collect()
     }
 
     fn essentials(&self) -> usize {

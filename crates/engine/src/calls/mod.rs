@@ -5,6 +5,8 @@
 
 pub mod batch;
 pub mod bounded;
+pub mod drive;
+pub mod error;
 mod finished;
 pub mod host_part;
 pub mod live;

@@ -18,6 +18,23 @@ use units::RateUnit;
 
 /// A target's configuration as its report keeps it, and the words its
 /// report says of it.
+/// How hard a run of calls pushed, as every such report keeps it (flat in
+/// its settings' JSON, as each always was).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CallLoad {
+    pub clients: u32,
+    pub requests: u32,
+    pub conns: u32,
+    pub tls: bool,
+    pub transports: Vec<TransportKind>,
+    pub iterations: u32,
+    pub warmup: bool,
+    pub client_threads: usize,
+    /// `--rate`: what an open-loop run offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
+}
+
 pub trait CallSettings: Clone {
     /// As the registry and a report's `target` spell it: `etcd`, `grpc`.
     const TARGET: &'static str;
@@ -25,9 +42,15 @@ pub trait CallSettings: Clone {
     const KIND: &'static str;
     /// What the environment's DirectPath is not applicable to.
     const SERVICE: &'static str;
-    fn transports(&self) -> &[TransportKind];
+    /// How hard the run pushed.
+    fn load(&self) -> &CallLoad;
+    fn transports(&self) -> &[TransportKind] {
+        &self.load().transports
+    }
     /// `--rate`: what an open-loop run offered.
-    fn open_loop(&self) -> Option<&OpenLoop>;
+    fn open_loop(&self) -> Option<&OpenLoop> {
+        self.load().open_loop.as_ref()
+    }
     fn unit(&self) -> RateUnit;
     /// A row's and a round's operation: `put`, `watch`, `call`.
     fn operation(&self) -> &'static str;

@@ -30,7 +30,10 @@ impl PathTemplate {
     /// Reads `template`, checking that each variable names a scalar field
     /// of `request`.
     pub fn parse(template: &str, request: &MessageDescriptor) -> Result<PathTemplate> {
-        let bad = |why: &str| ServiceError::Input(format!("the HTTP path {template} {why}"));
+        let bad = |why: &str| ServiceError::Own {
+            kind: crate::error::INPUT,
+            message: format!("the HTTP path {template} {why}"),
+        };
         if !template.starts_with('/') {
             return Err(bad("does not start with /"));
         }
@@ -76,11 +79,13 @@ impl PathTemplate {
             match piece {
                 Piece::Literal(text) => path.push_str(text),
                 Piece::Variable { field, multi } => {
-                    let text = field_text(message, field).filter(|t| !t.is_empty()).ok_or_else(|| {
-                        ServiceError::Input(format!(
-                            "the HTTP path binds {field}, which the request leaves empty: give it in --data"
-                        ))
-                    })?;
+                    let text =
+                        field_text(message, field).filter(|t| !t.is_empty()).ok_or_else(|| ServiceError::Own {
+                            kind: crate::error::INPUT,
+                            message: format!(
+                                "the HTTP path binds {field}, which the request leaves empty: give it in --data"
+                            ),
+                        })?;
                     let set = if *multi { SEGMENTS } else { SEGMENT };
                     path.extend(utf8_percent_encode(&text, set));
                     bound.push(field.clone());
