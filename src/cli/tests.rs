@@ -18,6 +18,10 @@ fn go_style_booleans_and_defaults_parse() {
 fn flag_defaults_match_the_core_defaults() {
     let cli = Cli::try_parse_from(["gcs-speed-tui"]).unwrap();
     assert_eq!(cli.bench.form().unwrap(), crate::targets::FormOptions::default());
+    // The app's flags are read: the schedule's and GCS's own.
+    let cli = Cli::try_parse_from(["gcs-speed-tui", "--size", "8MiB", "--iterations", "2"]).unwrap();
+    let form = cli.bench.form().unwrap();
+    assert_eq!((form.schedule.iterations.as_str(), form.options::<Options>().size.as_str()), ("2", "8MiB"));
 }
 
 #[test]

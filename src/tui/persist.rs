@@ -196,8 +196,9 @@ mod tests {
 
     #[test]
     fn a_form_written_before_the_gcs_options_became_a_crate_still_loads() {
-        // The flat shape every earlier version wrote: GCS keys, target, etcd.
-        let text = r#"{"bucket":"b","size":"8MiB","target":"etcd","etcd":{"user":"alice","clients":"4"}}"#;
+        // The flat shape every earlier version wrote: GCS keys (the schedule's
+        // among them), target, etcd.
+        let text = r#"{"bucket":"b","size":"8MiB","iterations":"7","cleanup":false,"target":"etcd","etcd":{"user":"alice","clients":"4"}}"#;
         let back: FormOptions = serde_json::from_str(text).unwrap();
         assert_eq!((back.options::<Options>().bucket.as_str(), back.options::<Options>().size.as_str()), ("b", "8MiB"));
         assert_eq!(
@@ -208,13 +209,21 @@ mod tests {
             ),
             ("etcd", "alice", "4")
         );
-        assert_eq!(back.schedule.iterations, Options::default().iterations, "what it lacks takes its default");
+        assert_eq!((back.schedule.iterations.as_str(), back.schedule.cleanup), ("7", false), "the schedule's, read");
+        assert_eq!(back.schedule.duration, "", "what it lacks takes its default");
+        assert_eq!(back.options::<Options>().chunk_size, Options::default().chunk_size);
         let written: serde_json::Value = serde_json::to_value(&back).unwrap();
         assert_eq!(
-            (written["size"].as_str(), written["target"].as_str()),
-            (Some("8MiB"), Some("etcd")),
+            (written["size"].as_str(), written["iterations"].as_str(), written["target"].as_str()),
+            (Some("8MiB"), Some("7"), Some("etcd")),
             "written flat again"
         );
+        // A schedule edited in the form (as the app does) is what is written and read back.
+        let mut edited = back;
+        *edited.text("iterations").unwrap() = "9".into();
+        let again: FormOptions = serde_json::from_str(&serde_json::to_string(&edited).unwrap()).unwrap();
+        assert_eq!(again.schedule.iterations, "9");
+        assert_eq!(again, edited);
     }
 }
 

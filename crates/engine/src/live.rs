@@ -7,63 +7,48 @@ use crate::plan::TransportKind;
 use std::sync::Arc;
 use units::{MIB, format_size};
 
-/// What a run's unit of work is: the events count bytes uploaded or read
-/// (GCS, shown in MiB/s), requests answered (etcd, shown in ops/s) or
-/// calls answered (any service, shown in calls/s).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Work {
-    #[default]
-    Uploads,
-    Downloads,
-    /// GCS ranges: each item a reader's many ranges of one object.
-    RangedReads,
-    /// w1r3: each round uploads, then reads what it wrote.
-    WritesThenReads,
-    Requests,
-    /// Calls of any service's method (`grpc run`).
-    Calls,
-    /// Watch events delivered (etcd's watch mode).
-    Events,
+/// What a lane's work is, in its target's words: weighed in bytes (GCS,
+/// shown in MiB/s) or counted (requests, calls, events, shown per second),
+/// what one piece and its progress are called, what a lane is doing in each
+/// part of a round, and what its items are. Each target says its own
+/// (`gcs::live`, `etcd::live`, `grpc_service::config`); the app draws them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Work {
+    /// Counted in bytes, each item timed (else counted, with the latencies
+    /// of each round's histogram).
+    pub weighed: bool,
+    /// One timed piece: `upload`, `request`, `call`.
+    pub one: &'static str,
+    /// What the progress counts: `bytes`, `ops`, `calls`, `events`.
+    pub counted: &'static str,
+    /// What a lane is doing in a round's first part and in its second
+    /// (w1r3 uploads, then reads): `"uploading "`.
+    pub doing: [&'static str; 2],
+    /// A weighed lane's items, counted one by one: `objects`, `reads`.
+    pub items: &'static str,
+}
+
+/// Before any plan: items, doing nothing in particular.
+impl Default for Work {
+    fn default() -> Self {
+        Work { weighed: false, one: "item", counted: "items", doing: ["running "; 2], items: "items" }
+    }
 }
 
 impl Work {
     /// Units of work per unit of rate: MiB, or one request.
     pub fn scale(self) -> f64 {
-        match self {
-            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => MIB as f64,
-            Work::Requests | Work::Calls | Work::Events => 1.0,
-        }
+        if self.weighed { MIB as f64 } else { 1.0 }
     }
 
     /// `2.50 GiB` or `12000 ops`.
     pub fn amount(self, units: u64) -> String {
-        match self {
-            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => format_size(units),
-            Work::Requests | Work::Calls | Work::Events => format!("{units} {}", self.counted()),
-        }
+        if self.weighed { format_size(units) } else { format!("{units} {}", self.counted) }
     }
 
-    /// What one timed piece of work is called: `upload`, `request`.
-    pub fn one(self) -> &'static str {
-        match self {
-            Work::Uploads => "upload",
-            Work::Downloads => "download",
-            Work::RangedReads => "read",
-            Work::WritesThenReads => "transfer",
-            Work::Requests => "request",
-            Work::Calls => "call",
-            Work::Events => "event",
-        }
-    }
-
-    /// What the progress counts: `ops`, `calls`, `events`.
-    pub fn counted(self) -> &'static str {
-        match self {
-            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => "bytes",
-            Work::Requests => "ops",
-            Work::Calls => "calls",
-            Work::Events => "events",
-        }
+    /// What a lane is doing in part `part` of its round.
+    pub fn doing(self, part: usize) -> &'static str {
+        self.doing[part.min(1)]
     }
 }
 

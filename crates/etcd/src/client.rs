@@ -111,9 +111,10 @@ pub fn explain_server_error(message: &str) -> String {
     } else {
         None
     };
+    // Said after the refusal's kind (`PERMISSION_DENIED: `, `HTTP 401: `).
     match hint {
-        Some(hint) => format!("etcd refused: {message}; {hint}"),
-        None => format!("etcd refused: {message}"),
+        Some(hint) => format!("{message}; {hint}"),
+        None => message.to_string(),
     }
 }
 
@@ -131,10 +132,7 @@ mod tests {
     #[test]
     fn refusals_say_what_to_do() {
         let said = explain_server_error("etcdserver: user name is empty");
-        assert_eq!(
-            said,
-            "etcd refused: etcdserver: user name is empty; etcd has authentication enabled: give --user and --password"
-        );
+        assert_eq!(said, "etcdserver: user name is empty; etcd has authentication enabled: give --user and --password");
         assert!(
             explain_server_error("etcdserver: authentication failed, invalid user ID or password")
                 .contains("check --user")

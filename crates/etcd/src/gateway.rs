@@ -217,7 +217,8 @@ impl Kv for GatewayKv {
                     let at = Instant::now();
                     let result = &answer["result"];
                     if result["canceled"] == Value::Bool(true) {
-                        let message = format!("etcd cancelled the watch: {}", result["cancel_reason"]);
+                        // Said after its kind: "watch cancelled: ...".
+                        let message = format!("by etcd ({})", result["cancel_reason"]);
                         return Err(EtcdError::Server { kind: "watch cancelled".into(), message });
                     }
                     if answer.get("error").is_some() {

@@ -205,7 +205,8 @@ impl Kv for GrpcKv {
                         return Err(EtcdError::Connection("etcd ended the watch stream".into()));
                     };
                     if answer.canceled {
-                        let message = format!("etcd cancelled the watch: {}", answer.cancel_reason);
+                        // Said after its kind: "watch cancelled: ...".
+                        let message = format!("by etcd ({})", answer.cancel_reason);
                         return Err(EtcdError::Server { kind: "watch cancelled".into(), message });
                     }
                     let at = Instant::now();

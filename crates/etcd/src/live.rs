@@ -20,7 +20,14 @@ impl EtcdConfig {
             rounds: schedule.iterations,
             items: 0,
             amount: per_round * schedule.iterations as u64,
-            work: if watch { Work::Events } else { Work::Requests },
+            work: match watch {
+                true => {
+                    Work { weighed: false, one: "event", counted: "events", doing: ["running "; 2], items: "events" }
+                }
+                false => {
+                    Work { weighed: false, one: "request", counted: "ops", doing: ["running "; 2], items: "requests" }
+                }
+            },
             parts: vec![match self.mode {
                 Mode::Put => "put",
                 Mode::Range => "range",

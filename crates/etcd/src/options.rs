@@ -247,6 +247,6 @@ impl EtcdRunArgs {
             (Some(_), None) => return fail("password", "--user needs --password (or ETCD_PASSWORD)"),
             (None, Some(_)) => return fail("user", "--password (or ETCD_PASSWORD) needs --user"),
         };
-        Ok((user, self.tls.identity(tls)?))
+        Ok((user, self.tls.identity(tls, "--endpoints")?))
     }
 }

@@ -32,11 +32,14 @@ impl BenchConfig {
     /// The live pane's plan: each transport's rounds, objects (w1r3: one
     /// write and three reads of each) and bytes.
     pub fn lane_plan(&self) -> LanePlan {
+        let reading = |one, items| Work { weighed: true, one, counted: "bytes", doing: ["reading "; 2], items };
         let work = match self.workload {
-            Workload::Upload | Workload::Append => Work::Uploads,
-            Workload::Download => Work::Downloads,
-            Workload::Ranges => Work::RangedReads,
-            Workload::W1r3 => Work::WritesThenReads,
+            Workload::Upload | Workload::Append => Work { doing: ["uploading "; 2], ..reading("upload", "objects") },
+            Workload::Download => reading("download", "objects"),
+            // Each item a reader's many ranges of one object.
+            Workload::Ranges => reading("read", "reads"),
+            // Each round uploads, then reads what it wrote.
+            Workload::W1r3 => Work { doing: ["uploading ", "reading "], ..reading("transfer", "objects") },
         };
         let items_per_object = if self.workload == Workload::W1r3 { 1 + W1R3_READS } else { 1 };
         LanePlan {

@@ -130,7 +130,7 @@ impl ServiceArgs {
         };
         let headers = self.headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
         let tls = grpc_endpoint.starts_with("https://") || http_endpoint.starts_with("https://");
-        let identity = self.tls.identity(tls).map_err(|e| e.message)?;
+        let identity = self.tls.identity(tls, "--grpc-endpoint or --http-endpoint").map_err(|e| e.message)?;
         Ok(Reach { grpc_endpoint, http_endpoint, cacert: self.tls.cacert.clone(), identity, headers, conns })
     }
 }

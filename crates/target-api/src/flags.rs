@@ -23,18 +23,17 @@ pub struct TlsFlags {
 
 impl TlsFlags {
     /// The client certificate and key, given both or neither; the TLS files
-    /// only when `tls` (an https:// endpoint), which they are for.
-    pub fn identity(&self, tls: bool) -> Result<Option<CertAndKey>, ConfigError> {
+    /// only when `tls` (an https:// endpoint, set by `endpoints`: the flags
+    /// the sentence names), which they are for.
+    pub fn identity(&self, tls: bool, endpoints: &str) -> Result<Option<CertAndKey>, ConfigError> {
         let identity = match (&self.cert, &self.key) {
             (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
             (None, None) => None,
             _ => return fail("cert", "--cert and --key go together: give both for mutual TLS"),
         };
         if !tls && (self.cacert.is_some() || identity.is_some()) {
-            return fail(
-                "cacert",
-                "--cacert, --cert and --key are for https:// endpoints: use https:// in the endpoints",
-            );
+            let fix = format!("use https:// in {endpoints}");
+            return fail("cacert", format!("--cacert, --cert and --key are for https:// endpoints: {fix}"));
         }
         Ok(identity)
     }
@@ -51,11 +50,14 @@ mod tests {
             cert: cert.then(|| "c.pem".into()),
             key: key.then(|| "k.pem".into()),
         };
-        assert_eq!(files(false, false, false).identity(false), Ok(None));
-        assert_eq!(files(true, true, true).identity(true), Ok(Some(("c.pem".into(), "k.pem".into()))));
-        assert_eq!(files(false, true, false).identity(true).unwrap_err().field, "cert");
-        assert_eq!(files(false, false, true).identity(true).unwrap_err().field, "cert");
-        assert_eq!(files(true, false, false).identity(false).unwrap_err().field, "cacert");
-        assert_eq!(files(false, true, true).identity(false).unwrap_err().field, "cacert");
+        assert_eq!(files(false, false, false).identity(false, "--endpoints"), Ok(None));
+        assert_eq!(files(true, false, false).identity(true, "--endpoints"), Ok(None), "a CA alone, for https");
+        assert_eq!(files(true, true, true).identity(true, "--endpoints"), Ok(Some(("c.pem".into(), "k.pem".into()))));
+        assert_eq!(files(false, true, false).identity(true, "--endpoints").unwrap_err().field, "cert");
+        assert_eq!(files(false, false, true).identity(true, "--endpoints").unwrap_err().field, "cert");
+        assert_eq!(files(true, false, false).identity(false, "--endpoints").unwrap_err().field, "cacert");
+        let refused = files(false, true, true).identity(false, "--endpoints").unwrap_err();
+        assert_eq!(refused.field, "cacert");
+        assert!(refused.message.ends_with("use https:// in --endpoints"), "{}", refused.message);
     }
 }

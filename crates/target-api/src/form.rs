@@ -120,7 +120,6 @@ pub trait TargetForm: std::fmt::Debug + Send + Sync {
     fn boxed(&self) -> Box<dyn TargetForm>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
-    fn same_as(&self, other: &dyn TargetForm) -> bool;
 }
 
 /// Options `F` with the fields a target's form shows of them.
@@ -180,10 +179,6 @@ where
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         &mut self.options
-    }
-
-    fn same_as(&self, other: &dyn TargetForm) -> bool {
-        other.as_any().downcast_ref::<F>() == Some(&self.options)
     }
 }
 

@@ -200,8 +200,15 @@ pub enum ReportNames {
 
 /// The process's environment variables that a target reads (set and not
 /// blank), taken once so that tests can give their own.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Environment(BTreeMap<String, String>);
+
+/// The variables' names alone: their values may be secrets (ETCD_PASSWORD).
+impl std::fmt::Debug for Environment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
 
 impl Environment {
     pub fn from_process() -> Self {

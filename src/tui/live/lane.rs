@@ -116,7 +116,7 @@ impl Lane {
 
     /// Latencies come whole per complete round, not per object.
     pub fn latencies_per_round(&self) -> bool {
-        matches!(self.work, Work::Requests | Work::Calls | Work::Events)
+        !self.work.weighed
     }
 
     /// Work done, the current round's so far included.

@@ -16,8 +16,6 @@ use crate::plan::TransportKind;
 use crate::report::{Host, RunOutcome, Tool};
 use units::RateUnit;
 
-/// A target's configuration as its report keeps it, and the words its
-/// report says of it.
 /// How hard a run of calls pushed, as every such report keeps it (flat in
 /// its settings' JSON, as each always was).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -35,6 +33,8 @@ pub struct CallLoad {
     pub open_loop: Option<OpenLoop>,
 }
 
+/// A target's configuration as its report keeps it, and the words its
+/// report says of it.
 pub trait CallSettings: Clone {
     /// As the registry and a report's `target` spell it: `etcd`, `grpc`.
     const TARGET: &'static str;

@@ -34,7 +34,7 @@ pub fn render(
     theme: &Theme,
     kind: TransportKind,
 ) {
-    let one = work.one();
+    let one = work.one;
     if area.height < 3 {
         return; // too short to read: the percentiles above say it in numbers
     }
@@ -47,14 +47,10 @@ pub fn render(
     let (scale, unit) = if max < 1.0 { (1000.0, "ms") } else { (1.0, "s") };
     let [caption, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     let caption_text = first_that_fits(
-        &match work {
-            Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => {
-                [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")]
-            }
+        &match work.weighed {
+            true => [format!("{one}s per time bucket (upper edge, {unit})"), format!("{one}s by time ({unit})")],
             // Lanes whose latencies come per round get a sample of each round's histogram, not every request.
-            Work::Requests | Work::Calls | Work::Events => {
-                [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")]
-            }
+            false => [format!("% of {one}s by time ({unit})"), format!("% by time ({unit})")],
         },
         caption.width,
     );
@@ -84,11 +80,11 @@ pub fn render(
         .zip(labels)
         .map(|(&count, label)| {
             let bar = Bar::default().value(count).label(Line::from(label));
-            match work {
+            match work.weighed {
                 // A sample of the round's histogram: its counts mean nothing
                 // on their own, its shares do.
-                Work::Requests | Work::Calls | Work::Events => bar.text_value(percent(count, total)),
-                _ => bar,
+                false => bar.text_value(percent(count, total)),
+                true => bar,
             }
         })
         .collect();

@@ -5,7 +5,7 @@
 use super::super::Theme;
 use super::first_that_fits;
 use crate::engine::plan::TransportKind;
-use crate::tui::live::{Lane, Live, Work};
+use crate::tui::live::{Lane, Live};
 use crate::units::format_size;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -53,14 +53,7 @@ fn title<'a>(lane: &Lane, live: &Live, theme: &Theme, width: u16) -> Line<'a> {
         let warmup = first_that_fits(&["warmup (not counted) ".into(), "warmup ".into()], room as u16);
         title.push(Span::styled(warmup, theme.warning()));
     } else if lane.in_round {
-        let doing = match live.work {
-            Work::Uploads => "uploading ",
-            Work::Downloads | Work::RangedReads => "reading ",
-            Work::WritesThenReads if lane.current_part() == 0 => "uploading ",
-            Work::WritesThenReads => "reading ",
-            Work::Requests | Work::Calls | Work::Events => "running ",
-        };
-        title.push(Span::styled(doing, theme.accent()));
+        title.push(Span::styled(live.work.doing(lane.current_part()), theme.accent()));
     }
     Line::from(title)
 }
@@ -75,19 +68,14 @@ fn gauge_labels(lane: &Lane, live: &Live) -> (f64, Vec<String>) {
     }
     let ratio = if lane.bytes_planned == 0 { 0.0 } else { (done as f64 / lane.bytes_planned as f64).min(1.0) };
     let bytes = format!("{} / {}", format_size(done), format_size(lane.bytes_planned));
-    let items = if live.work == Work::RangedReads { "reads" } else { "objects" };
-    let objects = format!("{}/{} {items}", lane.objects_done, lane.objects_planned);
-    let labels = match live.work {
+    let objects = format!("{}/{} {}", lane.objects_done, lane.objects_planned, live.work.items);
+    let labels = match live.work.weighed {
         // Small objects are counted first, as their report rates them.
-        Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads if lane.per_object() => {
-            vec![format!("{objects} · {bytes}"), objects]
-        }
-        Work::Uploads | Work::Downloads | Work::RangedReads | Work::WritesThenReads => {
-            vec![format!("{bytes} · {objects}"), bytes]
-        }
-        Work::Requests | Work::Calls | Work::Events => {
+        true if lane.per_object() => vec![format!("{objects} · {bytes}"), objects],
+        true => vec![format!("{bytes} · {objects}"), bytes],
+        false => {
             let round = (lane.rounds_done + u32::from(lane.in_round && !lane.warmup)).min(lane.rounds_planned);
-            let counted = live.work.counted();
+            let counted = live.work.counted;
             vec![
                 format!("{done} / {} {counted} · round {round}/{}", lane.bytes_planned, lane.rounds_planned),
                 format!("{done} / {} {counted}", lane.bytes_planned),
@@ -141,7 +129,7 @@ fn figure_lines(lane: &Lane, live: &Live) -> Vec<Vec<String>> {
             format!("avg {}{errors}", text(average)),
             format!("avg {}", text(average)),
         ];
-        return vec![rates, percentile_texts(lane, 0, live.work.one())];
+        return vec![rates, percentile_texts(lane, 0, live.work.one)];
     }
     let mut lines = vec![vec![
         format!("now {}{errors}{recovery}", text(now)),
