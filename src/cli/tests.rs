@@ -66,3 +66,25 @@ fn a_bad_boolean_is_a_usage_error() {
     let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--cleanup=maybe"]).unwrap_err();
     assert_eq!(error.exit_code(), 2);
 }
+
+#[test]
+fn each_target_command_has_its_own_help() {
+    use clap::CommandFactory;
+    let root = Cli::command();
+    for target in crate::targets::REGISTRY {
+        let mut command = &root;
+        for (name, about) in target.command() {
+            command = command.find_subcommand(name).unwrap_or_else(|| panic!("no {name}"));
+            assert_eq!(command.get_about().map(|a| a.to_string()).as_deref(), Some(*about), "{name}");
+        }
+        if let Some((name, about)) = target.doctor() {
+            let doctor = root.find_subcommand(name).unwrap();
+            assert_eq!(doctor.get_about().map(|a| a.to_string()).as_deref(), Some(about));
+        }
+    }
+    let run = root.find_subcommand("run").unwrap();
+    assert_eq!(
+        run.get_about().map(|a| a.to_string()).as_deref(),
+        Some("Run the benchmark without the interactive app and print a report.")
+    );
+}

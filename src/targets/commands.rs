@@ -38,7 +38,8 @@ pub enum Action {
 fn run_command(target: &dyn Target) -> Command {
     let path = target.command();
     let (last, steps) = path.split_last().expect("a command has a name");
-    let mut command = ReportArgs::augment_args(target.args(Command::new(last.0).about(last.1)));
+    // Its help after the flags': an `Args` struct's own doc would be taken as the command's.
+    let mut command = ReportArgs::augment_args(target.args(Command::new(last.0))).about(last.1);
     for (name, about) in steps.iter().rev() {
         command = Command::new(*name)
             .about(*about)
@@ -54,7 +55,7 @@ impl Subcommand for TargetCommand {
         for target in REGISTRY {
             command = command.subcommand(run_command(target));
             if let Some((name, about)) = target.doctor() {
-                command = command.subcommand(target.args(Command::new(name).about(about)));
+                command = command.subcommand(target.args(Command::new(name)).about(about));
             }
         }
         command
