@@ -37,7 +37,7 @@ impl PartialEq for Finished {
 
 impl serde::Serialize for Finished {
     fn serialize<S: serde::Serializer>(&self, writing: S) -> Result<S::Ok, S::Error> {
-        self.0.to_value().serialize(writing)
+        self.0.to_value().map_err(serde::ser::Error::custom)?.serialize(writing)
     }
 }
 

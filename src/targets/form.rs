@@ -174,14 +174,16 @@ impl serde::Serialize for FormOptions {
     fn serialize<S: serde::Serializer>(&self, writing: S) -> Result<S::Ok, S::Error> {
         let mut top = serde_json::Map::new();
         for (target, form) in REGISTRY.iter().zip(&self.forms) {
-            match (target.remembered_under(), form.to_json()) {
+            match (target.remembered_under(), form.to_json().map_err(serde::ser::Error::custom)?) {
                 (None, serde_json::Value::Object(fields)) => top.extend(fields),
                 (Some(key), value) => drop(top.insert(key.into(), value)),
                 (None, _) => {}
             }
         }
         // The schedule's, after a first target's options that keep their own copy.
-        if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(&self.schedule) {
+        if let serde_json::Value::Object(fields) =
+            serde_json::to_value(&self.schedule).map_err(serde::ser::Error::custom)?
+        {
             top.extend(fields);
         }
         top.insert("target".into(), self.target.clone().into());

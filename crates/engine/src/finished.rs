@@ -79,7 +79,7 @@ pub trait ReportObject: Send + Sync + 'static {
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
     /// The report as its JSON value (what `to_json` writes).
-    fn to_value(&self) -> serde_json::Value;
+    fn to_value(&self) -> Result<serde_json::Value, serde_json::Error>;
     /// The same report, field for field.
     fn same_as(&self, other: &dyn FinishedRun) -> bool;
 }
@@ -101,8 +101,8 @@ impl<T: FinishedRun + Clone + PartialEq + serde::Serialize> ReportObject for T {
         self
     }
 
-    fn to_value(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or_default()
+    fn to_value(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(self)
     }
 
     fn same_as(&self, other: &dyn FinishedRun) -> bool {

@@ -116,7 +116,7 @@ pub trait TargetForm: std::fmt::Debug + Send + Sync {
     /// The toggle `key`.
     fn toggle(&mut self, key: &str) -> Option<&mut bool>;
     /// As the form is remembered.
-    fn to_json(&self) -> serde_json::Value;
+    fn to_json(&self) -> Result<serde_json::Value, serde_json::Error>;
     fn boxed(&self) -> Box<dyn TargetForm>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -165,8 +165,8 @@ where
         }
     }
 
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(&self.options).unwrap_or_default()
+    fn to_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(&self.options)
     }
 
     fn boxed(&self) -> Box<dyn TargetForm> {
