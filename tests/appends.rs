@@ -13,6 +13,8 @@ use gcs_speed_tui::emulator::EmulatorOptions;
 async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_finalized() {
     // Bytes kept: the read back reads them.
     let emulator = emulator_with(EmulatorOptions { retain: true, ..EmulatorOptions::default() }).await;
+    let dir = tempfile::tempdir().unwrap();
+    let samples_path = dir.path().join("objects.ndjson");
     let options = Options {
         workload: "append".into(),
         read_back: "on".into(),
@@ -22,6 +24,7 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
         iterations: "2".into(),
         warmup: false,
         cleanup: false,
+        samples: samples_path.to_str().unwrap().into(),
         ..options_for(&emulator)
     };
     let report = run_bench(options).await;
@@ -52,15 +55,17 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
         let stored = emulator.store().get(BUCKET, &sample.object).unwrap();
         assert_eq!((stored.size, stored.finalized), (MIB, true), "{}", sample.object);
     }
-    // The CSV keeps every flush and read back, in its last two columns.
-    let csv = report.to_csv();
-    assert_eq!(csv.lines().count(), 1 + 8, "a header and a row per object: 2 writers, 2 rounds, 2 transports");
-    for row in csv.lines().skip(1) {
-        let cells: Vec<&str> = row.split(',').collect();
-        let count = |cell: &str| if cell.is_empty() { 0 } else { cell.split(';').count() };
-        let (flushes, read_back) = (count(cells[cells.len() - 2]), count(cells[cells.len() - 1]));
-        let grpc = row.starts_with("grpc,");
-        assert_eq!((flushes, read_back), (4, if grpc { 4 } else { 0 }), "{row}");
+    // The report's CSV: a row per round; the samples file: every object, with its flushes and read backs.
+    assert_eq!(report.to_csv().lines().count(), 1 + 4, "a header and a row per round: 2 rounds, 2 transports");
+    let streamed = std::fs::read_to_string(&samples_path).unwrap();
+    let objects: Vec<gcs_speed_tui::gcs::stats::ObjectSample> =
+        streamed.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(objects.len(), 8, "an object per line: 2 writers, 2 rounds, 2 transports");
+    for object in &objects {
+        let flushes = object.flushes.as_ref().map_or(0, Vec::len);
+        let read_back = object.read_back.as_ref().map_or(0, Vec::len);
+        let grpc = object.transport == TransportKind::Grpc;
+        assert_eq!((flushes, read_back), (4, if grpc { 4 } else { 0 }), "{object:?}");
     }
     assert_eq!(emulator.store().object_count(), 8, "--cleanup=false keeps the 8 objects");
     let text = report.to_table();

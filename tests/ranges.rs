@@ -135,13 +135,7 @@ async fn ranges_of_a_list_of_sizes_are_read_each_at_its_size_by_both_transports(
     }
     let text = report.to_table();
     assert!(text.contains("5 ranges of 4 KiB, 64 KiB, 1 MiB in turn of each object"), "{text}");
-    let csv = report.to_csv();
-    assert_eq!(csv.lines().count(), 1 + 12, "a header and a row per read");
-    for row in csv.lines().skip(1) {
-        let cells: Vec<&str> = row.split(',').collect();
-        let (first, complete) = (cells[cells.len() - 4], cells[cells.len() - 3]);
-        assert_eq!((first.split(';').count(), complete.split(';').count()), (5, 5), "{row}");
-    }
+    assert_eq!(report.to_csv().lines().count(), 1 + 4, "a header and a row per round: 2 rounds, 2 transports");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -181,7 +175,7 @@ async fn ranges_per_second_leave_out_a_round_that_did_not_complete() {
     let first = rounds.iter_mut().find(|r| r.transport == TransportKind::Grpc && r.round == 0).unwrap();
     first.ok = false;
     let second = rounds.iter().find(|r| r.transport == TransportKind::Grpc && r.round == 1).unwrap();
-    let summaries = ranges_summaries(&report.config, &rounds, &report.samples);
+    let summaries = ranges_summaries(&report.config, &rounds, &[]);
     let grpc = summaries.iter().find(|r| r.transport == TransportKind::Grpc).unwrap();
     // The second round alone: 3 readers x 8 ranges of 64 KiB in its time.
     let expected = 24.0 / second.elapsed_s;

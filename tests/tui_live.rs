@@ -8,7 +8,7 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
 use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize_samples};
 use gcs_speed_tui::tui::app::{App, Message};
 use ratatui::crossterm::event::KeyCode;
 
@@ -76,6 +76,7 @@ fn report(options: &Options, parts: &[Part], outcome: RunOutcome) -> RunReport {
             retransmitted_bytes: 0,
             span: Default::default(),
             paced: None,
+            items: None,
         });
     }
     let mut transports = Vec::new();
@@ -84,7 +85,7 @@ fn report(options: &Options, parts: &[Part], outcome: RunOutcome) -> RunReport {
             let per_round =
                 rounds.iter().find(|r| r.transport == kind && r.operation == operation).map_or(0, |r| r.bytes);
             let accounting = Accounting { protocol: "HTTP/1.1".into(), connections: 1, ..Accounting::default() };
-            transports.push(summarize(kind, operation, per_round, &rounds, &samples, accounting));
+            transports.push(summarize_samples(kind, operation, per_round, &rounds, &samples, accounting));
         }
     }
     let cleanup = Cleanup { deleted: 0, left: vec![], kept: vec![] };

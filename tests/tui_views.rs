@@ -4,7 +4,7 @@
 
 use gcs_speed_tui::engine::events::{ItemDone, Phase, RoundDone, RunEvent};
 use gcs_speed_tui::finished::Finished;
-use gcs_speed_tui::gcs::stats::{ObjectSample, RoundSample};
+use gcs_speed_tui::gcs::stats::ObjectSample;
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::tui::app::{App, Message};
 use gcs_speed_tui::{config::Environment, config::TransportKind, targets::FormOptions};
@@ -97,19 +97,13 @@ fn running_app() -> App {
             error_kind: None,
             retried_after: Default::default(),
         })),
-        RunEvent::RoundDone(RoundDone::from(&RoundSample {
+        RunEvent::RoundDone(RoundDone {
             transport: TransportKind::Json,
-            operation: gcs_speed_tui::gcs::stats::Operation::Upload,
             round: 0,
+            done: 64 * MIB,
             elapsed_s: 8.0,
-            bytes: 64 * MIB,
             ok: true,
-            cpu_s: 0.03,
-            wire_bytes: 64 * MIB,
-            retransmitted_bytes: 0,
-            span: Default::default(),
-            paced: None,
-        })),
+        }),
         RunEvent::RoundStarted { transport: TransportKind::Grpc, round: Some(0), at_s: 8.0 },
         RunEvent::Progress {
             transport: TransportKind::Grpc,

@@ -5,7 +5,7 @@ use TransportKind::{Grpc, Json};
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::timeline::Span;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize_samples};
 use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::units::MIB;
@@ -17,6 +17,18 @@ pub fn at(micros: i64) -> String {
     gcs_speed_tui::units::rfc3339_micros(std::time::UNIX_EPOCH + std::time::Duration::from_micros(micros as u64))
 }
 
+/// A round's span from `now` for `seconds`, in a run that began at `start_s`.
+fn span_of(now: f64, start_s: f64, seconds: f64) -> Span {
+    let micros = |s: f64| T0 + (s * 1e6).round() as i64;
+    Span {
+        host: String::new(),
+        started_at: at(micros(now)),
+        ended_at: at(micros(now + seconds)),
+        start_s: now - start_s,
+        end_s: now - start_s + seconds,
+    }
+}
+
 /// A host's report: pairs of rounds back to back from `start_s` (JSON
 /// rounds of 1 s moving `json_mib[k]`, gRPC rounds of 0.5 s moving
 /// `grpc_mib`), one object a round, each object taking `latency_s`.
@@ -26,14 +38,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
     let mut now = start_s;
     for (k, &json) in (0u32..).zip(json_mib) {
         for (transport, seconds, mib) in [(Json, 1.0, json), (Grpc, 0.5, grpc_mib)] {
-            let micros = |s: f64| T0 + (s * 1e6).round() as i64;
-            let span = Span {
-                host: String::new(),
-                started_at: at(micros(now)),
-                ended_at: at(micros(now + seconds)),
-                start_s: now - start_s,
-                end_s: now - start_s + seconds,
-            };
+            let span = span_of(now, start_s, seconds);
             rounds.push(RoundSample {
                 transport,
                 operation: Operation::Upload,
@@ -46,6 +51,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 retransmitted_bytes: 0,
                 span,
                 paced: None,
+                items: None,
             });
             samples.push(ObjectSample {
                 host: String::new(),
@@ -76,7 +82,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
         }
     }
     let summaries = [Json, Grpc]
-        .map(|kind| summarize(kind, Operation::Upload, 0, &rounds, &samples, Accounting::default()))
+        .map(|kind| summarize_samples(kind, Operation::Upload, 0, &rounds, &samples, Accounting::default()))
         .to_vec();
     let target = TargetInfo {
         kind: "endpoint".into(),

@@ -6,7 +6,7 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::report::RunOutcome;
 use gcs_speed_tui::engine::timeline::Span;
 use gcs_speed_tui::gcs::report::{Cleanup, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize_samples};
 use gcs_speed_tui::gcs::target::TargetInfo;
 use gcs_speed_tui::gcs::transport::Phases;
 use proptest::prelude::*;
@@ -136,6 +136,7 @@ pub fn build(workload: &str, concurrency: usize, plan: &[Slots], outcome: RunOut
                 retransmitted_bytes: *wire_bytes / 16,
                 span: span(zero, clock, elapsed_s),
                 paced: None,
+                items: None,
             });
             clock += elapsed_s;
         }
@@ -143,7 +144,9 @@ pub fn build(workload: &str, concurrency: usize, plan: &[Slots], outcome: RunOut
     let summaries = operations
         .iter()
         .flat_map(|&op| [TransportKind::Json, TransportKind::Grpc].map(move |kind| (kind, op)))
-        .map(|(kind, op)| summarize(kind, op, OBJECT * concurrency as u64, &rounds, &samples, Accounting::default()))
+        .map(|(kind, op)| {
+            summarize_samples(kind, op, OBJECT * concurrency as u64, &rounds, &samples, Accounting::default())
+        })
         .collect();
     let target = TargetInfo {
         kind: "emulator".into(),

@@ -6,7 +6,7 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
 use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize_samples};
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::targets::FormOptions;
 use gcs_speed_tui::tui::app::{App, Message};
@@ -27,12 +27,10 @@ pub fn report(run_id: &str, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> Run
 /// A finished run of one `size`-byte object per round, each round taking the seconds given.
 pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds: [f64; 3]) -> RunReport {
     let config = Options { size: format!("{size}B"), ..Options::default() }.validate(&Environment::default()).unwrap();
-    let mut rounds = Vec::new();
-    let mut samples = Vec::new();
+    let (mut rounds, mut samples) = (Vec::new(), Vec::new());
     for (kind, times) in [(TransportKind::Json, json_rounds), (TransportKind::Grpc, grpc_rounds)] {
         for (round, elapsed_s) in times.into_iter().enumerate() {
             let cpu_s = if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 };
-            let wire_bytes = size + 4096;
             rounds.push(RoundSample {
                 transport: kind,
                 operation: gcs_speed_tui::gcs::stats::Operation::Upload,
@@ -41,10 +39,11 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 bytes: size,
                 ok: true,
                 cpu_s,
-                wire_bytes,
+                wire_bytes: size + 4096,
                 retransmitted_bytes: 0,
                 span: Default::default(),
                 paced: None,
+                items: None,
             });
             samples.push(ObjectSample {
                 host: String::new(),
@@ -84,7 +83,14 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
         .map(|kind| {
-            summarize(kind, gcs_speed_tui::gcs::stats::Operation::Upload, size, &rounds, &samples, accounting(kind))
+            summarize_samples(
+                kind,
+                gcs_speed_tui::gcs::stats::Operation::Upload,
+                size,
+                &rounds,
+                &samples,
+                accounting(kind),
+            )
         })
         .to_vec();
     RunReport::new(

@@ -79,6 +79,13 @@ impl FormTarget for Gcs {
         &FIELDS
     }
 
+    /// A report from before tallies: its rounds tallied from its samples.
+    fn read_report(value: serde_json::Value) -> Result<RunReport, String> {
+        let mut report: RunReport = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        crate::stats::tally_from_samples(&mut report.rounds, &report.samples);
+        Ok(report)
+    }
+
     fn split(args: BenchArgs) -> (Options, ScheduleArgs) {
         let options = args.to_options();
         let schedule = options.schedule_args();

@@ -5,11 +5,11 @@
 //! persistence, and the line says so. Over gRPC a second stream reads each
 //! flush back as it is persisted, and the flush's time until then is the
 //! reader's wait; a JSON upload cannot be read before it is finished, so
-//! it has none. Computed from the samples, so a merged report's figures are
-//! those of all its hosts' samples.
+//! it has none. Computed from the rounds' tallies, so a merged report's
+//! figures are those of all its hosts' items.
 
 use crate::config::{BenchConfig, TransportKind};
-use crate::stats::{ObjectSample, at_most_the_slowest, latency_histogram, quantile_s};
+use crate::stats::{Pooled, RoundSample, Tally, Times};
 use units::{format_latency, format_size};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -32,22 +32,17 @@ pub struct AppendsSummary {
 }
 
 /// Each transport's summary, when the run appended.
-pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<AppendsSummary> {
+pub fn appends_summaries(config: &BenchConfig, rounds: &[RoundSample], cut_off: &[RoundSample]) -> Vec<AppendsSummary> {
     let Some(plan) = config.append else { return Vec::new() };
     let bytes = format_size(plan.flush_bytes());
     config
         .transports
         .iter()
         .map(|&transport| {
-            let pooled = |of: fn(&ObjectSample) -> Option<&Vec<f64>>| -> Vec<f64> {
-                (samples.iter())
-                    .filter(|s| s.transport == transport && s.ok)
-                    .filter_map(of)
-                    .flatten()
-                    .copied()
-                    .collect()
-            };
-            let (flushes, read_back) = (pooled(|s| s.flushes.as_ref()), pooled(|s| s.read_back.as_ref()));
+            let tallies = || rounds.iter().chain(cut_off).filter(move |r| r.transport == transport);
+            let pooled =
+                |of: fn(&Tally) -> Option<&Times>| Pooled::of(tallies().filter_map(|r| r.items.as_ref()).map(of));
+            let (flushes, read_back) = (pooled(|t| t.flushes.as_ref()), pooled(|t| t.read_back.as_ref()));
             let method = match transport {
                 // (grpc-read-object is for ranges runs only.)
                 TransportKind::Grpc | TransportKind::GrpcReadObject => {
@@ -57,17 +52,15 @@ pub fn appends_summaries(config: &BenchConfig, samples: &[ObjectSample]) -> Vec<
                     format!("no appendable objects in the JSON API: a resumable upload, a PUT per {bytes} chunk")
                 }
             };
-            let [flush_p50_s, flush_p99_s] = p50_p99(&flushes);
-            let [read_back_p50_s, read_back_p99_s] = p50_p99(&read_back);
             AppendsSummary {
                 transport,
                 method,
-                flushes: flushes.len() as u64,
-                flush_p50_s,
-                flush_p99_s,
-                read_back: read_back.len() as u64,
-                read_back_p50_s,
-                read_back_p99_s,
+                flushes: flushes.count(),
+                flush_p50_s: flushes.quantile(0.5),
+                flush_p99_s: flushes.quantile(0.99),
+                read_back: read_back.count(),
+                read_back_p50_s: read_back.quantile(0.5),
+                read_back_p99_s: read_back.quantile(0.99),
             }
         })
         .collect()
@@ -90,11 +83,6 @@ pub fn mark_read_back(config: &BenchConfig, verdicts: &mut [crate::stats::Verdic
 }
 
 /// The median and 99th percentile of `times`, none of either when empty.
-fn p50_p99(times: &[f64]) -> [Option<f64>; 2] {
-    let histogram = latency_histogram(times);
-    [0.5, 0.99].map(|q| at_most_the_slowest(quantile_s(&histogram, q), times))
-}
-
 impl AppendsSummary {
     /// "grpc (appendable BidiWriteObject, ...): 64 flushes of the objects
     /// written whole, ... p50 10.4 ms p99 12.1 ms; read back by a second stream ..."

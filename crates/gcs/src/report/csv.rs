@@ -1,12 +1,12 @@
-//! A report as CSV: one row per item (upload, read, ranged read, appended
-//! object), each saying which run and where. An item's parts (a ranged
-//! read's ranges, an appended object's flushes) are kept in its row as
-//! `;`-separated seconds, in the order they were asked for or sent, so a
-//! CSV alone holds every figure the report's lines are made of.
+//! A report as CSV: one row per round of each transport and operation,
+//! saying which run and where, what the round moved and how long it took,
+//! and what its items came to. Rows per object are the raw stream's
+//! (`--samples FILE.csv`), which a run of any length writes as it goes.
 
 use super::{RunReport, csv_field};
+use crate::stats::{Pooled, RoundSample};
 
-const HEADER: &str = "transport,round,worker,object,bytes,start_s,elapsed_s,ok,error,retries,resumes,resent_bytes,operation,first_byte_s,host,run_id,target,range_first_byte_s,range_complete_s,flush_s,read_back_s\n";
+const HEADER: &str = "host,transport,operation,round,elapsed_s,bytes,ok,objects,failed,p50_s,p90_s,p99_s,mib_s,cpu_s,wire_bytes,retries,resumes,run_id,target\n";
 
 impl RunReport {
     pub fn to_csv(&self) -> String {
@@ -14,39 +14,39 @@ impl RunReport {
         // Every row says which run and where (with any injected fault), so a
         // CSV alone tells what was measured.
         let run = format!("{},{}", csv_field(&self.run_id), csv_field(&self.target.short()));
-        for s in &self.samples {
-            let first_byte = s.first_byte_s.map(|t| format!("{t:.6}")).unwrap_or_default();
-            let ranges = s.ranges.as_deref().unwrap_or_default();
-            let parts = [
-                seconds(ranges.iter().map(|r| r.first_byte_s)),
-                seconds(ranges.iter().map(|r| r.complete_s)),
-                seconds(s.flushes.iter().flatten().copied()),
-                seconds(s.read_back.iter().flatten().copied()),
-            ]
-            .join(",");
-            out.push_str(&format!(
-                "{},{},{},{},{},{:.6},{:.6},{},{},{},{},{},{},{first_byte},{},{run},{parts}\n",
-                s.transport.name(),
-                s.round + 1,
-                s.worker,
-                csv_field(&s.object),
-                s.bytes,
-                s.start_s,
-                s.elapsed_s,
-                s.ok,
-                csv_field(s.error.as_deref().unwrap_or("")),
-                s.retries,
-                s.resumes,
-                s.resent_bytes,
-                s.operation.name(),
-                csv_field(&s.host)
-            ));
+        for r in &self.rounds {
+            out.push_str(&round_row(r));
+            out.push_str(&run);
+            out.push('\n');
         }
         out
     }
 }
 
-/// Seconds joined by `;` (no comma, so the field needs no quotes).
-fn seconds(values: impl Iterator<Item = f64>) -> String {
-    values.map(|t| format!("{t:.6}")).collect::<Vec<_>>().join(";")
+/// A round's columns up to the run's.
+fn round_row(r: &RoundSample) -> String {
+    let tally = r.items.clone().unwrap_or_default();
+    let latency = Pooled::of(std::iter::once(tally.latency.as_ref()));
+    let seconds = |q: f64| latency.quantile(q).map(|s| format!("{s:.6}")).unwrap_or_default();
+    let rate = (r.ok && r.elapsed_s > 0.0).then(|| units::mib_per_second(r.bytes, r.elapsed_s));
+    format!(
+        "{},{},{},{},{:.6},{},{},{},{},{},{},{},{},{:.6},{},{},{},",
+        csv_field(&r.span.host),
+        r.transport.name(),
+        r.operation.name(),
+        r.round + 1,
+        r.elapsed_s,
+        r.bytes,
+        r.ok,
+        tally.finished,
+        tally.failed,
+        seconds(0.5),
+        seconds(0.9),
+        seconds(0.99),
+        rate.map(|m| format!("{m:.3}")).unwrap_or_default(),
+        r.cpu_s,
+        r.wire_bytes,
+        tally.retries,
+        tally.resumes,
+    )
 }

@@ -3,7 +3,7 @@
 //! same bins for both transports so their shapes compare at a glance.
 
 use super::RunReport;
-use crate::stats::Operation;
+use crate::stats::{Items, Operation, Pooled, RoundSample};
 use units::distinct_significant;
 
 const BINS: usize = 10;
@@ -15,14 +15,14 @@ impl RunReport {
     pub fn histogram_lines(&self) -> Vec<String> {
         let (mut lines, shown) = (Vec::new(), super::Shown::of(self));
         for &operation in Operation::of(self.config.workload) {
-            let series: Vec<(String, Vec<f64>)> = self
+            let series: Vec<(String, Vec<(f64, u64)>)> = self
                 .transports
                 .iter()
                 .filter(|t| t.operation == operation)
                 .map(|t| {
-                    let times =
-                        self.samples.iter().filter(|s| s.ok && s.transport == t.transport && s.operation == operation);
-                    (t.transport.name().to_string(), times.map(|s| s.latency_s()).collect())
+                    let of_row = |r: &&RoundSample| r.transport == t.transport && r.operation == operation;
+                    let items = Items::of(self.rounds.iter().chain(&self.cut_off_rounds).filter(of_row));
+                    (t.transport.name().to_string(), counted(&items.latency))
                 })
                 .collect();
             lines.extend(histogram(shown.item(operation), &series));
@@ -32,8 +32,15 @@ impl RunReport {
 }
 
 /// `series`: each transport's name and latencies, in seconds.
-fn histogram(noun: &str, series: &[(String, Vec<f64>)]) -> Vec<String> {
-    let all = series.iter().flat_map(|(_, times)| times.iter().copied());
+/// A histogram's times in seconds, each with how many it holds (a bucket's
+/// top, cut to the slowest).
+fn counted(pooled: &Pooled) -> Vec<(f64, u64)> {
+    let values = pooled.histogram.iter_recorded();
+    values.map(|v| ((v.value_iterated_to() as f64 / 1e6).min(pooled.slowest_s), v.count_at_value())).collect()
+}
+
+fn histogram(noun: &str, series: &[(String, Vec<(f64, u64)>)]) -> Vec<String> {
+    let all = series.iter().flat_map(|(_, times)| times.iter().map(|(t, _)| *t));
     let (low, high) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
     if !low.is_finite() {
         return Vec::new();
@@ -46,7 +53,7 @@ fn histogram(noun: &str, series: &[(String, Vec<f64>)]) -> Vec<String> {
         .iter()
         .map(|(_, times)| {
             let mut counts = vec![0; bins];
-            times.iter().for_each(|&t| counts[bin_of(t)] += 1);
+            times.iter().for_each(|&(t, n)| counts[bin_of(t)] += n as usize);
             counts
         })
         .collect();
@@ -78,11 +85,15 @@ fn histogram(noun: &str, series: &[(String, Vec<f64>)]) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn ones(times: &[f64]) -> Vec<(f64, u64)> {
+        times.iter().map(|&t| (t, 1)).collect()
+    }
+
     #[test]
     fn ten_bins_from_the_fastest_to_the_slowest_count_every_item_once() {
         let json: Vec<f64> = (0..20).map(|i| 0.010 + f64::from(i) * 0.001).collect(); // 10..29 ms
         let grpc = vec![0.010, 0.030, 0.030];
-        let lines = histogram("upload", &[("http-json".into(), json.clone()), ("grpc".into(), grpc)]);
+        let lines = histogram("upload", &[("http-json".into(), ones(&json)), ("grpc".into(), ones(&grpc))]);
         assert_eq!(lines.len(), 2 + BINS, "{lines:#?}");
         // Bins of 2 ms from 10 ms: JSON has 2 in each (the tallest: a whole
         // bar); gRPC 1 (half a bar) in the first, 2 in the last.
@@ -101,7 +112,7 @@ mod tests {
     fn narrow_bins_are_labelled_apart() {
         // 0.6690 to 0.6700 s: bins of 0.1 ms, whose tops three digits would all call 0.669 or 0.670.
         let times: Vec<f64> = (0..=10).map(|i| 0.669 + f64::from(i) * 0.0001).collect();
-        let lines = histogram("upload", &[("grpc".into(), times)]);
+        let lines = histogram("upload", &[("grpc".into(), ones(&times))]);
         let labels: Vec<&str> = lines[2..].iter().map(|l| l.split(" s ").next().unwrap().trim()).collect();
         assert_eq!(
             labels,
@@ -111,7 +122,7 @@ mod tests {
 
     #[test]
     fn alike_times_make_one_bin_and_nothing_finished_makes_none() {
-        let lines = histogram("read", &[("grpc".into(), vec![0.5, 0.5])]);
+        let lines = histogram("read", &[("grpc".into(), vec![(0.5, 2)])]);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[2], format!("     0.500 s  [2] {}", "■".repeat(BAR)), "{lines:#?}");
         assert!(histogram("read", &[("grpc".into(), vec![])]).is_empty());

@@ -3,10 +3,7 @@
 //! report merges again (merge of merges equals merge of all).
 
 use super::{Cleanup, RunOutcome, RunReport};
-use crate::stats::{
-    self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict, at_most_the_slowest,
-    latency_histogram, quantile_s,
-};
+use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict};
 use engine::compare::compare_rates;
 use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
 use engine::report::Host;
@@ -28,6 +25,9 @@ pub struct HostPart {
     pub transports: Vec<TransportSummary>,
     pub verdicts: Vec<Verdict>,
     pub cleanup: Cleanup,
+    /// Which of its objects its samples held, when not every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_kept: Option<String>,
 }
 
 impl FleetRound for RoundSample {
@@ -44,6 +44,7 @@ impl FleetRound for RoundSample {
 pub struct HostRun {
     pub part: HostPart,
     pub rounds: Vec<RoundSample>,
+    pub cut_off_rounds: Vec<RoundSample>,
     pub samples: Vec<ObjectSample>,
 }
 
@@ -64,17 +65,29 @@ impl RunReport {
                 transports: self.transports.clone(),
                 verdicts: self.verdicts.clone(),
                 cleanup: self.cleanup.clone(),
+                samples_kept: self.samples_kept.clone(),
             };
-            return vec![HostRun { part, rounds: self.rounds.clone(), samples: self.samples.clone() }];
+            let (rounds, cut_off_rounds, samples) =
+                (self.rounds.clone(), self.cut_off_rounds.clone(), self.samples.clone());
+            return vec![HostRun { part, rounds, cut_off_rounds, samples }];
         }
         let mut runs: std::collections::HashMap<&str, HostRun> = self
             .hosts
             .iter()
-            .map(|part| (part.host.as_str(), HostRun { part: part.clone(), rounds: Vec::new(), samples: Vec::new() }))
+            .map(|part| {
+                let run =
+                    HostRun { part: part.clone(), rounds: Vec::new(), cut_off_rounds: Vec::new(), samples: Vec::new() };
+                (part.host.as_str(), run)
+            })
             .collect();
         for round in &self.rounds {
             if let Some(run) = runs.get_mut(round.span.host.as_str()) {
                 run.rounds.push(round.clone());
+            }
+        }
+        for round in &self.cut_off_rounds {
+            if let Some(run) = runs.get_mut(round.span.host.as_str()) {
+                run.cut_off_rounds.push(round.clone());
             }
         }
         for sample in &self.samples {
@@ -104,6 +117,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let hosts: Vec<(&str, &[RoundSample])> = runs.iter().map(|r| (r.part.host.as_str(), r.rounds.as_slice())).collect();
     let (fleet, pairs) = engine::fleet::fleet(&hosts, &rows);
     let rounds: Vec<RoundSample> = runs.iter().flat_map(|r| r.rounds.iter().cloned()).collect();
+    let cut_off: Vec<RoundSample> = runs.iter().flat_map(|r| r.cut_off_rounds.iter().cloned()).collect();
     let samples: Vec<ObjectSample> = runs.iter().flat_map(|r| r.samples.iter().cloned()).collect();
     let transports: Vec<TransportSummary> = rows
         .iter()
@@ -115,28 +129,31 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
                 .flat_map(|r| &r.part.transports)
                 .filter(|t| t.transport == row.transport && t.operation == operation)
                 .collect();
-            fleet_summary(&parts, &rounds, &samples, fleet_row.rate)
+            fleet_summary(&parts, &rounds, &cut_off, fleet_row.rate)
         })
         .collect();
     let mut verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
     super::appends::mark_read_back(&config, &mut verdicts);
+    let runs_kept: Vec<String> = runs.iter().filter_map(|r| r.part.samples_kept.clone()).collect();
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));
-    let failed = samples.iter().filter(|s| !s.ok).count();
-    let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &samples);
-    let mut ranges = super::ranges::ranges_summaries(&config, &rounds, &samples);
+    let tallies = rounds.iter().chain(&cut_off).filter_map(|r| r.items.as_ref());
+    let (failed, finished) = tallies.fold((0, 0), |(f, n), t| (f + t.failed, n + t.finished));
+    let open_loop = super::open_loop::open_loop_summaries(&config, &rounds, &cut_off);
+    let mut ranges = super::ranges::ranges_summaries(&config, &rounds, &cut_off);
     if fleet.window.is_none() {
         // Hosts that never ran at once have no fleet rate, of ranges either.
         ranges.iter_mut().for_each(|r| (r.ranges_per_s, r.mib_per_s) = (None, None));
     }
-    let appends = super::appends::appends_summaries(&config, &samples);
+    let appends = super::appends::appends_summaries(&config, &rounds, &cut_off);
+    let samples_kept = kept_said(&runs_kept, samples.len());
     RunReport {
         tool: first.tool.clone(),
         environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
         run_id: fleet_run_id(parts.iter().map(|p| p.run_id.as_str())),
         started_at: parts.iter().map(|p| p.started_at.clone()).min().unwrap_or_default(),
         outcome,
-        outcome_detail: outcome_detail(&parts, failed, samples.len(), config.workload.noun()),
+        outcome_detail: outcome_detail(&parts, failed as usize, (failed + finished) as usize, config.workload.noun()),
         stopped_because: None,
         target: first.target.clone(),
         workload: config.workload,
@@ -152,7 +169,9 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         },
         config,
         rounds,
+        cut_off_rounds: cut_off,
         samples,
+        samples_kept,
         hosts: parts,
         fleet: Some(fleet),
         open_loop,
@@ -191,7 +210,7 @@ fn fleet_verdicts(
 fn fleet_summary(
     parts: &[&TransportSummary],
     rounds: &[RoundSample],
-    samples: &[ObjectSample],
+    cut_off: &[RoundSample],
     rate: Option<f64>,
 ) -> TransportSummary {
     let first = parts[0];
@@ -202,21 +221,9 @@ fn fleet_summary(
     peers.dedup();
     let accounting =
         Accounting { protocol: protocols.join(", "), connections: parts.iter().map(|p| p.connections).sum(), peers };
+    // Percentiles from the hosts' tallies: their histograms added.
     let mut summary =
-        stats::summarize(first.transport, first.operation, first.bytes_per_run, rounds, samples, accounting);
-    let histogram = engine::histogram::merged(parts.iter().filter_map(|p| p.latency_histogram.as_deref()))
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| latency_histogram(&[]));
-    let finished: Vec<f64> = samples
-        .iter()
-        .filter(|s| s.ok && s.transport == first.transport && s.operation == first.operation)
-        .map(|s| s.latency_s())
-        .collect();
-    summary.p50_s = at_most_the_slowest(quantile_s(&histogram, 0.50), &finished);
-    summary.p90_s = at_most_the_slowest(quantile_s(&histogram, 0.90), &finished);
-    summary.p99_s = at_most_the_slowest(quantile_s(&histogram, 0.99), &finished);
-    summary.latency_histogram = (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram));
+        stats::summarize(first.transport, first.operation, first.bytes_per_run, rounds, cut_off, accounting);
     // Objects per second in the window: the fleet's MiB/s in objects.
     summary.objects_per_s = match (summary.objects_per_s, summary.throughput_mib_s, rate) {
         (Some(objects), Some(mib), Some(rate)) if mib > 0.0 => Some(objects / mib * rate),
@@ -243,4 +250,9 @@ fn outcome_detail(parts: &[HostPart], failed: usize, items: usize, noun: &str) -
     } else {
         format!("merged {} hosts{failures}; {}", parts.len(), ended.join("; "))
     }
+}
+
+/// Which objects a merged report's samples hold, when a host kept only some.
+fn kept_said(hosts: &[String], kept: usize) -> Option<String> {
+    (!hosts.is_empty()).then(|| format!("{kept} objects, as each host kept them: {}", hosts.join("; ")))
 }

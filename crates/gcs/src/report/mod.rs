@@ -52,7 +52,17 @@ pub struct RunReport {
     pub verdicts: Vec<Verdict>,
     pub cleanup: Cleanup,
     pub rounds: Vec<RoundSample>,
+    /// Rounds cut off (a cancel, the deadline) before any object finished:
+    /// no round in any figure, but their items' failures and retries count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_off_rounds: Vec<RoundSample>,
+    /// Objects as they were taken: every one in a short run; past
+    /// `KEPT_SAMPLES` per transport and operation, the slowest and the
+    /// failed (`samples_kept` says so). `--samples FILE` streams every one.
     pub samples: Vec<ObjectSample>,
+    /// Which objects `samples` holds, when not every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples_kept: Option<String>,
     /// A merged report: each host's own figures (its rounds and samples
     /// are those above that name it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -84,22 +94,16 @@ impl RunReport {
         outcome: RunOutcome,
         cleanup: Cleanup,
     ) -> Self {
-        let mut verdicts = compare(&transports, &rounds);
-        appends::mark_read_back(&config, &mut verdicts);
-        let open_loop = open_loop::open_loop_summaries(&config, &rounds, &samples);
-        let ranges = ranges::ranges_summaries(&config, &rounds, &samples);
-        let appends = appends::appends_summaries(&config, &samples);
-        let failed = samples.iter().filter(|s| !s.ok).count();
-        let outcome =
-            if outcome == RunOutcome::Completed && failed > 0 { RunOutcome::CompletedWithErrors } else { outcome };
-        let outcome_detail = outcome_sentence(outcome, failed, samples.len(), config.workload.noun(), config.timeout);
-        Self {
+        let mut rounds = rounds;
+        // Reports (and tests) made of samples alone: their rounds' tallies from them.
+        crate::stats::tally_from_samples(&mut rounds, &samples);
+        let mut report = Self {
             tool: Tool::this(),
             environment: Host::here(),
             run_id,
             started_at,
             outcome,
-            outcome_detail,
+            outcome_detail: String::new(),
             stopped_because: None,
             target,
             workload: config.workload,
@@ -107,17 +111,55 @@ impl RunReport {
             auth_refreshes: 0,
             config,
             transports,
-            comparison: verdicts.first().map(|v| v.comparison.clone()),
-            verdicts,
+            comparison: None,
+            verdicts: Vec::new(),
             cleanup,
             rounds,
+            cut_off_rounds: Vec::new(),
             samples,
+            samples_kept: None,
             hosts: Vec::new(),
             fleet: None,
-            open_loop,
-            ranges,
-            appends,
+            open_loop: Vec::new(),
+            ranges: Vec::new(),
+            appends: Vec::new(),
+        };
+        report.derive();
+        report
+    }
+
+    /// The figures made of the rounds: verdicts, open loop, ranges and
+    /// appends, and the outcome as the items' failures make it.
+    fn derive(&mut self) {
+        let (config, rounds, cut_off) = (&self.config, &self.rounds, &self.cut_off_rounds);
+        let mut verdicts = compare(&self.transports, rounds);
+        appends::mark_read_back(config, &mut verdicts);
+        self.open_loop = open_loop::open_loop_summaries(config, rounds, cut_off);
+        self.ranges = ranges::ranges_summaries(config, rounds, cut_off);
+        self.appends = appends::appends_summaries(config, rounds, cut_off);
+        let (failed, items) = self.items();
+        if self.outcome == RunOutcome::Completed && failed > 0 {
+            self.outcome = RunOutcome::CompletedWithErrors;
         }
+        let noun = self.config.workload.noun();
+        self.outcome_detail = outcome_sentence(self.outcome, failed, items, noun, self.config.timeout);
+        self.comparison = verdicts.first().map(|v| v.comparison.clone());
+        self.verdicts = verdicts;
+    }
+
+    /// Rounds cut off before any object finished, whose items still count.
+    pub fn with_cut_off(mut self, cut_off: Vec<RoundSample>, samples_kept: Option<String>) -> Self {
+        self.cut_off_rounds = cut_off;
+        self.samples_kept = samples_kept;
+        self.derive();
+        self
+    }
+
+    /// Items failed, and items in all, over every round's tally.
+    pub fn items(&self) -> (usize, usize) {
+        let tallies = self.rounds.iter().chain(&self.cut_off_rounds).filter_map(|r| r.items.as_ref());
+        let (failed, finished) = tallies.fold((0, 0), |(f, n), t| (f + t.failed, n + t.finished));
+        (failed as usize, (failed + finished) as usize)
     }
 
     /// Names the host that ran it (`--host-label`), on the report, its
@@ -128,7 +170,8 @@ impl RunReport {
     }
 
     fn label_rounds_and_host(&mut self, label: String) {
-        engine::timeline::label(self.rounds.iter_mut().map(|r| &mut r.span), &label);
+        let rounds = self.rounds.iter_mut().chain(&mut self.cut_off_rounds);
+        engine::timeline::label(rounds.map(|r| &mut r.span), &label);
         for sample in &mut self.samples {
             sample.host.clone_from(&label);
         }
@@ -164,11 +207,11 @@ impl RunReport {
 
     /// Every upload succeeded, the schedule ran to its end and nothing was left behind.
     pub fn succeeded(&self) -> bool {
-        self.outcome == RunOutcome::Completed && self.samples.iter().all(|s| s.ok) && self.cleanup.left.is_empty()
+        self.outcome == RunOutcome::Completed && self.items().0 == 0 && self.cleanup.left.is_empty()
     }
 
     pub fn failed_uploads(&self) -> usize {
-        self.samples.iter().filter(|s| !s.ok).count()
+        self.items().0
     }
 
     pub fn to_json(&self) -> String {

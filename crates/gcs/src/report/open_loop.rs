@@ -1,22 +1,21 @@
 //! An open-loop GCS run's latency figures and verdict, one per operation
 //! (w1r3 has uploads and reads): each round's latencies from intended start
-//! come from its items, its pacing from the round.
+//! come from its items' tally, its pacing from the round.
 
 use crate::config::BenchConfig;
-use crate::stats::{ObjectSample, Operation, RoundSample};
-use engine::open_loop::{OpenLoopSummary, RoundLatency, latency_histogram, micros, summarize};
+use crate::stats::{Operation, RoundSample};
+use engine::open_loop::{OpenLoopSummary, RoundLatency, latency_histogram, summarize};
 use hdrhistogram::Histogram;
-use std::time::Duration;
 
 /// Every operation's summary, when the run was open-loop.
 pub fn open_loop_summaries(
     config: &BenchConfig,
     rounds: &[RoundSample],
-    samples: &[ObjectSample],
+    _cut_off: &[RoundSample],
 ) -> Vec<OpenLoopSummary> {
     let Some(offered) = &config.open_loop else { return Vec::new() };
     let latencies: Vec<(&RoundSample, Histogram<u64>)> =
-        rounds.iter().filter(|r| r.paced.is_some()).map(|r| (r, round_latency(r, samples))).collect();
+        rounds.iter().filter(|r| r.paced.is_some()).map(|r| (r, round_latency(r))).collect();
     Operation::of(config.workload)
         .iter()
         .map(|&operation| {
@@ -40,16 +39,13 @@ pub fn open_loop_summaries(
 }
 
 /// The round's finished items' latencies from intended start, µs.
-fn round_latency(round: &RoundSample, samples: &[ObjectSample]) -> Histogram<u64> {
+/// A round's latencies from intended start, µs, from its tally.
+fn round_latency(round: &RoundSample) -> Histogram<u64> {
     let mut histogram = latency_histogram();
-    samples
-        .iter()
-        .filter(|s| {
-            s.ok && s.transport == round.transport
-                && s.operation == round.operation
-                && s.round == round.round
-                && s.host == round.span.host
-        })
-        .for_each(|s| histogram.saturating_record(micros(Duration::from_secs_f64(s.latency_s()))));
+    let tally = round.items.as_ref().and_then(|t| t.latency.as_ref());
+    if let Some(latency) = tally.and_then(|t| engine::histogram::decode(&t.histogram).ok()) {
+        histogram.auto(true);
+        let _ = histogram.add(&latency);
+    }
     histogram
 }

@@ -18,10 +18,7 @@ impl RunReport {
             .filter_map(|r| {
                 let rate = match small {
                     true => {
-                        let of_round = |o: &&crate::stats::ObjectSample| {
-                            o.ok && o.round == r.round && o.transport == r.transport && o.operation == r.operation
-                        };
-                        let objects = self.samples.iter().filter(|o| o.host == r.span.host).filter(of_round).count();
+                        let objects = r.items.as_ref().map_or(0, |t| t.finished);
                         r.rate().map(|_| objects as f64 / r.elapsed_s)?
                     }
                     false => unit.value(r.rate()? / units::MIB as f64),

@@ -1,11 +1,11 @@
 //! A ranges run's figures, per transport: ranges read whole, ranges per
 //! second of the transport's complete rounds, each range's first-byte and complete
 //! latency (from the moment its reader wanted all of its ranges), and the
-//! requests or streams that carried them. Computed from the samples, so a
-//! merged report's figures are those of all its hosts' samples.
+//! requests or streams that carried them. Computed from the rounds' tallies,
+//! so a merged report's figures are those of all its hosts' items.
 
 use crate::config::{BenchConfig, TransportKind};
-use crate::stats::{ObjectSample, RoundSample, at_most_the_slowest, latency_histogram, quantile_s};
+use crate::stats::{Pooled, RoundSample, Tally};
 use crate::transport::grpc::RangeReads;
 use units::format_latency;
 
@@ -32,7 +32,7 @@ pub struct RangesSummary {
 }
 
 /// Each transport's summary, when the run read ranges.
-pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &[ObjectSample]) -> Vec<RangesSummary> {
+pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], cut_off: &[RoundSample]) -> Vec<RangesSummary> {
     if config.ranges.is_none() {
         return Vec::new();
     }
@@ -40,38 +40,40 @@ pub fn ranges_summaries(config: &BenchConfig, rounds: &[RoundSample], samples: &
         .transports
         .iter()
         .map(|&transport| {
-            let done: Vec<&ObjectSample> =
-                samples.iter().filter(|s| s.transport == transport && s.ok && s.ranges.is_some()).collect();
-            let times: Vec<_> = done.iter().filter_map(|s| s.ranges.as_ref()).flatten().collect();
+            let of = |r: &&RoundSample| r.transport == transport;
+            let all: Vec<&Tally> = rounds.iter().chain(cut_off).filter(of).filter_map(|r| r.items.as_ref()).collect();
+            let first = Pooled::of(all.iter().map(|t| t.range_first_byte.as_ref()));
+            let complete = Pooled::of(all.iter().map(|t| t.range_complete.as_ref()));
             // Each retry (a resume is one) opened one more request or stream.
-            let again: u64 = done.iter().map(|s| u64::from(s.retries)).sum();
-            let first: Vec<f64> = times.iter().map(|t| t.first_byte_s).collect();
-            let complete: Vec<f64> = times.iter().map(|t| t.complete_s).collect();
-            let (first_histogram, complete_histogram) = (latency_histogram(&first), latency_histogram(&complete));
-            let quantile = |h, q, values: &[f64]| at_most_the_slowest(quantile_s(h, q), values);
+            let again: u64 = all.iter().map(|t| t.ranged_retries).sum();
+            let reads: u64 = all.iter().map(|t| t.ranged_reads).sum();
             // Rates over the complete rounds only, as the table's: their reads
             // over their time, so a failed read's time is not a finished one's.
-            let whole: Vec<&RoundSample> = rounds.iter().filter(|r| r.transport == transport && r.ok).collect();
+            let whole: Vec<&RoundSample> = rounds.iter().filter(of).filter(|r| r.ok).collect();
             let round_s: f64 = whole.iter().map(|r| r.elapsed_s).sum();
-            let rated: Vec<&&ObjectSample> =
-                (done.iter()).filter(|s| whole.iter().any(|r| r.round == s.round && r.span.host == s.host)).collect();
-            let rated_ranges: usize = rated.iter().filter_map(|s| s.ranges.as_ref()).map(Vec::len).sum();
-            let rated_bytes: u64 = rated.iter().map(|s| s.bytes).sum();
+            let rated = whole.iter().filter_map(|r| r.items.as_ref());
+            let rated_ranges: u64 = rated.clone().map(|t| t.range_first_byte.as_ref().map_or(0, count)).sum();
+            let rated_bytes: u64 = rated.map(|t| t.finished_bytes).sum();
             let per_range = transport == TransportKind::Json || config.range_reads(transport) == RangeReads::EachApart;
             RangesSummary {
                 transport,
                 method: method(transport, config.range_reads(transport)).into(),
-                ranges: times.len() as u64,
+                ranges: first.count(),
                 ranges_per_s: (round_s > 0.0).then(|| rated_ranges as f64 / round_s),
                 mib_per_s: (round_s > 0.0).then(|| units::mib_per_second(rated_bytes, round_s)),
-                first_byte_p50_s: quantile(&first_histogram, 0.5, &first),
-                first_byte_p99_s: quantile(&first_histogram, 0.99, &first),
-                complete_p50_s: quantile(&complete_histogram, 0.5, &complete),
-                complete_p99_s: quantile(&complete_histogram, 0.99, &complete),
-                requests: again + if per_range { times.len() as u64 } else { done.len() as u64 },
+                first_byte_p50_s: first.quantile(0.5),
+                first_byte_p99_s: first.quantile(0.99),
+                complete_p50_s: complete.quantile(0.5),
+                complete_p99_s: complete.quantile(0.99),
+                requests: again + if per_range { first.count() } else { reads },
             }
         })
         .collect()
+}
+
+/// How many times a histogram holds.
+fn count(times: &crate::stats::Times) -> u64 {
+    Pooled::of(std::iter::once(Some(times))).count()
 }
 
 fn method(transport: TransportKind, grpc: RangeReads) -> &'static str {

@@ -14,6 +14,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         retransmitted_bytes: 120_000,
         span: Default::default(),
         paced: None,
+        items: None,
     };
     let object = ObjectSample {
         host: String::new(),
@@ -40,7 +41,8 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         error_kind: None,
         retried_after: Default::default(),
     };
-    let t = summarize(Json, crate::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
+    let t =
+        summarize_samples(Json, crate::stats::Operation::Upload, 1 << 20, &[round], &[object], Accounting::default());
     let shown = super::Shown { unit: units::RateUnit::MiB, small: false, ranged: false };
     let line = &super::transport_lines("http-json", &t, shown)[0];
     assert!(

@@ -5,7 +5,7 @@
 use crate::config::{BenchConfig, TransportKind, W1R3_READS, Workload};
 use crate::payload::Payload;
 use crate::report::RunReport;
-use crate::stats::{ObjectSample, Operation, RoundSample};
+use crate::stats::{ObjectSample, Operation, Recording, RoundSample};
 use crate::target::Connected;
 use crate::transport::download::ListedObject;
 use crate::transport::{CreatedObject, Phases, Recovery, object_name};
@@ -22,13 +22,16 @@ mod batch;
 mod cleanup;
 mod delivered;
 mod failed;
+mod kept;
 mod meter;
 mod paced;
 mod reads;
+mod record;
 mod summaries;
 mod warmup;
 
 use failed::Failed;
+use kept::{Kept, SamplesFile};
 use meter::{Meter, Metered};
 
 pub use cleanup::Ledger;
@@ -53,7 +56,15 @@ pub struct Runner<'a> {
     created: Vec<(TransportKind, CreatedObject)>,
     ledger: Arc<Ledger>,
     rounds: Vec<RoundSample>,
-    objects: Vec<ObjectSample>,
+    /// Rounds cut off before any object finished (their items still count).
+    cut_off_rounds: Vec<RoundSample>,
+    /// Each lane's round in progress: its items added up as they finish.
+    recordings: BTreeMap<(TransportKind, Operation), Recording>,
+    /// The objects the report keeps, and the stream of every one (`--samples`).
+    kept: Kept,
+    samples_file: Option<SamplesFile>,
+    /// An item failed (for `--fail-fast`).
+    any_failed: bool,
     /// By transport and what its rounds did (w1r3 meters both).
     meters: BTreeMap<(TransportKind, Operation), Meter>,
     /// Uploads cut off by a cancel or the timeout: name and open session.
@@ -106,7 +117,11 @@ impl<'a> Runner<'a> {
             created: Vec::new(),
             ledger: Arc::default(),
             rounds: Vec::new(),
-            objects: Vec::new(),
+            cut_off_rounds: Vec::new(),
+            recordings: BTreeMap::new(),
+            kept: Kept::default(),
+            samples_file: None,
+            any_failed: false,
             meters: BTreeMap::new(),
             cut_off: Vec::new(),
             stopped_because: None,
@@ -144,6 +159,12 @@ impl<'a> Runner<'a> {
     pub async fn run(mut self) -> RunReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
         self.announce().await;
+        if let Some(path) = &self.config.samples_file {
+            match SamplesFile::create(path) {
+                Ok(file) => self.samples_file = Some(file),
+                Err(why) => self.emit(RunEvent::Note(why)).await,
+            }
+        }
         let seed = random_u64();
         // Generated before any clock starts.
         let payload = Payload::new(self.config.object_size, seed);
@@ -163,17 +184,21 @@ impl<'a> Runner<'a> {
         let cleanup = self.clean_up().await;
         let outcome = self.outcome(stop);
         let summaries = self.summaries();
+        if let Some(file) = self.samples_file.take() {
+            self.emit(RunEvent::Note(file.finish())).await;
+        }
         RunReport::new(
             self.run_id.clone(),
             started_at,
             self.connected.info.clone(),
             self.config.clone(),
             summaries,
-            std::mem::take(&mut self.objects),
+            self.kept.take(),
             std::mem::take(&mut self.rounds),
             outcome,
             cleanup,
         )
+        .with_cut_off(std::mem::take(&mut self.cut_off_rounds), self.kept.said())
         .stopped_because(self.stopped_because.take())
         .read_seed((self.config.range_size > 0).then_some(self.read_seed))
         .auth_refreshes(self.connected.auth.refreshes())
@@ -305,56 +330,6 @@ impl<'a> Runner<'a> {
         }
         let stop = self.record_round((kind, Operation::Upload), round, metered, round_end, bytes, all_ok, stop).await;
         (stop, written)
-    }
-
-    async fn record_item(&mut self, sample: ObjectSample) {
-        self.emit(RunEvent::ItemDone((&sample).into())).await;
-        self.objects.push(sample);
-    }
-
-    /// Keeps a round (one cut off before any byte is not a round), and says
-    /// whether the run stops here.
-    #[allow(clippy::too_many_arguments)]
-    async fn record_round(
-        &mut self,
-        (kind, operation): (TransportKind, Operation),
-        round: u32,
-        metered: Metered,
-        end_s: f64,
-        bytes: u64,
-        all_ok: bool,
-        stop: Option<Stop>,
-    ) -> Option<Stop> {
-        // A round cut short ended when it did: its span lines up a fleet.
-        let floor = if stop.is_none() { self.paced_floor_s(operation) } else { 0.0 };
-        let end_s = end_s.max(metered.start_s + floor);
-        let sample = RoundSample {
-            transport: kind,
-            operation,
-            round,
-            elapsed_s: end_s - metered.start_s,
-            bytes,
-            ok: all_ok && stop.is_none(),
-            cpu_s: metered.cpu_s,
-            wire_bytes: metered.wire_bytes,
-            retransmitted_bytes: metered.retransmitted_bytes,
-            span: self.anchor.span(metered.start_s, end_s),
-            paced: metered.paced,
-        };
-        if sample.ok && metered.wire_lost {
-            self.meter((kind, operation)).wire_lost = true;
-        }
-        if stop.is_none() || sample.bytes > 0 {
-            // w1r3's uploads are the round's first part (its reads follow, if they finished).
-            let first_part = self.config.workload == Workload::W1r3 && operation == Operation::Upload;
-            let event = if first_part { RunEvent::PartDone } else { RunEvent::RoundDone };
-            self.emit(event((&sample).into())).await;
-            self.rounds.push(sample);
-        }
-        if stop.is_none() && self.config.fail_fast && self.objects.iter().any(|o| !o.ok) {
-            return Some(Stop::FailFast);
-        }
-        stop
     }
 }
 

@@ -20,6 +20,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         retransmitted_bytes: 0,
         span: Default::default(),
         paced: None,
+        items: None,
     }
 }
 

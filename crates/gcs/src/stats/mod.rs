@@ -2,12 +2,15 @@
 //! between transports. No clocks, no I/O: easy to check by hand.
 
 use crate::config::TransportKind;
-use crate::transport::Phases;
-use engine::error_kinds::{ErrorKinds, count_kinds};
+use engine::error_kinds::ErrorKinds;
 use units::{GIB, mib_per_second};
 
+mod of_samples;
 mod samples;
+mod tally;
+pub use of_samples::{summarize_samples, tally_from_samples};
 pub use samples::{ObjectSample, RoundSample};
+pub use tally::{Pooled, Recording, Tally, Times};
 
 /// What a row of figures measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -141,40 +144,27 @@ pub fn summarize(
     operation: Operation,
     bytes_per_run: u64,
     rounds: &[RoundSample],
-    objects: &[ObjectSample],
+    cut_off: &[RoundSample],
     accounting: Accounting,
 ) -> TransportSummary {
     // Every ratio below divides figures of the same work: complete rounds
     // for round times, CPU and wire bytes; finished objects for object times.
-    let Complete {
-        times,
-        total_time,
-        total_bytes,
-        wire_bytes,
-        wire_retransmitted_bytes,
-        cpu_s,
-        rounds: complete_rounds,
-    } = Complete::of(rounds, transport, operation);
-    let objects: Vec<&ObjectSample> =
-        objects.iter().filter(|o| o.transport == transport && o.operation == operation).collect();
-    let in_complete_round = |o: &ObjectSample| complete_rounds.contains(&(o.host.as_str(), o.round));
-    let finished: Vec<&&ObjectSample> = objects.iter().filter(|o| o.ok).collect();
-    let failed = objects.iter().filter(|o| !o.ok);
-    let object_times: Vec<f64> = finished.iter().map(|o| o.latency_s()).collect();
-    let histogram = latency_histogram(&object_times);
-    let quantile = |q| at_most_the_slowest(quantile_s(&histogram, q), &object_times);
-    let object_bytes: u64 = finished.iter().map(|o| o.bytes).sum();
-    let object_time: f64 = object_times.iter().sum();
-    let [session, transfer, finalize] = phase_medians(&finished, operation);
-    let [first_byte_p50_s, first_byte_p90_s, first_byte_p99_s] = first_byte_quantiles(&finished);
+    let Complete { times, total_time, total_bytes, wire_bytes, wire_retransmitted_bytes, cpu_s, items: complete } =
+        Complete::of(rounds, transport, operation);
+    let of_row = |r: &&RoundSample| r.transport == transport && r.operation == operation;
+    let all = Items::of(rounds.iter().chain(cut_off).filter(of_row));
+    let [p50_s, p90_s, p99_s] = [0.50, 0.90, 0.99].map(|q| all.latency.quantile(q));
+    let [first_byte_p50_s, first_byte_p90_s, first_byte_p99_s] = [0.50, 0.90, 0.99].map(|q| all.first_byte.quantile(q));
+    let upload = operation == Operation::Upload;
     let per_byte = |value: f64| (total_bytes > 0).then(|| value / total_bytes as f64);
-    let complete_objects = objects.iter().filter(|o| o.ok && in_complete_round(o)).count();
+    let complete_objects = complete.finished;
     let per_object = |value: f64| (total_bytes > 0 && complete_objects > 0).then(|| value / complete_objects as f64);
+    let t = &all.tally;
     TransportSummary {
         transport,
         operation,
         runs: times.len(),
-        objects: object_times.len(),
+        objects: t.finished as usize,
         // What a complete round moved, on average: the plan's bytes in
         // closed loop; less in open loop when arrivals were dropped.
         bytes_per_run: moved_per_run(bytes_per_run, total_bytes, times.len()),
@@ -182,26 +172,27 @@ pub fn summarize(
         median_s: median(&times),
         mean_s: (!times.is_empty()).then(|| total_time / times.len() as f64),
         max_s: times.last().copied(),
-        p50_s: quantile(0.50),
-        p90_s: quantile(0.90),
-        p99_s: quantile(0.99),
+        p50_s,
+        p90_s,
+        p99_s,
         throughput_mib_s: rate(total_bytes, total_time),
-        per_object_mib_s: rate(object_bytes, object_time),
+        per_object_mib_s: rate(t.finished_bytes, t.finished_s),
         objects_per_s: (total_time > 0.0).then(|| complete_objects as f64 / total_time),
-        session_median_s: session,
-        transfer_median_s: transfer,
-        finalize_median_s: finalize,
+        // A read has no session or finalize phase: unmeasured, not 0.
+        session_median_s: all.session.quantile(0.5).filter(|_| upload),
+        transfer_median_s: all.transfer.quantile(0.5),
+        finalize_median_s: all.finalize.quantile(0.5).filter(|_| upload),
         first_byte_p50_s,
         first_byte_p90_s,
         first_byte_p99_s,
-        errors: failed.clone().count(),
-        error_kinds: count_kinds(failed.map(|o| (o.error_kind.as_deref().unwrap_or("other"), 1))),
-        retried_after: count_kinds(objects.iter().flat_map(|o| o.retried_after.iter().map(|(k, n)| (k.as_str(), *n)))),
-        unchecked_reads: finished.iter().filter(|o| o.unchecked && operation == Operation::Download).count(),
-        unchecked_uploads: finished.iter().filter(|o| o.unchecked && operation == Operation::Upload).count(),
-        retries: objects.iter().map(|o| o.retries as u64).sum(),
-        resumes: objects.iter().map(|o| o.resumes as u64).sum(),
-        resent_bytes: objects.iter().map(|o| o.resent_bytes).sum(),
+        errors: t.failed as usize,
+        error_kinds: t.error_kinds.clone(),
+        retried_after: t.retried_after.clone(),
+        unchecked_reads: if upload { 0 } else { t.unchecked as usize },
+        unchecked_uploads: if upload { t.unchecked as usize } else { 0 },
+        retries: t.retries,
+        resumes: t.resumes,
+        resent_bytes: t.resent_bytes,
         protocol: accounting.protocol,
         cpu_s,
         cpu_s_per_gib: per_byte(cpu_s * GIB as f64),
@@ -210,27 +201,58 @@ pub fn summarize(
         wire_bytes,
         wire_ratio: per_byte(wire_bytes as f64),
         wire_bytes_per_object: per_object(wire_bytes as f64),
-        wire_resent_bytes: objects.iter().filter(|o| in_complete_round(o)).map(|o| o.resent_bytes).sum(),
+        wire_resent_bytes: complete.resent_bytes,
         wire_retransmitted_bytes,
         peers: accounting.peers,
-        latency_histogram: (!histogram.is_empty()).then(|| engine::histogram::encode(&histogram)),
+        latency_histogram: all.latency.packed().map(|t| t.histogram),
+    }
+}
+
+/// Rounds' tallies added up, with their times pooled.
+pub struct Items {
+    pub tally: Tally,
+    pub latency: Pooled,
+    pub first_byte: Pooled,
+    pub session: Pooled,
+    pub transfer: Pooled,
+    pub finalize: Pooled,
+}
+
+impl Items {
+    pub fn of<'a>(rounds: impl Iterator<Item = &'a RoundSample>) -> Items {
+        let mut tally = Tally::default();
+        // Counts add; each time's histograms pool once, not pairwise.
+        let tallies: Vec<&Tally> = rounds.filter_map(|r| r.items.as_ref()).collect();
+        let pool = |of: fn(&Tally) -> Option<&Times>| Pooled::of(tallies.iter().map(|t| of(t)));
+        let items = Items {
+            latency: pool(|t| t.latency.as_ref()),
+            first_byte: pool(|t| t.first_byte.as_ref()),
+            session: pool(|t| t.session.as_ref()),
+            transfer: pool(|t| t.transfer.as_ref()),
+            finalize: pool(|t| t.finalize.as_ref()),
+            tally: Tally::default(),
+        };
+        for round in tallies {
+            tally.absorb_counts(round);
+        }
+        Items { tally, ..items }
     }
 }
 
 /// A transport's complete rounds of one operation, added up.
-struct Complete<'a> {
+struct Complete {
     times: Vec<f64>,
     total_time: f64,
     total_bytes: u64,
     wire_bytes: u64,
     wire_retransmitted_bytes: u64,
     cpu_s: f64,
-    /// (host, round) of each: a merged report's hosts all have a round 1.
-    rounds: std::collections::HashSet<(&'a str, u32)>,
+    /// Their items' counts.
+    items: Tally,
 }
 
-impl<'a> Complete<'a> {
-    fn of(rounds: &'a [RoundSample], transport: TransportKind, operation: Operation) -> Self {
+impl Complete {
+    fn of(rounds: &[RoundSample], transport: TransportKind, operation: Operation) -> Self {
         let complete: Vec<&RoundSample> =
             rounds.iter().filter(|r| r.transport == transport && r.operation == operation && r.ok).collect();
         let times = sorted(complete.iter().map(|r| r.elapsed_s).collect());
@@ -242,7 +264,10 @@ impl<'a> Complete<'a> {
             wire_bytes: sum(|r| r.wire_bytes),
             wire_retransmitted_bytes: sum(|r| r.retransmitted_bytes),
             cpu_s: complete.iter().map(|r| r.cpu_s).sum(),
-            rounds: complete.iter().map(|r| (r.span.host.as_str(), r.round)).collect(),
+            items: complete.iter().filter_map(|r| r.items.as_ref()).fold(Tally::default(), |mut sum, t| {
+                sum.absorb_counts(t);
+                sum
+            }),
         }
     }
 }
@@ -256,30 +281,9 @@ fn moved_per_run(planned: u64, total_bytes: u64, runs: usize) -> u64 {
     }
 }
 
-/// The session, transfer and finalize phases' medians over the finished
-/// objects that had each (a one-request upload has no session); a read has
-/// no session or finalize phase: unmeasured, not 0.
-fn phase_medians(finished: &[&&ObjectSample], operation: Operation) -> [Option<f64>; 3] {
-    let phase_median =
-        |phase: fn(&Phases) -> Option<f64>| median(&sorted(finished.iter().filter_map(|o| phase(&o.phases)).collect()));
-    let upload = operation == Operation::Upload;
-    [
-        phase_median(|p| p.session_s).filter(|_| upload),
-        phase_median(|p| Some(p.transfer_s)),
-        phase_median(|p| Some(p.finalize_s)).filter(|_| upload),
-    ]
-}
-
 fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     values.sort_by(f64::total_cmp);
     values
-}
-
-/// Time to first byte at p50, p90 and p99 over the objects that say it.
-fn first_byte_quantiles(finished: &[&&ObjectSample]) -> [Option<f64>; 3] {
-    let times: Vec<f64> = finished.iter().filter_map(|o| o.first_byte_s).collect();
-    let histogram = latency_histogram(&times);
-    [0.50, 0.90, 0.99].map(|q| at_most_the_slowest(quantile_s(&histogram, q), &times))
 }
 
 impl engine::compare::PairedRound for RoundSample {

@@ -36,6 +36,11 @@ pub struct RoundSample {
     /// Open loop: how the round's items were paced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paced: Option<engine::open_loop::PacedRound>,
+    /// What its items came to (every figure is made of these). Reports
+    /// written before tallies have none, and are given them from their
+    /// samples as they load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<super::Tally>,
 }
 
 use engine::report::{from_one_based, one_based};

@@ -1,4 +1,5 @@
 use super::*;
+use crate::transport::Phases;
 use units::MIB;
 
 fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
@@ -14,6 +15,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         retransmitted_bytes: 0,
         span: Default::default(),
         paced: None,
+        items: None,
     }
 }
 
@@ -70,7 +72,7 @@ fn failed_rounds_are_not_timed_and_errors_are_counted() {
     let rounds = [good, bad, round(TransportKind::Grpc, 0, 1.0)];
     let failed = ObjectSample { round: 1, ..object(json, 0.5, false) };
     let objects = [object(json, 2.0, true), failed, object(TransportKind::Grpc, 1.0, true)];
-    let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
+    let summary = summarize_samples(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
     assert_eq!((summary.runs, summary.objects, summary.errors, summary.retries), (1, 1, 1, 2));
     assert_eq!(summary.throughput_mib_s, Some(32.0));
     assert_eq!(summary.per_object_mib_s, Some(32.0), "64 MiB in 2 s");
@@ -114,8 +116,14 @@ fn each_operation_has_its_rows_and_its_own_verdict() {
 fn nothing_finished_means_no_figures_not_zeros() {
     let json = TransportKind::Json;
     let bad = RoundSample { ok: false, bytes: 0, cpu_s: 1.0, wire_bytes: MIB, ..round(json, 0, 0.5) };
-    let summary =
-        summarize(json, Operation::Upload, 64 * MIB, &[bad], &[object(json, 0.5, false)], Accounting::default());
+    let summary = summarize_samples(
+        json,
+        Operation::Upload,
+        64 * MIB,
+        &[bad],
+        &[object(json, 0.5, false)],
+        Accounting::default(),
+    );
     assert_eq!((summary.runs, summary.objects, summary.errors), (0, 0, 1));
     for figure in [
         summary.min_s,
@@ -144,7 +152,7 @@ fn per_object_throughput_counts_retries_and_back_off() {
     let rounds = [round(json, 0, 0.05), round(json, 1, 1.05)];
     let slow = ObjectSample { round: 1, retries: 1, ..object(json, 1.05, true) };
     let objects = [object(json, 0.05, true), slow];
-    let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
+    let summary = summarize_samples(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
     let aggregate = summary.throughput_mib_s.unwrap();
     assert!((aggregate - 128.0 / 1.1).abs() < 1e-9);
     assert!((summary.per_object_mib_s.unwrap() - aggregate).abs() < 1e-9, "concurrency 1: the same figure");
@@ -155,7 +163,7 @@ fn per_object_throughput_counts_retries_and_back_off() {
 fn percentiles_come_from_object_times() {
     let json = TransportKind::Json;
     let objects: Vec<ObjectSample> = (1..=100).map(|i| object(json, i as f64 / 100.0, true)).collect();
-    let summary = summarize(json, Operation::Upload, MIB, &[], &objects, Accounting::default());
+    let summary = summarize_samples(json, Operation::Upload, MIB, &[], &objects, Accounting::default());
     assert!((summary.p50_s.unwrap() - 0.50).abs() < 0.001, "{:?}", summary.p50_s);
     assert!((summary.p90_s.unwrap() - 0.90).abs() < 0.001, "{:?}", summary.p90_s);
     assert!((summary.p99_s.unwrap() - 0.99).abs() < 0.001, "{:?}", summary.p99_s);
@@ -174,13 +182,13 @@ fn no_percentile_exceeds_the_slowest_of_the_same_data() {
     // µs, whose top (2.091 s) was printed as "p50 2.10 s" beside "Max 2.09 s".
     let rounds = [round(json, 0, 2.09)];
     let objects = [object(json, 2.09, true)];
-    let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
+    let summary = summarize_samples(json, Operation::Upload, 64 * MIB, &rounds, &objects, Accounting::default());
     assert_eq!((summary.p50_s, summary.p99_s, summary.max_s), (Some(2.09), Some(2.09), Some(2.09)));
     // Many values: each percentile stays within a bucket of the exact one.
     let times: Vec<f64> = (1..=100).map(|i| 0.128 - f64::from(i) * 1e-5).collect();
     let objects: Vec<ObjectSample> = times.iter().map(|&t| object(json, t, true)).collect();
     let summary =
-        summarize(json, Operation::Upload, 64 * MIB, &[round(json, 0, 0.128)], &objects, Accounting::default());
+        summarize_samples(json, Operation::Upload, 64 * MIB, &[round(json, 0, 0.128)], &objects, Accounting::default());
     let slowest = times.iter().copied().fold(0.0, f64::max);
     assert!(summary.p90_s.unwrap() <= slowest && summary.p99_s.unwrap() <= slowest, "{summary:?}");
     assert!((summary.p99_s.unwrap() - 0.12799).abs() < 0.12799 * 1e-3, "p99 within 3 digits: {:?}", summary.p99_s);
@@ -196,7 +204,7 @@ fn failures_and_retries_are_counted_by_kind() {
         ..object(json, 1.0, true)
     };
     let objects = [failed("HTTP 503"), failed("HTTP 503"), failed("reset"), retried];
-    let summary = summarize(json, Operation::Upload, 64 * MIB, &[], &objects, Accounting::default());
+    let summary = summarize_samples(json, Operation::Upload, 64 * MIB, &[], &objects, Accounting::default());
     assert_eq!(summary.error_kinds, [("HTTP 503".to_string(), 2), ("reset".to_string(), 1)].into());
     assert_eq!(summary.errors, 3);
     // The helper's failed samples claim 2 retries each but name no kind (a
