@@ -77,6 +77,7 @@ fn report(options: &Options, parts: &[Part], outcome: RunOutcome) -> RunReport {
             span: Default::default(),
             paced: None,
             items: None,
+            rounds_held: 1,
         });
     }
     let mut transports = Vec::new();

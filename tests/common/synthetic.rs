@@ -52,6 +52,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 span,
                 paced: None,
                 items: None,
+                rounds_held: 1,
             });
             samples.push(ObjectSample {
                 host: String::new(),

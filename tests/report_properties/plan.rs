@@ -137,6 +137,7 @@ pub fn build(workload: &str, concurrency: usize, plan: &[Slots], outcome: RunOut
                 span: span(zero, clock, elapsed_s),
                 paced: None,
                 items: None,
+                rounds_held: 1,
             });
             clock += elapsed_s;
         }

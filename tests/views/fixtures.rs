@@ -30,7 +30,6 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
     let (mut rounds, mut samples) = (Vec::new(), Vec::new());
     for (kind, times) in [(TransportKind::Json, json_rounds), (TransportKind::Grpc, grpc_rounds)] {
         for (round, elapsed_s) in times.into_iter().enumerate() {
-            let cpu_s = if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 };
             rounds.push(RoundSample {
                 transport: kind,
                 operation: gcs_speed_tui::gcs::stats::Operation::Upload,
@@ -38,12 +37,13 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 elapsed_s,
                 bytes: size,
                 ok: true,
-                cpu_s,
+                cpu_s: if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 },
                 wire_bytes: size + 4096,
                 retransmitted_bytes: 0,
                 span: Default::default(),
                 paced: None,
                 items: None,
+                rounds_held: 1,
             });
             samples.push(ObjectSample {
                 host: String::new(),

@@ -11,6 +11,7 @@ pub mod error_kinds;
 pub mod events;
 pub mod finished;
 pub mod fleet;
+pub mod folded;
 pub mod histogram;
 pub mod live;
 pub mod netstat;

@@ -7,7 +7,6 @@ use crate::stats::{ObjectSample, RoundSample, TransportSummary, Verdict};
 use crate::target::TargetInfo;
 use engine::compare::Comparison;
 pub use engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
-use units::format_size;
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cleanup {
@@ -272,6 +271,7 @@ impl RunReport {
             lines.push(why.clone());
         }
         lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
+        lines.extend(self.folded_line());
         if self.auth_refreshes > 0 {
             lines.push(format!(
                 "credentials: a refused token was replaced {} (each refused request tried once more, counted as a retry)",
@@ -283,6 +283,17 @@ impl RunReport {
         }
         lines.extend(self.cleanup_lines());
         lines
+    }
+
+    /// A long run's rounds folded in twos: what a row of `rounds` (and a Run) is.
+    fn folded_line(&self) -> Option<String> {
+        let most = self.rounds.iter().map(|r| r.rounds_held).max().filter(|&held| held > 1)?;
+        let all: u32 = self.rounds.iter().map(|r| r.rounds_held).sum();
+        Some(format!(
+            "rounds folded: {all} rounds kept as {} records of up to {most} consecutive rounds each (past {} a transport, rounds fold in twos); Runs and the verdict's pairs count records",
+            self.rounds.len(),
+            engine::folded::MOST_ROUNDS
+        ))
     }
 
     /// What cleanup deleted, kept on purpose, or left behind.
@@ -299,48 +310,6 @@ impl RunReport {
         }];
         lines.extend(self.cleanup.left.iter().map(|name| format!("left behind: {name}")));
         lines
-    }
-}
-
-impl RunReport {
-    /// What the download rounds read, in one line.
-    fn reads_line(&self) -> String {
-        // A merged report has each host's seed, not one.
-        let seed = self.read_seed.map_or("seeds per host".to_string(), |seed| format!("seed {seed:#x}"));
-        let what = match (self.config.range_size, &self.config.ranges) {
-            (0, _) => "whole objects".to_string(),
-            (size, None) => format!("{} at a random aligned offset of each ({seed})", format_size(size)),
-            (size, Some(plan)) => format!(
-                "{} of {} of each object, all wanted at once, {} ({}, {seed})",
-                plural(plan.per_object as usize, "range"),
-                plan.sizes.describe(size),
-                if plan.sequential { "in a row from a random start" } else { "each at a random offset" },
-                if plan.sizes.is_fixed() { "aligned" } else { "on 4 KiB boundaries" }
-            ),
-        };
-        // What gRPC is sent is paced by the window we grant: it matters for reads.
-        let window = match self.config.grpc_window {
-            Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
-            None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
-        };
-        let objects = match (&self.config.read_prefix, self.config.workload) {
-            (Some(prefix), _) => format!("the existing objects under {prefix} (read only, never deleted)"),
-            (None, Workload::W1r3) => {
-                return format!(
-                    "w1r3: each round uploads {} of {} (timed), then reads each {} times over the same transport: {what}; gRPC receive window {window}",
-                    plural(self.config.concurrency as usize, "object"),
-                    format_size(self.config.object_size),
-                    crate::config::W1R3_READS
-                );
-            }
-            (None, _) => format!(
-                "{} of {} (uploaded untimed, deleted at the end)",
-                plural(self.config.concurrency as usize, "prepared object"),
-                format_size(self.config.object_size)
-            ),
-        };
-        let workload = self.config.workload.name();
-        format!("{workload}: {objects}, each round reads {what}; gRPC receive window {window}")
     }
 }
 
@@ -383,6 +352,7 @@ pub mod merge;
 mod open_loop;
 mod pictures;
 pub mod ranges;
+mod reads_line;
 mod shown;
 mod table;
 mod verdict;

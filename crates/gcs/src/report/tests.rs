@@ -15,6 +15,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         span: Default::default(),
         paced: None,
         items: None,
+        rounds_held: 1,
     };
     let object = ObjectSample {
         host: String::new(),

@@ -12,6 +12,9 @@ use std::time::Duration;
 /// Deletes in flight at once during cleanup.
 const CLEANUP_PARALLELISM: usize = 16;
 
+/// Objects a run's uploads may pile up before they are deleted between rounds.
+pub const DELETE_AS_WE_GO: usize = 4096;
+
 /// The names of the objects of this run that may exist right now: created
 /// and not yet deleted, or cut off mid-upload. A second Ctrl-C prints it.
 #[derive(Default)]
@@ -69,6 +72,39 @@ impl Runner<'_> {
             return Cleanup { deleted: 0, left: Vec::new(), kept };
         }
         self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
+        let (deleted, left) = self.delete(created).await;
+        let (deleted, mut left) = (self.deleted_as_we_went + deleted, left);
+        left.splice(0..0, std::mem::take(&mut self.left_as_we_went));
+        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
+        Cleanup { deleted, left, kept: Vec::new() }
+    }
+
+    /// A long run's uploads deleted between rounds (untimed) once
+    /// `DELETE_AS_WE_GO` have piled up, so that the run keeps no growing list
+    /// of them (and a bucket does not fill). Reads keep their objects.
+    pub(super) async fn delete_as_we_go(&mut self) {
+        let piled = self.created.len() >= DELETE_AS_WE_GO;
+        if !piled || !self.config.cleanup || self.config.workload.reads_prepared_objects() {
+            return;
+        }
+        if self.deleted_as_we_went == 0 {
+            let said = format!(
+                "deleting this run's objects between rounds as it goes (untimed, every {DELETE_AS_WE_GO} objects), so that a long run keeps no list of them"
+            );
+            self.emit(RunEvent::Note(said)).await;
+        }
+        let created = std::mem::take(&mut self.created);
+        let (deleted, left) = self.delete(created).await;
+        self.deleted_as_we_went += deleted;
+        self.left_as_we_went.extend(left);
+    }
+
+    /// Deletes the objects, by name and generation: how many went, and
+    /// the names of those that did not (each said in a note).
+    async fn delete(
+        &mut self,
+        created: Vec<(crate::config::TransportKind, crate::transport::CreatedObject)>,
+    ) -> (usize, Vec<String>) {
         let connected = self.connected;
         let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
             .map(|(kind, object)| async move {
@@ -95,7 +131,6 @@ impl Runner<'_> {
                 }
             }
         }
-        self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
-        Cleanup { deleted, left, kept: Vec::new() }
+        (deleted, left)
     }
 }

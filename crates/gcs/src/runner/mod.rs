@@ -34,7 +34,7 @@ use failed::Failed;
 use kept::{Kept, SamplesFile};
 use meter::{Meter, Metered};
 
-pub use cleanup::Ledger;
+pub use cleanup::{DELETE_AS_WE_GO, Ledger};
 use engine::Stop;
 pub use engine::schedule::{idempotency_token, new_run_id, pair_order, schedule};
 use units::random_u64;
@@ -54,8 +54,12 @@ pub struct Runner<'a> {
     anchor: Anchor,
     deadline: Instant,
     created: Vec<(TransportKind, CreatedObject)>,
+    /// Objects deleted between rounds (a long run's), and those that would not go.
+    deleted_as_we_went: usize,
+    left_as_we_went: Vec<String>,
     ledger: Arc<Ledger>,
-    rounds: Vec<RoundSample>,
+    /// The rounds, folded in twos past `MOST_ROUNDS` a lane (a long run keeps a bounded list).
+    rounds: engine::folded::Folded<RoundSample>,
     /// Rounds cut off before any object finished (their items still count).
     cut_off_rounds: Vec<RoundSample>,
     /// Each lane's round in progress: its items added up as they finish.
@@ -115,8 +119,10 @@ impl<'a> Runner<'a> {
             cancel,
             run_id: new_run_id(),
             created: Vec::new(),
+            deleted_as_we_went: 0,
+            left_as_we_went: Vec::new(),
             ledger: Arc::default(),
-            rounds: Vec::new(),
+            rounds: Default::default(),
             cut_off_rounds: Vec::new(),
             recordings: BTreeMap::new(),
             kept: Kept::default(),
@@ -194,7 +200,7 @@ impl<'a> Runner<'a> {
             self.config.clone(),
             summaries,
             self.kept.take(),
-            std::mem::take(&mut self.rounds),
+            std::mem::take(&mut self.rounds.rounds),
             outcome,
             cleanup,
         )
@@ -344,7 +350,7 @@ impl engine::Rounds for Timed<'_, '_> {
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {
         let seed = self.runner.read_seed;
-        match self.runner.config.workload {
+        let stop = match self.runner.config.workload {
             Workload::Upload | Workload::Append => self.runner.measure_round(kind, round, self.payload).await.0,
             Workload::Download | Workload::Ranges => self.runner.measure_read_round(kind, round, seed, 1).await,
             Workload::W1r3 => {
@@ -356,11 +362,15 @@ impl engine::Rounds for Timed<'_, '_> {
                 self.runner.read_set = written;
                 self.runner.measure_read_round(kind, round, seed, W1R3_READS).await
             }
+        };
+        if stop.is_none() {
+            self.runner.delete_as_we_go().await;
         }
+        stop
     }
 
     fn rounds(&self) -> &[RoundSample] {
-        &self.runner.rounds
+        &self.runner.rounds.rounds
     }
 
     fn measuring_for(&self) -> std::time::Duration {

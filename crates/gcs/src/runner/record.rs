@@ -48,6 +48,7 @@ impl Runner<'_> {
             span: self.anchor.span(metered.start_s, end_s),
             paced: metered.paced,
             items: Some(items),
+            rounds_held: 1,
         };
         if sample.ok && metered.wire_lost {
             self.meter((kind, operation)).wire_lost = true;

@@ -38,8 +38,14 @@ impl Runner<'_> {
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
                 };
-                let mut summary =
-                    stats::summarize(kind, operation, bytes_per_round, &self.rounds, &self.cut_off_rounds, accounting);
+                let mut summary = stats::summarize(
+                    kind,
+                    operation,
+                    bytes_per_round,
+                    &self.rounds.rounds,
+                    &self.cut_off_rounds,
+                    accounting,
+                );
                 if meter.wire_lost {
                     // A connection closed mid-round took its last bytes with it:
                     // what is left would read as too few, so no figure.

@@ -56,6 +56,7 @@ pub fn summarize_samples(
             items: Some(Tally::of(
                 loose.iter().copied().filter(|o| (o.transport, o.operation) == (transport, operation)),
             )),
+            rounds_held: 1,
         })
         .into_iter()
         .collect();

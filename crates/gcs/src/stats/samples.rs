@@ -41,6 +41,46 @@ pub struct RoundSample {
     /// samples as they load.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<super::Tally>,
+    /// Consecutive rounds this record holds: 1, or more once a long run's
+    /// rounds were folded in twos (`engine::folded`).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub rounds_held: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+impl engine::folded::Folds for RoundSample {
+    fn absorb(&mut self, later: Self) {
+        self.elapsed_s += later.elapsed_s;
+        self.bytes += later.bytes;
+        self.ok &= later.ok;
+        self.cpu_s += later.cpu_s;
+        self.wire_bytes += later.wire_bytes;
+        self.retransmitted_bytes += later.retransmitted_bytes;
+        (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
+        self.paced = match (self.paced.take(), later.paced) {
+            (Some(mut paced), Some(more)) => {
+                paced.absorb(more);
+                Some(paced)
+            }
+            (a, b) => a.or(b),
+        };
+        match (&mut self.items, &later.items) {
+            (Some(items), Some(more)) => items.absorb(more),
+            (items, more) => *items = items.take().or(more.clone()),
+        }
+        self.rounds_held += later.rounds_held;
+    }
+
+    fn set_index(&mut self, index: u32) {
+        self.round = index;
+    }
 }
 
 use engine::report::{from_one_based, one_based};

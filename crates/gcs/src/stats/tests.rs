@@ -16,6 +16,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         span: Default::default(),
         paced: None,
         items: None,
+        rounds_held: 1,
     }
 }
 

@@ -1,0 +1,126 @@
+//! A long run's rounds in a bounded list: once a lane (a transport and a
+//! part) holds `MOST_ROUNDS`, every lane's rounds are folded in twos, each
+//! pair of consecutive rounds becoming one of twice the length, and later
+//! rounds land in records as long. The pairs between transports stay
+//! pairs (both fold alike), so the verdict reads fewer, longer rounds; a run
+//! of an hour keeps as much as one of minutes.
+
+use crate::compare::PairedRound;
+
+/// Records a lane keeps before every lane is folded in twos.
+pub const MOST_ROUNDS: usize = 128;
+
+/// A round that a later round of its lane can be added to.
+pub trait Folds: PairedRound {
+    /// A later round of the same lane, added to this one.
+    fn absorb(&mut self, later: Self);
+    /// Its place among the records (a raw round's, shifted by the folding).
+    fn set_index(&mut self, index: u32);
+}
+
+#[derive(Clone, Debug)]
+pub struct Folded<R> {
+    pub rounds: Vec<R>,
+    /// Each record holds up to 2^level consecutive rounds.
+    pub level: u32,
+}
+
+impl<R> Default for Folded<R> {
+    fn default() -> Self {
+        Folded { rounds: Vec::new(), level: 0 }
+    }
+}
+
+impl<R: Folds> Folded<R> {
+    /// Keeps a round, in a record of its own or added to its lane's last.
+    pub fn push(&mut self, round: R) {
+        let index = round.index() >> self.level;
+        self.place(round, index);
+        let lane = |r: &R| (r.transport(), r.part());
+        let last = self.rounds.last().map(lane);
+        if self.rounds.iter().filter(|r| Some(lane(r)) == last).count() > MOST_ROUNDS {
+            self.fold();
+        }
+    }
+
+    fn place(&mut self, mut round: R, index: u32) {
+        round.set_index(index);
+        let (transport, part) = (round.transport(), round.part());
+        let last = self.rounds.iter_mut().rev().find(|r| r.transport() == transport && r.part() == part);
+        match last {
+            Some(last) if last.index() == index => last.absorb(round),
+            _ => self.rounds.push(round),
+        }
+    }
+
+    /// Every lane's records in twos: records 2k and 2k+1 become record k.
+    fn fold(&mut self) {
+        self.level += 1;
+        for round in std::mem::take(&mut self.rounds) {
+            let index = round.index() >> 1;
+            self.place(round, index);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::TransportKind::{self, Grpc, Json};
+
+    #[derive(Debug, PartialEq)]
+    struct Round {
+        transport: TransportKind,
+        index: u32,
+        seconds: f64,
+        bytes: f64,
+        held: u32,
+    }
+
+    impl PairedRound for Round {
+        fn transport(&self) -> TransportKind {
+            self.transport
+        }
+        fn index(&self) -> u32 {
+            self.index
+        }
+        fn rate(&self) -> Option<f64> {
+            Some(self.bytes / self.seconds)
+        }
+    }
+
+    impl Folds for Round {
+        fn absorb(&mut self, later: Self) {
+            (self.seconds, self.bytes, self.held) =
+                (self.seconds + later.seconds, self.bytes + later.bytes, self.held + later.held);
+        }
+        fn set_index(&mut self, index: u32) {
+            self.index = index;
+        }
+    }
+
+    #[test]
+    fn a_long_run_keeps_at_most_most_rounds_a_lane_and_loses_no_round() {
+        let mut folded = Folded::default();
+        let rounds = 10 * MOST_ROUNDS as u32 + 3;
+        for index in 0..rounds {
+            for transport in [Json, Grpc] {
+                // JSON rounds of 1 s, gRPC of 0.5 s, each moving 100 bytes.
+                let seconds = if transport == Json { 1.0 } else { 0.5 };
+                folded.push(Round { transport, index, seconds, bytes: 100.0, held: 1 });
+            }
+        }
+        // Ten times MOST_ROUNDS and 3: the lanes fold four times (level 4: 16 rounds a record).
+        assert_eq!(folded.level, 4);
+        let json: Vec<&Round> = folded.rounds.iter().filter(|r| r.transport == Json).collect();
+        assert_eq!(json.len(), (rounds as usize).div_ceil(16), "every 16 rounds one record, the last partly full");
+        assert!(json.len() <= MOST_ROUNDS);
+        assert_eq!(json.iter().map(|r| r.held).sum::<u32>(), rounds, "every round in one record");
+        assert_eq!(json[0], &Round { transport: Json, index: 0, seconds: 16.0, bytes: 1600.0, held: 16 });
+        assert_eq!(json.last().unwrap().held, rounds % 16);
+        let grpc: Vec<&Round> = folded.rounds.iter().filter(|r| r.transport == Grpc).collect();
+        let indices = |rs: &[&Round]| rs.iter().map(|r| r.index).collect::<Vec<_>>();
+        assert_eq!(indices(&json), indices(&grpc), "the transports' records pair index by index");
+        assert!(grpc.iter().all(|r| r.rate() == Some(200.0)), "a folded record's rate is its rounds'");
+    }
+}

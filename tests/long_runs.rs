@@ -1,0 +1,73 @@
+//! A run of many rounds keeps a bounded amount: its rounds fold in twos
+//! past `MOST_ROUNDS` a transport (the pairs stay pairs, no round lost), and
+//! its uploads are deleted between rounds once `DELETE_AS_WE_GO` have piled up.
+
+mod common;
+
+use common::{emulator, options_for, run_bench_events};
+use gcs_speed_tui::config::{Options, TransportKind};
+use gcs_speed_tui::engine::events::RunEvent;
+use gcs_speed_tui::engine::folded::MOST_ROUNDS;
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rounds_past_most_rounds_fold_in_twos_and_every_object_still_counts() {
+    let emulator = emulator().await;
+    // 2.5 x MOST_ROUNDS rounds of one 1 KiB upload a transport.
+    let rounds = MOST_ROUNDS as u32 * 5 / 2;
+    let options =
+        Options { size: "1KiB".into(), iterations: rounds.to_string(), warmup: false, ..options_for(&emulator) };
+    let (report, events) = run_bench_events(options, CancellationToken::new()).await;
+    // A lane folds when it would hold MOST_ROUNDS + 1 records: at round
+    // MOST_ROUNDS + 1 (to records of 2), then at 2 x MOST_ROUNDS + 1 (of 4).
+    let held = 4;
+    for kind in [TransportKind::Json, TransportKind::Grpc] {
+        let lane: Vec<_> = report.rounds.iter().filter(|r| r.transport == kind).collect();
+        assert_eq!(lane.len(), (rounds as usize).div_ceil(held), "{kind:?}");
+        assert_eq!(lane.iter().map(|r| r.rounds_held).sum::<u32>(), rounds, "every round in one record");
+        assert!(lane.iter().all(|r| r.rounds_held as usize <= held));
+        let indices: Vec<u32> = lane.iter().map(|r| r.round).collect();
+        assert_eq!(indices, (0..lane.len() as u32).collect::<Vec<_>>(), "records numbered in order");
+        let summary = report.transports.iter().find(|t| t.transport == kind).unwrap();
+        assert_eq!(summary.objects, rounds as usize, "every upload counted, from the tallies");
+        assert_eq!(summary.runs, lane.len());
+    }
+    // Each round was still announced as it finished.
+    let done = events.iter().filter(|e| matches!(e, RunEvent::RoundDone(_))).count();
+    assert_eq!(done, 2 * rounds as usize);
+    let table = report.to_table();
+    let said =
+        format!("rounds folded: {} rounds kept as {} records of up to {held}", 2 * rounds, 2 * rounds.div_ceil(4));
+    assert!(table.contains(&said), "{table}");
+    let comparison = &report.verdicts[0].comparison;
+    assert_eq!(comparison.pairs, rounds.div_ceil(4) as usize, "the folded records pair: {table}");
+    assert!(comparison.ci_low.is_some(), "{table}");
+    assert_eq!(report.cleanup.deleted, 2 * rounds as usize);
+    assert_eq!(emulator.store().object_count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_run_deletes_its_uploads_between_rounds_and_leaves_nothing() {
+    use gcs_speed_tui::gcs::runner::DELETE_AS_WE_GO;
+    let emulator = emulator().await;
+    // 64 uploads a round over two transports: past DELETE_AS_WE_GO after
+    // DELETE_AS_WE_GO / 128 rounds; two rounds more are deleted at the end.
+    let rounds = DELETE_AS_WE_GO / 128 + 2;
+    let options = Options {
+        size: "1KiB".into(),
+        concurrency: "64".into(),
+        iterations: rounds.to_string(),
+        warmup: false,
+        ..options_for(&emulator)
+    };
+    let (report, events) = run_bench_events(options, CancellationToken::new()).await;
+    let uploads = 2 * 64 * rounds;
+    assert_eq!(report.transports.iter().map(|t| t.objects).sum::<usize>(), uploads, "{}", report.to_table());
+    assert_eq!((report.cleanup.deleted, report.cleanup.left.len()), (uploads, 0));
+    assert_eq!(emulator.store().object_count(), 0, "nothing left behind");
+    let note = events
+        .iter()
+        .position(|e| matches!(e, RunEvent::Note(n) if n.starts_with("deleting this run's objects between rounds")));
+    let last_round = events.iter().rposition(|e| matches!(e, RunEvent::RoundDone(_)));
+    assert!(note.is_some() && note < last_round, "deleted while rounds were still to come: {note:?} {last_round:?}");
+}
