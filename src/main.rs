@@ -25,6 +25,8 @@ fn main() -> ExitCode {
         }
     };
     gcs_speed_tui::emulator::malloc::keep_freed_memory();
+    // Many connections need many descriptors: the soft limit goes up to the hard one.
+    engine::descriptors::raise_to_hard_limit();
     // Before any HTTP client of ours or of a library is built.
     gcs_speed_tui::tls::install_crypto_provider();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {

@@ -26,7 +26,9 @@ pub fn format_kinds(kinds: &ErrorKinds) -> String {
 /// A failed connection's kind, from what the network said.
 pub fn connection_kind(message: &str) -> &'static str {
     let message = message.to_ascii_lowercase();
-    if message.contains("reset") {
+    if message.contains("too many open files") {
+        crate::descriptors::TOO_MANY_OPEN_FILES
+    } else if message.contains("reset") {
         "reset"
     } else if message.contains("refused") {
         "refused"
@@ -35,7 +37,9 @@ pub fn connection_kind(message: &str) -> &'static str {
     } else if ["certificate", "tls", "handshake"].iter().any(|w| message.contains(w)) {
         "tls"
     } else {
-        "connection"
+        // A connection that could not be made or answered while the process
+        // is out of descriptors is that shortage, not the network's.
+        crate::descriptors::named("connection")
     }
 }
 

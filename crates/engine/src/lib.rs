@@ -7,6 +7,7 @@ pub mod built_in;
 pub mod calls;
 pub mod compare;
 pub mod cpu;
+pub mod descriptors;
 pub mod error_kinds;
 pub mod events;
 pub mod finished;

@@ -156,6 +156,10 @@ impl EtcdRunArgs {
         let clients = parse_count(&self.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&self.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&self.conns, "conns", 1, 1024)?;
+        // HTTP/JSON over HTTP/1.1 takes a connection a client; gRPC its channels.
+        let what = format!("--clients {clients}'s connections");
+        engine::descriptors::fit(u64::from(clients) + u64::from(conns), &what)
+            .map_err(|message| ConfigError { field: "clients", message })?;
         let (key_size, value_size, key_space) = self.keys()?;
         let (user, identity) = self.credentials(tls)?;
         let prefix = self.prefix.trim().trim_matches('/').to_string();

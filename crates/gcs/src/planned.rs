@@ -44,6 +44,7 @@ impl GcsPlan {
         built_in: &'static dyn BuiltInServer,
     ) -> Result<GcsPlan, ConfigError> {
         let config = options.validate(env)?;
+        descriptors_fit(&config)?;
         let fault = options.emulator_fault.trim();
         if !fault.is_empty() {
             built_in.check_fault(fault).map_err(engine::plan::flags::flag_error("emulator_fault"))?;
@@ -73,6 +74,24 @@ impl GcsPlan {
         connected.server = server;
         Ok(connected)
     }
+}
+
+/// The connections a run opens fit the process's descriptors: HTTP/JSON
+/// one a worker (HTTP/1.1), gRPC its channels, and the built-in emulator
+/// the other end of each.
+fn descriptors_fit(config: &BenchConfig) -> Result<(), ConfigError> {
+    let per_transport = |kind: &crate::config::TransportKind| match kind {
+        crate::config::TransportKind::Json => u64::from(config.concurrency),
+        _ => u64::from(config.grpc_conn_pool.max(1)),
+    };
+    let client: u64 = config.transports.iter().map(per_transport).sum();
+    let ends = if config.target == Target::BuiltIn { 2 } else { 1 };
+    let what = format!(
+        "--concurrency {}'s connections{}",
+        config.concurrency,
+        if ends == 2 { " (both ends: the built-in emulator runs in this process)" } else { "" }
+    );
+    engine::descriptors::fit(client * ends, &what).map_err(|message| ConfigError { field: "concurrency", message })
 }
 
 impl PlannedRun for GcsPlan {

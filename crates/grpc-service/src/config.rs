@@ -59,6 +59,10 @@ impl GrpcRunArgs {
         let clients = parse_count(&s.clients, "clients", 1, 10_000)?;
         let requests = parse_count(&s.requests, "requests", 1, 100_000_000)?;
         let conns = parse_count(&s.conns, "conns", 1, 1024)?;
+        // HTTP/JSON over HTTP/1.1 takes a connection a client; gRPC its channels.
+        let what = format!("--clients {clients}'s connections");
+        engine::descriptors::fit(u64::from(clients) + u64::from(conns), &what)
+            .map_err(|message| ConfigError { field: "clients", message })?;
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let (pool, schema) = types(s)?;
         let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;

@@ -238,7 +238,8 @@ impl<'a> Runner<'a> {
         if self.config.warmup {
             self.emit(RunEvent::Phase(Phase::Warmup)).await;
             if self.config.read_prefix.is_none() {
-                let warmup = Payload::new(self.config.warmup_size, seed ^ 1);
+                // No larger than an object: a worker each, so small objects warm small.
+                let warmup = Payload::new(self.config.warmup_size.min(self.config.object_size), seed ^ 1);
                 if let Some(stop) = self.warm_up(&warmup).await {
                     return Some(stop);
                 }

@@ -1,4 +1,5 @@
-//! The untimed warmup: one upload per transport, deleted at once; and for
+//! The untimed warmup: an upload per worker per transport, all at once (so
+//! that every connection a round uses is open), deleted at once; and for
 //! the download workload one read of each object to read per transport, so
 //! that the first timed round finds its connections open and (gRPC) its
 //! adaptive receive window grown, as every later round does.
@@ -12,14 +13,16 @@ use std::sync::Arc;
 use tokio::task::JoinSet;
 
 impl Runner<'_> {
-    /// One untimed upload per transport, deleted at once.
+    /// An untimed upload per worker per transport, at once, deleted at once.
     pub(super) async fn warm_up(&mut self, payload: &Payload) -> Option<Stop> {
         for kind in self.config.transports.clone() {
             let Some(uploader) = self.connected.uploader(kind).cloned() else {
                 continue;
             };
-            let name = object_name(&self.config.prefix, &self.run_id, kind, "warmup", 0);
-            let (results, stop, _) = self.upload_batch(&uploader, None, vec![name], payload).await;
+            let names = (0..self.config.concurrency)
+                .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "warmup", worker))
+                .collect();
+            let (results, stop, _) = self.upload_batch(&uploader, None, names, payload).await;
             for (_, _, _, result, _) in results {
                 match result {
                     Ok(super::Stored { object, .. }) => {

@@ -9,12 +9,15 @@ impl TransportError {
     pub fn kind(&self) -> String {
         match self {
             TransportError::Http { status, .. } => format!("HTTP {status}"),
+            TransportError::Grpc { message, .. } if message.to_ascii_lowercase().contains("too many open files") => {
+                engine::descriptors::TOO_MANY_OPEN_FILES.into()
+            }
             TransportError::Grpc { code, .. } => code.clone(),
             TransportError::Connection(message) => connection_kind(message).into(),
             TransportError::Protocol(message) if message.contains("checksum mismatch") => "checksum mismatch".into(),
             TransportError::Protocol(_) => "protocol".into(),
             TransportError::Auth(_) => "auth".into(),
-            TransportError::Timeout(_) => "timeout".into(),
+            TransportError::Timeout(_) => engine::descriptors::named("timeout").into(),
         }
     }
 }

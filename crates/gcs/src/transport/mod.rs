@@ -263,10 +263,24 @@ pub async fn back_off_or_fail(
         return Err(error);
     }
     tracing::info!("retrying after: {error}");
-    tokio::time::sleep(policy.backoff(*retries, units::random_u64())).await;
+    // A stream the server refused before any work (HTTP/2 REFUSED_STREAM:
+    // more streams than it allows at once) is tried again at once, as
+    // Google's gRPC clients do: waiting out a backoff would time the wait.
+    if !refused_stream(&error) {
+        tokio::time::sleep(policy.backoff(*retries, units::random_u64())).await;
+    }
     *retries += 1;
     progress.note_retry(&error);
     Ok(())
+}
+
+/// HTTP/2's REFUSED_STREAM: the server did nothing with the request.
+fn refused_stream(error: &TransportError) -> bool {
+    let message = match error {
+        TransportError::Connection(message) | TransportError::Grpc { message, .. } => message,
+        _ => return false,
+    };
+    message.to_ascii_lowercase().contains("refused stream")
 }
 
 /// Fails a request that makes no progress (no byte handed over) for `limit`:
