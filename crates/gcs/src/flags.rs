@@ -116,8 +116,10 @@ pub struct BenchArgs {
     /// HTTP version of the JSON API: auto | 1.1 | 2.
     #[arg(long, value_name = "VERSION", default_value = "auto")]
     pub json_http: String,
-    /// gRPC client HTTP/2 stream window (connection: twice); "auto" adapts it.
-    #[arg(long, value_name = "SIZE", default_value = "auto")]
+    /// gRPC client HTTP/2 stream window (connection: twice). The default is
+    /// where an adaptive window's ramp ends, so reads are at speed from the
+    /// first round; "auto" starts small and adapts it (BDP probing).
+    #[arg(long, value_name = "SIZE", default_value = "16MiB")]
     pub grpc_window: String,
     /// Retries of a failed request (transient failures only: 408, 429, 5xx, resets, timeouts).
     #[arg(long, value_name = "N", default_value = "5")]

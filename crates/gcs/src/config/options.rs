@@ -1,5 +1,10 @@
 //! The GCS options as a person types them (flags or form fields), before validation.
 
+/// The gRPC receive window unless asked otherwise: 16 MiB, where hyper's
+/// adaptive (BDP) window stops growing. Started there, reads are at speed
+/// from the first round; adaptive, they ramp over gigabytes (issue 40).
+pub const DEFAULT_GRPC_WINDOW: &str = "16MiB";
+
 /// The options as typed (flags or form fields), before validation.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -64,7 +69,7 @@ pub struct Options {
     pub max_in_flight: String,
     /// Open loop: how long each round's arrivals span ("" for the default).
     pub round_time: String,
-    /// The gRPC client's HTTP/2 stream window, or "auto".
+    /// The gRPC client's HTTP/2 stream window (`DEFAULT_GRPC_WINDOW`), or "auto".
     pub grpc_window: String,
     pub max_retries: String,
     pub retry_deadline: String,
@@ -120,7 +125,7 @@ impl Default for Options {
             arrivals: "constant".into(),
             max_in_flight: "1000".into(),
             round_time: String::new(),
-            grpc_window: "auto".into(),
+            grpc_window: DEFAULT_GRPC_WINDOW.into(),
             max_retries: "5".into(),
             retry_deadline: "2m".into(),
             retry_initial: "1s".into(),

@@ -22,8 +22,8 @@ impl RunReport {
         };
         // What gRPC is sent is paced by the window we grant: it matters for reads.
         let window = match self.config.grpc_window {
-            Some(window) => format!("{} (--grpc-window)", format_size(u64::from(window))),
-            None => "adaptive (BDP-sized; --grpc-window fixes it)".into(),
+            Some(window) => format!("{} (--grpc-window; auto adapts it)", format_size(u64::from(window))),
+            None => "adaptive (BDP-sized, --grpc-window auto; a size fixes it)".into(),
         };
         let objects = match (&self.config.read_prefix, self.config.workload) {
             (Some(prefix), _) => format!("the existing objects under {prefix} (read only, never deleted)"),
