@@ -43,8 +43,14 @@ impl GcsPlan {
         env: &Environment,
         built_in: &'static dyn BuiltInServer,
     ) -> Result<GcsPlan, ConfigError> {
-        let config = options.validate(env)?;
-        descriptors_fit(&config)?;
+        let mut config = options.validate(env)?;
+        if let Err(error) = descriptors_fit(&config) {
+            match config.open_loop {
+                // Open loop's bound is arrivals in flight, seldom reached: said, not refused.
+                Some(_) => config.notes.push(format!("note: {}", error.message)),
+                None => return Err(error),
+            }
+        }
         let fault = options.emulator_fault.trim();
         if !fault.is_empty() {
             built_in.check_fault(fault).map_err(engine::plan::flags::flag_error("emulator_fault"))?;
