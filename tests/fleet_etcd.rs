@@ -22,17 +22,18 @@ fn stdout_json(output: &std::process::Output) -> Value {
 /// The hosts' histograms added, read here with the hdrhistogram crate
 /// itself (not the merge's code): HdrHistogram's V2 encoding, in base64.
 fn added(histograms: &[String]) -> Histogram<u64> {
-    let mut sum: Option<Histogram<u64>> = None;
+    // Each host's histogram is as wide as its own slowest: the sum grows to hold them all.
+    let mut sum: Histogram<u64> = Histogram::new(3).unwrap();
+    let mut hosts = 0;
     for text in histograms {
         let bytes = base64::engine::general_purpose::STANDARD.decode(text).unwrap();
         let histogram: Histogram<u64> = Deserializer::new().deserialize(&mut bytes.as_slice()).unwrap();
         assert!(!histogram.is_empty(), "each host measured requests");
-        match &mut sum {
-            None => sum = Some(histogram),
-            Some(sum) => sum.add(&histogram).unwrap(),
-        }
+        sum.add(&histogram).unwrap();
+        hosts += 1;
     }
-    sum.expect("three hosts")
+    assert_eq!(hosts, 3, "three hosts");
+    sum
 }
 
 #[test]

@@ -64,6 +64,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 span: Default::default(),
                 paced: None,
                 sampled: None,
+                rounds_held: 1,
             });
         }
     }

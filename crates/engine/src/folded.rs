@@ -10,6 +10,26 @@ use crate::compare::PairedRound;
 /// Records a lane keeps before every lane is folded in twos.
 pub const MOST_ROUNDS: usize = 128;
 
+/// A round record's `rounds_held` unless folded (serde's default).
+pub fn one() -> u32 {
+    1
+}
+
+pub fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// Said under a report's table when its rounds were folded: how many rounds,
+/// kept as how many records; `None` when none was.
+pub fn said(held: impl Iterator<Item = u32>) -> Option<String> {
+    let (records, rounds, most) = held.fold((0, 0, 0), |(n, all, most), h| (n + 1, all + h, most.max(h)));
+    (most > 1).then(|| {
+        format!(
+            "rounds folded: {rounds} rounds kept as {records} records of up to {most} consecutive rounds each (past {MOST_ROUNDS} a transport, rounds fold in twos); Runs and the verdict's pairs count records"
+        )
+    })
+}
+
 /// A round that a later round of its lane can be added to.
 pub trait Folds: PairedRound {
     /// A later round of the same lane, added to this one.

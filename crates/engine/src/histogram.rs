@@ -18,7 +18,11 @@ pub fn encode(histogram: &Histogram<u64>) -> String {
 /// The histogram from `encode`'s text, or why it is not one.
 pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
     let bytes = STANDARD.decode(text.trim()).map_err(|e| format!("not base64 ({e})"))?;
-    Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| format!("not an HdrHistogram ({e:?})"))
+    let mut histogram: Histogram<u64> =
+        Deserializer::new().deserialize(&mut bytes.as_slice()).map_err(|e| format!("not an HdrHistogram ({e:?})"))?;
+    // It grows to hold what is added to it (a fleet's hosts, folded rounds).
+    histogram.auto(true);
+    Ok(histogram)
 }
 
 /// The sum of histograms (each request of each counted once); `None` for none.

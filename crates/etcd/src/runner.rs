@@ -43,7 +43,8 @@ pub struct EtcdRunner {
     cancel: CancellationToken,
     deadline: tokio::time::Instant,
     measuring_since: Instant,
-    rounds: Vec<EtcdRound>,
+    /// Folded in twos past `MOST_ROUNDS` a transport: a long run keeps a bounded list.
+    rounds: engine::folded::Folded<EtcdRound>,
     value: Arc<Vec<u8>>,
     /// Why a round broke the watch check, first seen.
     broken: Option<String>,
@@ -101,7 +102,7 @@ impl EtcdRunner {
             cancel,
             deadline,
             measuring_since: Instant::now(),
-            rounds: Vec::new(),
+            rounds: Default::default(),
             value,
             broken: None,
             notes: Vec::new(),
@@ -136,7 +137,7 @@ impl EtcdRunner {
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };
         self.outlet.emit(RunEvent::CleanupDone { deleted: cleanup.deleted as usize, left }).await;
         // A broken watch fails the run, in the warmup (not a round) too.
-        let failures = self.broken.is_some() || self.rounds.iter().any(|r| !r.ok);
+        let failures = self.broken.is_some() || self.rounds.rounds.iter().any(|r| !r.ok);
         let outcome = RunOutcome::ended(stop, failures, false);
         let summaries = self
             .config
@@ -145,12 +146,13 @@ impl EtcdRunner {
             .iter()
             .map(|kind| {
                 let kv = &self.kvs[kind];
-                summarize(*kind, kv.protocol(), kv.connections(), &self.rounds)
+                summarize(*kind, kv.protocol(), kv.connections(), &self.rounds.rounds)
             })
             .collect();
         let stopped_because = self.broken.take().or(because);
         let ran = Ran { run_id: self.run_id, started_at, outcome, stopped_because };
-        EtcdReport::new(ran, EtcdSettings::of(&self.config), summaries, self.rounds, cleanup).with_notes(self.notes)
+        EtcdReport::new(ran, EtcdSettings::of(&self.config), summaries, self.rounds.rounds, cleanup)
+            .with_notes(self.notes)
     }
 
     /// Range mode reads keys that must exist: the whole key space is put first.

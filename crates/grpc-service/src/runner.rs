@@ -39,7 +39,8 @@ pub struct ServiceRunner {
     cancel: CancellationToken,
     deadline: tokio::time::Instant,
     measuring_since: Instant,
-    rounds: Vec<CallRound>,
+    /// Folded in twos past `MOST_ROUNDS` a transport: a long run keeps a bounded list.
+    rounds: engine::folded::Folded<CallRound>,
     notes: Vec<String>,
     /// Why the check before the rounds failed: nothing was measured.
     check_failed: Option<String>,
@@ -98,7 +99,7 @@ impl ServiceRunner {
             cancel,
             deadline,
             measuring_since: Instant::now(),
-            rounds: Vec::new(),
+            rounds: Default::default(),
             notes: Vec::new(),
             check_failed: None,
             pairing: Default::default(),
@@ -115,16 +116,16 @@ impl ServiceRunner {
         let (stop, because) = run_rounds(&mut self).await;
         let cleanup = self.clean_up().await;
         let check_failed = self.check_failed.take();
-        let failures = self.rounds.iter().any(|r| !r.ok);
+        let failures = self.rounds.rounds.iter().any(|r| !r.ok);
         let outcome = RunOutcome::ended(stop, failures, check_failed.is_some());
         let summaries = self
             .callers
             .iter()
-            .map(|(kind, caller)| summarize(*kind, caller.protocol(), caller.connections(), &self.rounds))
+            .map(|(kind, caller)| summarize(*kind, caller.protocol(), caller.connections(), &self.rounds.rounds))
             .collect();
         let run =
             crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: check_failed.or(because) };
-        GrpcReport::new(run, crate::report::GrpcSettings::of(&self.config), summaries, self.rounds, cleanup)
+        GrpcReport::new(run, crate::report::GrpcSettings::of(&self.config), summaries, self.rounds.rounds, cleanup)
             .with_notes(self.notes)
     }
 

@@ -111,7 +111,7 @@ where
                     Ok(()) => {
                         batch.ops += 1;
                         turns.done.fetch_add(1, Ordering::Relaxed);
-                        batch.latency.saturating_record(started.elapsed().as_micros().max(1) as u64);
+                        let _ = batch.latency.record(started.elapsed().as_micros().max(1) as u64);
                     }
                     Err(error) => {
                         let ends = error.ends_client();
@@ -174,8 +174,8 @@ where
         match result {
             Ok(()) => {
                 batch.ops += 1;
-                batch.latency.saturating_record(micros(latency));
-                service_times.saturating_record(micros(service));
+                let _ = batch.latency.record(micros(latency));
+                let _ = service_times.record(micros(service));
             }
             Err(error) => batch.failures.add(error),
         }

@@ -101,7 +101,7 @@ macro_rules! rounds_of_calls {
             }
 
             fn rounds(&self) -> &[$round] {
-                &self.rounds
+                &self.rounds.rounds
             }
 
             fn measuring_for(&self) -> ::std::time::Duration {

@@ -46,6 +46,47 @@ pub struct CallRound {
     /// the round that completed the pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled: Option<super::sampled::SampledAnswers>,
+    /// Consecutive rounds this record holds: 1, or more once a long run's
+    /// rounds were folded in twos (`crate::folded`).
+    #[serde(default = "crate::folded::one", skip_serializing_if = "crate::folded::is_one")]
+    pub rounds_held: u32,
+}
+
+impl crate::folded::Folds for CallRound {
+    fn absorb(&mut self, later: Self) {
+        self.elapsed_s += later.elapsed_s;
+        self.ops += later.ops;
+        self.errors += later.errors;
+        for (kind, count) in later.error_kinds {
+            *self.error_kinds.entry(kind).or_default() += count;
+        }
+        self.ok &= later.ok;
+        self.cpu_s += later.cpu_s;
+        self.server_cpu_s = self.server_cpu_s.zip(later.server_cpu_s).map(|(a, b)| a + b);
+        self.wire_sent_bytes += later.wire_sent_bytes;
+        self.wire_received_bytes += later.wire_received_bytes;
+        let _ = self.latency.add(&later.latency);
+        (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
+        self.paced = match (self.paced.take(), later.paced) {
+            (Some(mut paced), Some(more)) => {
+                paced.absorb(more);
+                Some(paced)
+            }
+            (a, b) => a.or(b),
+        };
+        self.sampled = match (self.sampled.take(), later.sampled) {
+            (Some(mut sampled), Some(more)) => {
+                sampled.absorb(&more);
+                Some(sampled)
+            }
+            (a, b) => a.or(b),
+        };
+        self.rounds_held += later.rounds_held;
+    }
+
+    fn set_index(&mut self, index: u32) {
+        self.round = index;
+    }
 }
 
 impl crate::fleet::FleetRound for CallRound {
@@ -188,6 +229,7 @@ mod tests {
             span: Default::default(),
             paced: None,
             sampled: None,
+            rounds_held: 1,
         }
     }
 

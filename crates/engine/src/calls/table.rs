@@ -94,6 +94,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
             lines.extend(said::ratios_line(a, b, c.item(), c.server_cpu()));
         }
         lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
+        lines.extend(crate::folded::said(self.rounds.iter().map(|r| r.rounds_held)));
         lines.extend(self.notes.iter().chain(&self.stopped_because).cloned());
         if self.outcome != RunOutcome::Completed {
             lines.push(format!("outcome: {}", serde_json::to_value(self.outcome).unwrap().as_str().unwrap_or("")));

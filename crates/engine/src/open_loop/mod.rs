@@ -18,11 +18,17 @@ pub use summary::{LatencyRatio, OpenLoopSummary, PacedRound, RoundLatency, Trans
 pub use tasks::run_paced;
 pub use verdict::THROUGHPUT_SET;
 
-/// Latencies in microseconds, 1 µs to an hour, 3 significant digits: the
-/// bounds every target's latency histograms share, so they merge.
+/// Latencies in microseconds from 1 µs, 3 significant digits (within 0.1%),
+/// growing to hold what is added: histograms of any round or host merge.
+/// Record with `record` (`saturating_record` clamps to the size so far).
 pub fn latency_histogram() -> hdrhistogram::Histogram<u64> {
-    hdrhistogram::Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+    // Growing to what it holds: a histogram sized for an hour up front is
+    // 180 KB, and a long run keeps one a round.
+    hdrhistogram::Histogram::new(3).expect("3 significant digits")
 }
+
+/// The longest latency a report's histograms are read up to, µs (an hour).
+pub const HIGHEST_LATENCY_US: u64 = 3_600_000_000;
 
 /// A duration as the microseconds a latency histogram records (at least 1).
 pub fn micros(duration: std::time::Duration) -> u64 {

@@ -171,6 +171,7 @@ impl EtcdRunner {
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + m.elapsed)),
             paced: m.paced,
             sampled: None,
+            rounds_held: 1,
         });
     }
 }

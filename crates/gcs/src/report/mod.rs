@@ -271,7 +271,7 @@ impl RunReport {
             lines.push(why.clone());
         }
         lines.extend(self.open_loop.iter().flat_map(|o| o.sentences()));
-        lines.extend(self.folded_line());
+        lines.extend(engine::folded::said(self.rounds.iter().map(|r| r.rounds_held)));
         if self.auth_refreshes > 0 {
             lines.push(format!(
                 "credentials: a refused token was replaced {} (each refused request tried once more, counted as a retry)",
@@ -283,17 +283,6 @@ impl RunReport {
         }
         lines.extend(self.cleanup_lines());
         lines
-    }
-
-    /// A long run's rounds folded in twos: what a row of `rounds` (and a Run) is.
-    fn folded_line(&self) -> Option<String> {
-        let most = self.rounds.iter().map(|r| r.rounds_held).max().filter(|&held| held > 1)?;
-        let all: u32 = self.rounds.iter().map(|r| r.rounds_held).sum();
-        Some(format!(
-            "rounds folded: {all} rounds kept as {} records of up to {most} consecutive rounds each (past {} a transport, rounds fold in twos); Runs and the verdict's pairs count records",
-            self.rounds.len(),
-            engine::folded::MOST_ROUNDS
-        ))
     }
 
     /// What cleanup deleted, kept on purpose, or left behind.

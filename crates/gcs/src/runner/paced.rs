@@ -83,7 +83,9 @@ impl Paced {
     pub(super) fn finish(self, service_s: impl Iterator<Item = f64>) -> PacedRound {
         self.stop.store(true, Ordering::Relaxed);
         let mut service = latency_histogram();
-        service_s.for_each(|s| service.saturating_record(micros(Duration::from_secs_f64(s.max(0.0)))));
+        service_s.for_each(|s| {
+            let _ = service.record(micros(Duration::from_secs_f64(s.max(0.0))));
+        });
         PacedRound::of(self.pacer.finish(), service)
     }
 }

@@ -43,16 +43,8 @@ pub struct RoundSample {
     pub items: Option<super::Tally>,
     /// Consecutive rounds this record holds: 1, or more once a long run's
     /// rounds were folded in twos (`engine::folded`).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(default = "engine::folded::one", skip_serializing_if = "engine::folded::is_one")]
     pub rounds_held: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
 }
 
 impl engine::folded::Folds for RoundSample {

@@ -126,6 +126,7 @@ impl ServiceRunner {
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
             paced,
             sampled,
+            rounds_held: 1,
         });
         Ok(())
     }
