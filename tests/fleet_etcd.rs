@@ -22,7 +22,8 @@ fn stdout_json(output: &std::process::Output) -> Value {
 /// The hosts' histograms added, read here with the hdrhistogram crate
 /// itself (not the merge's code): HdrHistogram's V2 encoding, in base64.
 fn added(histograms: &[String]) -> Histogram<u64> {
-    // Each host's histogram is as wide as its own slowest: the sum grows to hold them all.
+    // Each host's histogram is as wide as its own slowest: the sum grows to
+    // hold them all.
     assert_eq!(histograms.len(), 3, "three hosts");
     let mut sum: Histogram<u64> = Histogram::new(3).unwrap();
     for text in histograms {
