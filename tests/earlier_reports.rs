@@ -71,3 +71,48 @@ fn two_hosts_written_before_merge_as_one_fleet() {
         assert_eq!(merged.merged_hosts(), 2, "{name}");
     }
 }
+
+const GCS_BEFORE_TALLIES: &str = include_str!("data/gcs-report-before-tallies.json");
+
+#[test]
+fn a_gcs_report_written_before_tallies_is_tallied_from_its_samples_and_merges_with_a_new_one() {
+    let raw: Value = serde_json::from_str(GCS_BEFORE_TALLIES).unwrap();
+    assert!(raw["rounds"][0].get("items").is_none(), "written before tallies");
+    let samples = raw["samples"].as_array().unwrap();
+    let old = loaded("old.json", GCS_BEFORE_TALLIES);
+    let again: Value = serde_json::from_str(&old.report.to_json()).unwrap();
+    assert_eq!(again["transports"], raw["transports"], "the figures it said then");
+    for round in again["rounds"].as_array().unwrap() {
+        let of_round = |s: &&Value| s["transport"] == round["transport"] && s["round"] == round["round"];
+        let objects = samples.iter().filter(of_round).count();
+        assert!(objects > 0, "{round}");
+        assert_eq!(round["items"]["finished"], objects, "each round tallied from its own samples: {round}");
+    }
+    // A report written today of the same run as a second host. Both ran on
+    // a built-in emulator of their own, which merge refuses: each is given
+    // one endpoint, as if both had run against it.
+    let args = ["run", "--emulator", "--size", "64KiB", "--concurrency", "2", "--iterations", "3"];
+    let output = common_run(&[&args[..], &["--host-label", "new", "--format", "json"]].concat());
+    let mut new: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut old_raw = raw.clone();
+    for report in [&mut new, &mut old_raw] {
+        report["target"]["kind"] = "endpoint".into();
+        report["target"]["json_endpoint"] = "http://127.0.0.1:1".into();
+        report["target"]["grpc_endpoint"] = "127.0.0.1:2".into();
+    }
+    let both = [loaded("old.json", &old_raw.to_string()), loaded("new.json", &new.to_string())];
+    let merged: Value = serde_json::from_str(&merge_loaded(&both).expect("merges").to_json()).unwrap();
+    for (index, row) in merged["transports"].as_array().unwrap().iter().enumerate() {
+        let sum = raw["transports"][index]["objects"].as_u64().unwrap()
+            + new["transports"][index]["objects"].as_u64().unwrap();
+        assert_eq!(row["objects"], sum, "every object of both hosts: {row}");
+        assert_eq!(sum, 2 * 3 * 2, "two hosts of 3 rounds of 2 uploads");
+    }
+}
+
+/// The binary, run as a user runs it.
+fn common_run(args: &[&str]) -> std::process::Output {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui")).args(args).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
