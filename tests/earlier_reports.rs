@@ -77,11 +77,13 @@ const GCS_BEFORE_TALLIES: &str = include_str!("data/gcs-report-before-tallies.js
 #[test]
 fn a_gcs_report_written_before_tallies_is_tallied_from_its_samples_and_merges_with_a_new_one() {
     let raw: Value = serde_json::from_str(GCS_BEFORE_TALLIES).unwrap();
-    assert!(raw["rounds"][0].get("items").is_none(), "written before tallies");
+    let raw_rounds = raw["rounds"].as_array().unwrap();
+    assert!(!raw_rounds.is_empty() && raw_rounds.iter().all(|r| r.get("items").is_none()), "written before tallies");
     let samples = raw["samples"].as_array().unwrap();
     let old = loaded("old.json", GCS_BEFORE_TALLIES);
     let again: Value = serde_json::from_str(&old.report.to_json()).unwrap();
     assert_eq!(again["transports"], raw["transports"], "the figures it said then");
+    assert_eq!(again["rounds"].as_array().unwrap().len(), raw_rounds.len());
     for round in again["rounds"].as_array().unwrap() {
         let of_round = |s: &&Value| s["transport"] == round["transport"] && s["round"] == round["round"];
         let objects = samples.iter().filter(of_round).count();
@@ -102,9 +104,14 @@ fn a_gcs_report_written_before_tallies_is_tallied_from_its_samples_and_merges_wi
     }
     let both = [loaded("old.json", &old_raw.to_string()), loaded("new.json", &new.to_string())];
     let merged: Value = serde_json::from_str(&merge_loaded(&both).expect("merges").to_json()).unwrap();
-    for (index, row) in merged["transports"].as_array().unwrap().iter().enumerate() {
-        let sum = raw["transports"][index]["objects"].as_u64().unwrap()
-            + new["transports"][index]["objects"].as_u64().unwrap();
+    let rows = merged["transports"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "a fleet row per transport");
+    for row in rows {
+        let objects = |report: &Value| {
+            let own = report["transports"].as_array().unwrap().iter().find(|t| t["transport"] == row["transport"]);
+            own.unwrap()["objects"].as_u64().unwrap()
+        };
+        let sum = objects(&raw) + objects(&new);
         assert_eq!(row["objects"], sum, "every object of both hosts: {row}");
         assert_eq!(sum, 2 * 3 * 2, "two hosts of 3 rounds of 2 uploads");
     }

@@ -49,7 +49,7 @@ async fn rounds_past_most_rounds_fold_in_twos_and_every_object_still_counts() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_run_deletes_its_uploads_between_rounds_and_leaves_nothing() {
     use gcs_speed_tui::gcs::runner::DELETE_AS_WE_GO;
-    let emulator = emulator().await;
+    let emulator = std::sync::Arc::new(emulator().await);
     // 64 uploads a round over two transports: past DELETE_AS_WE_GO after
     // DELETE_AS_WE_GO / 128 rounds; two rounds more are deleted at the end.
     let rounds = DELETE_AS_WE_GO / 128 + 2;
@@ -60,9 +60,30 @@ async fn a_long_run_deletes_its_uploads_between_rounds_and_leaves_nothing() {
         warmup: false,
         ..options_for(&emulator)
     };
+    // The server's count of objects, watched as the run goes: deleted as
+    // they pile up, it never holds much more than DELETE_AS_WE_GO.
+    let server = emulator.clone();
+    let watching = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let watch = {
+        let watching = watching.clone();
+        tokio::spawn(async move {
+            let mut most = 0;
+            while watching.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(server.store().object_count());
+                tokio::time::sleep(std::time::Duration::from_micros(200)).await;
+            }
+            most
+        })
+    };
     let (report, events) = run_bench_events(options, CancellationToken::new()).await;
+    watching.store(false, std::sync::atomic::Ordering::Relaxed);
+    let most_stored = watch.await.unwrap();
+    assert!(most_stored > 128, "the watch saw the uploads: {most_stored}");
+    assert!(most_stored <= DELETE_AS_WE_GO + 128, "at most a round's uploads past the pile: {most_stored}");
     let uploads = 2 * 64 * rounds;
-    assert_eq!(report.transports.iter().map(|t| t.objects).sum::<usize>(), uploads, "{}", report.to_table());
+    for summary in &report.transports {
+        assert_eq!(summary.objects, 64 * rounds, "{:?}", summary.transport);
+    }
     assert_eq!((report.cleanup.deleted, report.cleanup.left.len()), (uploads, 0));
     assert_eq!(emulator.store().object_count(), 0, "nothing left behind");
     let note = events

@@ -3,6 +3,7 @@
 //! run time, chart points and per-object latencies. Pure: no clock.
 
 mod lane;
+mod sampled;
 
 use crate::engine::events::{Phase, RunEvent};
 pub use crate::engine::live::Work;
@@ -176,7 +177,7 @@ mod tests {
         assert!(live.lanes[0].sparkline.is_empty(), "under a sample interval");
         live.apply(&progress(2 << 20, 1.5));
         assert_eq!(live.lanes[0].sparkline, [4], "2 MiB in 0.5 s");
-        assert_eq!(live.lanes[0].chart, [(1.5, 4.0)]);
+        assert_eq!(live.lanes[0].chart[..], [(1.5, 4.0)]);
         assert_eq!(live.lanes[0].current, Some(4.0));
         // The round ends 0.1 s later with 1 MiB more: flushed as its own point.
         live.apply(&progress(3 << 20, 1.6));
@@ -215,7 +216,39 @@ mod tests {
         live.apply(&RunEvent::ItemDone(item(3, 0, false)));
         let lane = &live.lanes[0];
         assert_eq!((lane.retries, lane.resumes, lane.errors, lane.objects_done), (5, 1, 1, 2));
-        assert_eq!(lane.latencies, [1.0], "failed uploads are not timed");
+        assert_eq!(lane.latencies[..], [1.0], "failed uploads are not timed");
+    }
+
+    #[test]
+    fn an_hour_of_items_keeps_a_bounded_sample_of_their_latencies() {
+        let mut live = live();
+        let json = TransportKind::Json;
+        // 300 rounds of 1,000 items: 300,000 latencies, round r's items at
+        // (r + 1) ms: a sample of the whole run has its median near 150 ms,
+        // one of its first or last rounds alone would not.
+        for round in 0..300u32 {
+            live.apply(&RunEvent::RoundStarted { transport: json, round: Some(round), at_s: f64::from(round) });
+            for _ in 0..1_000 {
+                let elapsed_s = f64::from(round + 1) * 1e-3;
+                live.apply(&RunEvent::ItemDone(ItemDone {
+                    transport: json,
+                    ok: true,
+                    elapsed_s,
+                    retries: 0,
+                    resumes: 0,
+                }));
+            }
+            let done = RoundDone { transport: json, round, done: 1 << 20, elapsed_s: 1.0, ok: true };
+            live.apply(&RunEvent::RoundDone(done));
+        }
+        let lane = &live.lanes[0];
+        assert_eq!(lane.objects_ok, 300_000, "every item counted");
+        assert!((50_000..=101_000).contains(&lane.latencies.len()), "{} kept", lane.latencies.len());
+        let mut kept = lane.latencies.to_vec();
+        kept.sort_by(f64::total_cmp);
+        let median = kept[kept.len() / 2];
+        // The whole run's median: between round 150's 0.150 s and round 151's 0.151 s.
+        assert!((0.149..=0.152).contains(&median), "median {median}");
     }
 
     #[test]

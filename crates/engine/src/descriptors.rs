@@ -75,8 +75,12 @@ mod tests {
     #[test]
     fn what_does_not_fit_says_what_to_raise_and_what_fits_passes() {
         let Limit { soft, .. } = limit().unwrap();
+        if soft > 1 << 30 {
+            return; // unlimited: nothing a run opens can pass it
+        }
         assert_eq!(fit(soft - BESIDE_CONNECTIONS, "these connections"), Ok(()));
-        let too_many = soft + 1;
+        // One connection more than fits.
+        let too_many = soft - BESIDE_CONNECTIONS + 1;
         let said = fit(too_many, "--concurrency 9999's connections").unwrap_err();
         let needed = too_many + BESIDE_CONNECTIONS;
         assert!(

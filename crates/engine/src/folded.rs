@@ -125,8 +125,10 @@ mod tests {
         let rounds = 10 * MOST_ROUNDS as u32 + 3;
         for index in 0..rounds {
             for transport in [Json, Grpc] {
-                // JSON rounds of 1 s, gRPC of 0.5 s, each moving 100 bytes.
-                let seconds = if transport == Json { 1.0 } else { 0.5 };
+                // JSON rounds of 1 s, gRPC of 0.5 s (and every third of either
+                // twice as long), each moving 100 bytes.
+                let base = if transport == Json { 1.0 } else { 0.5 };
+                let seconds = if index % 3 == 0 { 2.0 * base } else { base };
                 folded.push(Round { transport, index, seconds, bytes: 100.0, held: 1 });
             }
         }
@@ -136,11 +138,16 @@ mod tests {
         assert_eq!(json.len(), (rounds as usize).div_ceil(16), "every 16 rounds one record, the last partly full");
         assert!(json.len() <= MOST_ROUNDS);
         assert_eq!(json.iter().map(|r| r.held).sum::<u32>(), rounds, "every round in one record");
-        assert_eq!(json[0], &Round { transport: Json, index: 0, seconds: 16.0, bytes: 1600.0, held: 16 });
+        // Rounds 0-15: 0, 3, 6, 9, 12 and 15 twice as long (6 of them).
+        assert_eq!(json[0], &Round { transport: Json, index: 0, seconds: 16.0 + 6.0, bytes: 1600.0, held: 16 });
         assert_eq!(json.last().unwrap().held, rounds % 16);
         let grpc: Vec<&Round> = folded.rounds.iter().filter(|r| r.transport == Grpc).collect();
         let indices = |rs: &[&Round]| rs.iter().map(|r| r.index).collect::<Vec<_>>();
+        assert_eq!(indices(&json), (0..json.len() as u32).collect::<Vec<_>>(), "records numbered in order");
         assert_eq!(indices(&json), indices(&grpc), "the transports' records pair index by index");
-        assert!(grpc.iter().all(|r| r.rate() == Some(200.0)), "a folded record's rate is its rounds'");
+        assert_eq!(grpc[0].rate(), Some(1600.0 / 11.0), "a folded record's rate is its rounds': 1,600 bytes in 11 s");
+        let seconds: f64 = grpc.iter().map(|r| r.seconds).sum();
+        let planned: f64 = (0..rounds).map(|i| if i % 3 == 0 { 1.0 } else { 0.5 }).sum();
+        assert_eq!(seconds, planned, "no round's time lost or counted twice");
     }
 }

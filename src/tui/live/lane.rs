@@ -4,6 +4,7 @@
 //! rounds for rates, finished objects (or requests) for percentiles.
 
 use super::Work;
+use super::sampled::Sampled;
 use crate::engine::events::{ItemDone, RoundDone};
 use crate::engine::live::LiveReading;
 use crate::engine::plan::TransportKind;
@@ -25,8 +26,8 @@ pub struct Part {
     timed_objects: u64,
     /// Objects finished in this part of the current round: counted once the round is complete.
     round_objects: u64,
-    /// Seconds per finished object.
-    pub latencies: Vec<f64>,
+    /// Seconds per finished object (a uniform sample of a long run's).
+    pub latencies: Sampled<f64, LIVE_LATENCIES>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -48,9 +49,10 @@ pub struct Lane {
     /// Rates per sample, for the sparkline.
     pub sparkline: Vec<u64>,
     /// (run seconds, rate), for the chart.
-    pub chart: Vec<(f64, f64)>,
-    /// Seconds per finished object of every operation, for the histogram.
-    pub latencies: Vec<f64>,
+    pub chart: Sampled<(f64, f64), LIVE_POINTS>,
+    /// Seconds per finished object of every operation, for the histogram
+    /// (a uniform sample of a long run's).
+    pub latencies: Sampled<f64, LIVE_LATENCIES>,
     pub errors: u32,
     pub retries: u32,
     pub resumes: u32,
@@ -68,7 +70,7 @@ pub struct Lane {
     pub(super) latency_histogram: Option<hdrhistogram::Histogram<u64>>,
     /// Each complete round's (run seconds at its end, p50 s, p99 s): in
     /// open loop, from each request's intended start.
-    pub round_latency: Vec<(f64, f64, f64)>,
+    pub round_latency: Sampled<(f64, f64, f64), LIVE_POINTS>,
     /// Where the current round's latencies begin in `latencies`.
     pub(super) round_first_latency: usize,
 }
@@ -196,7 +198,9 @@ impl Lane {
         }
         let merged = self.latency_histogram.get_or_insert_with(|| hdrhistogram::Histogram::new_from(round));
         merged.add(round).expect("same histogram bounds");
-        self.latencies = (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
+        let points: Vec<f64> =
+            (0..200).map(|i| merged.value_at_quantile((i as f64 + 0.5) / 200.0) as f64 / 1e6).collect();
+        self.latencies = points.into();
     }
 
     /// Records the rate since the last sample once a sample interval has
@@ -226,6 +230,11 @@ impl Lane {
         }
     }
 }
+
+/// Latencies a lane (or part) keeps for the pane: past it, a uniform sample.
+const LIVE_LATENCIES: usize = 100_000;
+/// Chart points and per-round latencies a lane keeps: past it, a uniform sample.
+const LIVE_POINTS: usize = 10_000;
 
 /// The value at `q` of sorted `values` by nearest rank (as hdrhistogram
 /// takes it: the smallest value with at least `q` of them at or below).

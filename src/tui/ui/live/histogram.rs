@@ -57,7 +57,7 @@ pub fn render(
     frame.render_widget(Paragraph::new(caption_text).style(theme.dim()), caption);
     let width = ((max - min) / HISTOGRAM_BUCKETS as f64).max(f64::EPSILON);
     let mut counts = [0u64; HISTOGRAM_BUCKETS];
-    for &latency in &lane.latencies {
+    for &latency in lane.latencies.iter() {
         let bucket = (((latency - min) / width) as usize).min(HISTOGRAM_BUCKETS - 1);
         counts[bucket] += 1;
     }
