@@ -19,6 +19,17 @@ pub fn is_one(n: &u32) -> bool {
     *n == 1
 }
 
+/// Two records' optional parts as one: both added, or whichever there is.
+pub fn joined<T>(mine: Option<T>, later: Option<T>, add: impl FnOnce(&mut T, T)) -> Option<T> {
+    match (mine, later) {
+        (Some(mut mine), Some(later)) => {
+            add(&mut mine, later);
+            Some(mine)
+        }
+        (mine, later) => mine.or(later),
+    }
+}
+
 /// Said under a report's table when its rounds were folded: how many rounds,
 /// kept as how many records; `None` when none was.
 pub fn said(held: impl Iterator<Item = u32>) -> Option<String> {

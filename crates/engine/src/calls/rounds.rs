@@ -67,20 +67,8 @@ impl crate::folded::Folds for CallRound {
         self.wire_received_bytes += later.wire_received_bytes;
         let _ = self.latency.add(&later.latency);
         (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
-        self.paced = match (self.paced.take(), later.paced) {
-            (Some(mut paced), Some(more)) => {
-                paced.absorb(more);
-                Some(paced)
-            }
-            (a, b) => a.or(b),
-        };
-        self.sampled = match (self.sampled.take(), later.sampled) {
-            (Some(mut sampled), Some(more)) => {
-                sampled.absorb(&more);
-                Some(sampled)
-            }
-            (a, b) => a.or(b),
-        };
+        self.paced = crate::folded::joined(self.paced.take(), later.paced, |a, b| a.absorb(b));
+        self.sampled = crate::folded::joined(self.sampled.take(), later.sampled, |a, b| a.absorb(&b));
         self.rounds_held += later.rounds_held;
     }
 

@@ -56,17 +56,8 @@ impl engine::folded::Folds for RoundSample {
         self.wire_bytes += later.wire_bytes;
         self.retransmitted_bytes += later.retransmitted_bytes;
         (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
-        self.paced = match (self.paced.take(), later.paced) {
-            (Some(mut paced), Some(more)) => {
-                paced.absorb(more);
-                Some(paced)
-            }
-            (a, b) => a.or(b),
-        };
-        match (&mut self.items, &later.items) {
-            (Some(items), Some(more)) => items.absorb(more),
-            (items, more) => *items = items.take().or(more.clone()),
-        }
+        self.paced = engine::folded::joined(self.paced.take(), later.paced, |a, b| a.absorb(b));
+        self.items = engine::folded::joined(self.items.take(), later.items, |a, b| a.absorb(&b));
         self.rounds_held += later.rounds_held;
     }
 
