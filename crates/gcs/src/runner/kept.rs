@@ -6,7 +6,8 @@
 use crate::config::TransportKind;
 use crate::stats::{ObjectSample, Operation};
 use engine::report::csv_field;
-use std::collections::BTreeMap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::io::Write;
 
 /// Objects the report keeps per transport and operation.
@@ -19,43 +20,69 @@ pub struct Kept {
     taken: u64,
 }
 
+/// A lane's kept objects as a min-heap by rank: the least worth keeping on
+/// top, so a newcomer is weighed against one object, not every kept one.
 #[derive(Default)]
 struct Lane {
-    kept: Vec<(u64, ObjectSample)>,
+    kept: BinaryHeap<Reverse<Ranked>>,
     seen: u64,
 }
 
-/// Failed items rank first, then the slowest.
-fn rank(sample: &ObjectSample) -> (bool, f64) {
-    (!sample.ok, sample.latency_s())
+/// An object with its rank (failed first, then the slowest) and its order.
+struct Ranked {
+    failed: bool,
+    latency_s: f64,
+    order: u64,
+    sample: ObjectSample,
 }
+
+impl Ranked {
+    fn key(&self) -> (bool, f64) {
+        (self.failed, self.latency_s)
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (mine, theirs) = (self.key(), other.key());
+        mine.0.cmp(&theirs.0).then(mine.1.total_cmp(&theirs.1))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 impl Kept {
     pub fn keep(&mut self, sample: ObjectSample) {
         self.taken += 1;
-        let lane = self.lanes.entry((sample.transport, sample.operation)).or_default();
+        let ranked = Ranked { failed: !sample.ok, latency_s: sample.latency_s(), order: self.taken, sample };
+        let lane = self.lanes.entry((ranked.sample.transport, ranked.sample.operation)).or_default();
         lane.seen += 1;
         if lane.kept.len() < KEPT_SAMPLES {
-            lane.kept.push((self.taken, sample));
-            return;
-        }
-        let least = (0..lane.kept.len()).min_by(|&a, &b| {
-            let (a, b) = (rank(&lane.kept[a].1), rank(&lane.kept[b].1));
-            a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
-        });
-        if let Some(least) = least {
-            let (new, old) = (rank(&sample), rank(&lane.kept[least].1));
-            if new.0.cmp(&old.0).then(new.1.total_cmp(&old.1)).is_gt() {
-                lane.kept[least] = (self.taken, sample);
-            }
+            lane.kept.push(Reverse(ranked));
+        } else if let Some(mut least) = lane.kept.peek_mut()
+            && ranked > least.0
+        {
+            *least = Reverse(ranked);
         }
     }
 
     /// The kept objects in the order they were taken.
     pub fn take(&mut self) -> Vec<ObjectSample> {
-        let mut all: Vec<(u64, ObjectSample)> = self.lanes.values_mut().flat_map(|l| l.kept.drain(..)).collect();
-        all.sort_by_key(|(order, _)| *order);
-        all.into_iter().map(|(_, sample)| sample).collect()
+        let mut all: Vec<Ranked> = self.lanes.values_mut().flat_map(|l| l.kept.drain().map(|r| r.0)).collect();
+        all.sort_by_key(|r| r.order);
+        all.into_iter().map(|r| r.sample).collect()
     }
 
     /// Which objects were kept, when not every one.
@@ -149,4 +176,53 @@ fn csv_row(s: &ObjectSample) -> String {
         seconds(&mut s.flushes.iter().flatten().copied()),
         seconds(&mut s.read_back.iter().flatten().copied()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(index: u32, elapsed_s: f64, ok: bool) -> ObjectSample {
+        ObjectSample {
+            host: String::new(),
+            transport: TransportKind::Json,
+            operation: Operation::Upload,
+            round: index,
+            worker: 0,
+            object: format!("o{index}"),
+            bytes: 1,
+            start_s: 0.0,
+            elapsed_s,
+            ok,
+            error: None,
+            error_kind: None,
+            phases: Default::default(),
+            retries: 0,
+            resumes: 0,
+            resent_bytes: 0,
+            retried_after: Default::default(),
+            first_byte_s: None,
+            unchecked: false,
+            intended_s: None,
+            ranges: None,
+            flushes: None,
+            read_back: None,
+        }
+    }
+
+    #[test]
+    fn past_the_bound_the_failed_and_the_slowest_are_kept_in_the_order_taken() {
+        let mut kept = Kept::default();
+        // 400 objects: object i takes (i + 1) ms, and object 10 (fast) failed.
+        for i in 0..400u32 {
+            kept.keep(item(i, f64::from(i + 1) * 1e-3, i != 10));
+        }
+        let said = kept.said().unwrap();
+        let objects = kept.take();
+        assert_eq!(objects.len(), KEPT_SAMPLES);
+        // The failed one, then the 255 slowest: objects 145..400.
+        let expected: Vec<u32> = std::iter::once(10).chain(400 - (KEPT_SAMPLES as u32 - 1)..400).collect();
+        assert_eq!(objects.iter().map(|o| o.round).collect::<Vec<_>>(), expected);
+        assert!(said.contains(&format!("{KEPT_SAMPLES} of 400 http-json uploads")), "{said}");
+    }
 }
