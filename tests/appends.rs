@@ -24,10 +24,9 @@ async fn every_append_is_flushed_and_answered_and_the_objects_are_whole_and_fina
         iterations: "2".into(),
         warmup: false,
         cleanup: false,
-        samples: samples_path.to_str().unwrap().into(),
         ..options_for(&emulator)
     };
-    let report = run_bench(options).await;
+    let report = run_bench_sampled(options, &samples_path).await;
     // 1 MiB in 256 KiB appends, each flushed: 4 flushes an object, 2 objects, 2 rounds.
     assert_eq!(report.appends.len(), 2, "{:?}", report.appends);
     for summary in &report.appends {

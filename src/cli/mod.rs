@@ -58,6 +58,11 @@ pub struct ReportArgs {
     /// Write the report to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Write every object's (GCS) or call's (etcd, grpc) record to FILE as it
+    /// is taken: CSV when FILE ends in .csv, else NDJSON. The report keeps its
+    /// figures as histograms, and of a long run only the slowest and failed objects.
+    #[arg(long, value_name = "FILE", default_value = "", hide_default_value = true)]
+    pub samples: String,
     /// Exit 3 when this holds of the finished run, for CI gates:
     /// '[http-json.|grpc.]METRIC OP LIMIT' with METRIC p50, p90, p99 (with a
     /// unit: 50ms), throughput (MiB/s; etcd ops/s; grpc calls/s), errors, retries or

@@ -10,7 +10,7 @@ use crate::config::ConfigError;
 use crate::finished::Finished;
 use crate::progress;
 use crate::signals::{self, Interrupt};
-use crate::targets::{Environment, FormOptions, Planned, Remains, Start};
+use crate::targets::{Begin, Environment, FormOptions, Planned, Remains, Start};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -52,6 +52,10 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
     if let Err(message) = output_folder_exists(&report_args.output).and_then(|_| chart::check(&report_args.chart)) {
         return usage_error(message);
     }
+    let samples = match engine::samples::checked_path(&report_args.samples, "records.ndjson") {
+        Ok(samples) => samples,
+        Err(error) => return usage_error(error),
+    };
     for note in planned.notes() {
         engine::say_on_stderr!("note: {note}");
     }
@@ -59,7 +63,8 @@ pub async fn run(planned: Result<Planned, ConfigError>, report_args: &ReportArgs
     let printer = tokio::spawn(progress::print(receiver, std::io::stderr().is_terminal(), planned.round_words()));
     let cancel = CancellationToken::new();
     let interrupted = Arc::new(OnceLock::new());
-    let start = Start { events, cancel: cancel.clone(), start_at, host: Some(host) };
+    let begin = Begin { start_at, samples };
+    let start = Start { events, cancel: cancel.clone(), host: Some(host), begin };
     // The output opens once the target answered (nothing is written for one
     // that did not) and before any round (a typo in its path costs no run).
     let mut output = None;

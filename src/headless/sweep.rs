@@ -11,7 +11,7 @@ use crate::signals;
 use crate::sweep::fleet::Aligned;
 use crate::sweep::report::PointReport;
 use crate::sweep::{Sweep, said};
-use crate::targets::{Environment, FormOptions, Remains, Start};
+use crate::targets::{Begin, Environment, FormOptions, Remains, Start};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -72,6 +72,9 @@ fn checked(
     if !report_args.fail_if.is_empty() {
         return Err("--fail-if checks one run, not a sweep's points: run the point in question on its own".into());
     }
+    if !report_args.samples.is_empty() {
+        return Err("--samples streams one run's records, and a sweep's points would each overwrite the file: run the point in question on its own".into());
+    }
     output_folder_exists(&report_args.output)?;
     super::chart::check(&report_args.chart)?;
     let start = report_args.start.when(std::time::SystemTime::now())?;
@@ -129,7 +132,8 @@ async fn run_points(
         let printer = tokio::spawn(progress::print(receiver, terminal, planned.round_words()));
         // A fleet's hosts begin each point's rounds at the same instant.
         let start_at = aligned.map(|a| a.point_start(ran));
-        let start = Start { events, cancel: cancel.child_token(), start_at, host: Some(host.to_string()) };
+        let begin = Begin { start_at, samples: None };
+        let start = Start { events, cancel: cancel.child_token(), host: Some(host.to_string()), begin };
         let connected = |remains: Remains| {
             *running.lock().expect("not poisoned") = Some(remains);
             Ok(())

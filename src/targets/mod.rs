@@ -11,7 +11,7 @@ mod finished;
 mod form;
 mod run;
 pub use commands::{Action, AppFlags, TargetCommand};
-pub use engine::planned::{Remains, Start};
+pub use engine::planned::{Begin, Remains, Start};
 pub use fields::{Field, Kind, fields_of, labels};
 pub use finished::Finished;
 pub use form::FormOptions;

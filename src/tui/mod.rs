@@ -215,7 +215,7 @@ type Done = mpsc::Sender<Result<Finished, String>>;
 /// (or why it could not start) when it ends.
 async fn run_planned(planned: Planned, events: mpsc::Sender<RunEvent>, done: Done, cancel: CancellationToken) {
     // The app cancels with its own key, and its farewell names what is left.
-    let start = Start { events, cancel, start_at: None, host: None };
+    let start = Start { events, cancel, host: None, begin: Default::default() };
     let result = planned.run(start, Box::new(|_| Ok(()))).await.map(Finished::new);
     let _ = done.send(result).await;
 }

@@ -58,8 +58,22 @@ pub async fn run_bench_with(options: Options, cancel: CancellationToken) -> RunR
     run_bench_events(options, cancel).await.0
 }
 
+/// Runs to the end with every object's record streamed to `samples`.
+pub async fn run_bench_sampled(options: Options, samples: &std::path::Path) -> RunReport {
+    let begin = gcs_speed_tui::targets::Begin { start_at: None, samples: Some(samples.to_path_buf()) };
+    run_bench_begun(options, CancellationToken::new(), begin).await.0
+}
+
 /// Runs to the end and keeps every event the runner sent.
 pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (RunReport, Vec<RunEvent>) {
+    run_bench_begun(options, cancel, Default::default()).await
+}
+
+async fn run_bench_begun(
+    options: Options,
+    cancel: CancellationToken,
+    begin: gcs_speed_tui::targets::Begin,
+) -> (RunReport, Vec<RunEvent>) {
     let config = options.validate(&Environment::default()).expect("valid options");
     let connected = gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
         .connect()
@@ -73,7 +87,7 @@ pub async fn run_bench_events(options: Options, cancel: CancellationToken) -> (R
         }
         seen
     });
-    let report = Runner::new(config, &connected, cancel).with_events(events).run().await;
+    let report = Runner::new(config, &connected, cancel).with_events(events).starting(begin).run().await;
     (report, drain.await.unwrap())
 }
 

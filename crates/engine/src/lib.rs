@@ -22,6 +22,7 @@ pub mod plan;
 pub mod planned;
 pub mod report;
 pub mod rounds;
+pub mod samples;
 pub mod schedule;
 pub mod start;
 pub mod threshold;

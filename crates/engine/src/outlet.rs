@@ -2,6 +2,7 @@
 //! rounds may start: the part of every target's runner that is not its own.
 
 use crate::events::RunEvent;
+use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 use tokio::sync::mpsc;
 
@@ -10,11 +11,13 @@ pub struct Outlet {
     clock: Instant,
     /// `--start-at`: the timed rounds wait for it after the warmup.
     pub start_at: Option<SystemTime>,
+    /// `--samples FILE`: every object's or call's record goes there.
+    pub samples: Option<PathBuf>,
 }
 
 impl Default for Outlet {
     fn default() -> Self {
-        Outlet { events: None, clock: Instant::now(), start_at: None }
+        Outlet { events: None, clock: Instant::now(), start_at: None, samples: None }
     }
 }
 
@@ -61,9 +64,11 @@ pub trait Outlets: Sized {
         self
     }
 
-    /// Begin the timed rounds at this instant (after the warmup).
-    fn starting_at(mut self, at: Option<SystemTime>) -> Self {
-        self.outlet().start_at = at;
+    /// Begin the timed rounds at `start_at` (after the warmup); stream
+    /// every record to `samples`.
+    fn starting(mut self, begin: crate::planned::Begin) -> Self {
+        self.outlet().start_at = begin.start_at;
+        self.outlet().samples = begin.samples;
         self
     }
 }

@@ -26,8 +26,17 @@ pub struct Remains {
 pub struct Start {
     pub events: mpsc::Sender<RunEvent>,
     pub cancel: CancellationToken,
-    pub start_at: Option<SystemTime>,
     pub host: Option<String>,
+    pub begin: Begin,
+}
+
+/// When the timed rounds begin and where their records go.
+#[derive(Clone, Debug, Default)]
+pub struct Begin {
+    /// `--start-at`: the timed rounds wait for it after the warmup.
+    pub start_at: Option<SystemTime>,
+    /// `--samples FILE` (checked): every object's or call's record.
+    pub samples: Option<std::path::PathBuf>,
 }
 
 /// Told, once the run has connected, what an interrupt must name; its

@@ -37,7 +37,7 @@ impl PlannedRun for EtcdConfig {
 
     fn run<'a>(self: Box<Self>, start: Start, connected: Connected<'a>) -> Ran<'a> {
         Box::pin(async move {
-            let Start { events, cancel, start_at, host } = start;
+            let Start { events, cancel, host, begin } = start;
             let stopping = self.stopping_sentence();
             // Small requests cost more in thread hand-offs than in work: the
             // client gets threads of its own (half the CPUs by default,
@@ -47,7 +47,7 @@ impl PlannedRun for EtcdConfig {
             let prefix = runner.run_prefix();
             let names = Box::new(move || vec![format!("etcd keys under {prefix}")]);
             connected(Remains { stopping, nouns: ["key prefix", "key prefixes"], names })?;
-            let mut report = client.run(runner.with_events(events).starting_at(start_at).run()).await;
+            let mut report = client.run(runner.with_events(events).starting(begin).run()).await;
             if let Some(host) = host {
                 report.label_host(host);
             }

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+use engine::calls::logged::CallLog;
 pub use engine::calls::runtime::ClientRuntime;
 use engine::outlet::{Outlet, Outlets};
 
@@ -49,6 +50,8 @@ pub struct EtcdRunner {
     /// Why a round broke the watch check, first seen.
     broken: Option<String>,
     notes: Vec<String>,
+    /// `--samples`: every call of the timed rounds.
+    log: Option<CallLog>,
     /// The live feed for the app, the run's clock and `--start-at`.
     outlet: Outlet,
 }
@@ -106,13 +109,14 @@ impl EtcdRunner {
             value,
             broken: None,
             notes: Vec::new(),
+            log: None,
             outlet: Outlet::default(),
         })
     }
 
     fn work(&self, keys: Arc<Keys>, clients: u32, requests: u32) -> Work {
         let (done, stop) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
-        Work { keys, value: self.value.clone(), clients, requests, done, stop }
+        Work { keys, value: self.value.clone(), clients, requests, done, stop, log: None }
     }
 
     /// `PREFIX/RUN-ID/`: every key of the run is under it, and only those.
@@ -131,7 +135,18 @@ impl EtcdRunner {
 
     pub async fn run(mut self) -> EtcdReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
+        self.log = match self.config.mode {
+            Mode::Watch if self.outlet.samples.is_some() => {
+                let why = "--samples: watch mode measures events, which are not written; no samples file was made";
+                self.outlet.say(why.into()).await;
+                None
+            }
+            _ => CallLog::opened(&self.outlet).await,
+        };
         let (stop, because) = run_rounds(&mut self).await;
+        if let Some(log) = self.log.take() {
+            self.outlet.say(log.finish()).await;
+        }
         self.outlet.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let cleanup = self.clean_up().await;
         let left = if cleanup.error.is_some() { vec![cleanup.prefix.clone()] } else { Vec::new() };

@@ -5,6 +5,7 @@
 use super::client::{EtcdError, Kv};
 use super::options::Mode;
 use engine::calls::batch::{Turns, run_closed};
+use engine::calls::logged::RoundLog;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -49,6 +50,8 @@ pub struct Work {
     pub requests: u32,
     pub done: Arc<AtomicU64>,
     pub stop: Arc<AtomicBool>,
+    /// A timed round's share of `--samples`.
+    pub log: Option<RoundLog>,
 }
 
 impl Work {
@@ -66,7 +69,8 @@ pub type Batch = engine::calls::batch::Batch<EtcdError>;
 impl Work {
     /// The round's shape for the engine's loops (sharing `done` and `stop`).
     pub fn turns(&self) -> Turns {
-        Turns { clients: self.clients, requests: self.requests, done: self.done.clone(), stop: self.stop.clone() }
+        let (done, stop, log) = (self.done.clone(), self.stop.clone(), self.log.clone());
+        Turns { clients: self.clients, requests: self.requests, done, stop, log }
     }
 }
 

@@ -81,11 +81,6 @@ pub struct BenchArgs {
     /// only read, never deleted.
     #[arg(long, value_name = "PREFIX", default_value = "", hide_default_value = true)]
     pub read_prefix: String,
-    /// Write every object's record to FILE as it is taken (CSV when FILE ends
-    /// in .csv, else NDJSON): the report keeps its figures as histograms and
-    /// only the slowest and failed objects of a long run.
-    #[arg(long, value_name = "FILE", default_value = "", hide_default_value = true)]
-    pub samples: String,
     /// crc32c | none: checksums on both transports.
     #[arg(long, value_name = "KIND", default_value = "crc32c")]
     pub checksum: String,
@@ -170,7 +165,6 @@ impl BenchArgs {
             flush_every: self.flush_every.clone(),
             read_back: self.read_back.clone(),
             read_prefix: self.read_prefix.clone(),
-            samples: self.samples.clone(),
             disable_grpc_autochecksum: self.disable_grpc_autochecksum,
             grpc_conn_pool: self.grpc_conn_pool.clone(),
             credentials: self.credentials.clone(),

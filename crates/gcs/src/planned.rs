@@ -147,11 +147,10 @@ impl PlannedRun for GcsPlan {
 
     fn run<'a>(self: Box<Self>, start: Start, connected: engine::planned::Connected<'a>) -> Ran<'a> {
         Box::pin(async move {
-            let Start { events, cancel, start_at, host } = start;
+            let Start { events, cancel, host, begin } = start;
             let stopping = self.stopping_sentence();
             let target = self.connect().await.map_err(|e| e.to_string())?;
-            let runner =
-                crate::runner::Runner::new(self.config, &target, cancel).with_events(events).starting_at(start_at);
+            let runner = crate::runner::Runner::new(self.config, &target, cancel).with_events(events).starting(begin);
             let ledger = runner.ledger();
             connected(Remains { stopping, nouns: ["object", "objects"], names: Box::new(move || ledger.names()) })?;
             let mut report = runner.run().await;

@@ -37,7 +37,7 @@ impl PlannedRun for ServiceConfig {
 
     fn run<'a>(self: Box<Self>, start: Start, connected: Connected<'a>) -> Ran<'a> {
         Box::pin(async move {
-            let Start { events, cancel, start_at, host } = start;
+            let Start { events, cancel, host, begin } = start;
             let stopping = self.stopping_sentence();
             // The calls' effects, named by the run ID their requests carry,
             // with whether a cleanup call was due (a second Ctrl-C may come
@@ -52,7 +52,7 @@ impl PlannedRun for ServiceConfig {
             let effects = format!("what {method} calls of run {} made: {cleanup}", runner.run_id());
             let names = Box::new(move || vec![effects.clone()]);
             connected(Remains { stopping, nouns: ["set of call effects", "sets of call effects"], names })?;
-            let mut report = client.run(runner.with_events(events).starting_at(start_at).run()).await;
+            let mut report = client.run(runner.with_events(events).starting(begin).run()).await;
             if let Some(host) = host {
                 report.label_host(host);
             }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+use engine::calls::logged::CallLog;
 pub use engine::calls::runtime::ClientRuntime;
 use engine::outlet::{Outlet, Outlets};
 
@@ -46,6 +47,8 @@ pub struct ServiceRunner {
     check_failed: Option<String>,
     /// Sampled answers of rounds waiting for the other transport's.
     pairing: crate::sampler::Pairing,
+    /// `--samples`: every call of the timed rounds.
+    log: Option<CallLog>,
     /// The live feed for the app, the run's clock and `--start-at`.
     outlet: Outlet,
 }
@@ -103,6 +106,7 @@ impl ServiceRunner {
             notes: Vec::new(),
             check_failed: None,
             pairing: Default::default(),
+            log: None,
             outlet: Outlet::default(),
         })
     }
@@ -113,7 +117,11 @@ impl ServiceRunner {
 
     pub async fn run(mut self) -> GrpcReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
+        self.log = CallLog::opened(&self.outlet).await;
         let (stop, because) = run_rounds(&mut self).await;
+        if let Some(log) = self.log.take() {
+            self.outlet.say(log.finish()).await;
+        }
         let cleanup = self.clean_up().await;
         let check_failed = self.check_failed.take();
         let failures = self.rounds.rounds.iter().any(|r| !r.ok);

@@ -4,6 +4,7 @@
 //! into a histogram, each failure counted by kind. The call itself is the
 //! target's (an etcd put, any service's method).
 
+use crate::calls::logged::{RoundLog, Timed};
 use crate::error_kinds::ErrorKinds;
 use crate::open_loop::{OpenLoop, PacedRound, latency_histogram, micros, run_paced};
 use hdrhistogram::Histogram;
@@ -75,13 +76,15 @@ impl<E> Default for Batch<E> {
 
 /// A round's shape: `clients` x `requests`; `done` counts what has been
 /// answered, for the live view; `stop` ends it between calls (a call
-/// dropped in flight could still reach the server after the cleanup).
+/// dropped in flight could still reach the server after the cleanup);
+/// `log` takes every call's record (`--samples`).
 #[derive(Clone, Debug, Default)]
 pub struct Turns {
     pub clients: u32,
     pub requests: u32,
     pub done: Arc<AtomicU64>,
     pub stop: Arc<AtomicBool>,
+    pub log: Option<RoundLog>,
 }
 
 impl Turns {
@@ -102,16 +105,23 @@ where
         let (turns, call) = (turns.clone(), call.clone());
         tasks.spawn(async move {
             let mut batch = Batch::new();
+            let mut gathered = turns.log.as_ref().map(RoundLog::gatherer);
             for n in 0..turns.requests as u64 {
                 if turns.stopped() {
                     break;
                 }
                 let started = Instant::now();
-                match call(client, n).await {
+                let result = call(client, n).await;
+                let latency = started.elapsed();
+                if let Some(gathered) = &mut gathered {
+                    let error = result.as_ref().err().map(ToString::to_string);
+                    gathered.add((client, n), Timed { started, latency, service: None }, error);
+                }
+                match result {
                     Ok(()) => {
                         batch.ops += 1;
                         turns.done.fetch_add(1, Ordering::Relaxed);
-                        let _ = batch.latency.record(started.elapsed().as_micros().max(1) as u64);
+                        let _ = batch.latency.record(micros(latency));
                     }
                     Err(error) => {
                         let ends = error.ends_client();
@@ -163,14 +173,20 @@ where
             if result.is_ok() {
                 done.fetch_add(1, Ordering::Relaxed);
             }
-            (result, latency, service)
+            (result, Timed { started: turn.intended, latency, service: Some(service) }, n)
         }
     };
     let offsets = open.offsets(count, seed);
     let (answers, tally) = run_paced(open, offsets, turns.stop.clone(), pacer_thread, arrival).await;
     let mut batch = Batch::new();
     let mut service_times = latency_histogram();
-    for (result, latency, service) in answers {
+    let mut gathered = turns.log.as_ref().map(RoundLog::gatherer);
+    for (result, timed, n) in answers {
+        let (latency, service) = (timed.latency, timed.service.unwrap_or_default());
+        if let Some(gathered) = &mut gathered {
+            let error = result.as_ref().err().map(ToString::to_string);
+            gathered.add(((n % clients) as u32, n / clients), timed, error);
+        }
         match result {
             Ok(()) => {
                 batch.ops += 1;

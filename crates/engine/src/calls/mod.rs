@@ -10,6 +10,7 @@ pub mod error;
 mod finished;
 pub mod host_part;
 pub mod live;
+pub mod logged;
 pub mod merge;
 pub mod meter;
 pub mod report;

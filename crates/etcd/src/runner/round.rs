@@ -50,7 +50,8 @@ impl EtcdRunner {
             Mode::Watch => self.keys(&below),
             _ => self.keys(""),
         };
-        let work = self.work(keys, self.config.clients, requests);
+        let mut work = self.work(keys, self.config.clients, requests);
+        work.log = round.zip(self.log.as_ref()).map(|(round, log)| log.round(kind, round, self.measuring_since));
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);

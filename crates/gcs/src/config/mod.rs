@@ -109,9 +109,6 @@ pub struct BenchConfig {
     /// Read the existing objects under this prefix (read only, never deleted).
     #[serde(default)]
     pub read_prefix: Option<String>,
-    /// Where every object's record was streamed (`--samples`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub samples_file: Option<std::path::PathBuf>,
     pub bucket: String,
     pub transports: Vec<TransportKind>,
     pub object_size: u64,

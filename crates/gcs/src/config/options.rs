@@ -37,9 +37,6 @@ pub struct Options {
     pub read_back: String,
     /// Existing objects to read (download workload); "" uploads them first.
     pub read_prefix: String,
-    /// `--samples FILE`: per run, never remembered.
-    #[serde(skip)]
-    pub samples: String,
     pub grpc_conn_pool: String,
     pub timeout: String,
     #[serde(skip)]
@@ -106,7 +103,6 @@ impl Default for Options {
             flush_every: "1".into(),
             read_back: "off".into(),
             read_prefix: String::new(),
-            samples: String::new(),
             disable_grpc_autochecksum: false,
             grpc_conn_pool: "0".into(),
             timeout: "10m".into(),

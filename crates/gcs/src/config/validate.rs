@@ -68,7 +68,6 @@ impl Options {
             ranges,
             append,
             read_prefix,
-            samples_file: self.samples_file()?,
             json_checksum: checksum,
             grpc_checksum: checksum && !self.disable_grpc_autochecksum,
             grpc_conn_pool,
@@ -135,24 +134,6 @@ impl Options {
             return fail("warmup_size", "--warmup-size must be between 1 B and 5 TiB");
         }
         Ok((object_size, chunk_size, warmup_size))
-    }
-
-    /// `--samples FILE`: a file that can be written (made now, so that a
-    /// bad path is said before anything runs).
-    fn samples_file(&self) -> Result<Option<std::path::PathBuf>, ConfigError> {
-        let path = self.samples.trim();
-        if path.is_empty() {
-            return Ok(None);
-        }
-        let path = std::path::PathBuf::from(path);
-        if path.is_dir() {
-            return fail("samples", "--samples names a directory: give it a file, e.g. --samples objects.ndjson");
-        }
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-        if !parent.is_dir() {
-            return fail("samples", format!("--samples: the directory {} does not exist", parent.display()));
-        }
-        Ok(Some(path))
     }
 
     /// The workload, the size of each read's range, and the prefix of

@@ -1,14 +1,13 @@
 //! The objects a run keeps as they were taken: a bounded set for the report
-//! (every one in a short run; past that the slowest and the failed), and
-//! every one streamed to `--samples FILE` (NDJSON, or CSV by its extension)
-//! as it is taken, so that a run of any length holds a fixed amount.
+//! (every one in a short run; past that the slowest and the failed); every
+//! one goes to `--samples FILE` as it is taken (`engine::samples`), so that
+//! a run of any length holds a fixed amount.
 
 use crate::config::TransportKind;
 use crate::stats::{ObjectSample, Operation};
 use engine::report::csv_field;
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
-use std::io::Write;
 
 /// Objects the report keeps per transport and operation.
 pub const KEPT_SAMPLES: usize = 256;
@@ -98,53 +97,12 @@ impl Kept {
     }
 }
 
-/// Every object, one line each, as it is taken.
-pub struct SamplesFile {
-    out: std::io::BufWriter<std::fs::File>,
-    csv: bool,
-    path: std::path::PathBuf,
-    failed: Option<String>,
-    written: u64,
-}
+impl engine::samples::Record for ObjectSample {
+    const NOUN: &'static str = "object";
+    const CSV_HEADER: &'static str = "host,transport,operation,round,worker,object,bytes,start_s,elapsed_s,latency_s,ok,error,retries,resumes,resent_bytes,first_byte_s,range_first_byte_s,range_complete_s,flush_s,read_back_s\n";
 
-const CSV_HEADER: &str = "host,transport,operation,round,worker,object,bytes,start_s,elapsed_s,latency_s,ok,error,retries,resumes,resent_bytes,first_byte_s,range_first_byte_s,range_complete_s,flush_s,read_back_s\n";
-
-impl SamplesFile {
-    pub fn create(path: &std::path::Path) -> Result<SamplesFile, String> {
-        let file = std::fs::File::create(path)
-            .map_err(|e| format!("cannot write the samples file {}: {e}", path.display()))?;
-        let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-        let failed = if csv { out.write_all(CSV_HEADER.as_bytes()).err().map(|e| e.to_string()) } else { None };
-        Ok(SamplesFile { out, csv, path: path.to_path_buf(), failed, written: 0 })
-    }
-
-    pub fn write(&mut self, sample: &ObjectSample) {
-        if self.failed.is_some() {
-            return;
-        }
-        let line = if self.csv {
-            csv_row(sample)
-        } else {
-            serde_json::to_string(sample).map(|l| l + "\n").unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}\n"))
-        };
-        match self.out.write_all(line.as_bytes()) {
-            Ok(()) => self.written += 1,
-            Err(e) => self.failed = Some(e.to_string()),
-        }
-    }
-
-    /// Flushes it; says what it holds, or why it stopped short.
-    pub fn finish(mut self) -> String {
-        let flushed = self.out.flush().err().map(|e| e.to_string());
-        match self.failed.or(flushed) {
-            None => format!(
-                "samples: {} written to {}",
-                engine::report::plural(self.written as usize, "object"),
-                self.path.display()
-            ),
-            Some(e) => format!("samples: writing {} stopped after {} objects: {e}", self.path.display(), self.written),
-        }
+    fn csv_row(&self) -> String {
+        csv_row(self)
     }
 }
 

@@ -30,8 +30,9 @@ mod record;
 mod summaries;
 mod warmup;
 
+use engine::samples::SamplesFile;
 use failed::Failed;
-use kept::{Kept, SamplesFile};
+use kept::Kept;
 use meter::{Meter, Metered};
 
 pub use cleanup::{DELETE_AS_WE_GO, Ledger};
@@ -165,8 +166,8 @@ impl<'a> Runner<'a> {
     pub async fn run(mut self) -> RunReport {
         let started_at = units::rfc3339(std::time::SystemTime::now());
         self.announce().await;
-        if let Some(path) = &self.config.samples_file {
-            match SamplesFile::create(path) {
+        if let Some(path) = &self.outlet.samples {
+            match SamplesFile::create::<crate::stats::ObjectSample>(path) {
                 Ok(file) => self.samples_file = Some(file),
                 Err(why) => self.emit(RunEvent::Note(why)).await,
             }
@@ -190,7 +191,7 @@ impl<'a> Runner<'a> {
         let cleanup = self.clean_up().await;
         let outcome = self.outcome(stop);
         let summaries = self.summaries();
-        if let Some(file) = self.samples_file.take() {
+        if let Some(mut file) = self.samples_file.take() {
             self.emit(RunEvent::Note(file.finish())).await;
         }
         RunReport::new(

@@ -73,7 +73,8 @@ impl ServiceRunner {
             Some(_) => self.config.requests,
             None => WARMUP_REQUESTS.min(self.config.requests),
         };
-        let turns = Turns { clients: self.config.clients, requests, ..Turns::default() };
+        let log = round.zip(self.log.as_ref()).map(|(round, log)| log.round(kind, round, self.measuring_since));
+        let turns = Turns { clients: self.config.clients, requests, log, ..Turns::default() };
         self.wire.claim(engine::calls::meter::Owner::Tool);
         self.wire.sample(kind);
         let cpu_before = engine::cpu::threads_seconds(CLIENT_THREAD_NAME);
