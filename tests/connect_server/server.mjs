@@ -1,8 +1,9 @@
 // Connect for Node serving demo.v1.Store from a descriptor set (argv[2]),
 // with no generated code: gRPC on an h2c port, Connect's JSON protocol on
 // an HTTP/1.1 port, and GET /stats on the HTTP/1.1 port (the store's keys,
-// the calls each protocol answered, and how many of them carried the
-// header "authorization: Bearer t0ken"), so tests read back what arrived.
+// the calls each protocol answered, how many of them carried the header
+// "authorization: Bearer t0ken", and every "x-tag" header's value as it
+// came), so tests read back what arrived.
 // Prints {"grpc":PORT,"http":PORT} once both listen.
 import http from "node:http";
 import http2 from "node:http2";
@@ -16,9 +17,14 @@ const registry = createFileRegistry(fromBinary(FileDescriptorSetSchema, readFile
 const store = new Map();
 const calls = {};
 const authorized = {};
+const tags = {};
 const count = (context) => {
   const protocol = context.protocolName;
   calls[protocol] = (calls[protocol] ?? 0) + 1;
+  const tag = context.requestHeader.get("x-tag");
+  if (tag !== null) {
+    (tags[protocol] ??= []).push(tag);
+  }
   if (context.requestHeader.get("authorization") === "Bearer t0ken") {
     authorized[protocol] = (authorized[protocol] ?? 0) + 1;
   }
@@ -63,7 +69,7 @@ const connect = connectNodeAdapter({ routes });
 const stats = (request, response) => {
   if (request.url === "/stats") {
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify({ keys: [...store.keys()].sort(), calls, authorized }));
+    response.end(JSON.stringify({ keys: [...store.keys()].sort(), calls, authorized, tags }));
     return;
   }
   connect(request, response);

@@ -11,10 +11,11 @@ pub enum Caller {
 }
 
 impl Caller {
-    pub async fn call(&self, request: &DynamicMessage) -> Result<Vec<DynamicMessage>> {
+    /// One call, with its own headers (`CallHeaders`) over those every call carries.
+    pub async fn call(&self, request: &DynamicMessage, headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         match self {
-            Caller::Grpc(grpc) => grpc.call(request).await,
-            Caller::Http(http) => http.call(request).await,
+            Caller::Grpc(grpc) => grpc.call(request, headers).await,
+            Caller::Http(http) => http.call(request, headers).await,
         }
     }
 

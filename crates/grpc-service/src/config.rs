@@ -2,8 +2,10 @@
 //! method found, the request read as the method's input, the HTTP mapping
 //! chosen, each fault one sentence naming its flag.
 
+use crate::call_headers::CallHeaders;
+use crate::error::ServiceError;
 use crate::mapping::Mapping;
-use crate::options::{GrpcRunArgs, ServiceArgs, text_or_file};
+use crate::options::{Data, GrpcRunArgs, ServiceArgs, text_or_file};
 use crate::reach::Reach;
 use crate::schema::{self, ProtoFiles};
 use crate::template::{Call, Template};
@@ -30,6 +32,8 @@ pub struct ServiceConfig {
     /// `None`: HTTP/JSON is not among the transports.
     pub mapping: Option<Mapping>,
     pub reach: Reach,
+    /// `--header` values with placeholders, filled call by call.
+    pub call_headers: CallHeaders,
     pub ignore_fields: Vec<String>,
     pub check: bool,
     /// Called once over gRPC as the run ends, even a cancelled one.
@@ -65,7 +69,8 @@ impl GrpcRunArgs {
             .map_err(|message| ConfigError { field: "clients", message })?;
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let (pool, schema) = types(s)?;
-        let reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
+        let mut reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
+        let call_headers = CallHeaders::split(&mut reach.headers).map_err(|m| error("header", m))?;
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
         if method.is_client_streaming() {
             return fail(
@@ -78,6 +83,11 @@ impl GrpcRunArgs {
         }
         let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
         let template = request(&method, &data, "data")?;
+        // A file of many requests is named, not copied into the report.
+        let data = match (&data.file, template.lines()) {
+            (Some(path), lines) if lines > 1 => format!("@{path}: {lines} requests, one a line, used in turn"),
+            _ => data.text,
+        };
         let given = s.requests.trim() != "1000";
         let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         let over_http = schedule.transports.contains(&TransportKind::Json);
@@ -104,6 +114,7 @@ impl GrpcRunArgs {
             data,
             mapping,
             reach,
+            call_headers,
             ignore_fields,
             check: s.check,
             cleanup_call,
@@ -173,11 +184,19 @@ fn reflected(s: &ServiceArgs) -> Result<(DescriptorPool, String), ConfigError> {
 }
 
 /// The request template, checked by building call 0's message.
-fn request(method: &MethodDescriptor, data: &str, field: &'static str) -> Result<Template, ConfigError> {
-    let template = Template::parse(data).map_err(|e| error(field, e))?;
+fn request(method: &MethodDescriptor, data: &Data, field: &'static str) -> Result<Template, ConfigError> {
     let flag = format!("--{}", field.replace('_', "-"));
-    let call0 = Call { seq: 0, client: 0, run: "run-id", transport: "grpc", round: 0 };
-    template.message(&method.input(), call0).map_err(|e| error(field, e.to_string().replacen("--data", &flag, 1)))?;
+    let said = |e: ServiceError| error(field, e.to_string().replacen("--data", &flag, 1));
+    let template = match data.file {
+        Some(_) => Template::parse_file(&data.text),
+        None => Template::parse(&data.text),
+    }
+    .map_err(said)?;
+    // Each line is checked before anything is sent: line `seq` is call `seq`'s.
+    for seq in 0..template.lines() as u64 {
+        let call = Call { seq, client: 0, run: "run-id", transport: "grpc", round: 0 };
+        template.message(&method.input(), call).map_err(said)?;
+    }
     Ok(template)
 }
 

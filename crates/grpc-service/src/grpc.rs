@@ -59,16 +59,17 @@ impl GrpcCaller {
 
     /// One call: its answer (a unary method's one message, a streaming
     /// method's every message).
-    pub async fn call(&self, request: &DynamicMessage) -> Result<Vec<DynamicMessage>> {
+    pub async fn call(&self, request: &DynamicMessage, own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         let decoder = DynamicCodec(self.method.output());
+        let headers = crate::call_headers::merged(&self.headers, own);
         if !self.method.is_server_streaming() {
-            let answer = unary(self.channel(), self.path.as_str(), &self.headers, frame(request), decoder).await;
+            let answer = unary(self.channel(), self.path.as_str(), &headers, frame(request), decoder).await;
             return answer.map(|m| vec![m]).map_err(|e| self.unary_error(e));
         }
         let mut grpc = tonic::client::Grpc::new(self.channel());
         grpc.ready().await.map_err(|e| ServiceError::Connection(format!("the gRPC connection failed: {e}")))?;
         let mut call = tonic::Request::new(request.clone());
-        *call.metadata_mut() = tonic::metadata::MetadataMap::from_headers(self.headers.clone());
+        *call.metadata_mut() = tonic::metadata::MetadataMap::from_headers(headers.into_owned());
         let mut stream =
             grpc.server_streaming(call, self.path.clone(), decoder).await.map_err(|s| status_error(&s))?.into_inner();
         let mut messages = Vec::new();

@@ -104,12 +104,13 @@ impl HttpCaller {
 
     /// One call: its answer (a unary method's one message, a streaming
     /// method's every message).
-    pub async fn call(&self, request: &DynamicMessage) -> Result<Vec<DynamicMessage>> {
+    pub async fn call(&self, request: &DynamicMessage, own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         let call = self.mapping.call(request)?;
+        let headers = crate::call_headers::merged(&self.headers, own);
         if let Mapping::Connect { .. } = self.mapping {
-            return self.connect_call(&call).await;
+            return self.connect_call(&call, &headers).await;
         }
-        let response = self.send(self.request(&call, "application/json")).await?;
+        let response = self.send(self.request(&call, "application/json", &headers)).await?;
         let status = response.status();
         let text = response.text().await.map_err(|e| connection_error(&e))?;
         if !status.is_success() {
@@ -135,9 +136,9 @@ impl HttpCaller {
         Ok(messages)
     }
 
-    fn request(&self, call: &HttpCall, content_type: &str) -> reqwest::RequestBuilder {
+    fn request(&self, call: &HttpCall, content_type: &str, headers: &http::HeaderMap) -> reqwest::RequestBuilder {
         let url = format!("{}{}", self.base, call.path_and_query);
-        let mut builder = self.client.request(call.verb.clone(), url).headers(self.headers.clone());
+        let mut builder = self.client.request(call.verb.clone(), url).headers(headers.clone());
         if let Some(body) = &call.body {
             builder = builder.header("content-type", content_type).body(body.clone());
         }

@@ -3,6 +3,7 @@
 //! JSON protocol), as dynamic messages from its .proto, a descriptor set or
 //! the server's reflection, on the shared engine.
 
+mod call_headers;
 mod caller;
 pub mod compare;
 pub mod config;

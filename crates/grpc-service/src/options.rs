@@ -31,7 +31,8 @@ pub struct ServiceArgs {
     /// The request as proto3 JSON, or @FILE; {{seq}} ({{seq 8}}: 8 digits), {{rand}},
     /// {{client}}, {{run}} and {{base64 TEXT}} differ call by call, the same on both transports;
     /// {{transport}} and {{round}} (0 in the check and warmup) give each transport and round
-    /// keys of its own, for calls that are not idempotent.
+    /// keys of its own, for calls that are not idempotent. A FILE of one JSON request a line
+    /// (NDJSON) is used in turn: call n sends line n mod lines.
     #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
     pub data: String,
     /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.
@@ -53,7 +54,8 @@ pub struct ServiceArgs {
     #[arg(long, value_name = "BOOL", default_value = "true", num_args = 0..=1, require_equals = true,
           default_missing_value = "true", action = ArgAction::Set, value_parser = units::parse_bool)]
     pub check: bool,
-    /// A header sent on every call, as gRPC metadata and HTTP header: "authorization: Bearer T" (repeat for more).
+    /// A header sent on every call, as gRPC metadata and HTTP header: "authorization: Bearer T" (repeat for more);
+    /// its value takes --data's placeholders: "x-request-id: {{run}}-{{seq}}".
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
     #[command(flatten)]
@@ -150,11 +152,20 @@ fn endpoint(text: &str, flag: &str) -> Result<String, String> {
     Ok(url)
 }
 
-/// `--data` as given, or the file it names with `@`.
-pub(crate) fn text_or_file(text: &str, flag: &str) -> Result<String, String> {
+/// `--data` as given, or the text of the file it names with `@`.
+pub(crate) struct Data {
+    pub text: String,
+    /// The file it came from.
+    pub file: Option<String>,
+}
+
+pub(crate) fn text_or_file(text: &str, flag: &str) -> Result<Data, String> {
     match text.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(path).map_err(|e| format!("{flag} @{path}: cannot read it ({e})")),
-        None => Ok(text.to_string()),
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => Ok(Data { text, file: Some(path.to_string()) }),
+            Err(e) => Err(format!("{flag} @{path}: cannot read it ({e})")),
+        },
+        None => Ok(Data { text: text.to_string(), file: None }),
     }
 }
 

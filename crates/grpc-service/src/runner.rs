@@ -175,7 +175,8 @@ impl ServiceRunner {
         for (kind, caller) in &self.callers {
             let call = Call { seq: 0, client: 0, run: &self.run_id, transport: kind.name(), round: 0 };
             let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
-            let answer = caller.call(&message).await.map_err(|e| match e {
+            let headers = self.config.call_headers.of(call)?;
+            let answer = caller.call(&message, &headers).await.map_err(|e| match e {
                 ServiceError::Server { kind: code, message } => {
                     ServiceError::Server { kind: code, message: format!("{message} (over {})", kind.name()) }
                 }
@@ -218,7 +219,7 @@ impl ServiceRunner {
         let call = Call { seq: 0, client: 0, run: &self.run_id, transport: TransportKind::Grpc.name(), round: 0 };
         let calling = async {
             let message = cleanup.request.message(&cleanup.method.input(), call)?;
-            cleaner.call(&message).await
+            cleaner.call(&message, &self.config.call_headers.of(call)?).await
         };
         let error = match tokio::time::timeout(Duration::from_secs(60), calling).await {
             Ok(Ok(_)) => None,

@@ -14,6 +14,9 @@
 //! - `{{run}}`: the run's ID, so a run's keys can be found and deleted;
 //! - `{{base64 TEXT}}`: TEXT (placeholders expanded) in base64, as the
 //!   proto3 JSON mapping writes `bytes` fields.
+//!
+//! A file of requests, one JSON request a line (NDJSON, as ghz and k6 read
+//! them), is used in turn: call `seq` sends line `seq mod lines`.
 
 use crate::error::{Result, ServiceError};
 use base64::Engine;
@@ -44,26 +47,56 @@ pub struct Call<'a> {
     pub round: u32,
 }
 
+/// One request, or a file's requests a line each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Template {
-    parts: Vec<Part>,
+    lines: Vec<Vec<Part>>,
 }
 
 impl Template {
     pub fn parse(text: &str) -> Result<Template> {
         let (parts, rest) = parse_parts(text, false)?;
         debug_assert!(rest.is_empty());
-        Ok(Template { parts })
+        Ok(Template { lines: vec![parts] })
+    }
+
+    /// A file's text: a request a line (NDJSON) when it has several lines
+    /// and the first (its placeholders filled) is a JSON value of its own;
+    /// else the whole text is one request (a pretty-printed one, say).
+    pub fn parse_file(text: &str) -> Result<Template> {
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let sample = Call { seq: 0, client: 0, run: "r", transport: "grpc", round: 0 };
+        let whole = |line: &str| {
+            Template::parse(line)
+                .is_ok_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(&t.render(sample)).is_ok())
+        };
+        if lines.len() < 2 || !whole(lines[0]) {
+            return Template::parse(text);
+        }
+        let parsed = lines.iter().enumerate().map(|(n, line)| match Template::parse(line) {
+            Ok(mut template) => Ok(template.lines.remove(0)),
+            Err(e) => Err(ServiceError::Own {
+                kind: crate::error::INPUT,
+                message: e.to_string().replacen("--data", &format!("--data line {}", n + 1), 1),
+            }),
+        });
+        Ok(Template { lines: parsed.collect::<Result<_>>()? })
+    }
+
+    /// Requests it holds: 1, or the file's lines.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
     }
 
     /// Every call sends the same message: it can be built once.
     pub fn is_fixed(&self) -> bool {
-        self.parts.iter().all(|p| matches!(p, Part::Text(_)))
+        self.lines.len() == 1 && self.lines[0].iter().all(|p| matches!(p, Part::Text(_)))
     }
 
+    /// Call `call`'s request: its line's, placeholders filled.
     pub fn render(&self, call: Call) -> String {
         let mut out = String::new();
-        render_into(&self.parts, call, &mut out);
+        render_into(&self.lines[(call.seq % self.lines.len() as u64) as usize], call, &mut out);
         out
     }
 
@@ -79,9 +112,13 @@ impl Template {
         let parsed = DynamicMessage::deserialize_with_options(request.clone(), &mut deserializer, &options)
             .and_then(|message| deserializer.end().map(|()| message));
         parsed.or_else(|_| {
+            let line = match self.lines.len() {
+                1 => String::new(),
+                lines => format!(" line {}", call.seq % lines as u64 + 1),
+            };
             parse_message(request, &json).map_err(|why| ServiceError::Own {
                 kind: crate::error::INPUT,
-                message: format!("--data does not fit {}: {why}", request.full_name()),
+                message: format!("--data{line} does not fit {}: {why}", request.full_name()),
             })
         })
     }

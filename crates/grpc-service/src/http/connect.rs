@@ -14,10 +14,10 @@ use serde_json::Value;
 const END_STREAM: u8 = 2;
 
 impl HttpCaller {
-    pub(super) async fn connect_call(&self, call: &HttpCall) -> Result<Vec<DynamicMessage>> {
+    pub(super) async fn connect_call(&self, call: &HttpCall, headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         let json = call.body.clone().unwrap_or_else(|| "{}".into());
         if !self.streaming {
-            let request = self.request(call, "application/json").header("connect-protocol-version", "1");
+            let request = self.request(call, "application/json", headers).header("connect-protocol-version", "1");
             let response = self.send(request).await?;
             let status = response.status();
             let text = response.text().await.map_err(|e| connection_error(&e))?;
@@ -37,7 +37,7 @@ impl HttpCaller {
         let request = self
             .client
             .post(url)
-            .headers(self.headers.clone())
+            .headers(headers.clone())
             .header("content-type", "application/connect+json")
             .header("connect-protocol-version", "1")
             .body(envelope);

@@ -3,6 +3,7 @@
 //! ends, and recorded.
 
 use super::{CLIENT_THREAD_NAME, ServiceRunner};
+use crate::call_headers::CallHeaders;
 use crate::caller::Caller;
 use crate::config::WARMUP_REQUESTS;
 use crate::error::ServiceError;
@@ -15,31 +16,32 @@ use engine::calls::rounds::CallRound;
 use engine::events::{RoundDone, RunEvent};
 use engine::open_loop::PacedRound;
 use engine::plan::TransportKind;
+use http::HeaderMap;
 use prost_reflect::{DynamicMessage, MessageDescriptor};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// What a call sends: one message for every call, or the template's call `seq`.
+/// What a round's calls send: one message for every call, or the
+/// template's call `seq`; and each call's own headers.
 #[derive(Clone)]
-enum Requests {
-    Fixed(Arc<DynamicMessage>),
-    Templated {
-        template: Arc<crate::template::Template>,
-        input: MessageDescriptor,
-        run: Arc<str>,
-        transport: &'static str,
-        round: u32,
-    },
+struct Requests {
+    fixed: Option<Arc<DynamicMessage>>,
+    template: Arc<crate::template::Template>,
+    headers: Arc<CallHeaders>,
+    input: MessageDescriptor,
+    run: Arc<str>,
+    transport: &'static str,
+    round: u32,
 }
 
 impl Requests {
-    fn message(&self, seq: u64, client: u32) -> Result<Arc<DynamicMessage>, ServiceError> {
-        match self {
-            Requests::Fixed(message) => Ok(message.clone()),
-            Requests::Templated { template, input, run, transport, round } => {
-                Ok(Arc::new(template.message(input, Call { seq, client, run, transport, round: *round })?))
-            }
-        }
+    fn message(&self, seq: u64, client: u32) -> Result<(Arc<DynamicMessage>, HeaderMap), ServiceError> {
+        let call = Call { seq, client, run: &self.run, transport: self.transport, round: self.round };
+        let message = match &self.fixed {
+            Some(message) => message.clone(),
+            None => Arc::new(self.template.message(&self.input, call)?),
+        };
+        Ok((message, self.headers.of(call)?))
     }
 }
 
@@ -48,15 +50,18 @@ impl ServiceRunner {
     fn requests(&self, kind: TransportKind, round: Option<u32>) -> Requests {
         let (calling, run) = (&self.config.calling, &self.run_id);
         let (input, transport, round) = (calling.method.input(), kind.name(), round.map_or(0, |r| r + 1));
-        if calling.request.is_fixed() {
-            let call = Call { seq: 0, client: 0, run, transport, round };
-            // Checked when the flags were: a fixed request builds.
-            if let Ok(message) = calling.request.message(&input, call) {
-                return Requests::Fixed(Arc::new(message));
-            }
+        let call = Call { seq: 0, client: 0, run, transport, round };
+        // Checked when the flags were: a fixed request builds.
+        let fixed = calling.request.is_fixed().then(|| calling.request.message(&input, call).ok()).flatten();
+        Requests {
+            fixed: fixed.map(Arc::new),
+            template: Arc::new(calling.request.clone()),
+            headers: Arc::new(self.config.call_headers.clone()),
+            input,
+            run: run.as_str().into(),
+            transport,
+            round,
         }
-        let template = Arc::new(calling.request.clone());
-        Requests::Templated { template, input, run: run.as_str().into(), transport, round }
     }
 
     /// A timed round's sampler when two transports run: its answers are
@@ -148,7 +153,8 @@ impl ServiceRunner {
             // Most calls are not sampled: they clone nothing.
             let sampler = sampler.as_ref().filter(|s| s.wants(seq)).cloned();
             async move {
-                let answer = caller.call(&*message?).await?;
+                let (message, headers) = message?;
+                let answer = caller.call(&message, &headers).await?;
                 if let Some(sampler) = sampler {
                     sampler.keep(seq, answer);
                 }
