@@ -77,7 +77,13 @@ async fn credentials(config: &BenchConfig) -> (Option<Auth>, u8) {
         passed("credentials", format!("none sent ({})", crate::config::AUTH_AUTO_RULE));
         return (Some(Auth::none()), OK);
     }
-    let auth = match Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await {
+    let auth = match Auth::discover(
+        config.credentials.as_deref(),
+        &CredentialEnv::from_process(),
+        &[crate::auth::SCOPE],
+    )
+    .await
+    {
         Ok(auth) => auth,
         Err(error) => {
             let code = failed("credentials", error);

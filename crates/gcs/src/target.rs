@@ -190,7 +190,8 @@ pub async fn credentials(config: &BenchConfig) -> Result<Auth, SetupError> {
     if !config.auth {
         return Ok(Auth::none());
     }
-    let auth = Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process()).await?;
+    let auth =
+        Auth::discover(config.credentials.as_deref(), &CredentialEnv::from_process(), &[crate::auth::SCOPE]).await?;
     auth.bearer().await?;
     Ok(auth)
 }

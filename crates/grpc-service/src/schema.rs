@@ -14,28 +14,43 @@ pub struct ProtoFiles {
     pub includes: Vec<PathBuf>,
 }
 
-/// Compiles the files with their imports (google/protobuf's own are built
-/// in). A file outside every include directory brings its own directory,
-/// as protoc's users expect of a lone file.
+/// Compiles the files with their imports. google/protobuf's own files are
+/// the built-in ones before any include directory's: bundles of Google's
+/// protos (npm's google-proto-files, a googleapis checkout beside protobuf's
+/// `src/`) carry a descriptor.proto newer than the compiler reads, and the
+/// built-in types are the same types. A file is a path, or a name under an
+/// include directory (`google/storage/v2/storage.proto`, as protoc takes
+/// it); one outside every include directory brings its own directory, as
+/// protoc's users expect of a lone file.
 pub fn compile(protos: &ProtoFiles) -> Result<DescriptorPool> {
     let mut includes = protos.includes.clone();
+    let mut files = Vec::new();
     for file in &protos.files {
-        if !file.exists() {
-            return Err(ServiceError::Own {
-                kind: crate::error::INPUT,
-                message: format!("--proto {}: no such file", file.display()),
-            });
-        }
-        if !includes.iter().any(|dir| inside(file, dir))
-            && let Some(parent) = file.parent()
+        let found = match file.exists() {
+            true => file.clone(),
+            false => protos.includes.iter().map(|dir| dir.join(file)).find(|p| p.exists()).ok_or_else(|| {
+                ServiceError::Own {
+                    kind: crate::error::INPUT,
+                    message: format!("--proto {}: no such file, here or under an -I directory", file.display()),
+                }
+            })?,
+        };
+        if !includes.iter().any(|dir| inside(&found, dir))
+            && let Some(parent) = found.parent()
         {
             includes.push(if parent.as_os_str().is_empty() { PathBuf::from(".") } else { parent.to_path_buf() });
         }
+        files.push(found);
     }
     let said = |e: protox::Error| ServiceError::Own { kind: crate::error::INPUT, message: compiler_said(&e) };
-    let mut compiler = protox::Compiler::new(&includes).map_err(said)?;
+    let mut resolver = protox::file::ChainFileResolver::new();
+    resolver.add(protox::file::GoogleFileResolver::new());
+    for include in &includes {
+        resolver.add(protox::file::IncludeFileResolver::new(include.clone()));
+    }
+    let mut compiler = protox::Compiler::with_file_resolver(resolver);
     compiler.include_imports(true).include_source_info(false);
-    compiler.open_files(&protos.files).map_err(said)?;
+    compiler.open_files(&files).map_err(said)?;
     // The pool, not the encoded set: it keeps the options' extension values
     // (google.api.http) that decoding the set again would need resolving.
     Ok(compiler.descriptor_pool())

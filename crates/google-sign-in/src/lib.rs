@@ -1,5 +1,6 @@
-//! Credentials for real GCS (and authenticated endpoints), looked up in the
-//! original tool's order: `--credentials`, GOOGLE_APPLICATION_CREDENTIALS,
+//! Google sign-in for any target that calls a Google API (GCS's `run`,
+//! `grpc run --auth google`). Credentials are looked up in the original
+//! tool's order: `--credentials`, GOOGLE_APPLICATION_CREDENTIALS,
 //! GCP_SERVICE_ACCOUNT_JSON, GOOGLE_CREDENTIALS, GCP_SERVICE_ACCOUNT_JSON_B64,
 //! ./service-account.json, then Application Default Credentials (gcloud's
 //! file, then the metadata server of a GCE VM or GKE pod). Any type Google's
@@ -16,7 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-pub const SCOPE: &str = "https://www.googleapis.com/auth/devstorage.read_write";
+/// What `grpc run --auth google` asks for unless `--scopes` says otherwise.
+pub const CLOUD_PLATFORM: &str = "https://www.googleapis.com/auth/cloud-platform";
 const LOCAL_KEY_FILE: &str = "service-account.json";
 const METADATA_HOST: &str = "metadata.google.internal";
 
@@ -98,6 +100,8 @@ pub struct Auth {
 /// times a refused token made it start over.
 struct Held {
     parsed: Parsed,
+    /// The OAuth scopes its tokens are asked for.
+    scopes: Vec<String>,
     provider: std::sync::Mutex<(Provider, Instant)>,
     refreshes: AtomicU64,
 }
@@ -118,40 +122,56 @@ impl Auth {
         Self { source: "none (emulator)".into(), credential: None }
     }
 
-    /// Finds credentials; the first source that is set is used, and a broken
-    /// one is an error rather than a silent fall-through.
-    pub async fn discover(flag: Option<&Path>, env: &CredentialEnv) -> Result<Auth, AuthError> {
+    /// Finds credentials whose tokens are for `scopes`; the first source
+    /// that is set is used, and a broken one is an error rather than a
+    /// silent fall-through.
+    pub async fn discover(flag: Option<&Path>, env: &CredentialEnv, scopes: &[&str]) -> Result<Auth, AuthError> {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let (parsed, source) = match Self::found(flag, env).await? {
+            Found::File(path, source) => (Parsed::from_json(&read(&path)?, &source)?, source),
+            Found::Text(json, source) => (Parsed::from_json(&json, &source)?, source),
+            Found::MetadataServer(email, host) => (
+                Parsed::metadata_server(Some(email)),
+                format!("Application Default Credentials (metadata server {host})"),
+            ),
+        };
+        held(parsed, source, scopes)
+    }
+
+    /// The first source that is set, in the libraries' order.
+    async fn found(flag: Option<&Path>, env: &CredentialEnv) -> Result<Found, AuthError> {
         if let Some(path) = flag {
-            return from_file(path, format!("--credentials {}", path.display()));
+            return Ok(Found::File(path.to_path_buf(), format!("--credentials {}", path.display())));
         }
         if let Some(path) = &env.google_application_credentials {
-            return from_file(Path::new(path), format!("GOOGLE_APPLICATION_CREDENTIALS ({path})"));
+            return Ok(Found::File(path.into(), format!("GOOGLE_APPLICATION_CREDENTIALS ({path})")));
         }
         if let Some(json) = &env.gcp_service_account_json {
-            return from_json(json, "GCP_SERVICE_ACCOUNT_JSON".into());
+            return Ok(Found::Text(json.clone(), "GCP_SERVICE_ACCOUNT_JSON".into()));
         }
         if let Some(json) = &env.google_credentials {
-            return from_json(json, "GOOGLE_CREDENTIALS".into());
+            return Ok(Found::Text(json.clone(), "GOOGLE_CREDENTIALS".into()));
         }
         if let Some(encoded) = &env.gcp_service_account_json_b64 {
             use base64::Engine;
             let raw =
                 base64::engine::general_purpose::STANDARD.decode(encoded.trim()).map_err(|_| AuthError::BadBase64)?;
             let json = String::from_utf8(raw).map_err(|_| AuthError::BadBase64)?;
-            return from_json(&json, "GCP_SERVICE_ACCOUNT_JSON_B64".into());
+            return Ok(Found::Text(json, "GCP_SERVICE_ACCOUNT_JSON_B64".into()));
         }
         let local = env.working_dir.join(LOCAL_KEY_FILE);
         if local.exists() {
-            return from_file(&local, format!("./{LOCAL_KEY_FILE}"));
+            return Ok(Found::File(local, format!("./{LOCAL_KEY_FILE}")));
         }
         if let Some(file) = env.gcloud_config.as_ref().map(|dir| dir.join("application_default_credentials.json"))
             && file.exists()
         {
-            return from_file(&file, format!("Application Default Credentials ({})", file.display()));
+            let source = format!("Application Default Credentials ({})", file.display());
+            return Ok(Found::File(file, source));
         }
         let host = env.metadata_host.as_deref().unwrap_or(METADATA_HOST);
         let email = metadata_email(host).await.ok_or(AuthError::NoneFound)?;
-        held(Parsed::metadata_server(Some(email)), format!("Application Default Credentials (metadata server {host})"))
+        Ok(Found::MetadataServer(email, host.to_string()))
     }
 
     /// Where the credentials came from, safe to print.
@@ -192,7 +212,7 @@ impl Auth {
             return Ok(None);
         };
         let provider = held.provider.lock().unwrap().0.clone();
-        let token = provider.token().await.map_err(|reason| AuthError::Token {
+        let token = provider.token(&held.scopes).await.map_err(|reason| AuthError::Token {
             source_name: self.source.clone(),
             kind: held.parsed.kind.name(),
             reason: explain_token_failure(&redact(&reason)),
@@ -211,7 +231,7 @@ impl Auth {
         if current.1.elapsed() < REFRESH_COALESCE {
             return true; // another refused request has just done it
         }
-        if let Ok(fresh) = held.parsed.provider(&self.source) {
+        if let Ok(fresh) = held.parsed.provider(&self.source, &held.scopes) {
             *current = (fresh, Instant::now());
             held.refreshes.fetch_add(1, Ordering::Relaxed);
         }
@@ -219,12 +239,20 @@ impl Auth {
     }
 }
 
-fn held(parsed: Parsed, source: String) -> Result<Auth, AuthError> {
-    let provider = parsed.provider(&source)?;
+/// Where a credential was found: a file, text from a variable, or the
+/// metadata server (its account's e-mail and host).
+enum Found {
+    File(PathBuf, String),
+    Text(String, String),
+    MetadataServer(String, String),
+}
+
+fn held(parsed: Parsed, source: String, scopes: Vec<String>) -> Result<Auth, AuthError> {
+    let provider = parsed.provider(&source, &scopes)?;
     // Never "just refreshed": the first refusal refreshes at once.
     let long_ago = Instant::now().checked_sub(REFRESH_COALESCE).unwrap_or_else(Instant::now);
-    let credential =
-        Held { parsed, provider: std::sync::Mutex::new((provider, long_ago)), refreshes: AtomicU64::new(0) };
+    let provider = std::sync::Mutex::new((provider, long_ago));
+    let credential = Held { parsed, scopes, provider, refreshes: AtomicU64::new(0) };
     Ok(Auth { source, credential: Some(Arc::new(credential)) })
 }
 
@@ -241,16 +269,11 @@ pub async fn metadata_email(host: &str) -> Option<String> {
     response.text().await.ok().map(|e| e.trim().to_string()).filter(|e| !e.is_empty())
 }
 
-fn from_file(path: &Path, source_name: String) -> Result<Auth, AuthError> {
-    let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+fn read(path: &Path) -> Result<String, AuthError> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::InvalidData => AuthError::NotText { path: path.to_path_buf() },
         kind => AuthError::Unreadable { path: path.to_path_buf(), reason: kind.to_string() },
-    })?;
-    from_json(&text, source_name)
-}
-
-fn from_json(json: &str, source_name: String) -> Result<Auth, AuthError> {
-    held(Parsed::from_json(json, &source_name)?, source_name)
+    })
 }
 
 /// What a failed token request most likely means, with what to do: the
@@ -278,98 +301,4 @@ fn redact(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A syntactically valid key whose private key is a throwaway test key.
-    pub(crate) fn fake_key() -> String {
-        serde_json::json!({
-            "type": "service_account",
-            "project_id": "test-project",
-            "private_key_id": "abc",
-            "private_key": TEST_PRIVATE_KEY,
-            "client_email": "bench@test-project.iam.gserviceaccount.com",
-            "client_id": "1",
-            "token_uri": "http://127.0.0.1:9/token",
-        })
-        .to_string()
-    }
-
-    const TEST_PRIVATE_KEY: &str = include_str!("../../../../tests/data/test-key.pem");
-
-    fn env() -> CredentialEnv {
-        CredentialEnv {
-            working_dir: std::env::temp_dir().join("gcs-speed-tui-no-key-here"),
-            // Nothing listens there: no metadata server.
-            metadata_host: Some("127.0.0.1:9".into()),
-            ..Default::default()
-        }
-    }
-
-    #[tokio::test]
-    async fn the_flag_wins_and_names_its_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let key = dir.path().join("key.json");
-        std::fs::write(&key, fake_key()).unwrap();
-        let e = CredentialEnv { gcp_service_account_json: Some("{}".into()), ..env() };
-        let auth = Auth::discover(Some(&key), &e).await.unwrap();
-        assert!(auth.source().starts_with("--credentials"));
-        assert!(!format!("{auth:?}").contains("PRIVATE"));
-    }
-
-    #[tokio::test]
-    async fn env_sources_are_taken_in_order() {
-        let e =
-            CredentialEnv { gcp_service_account_json: Some(fake_key()), google_credentials: Some("x".into()), ..env() };
-        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GCP_SERVICE_ACCOUNT_JSON");
-        let e = CredentialEnv { google_credentials: Some(fake_key()), ..env() };
-        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GOOGLE_CREDENTIALS");
-        use base64::Engine;
-        let b64 = base64::engine::general_purpose::STANDARD.encode(fake_key());
-        let e = CredentialEnv { gcp_service_account_json_b64: Some(b64), ..env() };
-        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "GCP_SERVICE_ACCOUNT_JSON_B64");
-    }
-
-    #[tokio::test]
-    async fn the_local_key_file_is_found() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(LOCAL_KEY_FILE), fake_key()).unwrap();
-        let e = CredentialEnv { working_dir: dir.path().into(), ..env() };
-        assert_eq!(Auth::discover(None, &e).await.unwrap().source(), "./service-account.json");
-    }
-
-    #[tokio::test]
-    async fn broken_sources_say_what_is_wrong_without_content() {
-        let missing = Auth::discover(Some(Path::new("/nonexistent/key.json")), &env()).await.unwrap_err();
-        assert!(missing.to_string().contains("cannot read the credentials file /nonexistent/key.json"));
-        let e = CredentialEnv { gcp_service_account_json_b64: Some("!!!".into()), ..env() };
-        assert!(matches!(Auth::discover(None, &e).await, Err(AuthError::BadBase64)));
-        let p12 = r#"{"type":"p12","secret":"secret-refresh"}"#;
-        let e = CredentialEnv { google_credentials: Some(p12.into()), ..env() };
-        let error = Auth::discover(None, &e).await.unwrap_err().to_string();
-        assert!(error.starts_with("GOOGLE_CREDENTIALS is a \"p12\" credential, which this tool cannot use"), "{error}");
-        assert!(!error.contains("secret-refresh"));
-        let e = CredentialEnv { google_credentials: Some("not json".into()), ..env() };
-        let error = Auth::discover(None, &e).await.unwrap_err().to_string();
-        assert!(error.starts_with("GOOGLE_CREDENTIALS is not JSON"), "{error}");
-        let bad_pem = fake_key().replace("MII", "xxMII");
-        let e = CredentialEnv { google_credentials: Some(bad_pem), ..env() };
-        let error = Auth::discover(None, &e).await.unwrap_err().to_string();
-        assert!(error.starts_with("the private_key in GOOGLE_CREDENTIALS is not a valid PEM key"), "{error}");
-        let dir = tempfile::tempdir().unwrap();
-        let binary = dir.path().join("key.p12");
-        std::fs::write(&binary, [0x30, 0x82, 0xff, 0xfe, 0x00]).unwrap();
-        let error = Auth::discover(Some(&binary), &env()).await.unwrap_err().to_string();
-        assert!(
-            error.ends_with(
-                "key.p12 is not a text file: a credentials file is JSON; check that the path names the key file"
-            ),
-            "{error}"
-        );
-    }
-
-    #[tokio::test]
-    async fn emulators_send_no_token() {
-        assert_eq!(Auth::none().bearer().await.unwrap(), None);
-    }
-}
+mod tests;

@@ -8,7 +8,7 @@
 //! `authorized_user` and the metadata server and has no impersonated or
 //! external accounts. Neither flow is written here.
 
-use super::{AuthError, SCOPE};
+use super::AuthError;
 use std::sync::Arc;
 
 /// The credential types Google's client libraries accept.
@@ -78,9 +78,8 @@ impl Parsed {
     }
 
     /// A token source for it; `source` names where it came from, for errors.
-    pub fn provider(&self, source: &str) -> Result<Provider, AuthError> {
+    pub fn provider(&self, source: &str, scopes: &[String]) -> Result<Provider, AuthError> {
         wire::tls::install_crypto_provider();
-        let scopes = [SCOPE];
         let built = match self.kind {
             Kind::ServiceAccount => {
                 let account = gcp_auth::CustomServiceAccount::from_json(&self.json.to_string())
@@ -88,15 +87,17 @@ impl Parsed {
                 return Ok(Provider::ServiceAccount(Arc::new(account)));
             }
             Kind::AuthorizedUser => google_cloud_auth::credentials::user_account::Builder::new(self.json.clone())
-                .with_scopes(scopes)
+                .with_scopes(scopes.iter())
                 .build(),
             Kind::Impersonated => google_cloud_auth::credentials::impersonated::Builder::new(self.json.clone())
-                .with_scopes(scopes)
+                .with_scopes(scopes.iter())
                 .build(),
             Kind::ExternalAccount => google_cloud_auth::credentials::external_account::Builder::new(self.json.clone())
-                .with_scopes(scopes)
+                .with_scopes(scopes.iter())
                 .build(),
-            Kind::MetadataServer => google_cloud_auth::credentials::mds::Builder::default().with_scopes(scopes).build(),
+            Kind::MetadataServer => {
+                google_cloud_auth::credentials::mds::Builder::default().with_scopes(scopes.iter()).build()
+            }
         };
         built.map(Provider::Google).map_err(|e| AuthError::Unusable {
             source_name: source.to_string(),
@@ -116,11 +117,12 @@ pub enum Provider {
 impl Provider {
     /// The access token for the next request (an error text may come from a
     /// token endpoint: the caller redacts it).
-    pub async fn token(&self) -> Result<String, String> {
+    pub async fn token(&self, scopes: &[String]) -> Result<String, String> {
         match self {
             Provider::ServiceAccount(account) => {
                 use gcp_auth::TokenProvider;
-                account.token(&[SCOPE]).await.map(|t| t.as_str().to_string()).map_err(|e| e.to_string())
+                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                account.token(&scopes).await.map(|t| t.as_str().to_string()).map_err(|e| e.to_string())
             }
             Provider::Google(credentials) => {
                 use google_cloud_auth::credentials::CacheableResource;
