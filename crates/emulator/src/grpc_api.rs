@@ -39,6 +39,13 @@ pub async fn handle(
     if let Some(refused) = authorize(&shared, &method, req.headers()) {
         return Ok(refused.into_http());
     }
+    if let Some(params) = req.headers().get("x-goog-request-params").and_then(|v| v.to_str().ok()) {
+        let mut routed = shared.routed.lock().unwrap();
+        match routed.get_mut(params) {
+            Some(count) => *count += 1,
+            None => drop(routed.insert(params.to_string(), 1)),
+        }
+    }
     let response = match method.as_str() {
         "WriteObject" | "BidiWriteObject" => write(shared, kill, req, method == "BidiWriteObject").await,
         "ReadObject" => super::grpc_read_object::read_object(shared, kill, req).await.unwrap_or_else(Status::into_http),

@@ -112,6 +112,9 @@ pub struct Shared {
     pub read_checksums: ReadChecksums,
     pub upload_answers: UploadAnswers,
     pub bidi_reads: BidiReads,
+    /// Each gRPC call's `x-goog-request-params`, counted by value, as GCS's
+    /// front ends route by it.
+    pub routed: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
 /// BidiReadObject streams as the server saw them: how many opened, and how
@@ -176,6 +179,7 @@ impl Emulator {
             read_checksums: options.read_checksums,
             upload_answers: options.upload_answers,
             bidi_reads: BidiReads::default(),
+            routed: Default::default(),
         });
         for bucket in &options.buckets {
             shared.store.create_bucket(bucket).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
@@ -246,6 +250,11 @@ impl Emulator {
     /// The BidiReadObject streams opened, and those resumed by handle.
     pub fn bidi_reads(&self) -> &BidiReads {
         &self.shared.bidi_reads
+    }
+
+    /// The routing headers gRPC calls carried, each with how many did.
+    pub fn routed(&self) -> std::collections::BTreeMap<String, u64> {
+        self.shared.routed.lock().unwrap().clone()
     }
 
     pub fn faults(&self) -> &FaultPlan {

@@ -8,6 +8,7 @@ use crate::mapping::Mapping;
 use crate::options::{Data, GrpcRunArgs, ServiceArgs, text_or_file};
 use crate::reach::Reach;
 use crate::schema::{self, ProtoFiles};
+use crate::sign_in::SignIn;
 use crate::template::{Call, Template};
 use engine::plan::flags::{ConfigError, fail, parse_calls_schedule, parse_count};
 use engine::plan::{Schedule, TransportKind};
@@ -34,6 +35,8 @@ pub struct ServiceConfig {
     pub reach: Reach,
     /// `--header` values with placeholders, filled call by call.
     pub call_headers: CallHeaders,
+    /// `--auth google`: every call signed in.
+    pub sign_in: Option<SignIn>,
     pub ignore_fields: Vec<String>,
     pub check: bool,
     /// Called once over gRPC as the run ends, even a cancelled one.
@@ -70,8 +73,9 @@ impl GrpcRunArgs {
         let schedule = parse_calls_schedule(&engine::schedule_text!(self.schedule), &mut notes)?;
         let (pool, schema) = types(s)?;
         let mut reach = s.reach(conns).map_err(|m| error("grpc_endpoint", m))?;
-        let call_headers = CallHeaders::split(&mut reach.headers).map_err(|m| error("header", m))?;
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
+        let call_headers = CallHeaders::new(&mut reach.headers, &method).map_err(|m| error("header", m))?;
+        let sign_in = SignIn::of(s, &reach, &schedule.transports)?;
         if method.is_client_streaming() {
             return fail(
                 "method",
@@ -115,6 +119,7 @@ impl GrpcRunArgs {
             mapping,
             reach,
             call_headers,
+            sign_in,
             ignore_fields,
             check: s.check,
             cleanup_call,

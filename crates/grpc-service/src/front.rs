@@ -15,7 +15,7 @@ use target_api::{Environment, FormTarget, Welcome, choice, text, toggle};
 
 pub struct Grpc;
 
-pub static FIELDS: [Slot<GrpcOptions>; 27] = [
+pub static FIELDS: [Slot<GrpcOptions>; 30] = [
     Shared("target"),
     Own(text!("method", "Method", method)),
     Own(text!("proto", "Proto files", protos)),
@@ -34,6 +34,9 @@ pub static FIELDS: [Slot<GrpcOptions>; 27] = [
     Own(toggle!("reflect", "Reflection", reflect)),
     Own(text!("descriptor_set", "Descriptor set", descriptor_set)),
     Own(text!("header", "Headers", headers)),
+    Own(choice!("auth", "Sign-in", &["none", "google"], auth)),
+    Own(text!("credentials", "Credentials", credentials)),
+    Own(text!("scopes", "OAuth scopes", scopes)),
     Own(text!("cacert", "CA certificate", cacert)),
     Own(text!("cert", "Client cert", cert)),
     Own(text!("key", "Client key", key)),

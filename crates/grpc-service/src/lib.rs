@@ -19,9 +19,11 @@ pub mod planned;
 pub mod reach;
 pub mod reflect;
 pub mod report;
+pub mod routing;
 pub mod runner;
 mod sampler;
 pub mod schema;
+pub mod sign_in;
 pub mod template;
 
 pub use error::ServiceError;

@@ -7,7 +7,7 @@
 use crate::error::{Result, ServiceError};
 use prost_reflect::{DynamicMessage, MethodDescriptor, ReflectMessage, SerializeOptions, Value};
 
-mod path;
+pub(crate) mod path;
 mod query;
 pub use path::PathTemplate;
 

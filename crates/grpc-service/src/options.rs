@@ -58,6 +58,19 @@ pub struct ServiceArgs {
     /// its value takes --data's placeholders: "x-request-id: {{run}}-{{seq}}".
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// none | google: google signs every call of both transports in with an OAuth token, its
+    /// credentials found as `run` finds GCS's (--credentials, GOOGLE_APPLICATION_CREDENTIALS, ...,
+    /// Application Default Credentials), renewed before expiry; sent over https only.
+    #[arg(long, value_name = "MODE", default_value = "none")]
+    pub auth: String,
+    /// With --auth google: a credentials file (a service account key, an authorized_user,
+    /// impersonated_service_account or external_account file).
+    #[arg(long, value_name = "PATH", default_value = "", hide_default_value = true)]
+    pub credentials: String,
+    /// With --auth google: the OAuth scopes its tokens are for, comma-separated, as URLs or
+    /// short names (pubsub); default cloud-platform.
+    #[arg(long, value_name = "SCOPE[,SCOPE...]", default_value = "", hide_default_value = true)]
+    pub scopes: String,
     #[command(flatten)]
     #[serde(flatten)]
     pub tls: TlsFlags,
@@ -97,6 +110,9 @@ impl Default for ServiceArgs {
             ignore_fields: Vec::new(),
             check: true,
             headers: Vec::new(),
+            auth: "none".into(),
+            credentials: String::new(),
+            scopes: String::new(),
             tls: TlsFlags::default(),
             cleanup_method: String::new(),
             cleanup_data: "{}".into(),

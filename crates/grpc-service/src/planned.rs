@@ -25,9 +25,13 @@ impl PlannedRun for ServiceConfig {
     }
 
     fn sign_in_said(&self) -> String {
-        match self.reach.headers.len() {
+        let headers = match self.reach.headers.len() + self.call_headers.names().count() {
             0 => "headers: none".into(),
             n => format!("headers: {n}, on both transports"),
+        };
+        match &self.sign_in {
+            Some(sign_in) => format!("sign-in: {} · {headers}", sign_in.said()),
+            None => headers,
         }
     }
 

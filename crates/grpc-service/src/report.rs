@@ -41,6 +41,10 @@ pub struct GrpcSettings {
     pub ignore_fields: Vec<String>,
     /// The headers' names (their values may be secrets).
     pub headers: Vec<String>,
+    /// `none`, or `google: service_account SA from --credentials KEY (cloud-platform)`:
+    /// whose tokens signed the calls in (never a token).
+    #[serde(default)]
+    pub sign_in: String,
     #[serde(flatten)]
     pub load: CallLoad,
 }
@@ -81,7 +85,8 @@ impl GrpcSettings {
             http_endpoint: reach.http_endpoint.clone(),
             http_mapping: config.mapping.as_ref().map_or("none: gRPC alone".into(), mapping_said),
             ignore_fields: config.ignore_fields.clone(),
-            headers: reach.headers.iter().map(|(name, _)| name.clone()).collect(),
+            headers: reach.headers.iter().map(|(name, _)| name.clone()).chain(config.call_headers.names()).collect(),
+            sign_in: config.sign_in.as_ref().map_or("none".into(), |s| s.said()),
             load: CallLoad {
                 clients: config.clients,
                 requests: config.requests,

@@ -8,6 +8,7 @@ use crate::error::{Result, ServiceError};
 use crate::grpc::GrpcCaller;
 use crate::http::HttpCaller;
 use crate::report::{CleanupCall, GrpcReport};
+use crate::sign_in::with_token;
 use crate::template::Call;
 use engine::Stop;
 use engine::calls::drive::{CallsRunner, run_rounds};
@@ -49,6 +50,8 @@ pub struct ServiceRunner {
     pairing: crate::sampler::Pairing,
     /// `--samples`: every call of the timed rounds.
     log: Option<CallLog>,
+    /// `--auth google`: the credentials whose tokens sign each call in.
+    auth: Option<Arc<google_sign_in::Auth>>,
     /// The live feed for the app, the run's clock and `--start-at`.
     outlet: Outlet,
 }
@@ -63,6 +66,10 @@ impl ServiceRunner {
     /// Connects each transport; an error here is the user's to fix (wrong
     /// URL, not this service, TLS) and nothing ran.
     pub async fn connect(config: ServiceConfig, cancel: CancellationToken) -> Result<Self> {
+        let auth = match &config.sign_in {
+            Some(sign_in) => Some(Arc::new(sign_in.signed_in().await?)),
+            None => None,
+        };
         let reach = &config.reach;
         let ports = [&reach.grpc_endpoint, &reach.http_endpoint]
             .iter()
@@ -107,6 +114,7 @@ impl ServiceRunner {
             check_failed: None,
             pairing: Default::default(),
             log: None,
+            auth,
             outlet: Outlet::default(),
         })
     }
@@ -133,8 +141,11 @@ impl ServiceRunner {
             .collect();
         let run =
             crate::report::Ran { run_id: self.run_id, started_at, outcome, stopped_because: check_failed.or(because) };
-        GrpcReport::new(run, crate::report::GrpcSettings::of(&self.config), summaries, self.rounds.rounds, cleanup)
-            .with_notes(self.notes)
+        let mut settings = crate::report::GrpcSettings::of(&self.config);
+        if let Some(auth) = &self.auth {
+            settings.sign_in = format!("{}: {}", settings.sign_in, auth.describe());
+        }
+        GrpcReport::new(run, settings, summaries, self.rounds.rounds, cleanup).with_notes(self.notes)
     }
 
     /// The check (call 0 over each transport, answers compared), then the warmup.
@@ -175,7 +186,7 @@ impl ServiceRunner {
         for (kind, caller) in &self.callers {
             let call = Call { seq: 0, client: 0, run: &self.run_id, transport: kind.name(), round: 0 };
             let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
-            let headers = self.config.call_headers.of(call)?;
+            let headers = with_token(self.config.call_headers.of(call, Some(&message))?, self.auth.as_deref()).await?;
             let answer = caller.call(&message, &headers).await.map_err(|e| match e {
                 ServiceError::Server { kind: code, message } => {
                     ServiceError::Server { kind: code, message: format!("{message} (over {})", kind.name()) }
@@ -219,7 +230,9 @@ impl ServiceRunner {
         let call = Call { seq: 0, client: 0, run: &self.run_id, transport: TransportKind::Grpc.name(), round: 0 };
         let calling = async {
             let message = cleanup.request.message(&cleanup.method.input(), call)?;
-            cleaner.call(&message, &self.config.call_headers.of(call)?).await
+            // The cleanup method's request is not the run's: no routing of the run's method.
+            let headers = with_token(self.config.call_headers.of(call, None)?, self.auth.as_deref()).await?;
+            cleaner.call(&message, &headers).await
         };
         let error = match tokio::time::timeout(Duration::from_secs(60), calling).await {
             Ok(Ok(_)) => None,

@@ -58,6 +58,14 @@ impl PathTemplate {
         Ok(PathTemplate { pieces })
     }
 
+    /// The request fields its variables bind (`shelf.id`).
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.pieces.iter().filter_map(|piece| match piece {
+            Piece::Variable { field, .. } => Some(field.as_str()),
+            Piece::Literal(_) => None,
+        })
+    }
+
     /// The template as written (`/v1/{name=**}` reads as `/v1/{name=**}`).
     pub fn text(&self) -> String {
         self.pieces

@@ -8,6 +8,7 @@ use crate::caller::Caller;
 use crate::config::WARMUP_REQUESTS;
 use crate::error::ServiceError;
 use crate::sampler::Sampler;
+use crate::sign_in::{refused, with_token};
 use crate::template::Call;
 use engine::Stop;
 use engine::calls::batch::{Batch, Turns, run_closed, run_open};
@@ -41,7 +42,8 @@ impl Requests {
             Some(message) => message.clone(),
             None => Arc::new(self.template.message(&self.input, call)?),
         };
-        Ok((message, self.headers.of(call)?))
+        let headers = self.headers.of(call, Some(&message))?;
+        Ok((message, headers))
     }
 }
 
@@ -146,15 +148,17 @@ impl ServiceRunner {
         (kind, round): (TransportKind, Option<u32>),
         sampler: Option<Sampler>,
     ) -> Result<(Batch<ServiceError>, Option<PacedRound>), Stop> {
-        let (requests, clients) = (self.requests(kind, round), turns.clients);
+        let (requests, clients, auth) = (self.requests(kind, round), turns.clients, self.auth.clone());
         let call = move |client: u32, n: u64| {
             let seq = n * clients as u64 + client as u64;
             let (caller, message) = (caller.clone(), requests.message(seq, client));
             // Most calls are not sampled: they clone nothing.
             let sampler = sampler.as_ref().filter(|s| s.wants(seq)).cloned();
+            let auth = auth.clone();
             async move {
                 let (message, headers) = message?;
-                let answer = caller.call(&message, &headers).await?;
+                let headers = with_token(headers, auth.as_deref()).await?;
+                let answer = caller.call(&message, &headers).await.inspect_err(|e| refused(e, auth.as_deref()))?;
                 if let Some(sampler) = sampler {
                     sampler.keep(seq, answer);
                 }

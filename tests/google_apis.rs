@@ -1,0 +1,99 @@
+//! `grpc run` against a Google API as its users have it: googleapis' protos
+//! from npm's google-proto-files (their descriptor.proto newer than the
+//! compiler reads: the built-in one is used), Google sign-in with a service
+//! account key, TLS, and the routing header Google's clients send. GCS v2
+//! over gRPC against the built-in emulator in its TLS + OAuth mode; what
+//! arrived is read back from the emulator.
+
+mod common;
+
+use common::lookalike::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// npm's google-proto-files, which ./scripts/test installs.
+fn google_protos() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/google_protos/node_modules/google-proto-files");
+    assert!(dir.join("google/storage/v2/storage.proto").exists(), "./scripts/test runs npm ci in tests/google_protos");
+    dir
+}
+
+/// `grpc run` of GetBucket against the place, with only the variables
+/// given (none of the shell's credentials).
+fn get_bucket(place: &Place, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let protos = google_protos();
+    let grpc = format!("https://{}", place.emulator.grpc_url().trim_start_matches("https://"));
+    let data = format!(r#"{{"name":"projects/_/buckets/{}"}}"#, common::BUCKET);
+    let ca = place.ca();
+    let mut args = vec!["grpc", "run", "--proto", "google/storage/v2/storage.proto", "-I", protos.to_str().unwrap()];
+    args.extend(["--method", "google.storage.v2.Storage/GetBucket", "--transports", "grpc"]);
+    // Another endpoint is the case's own, without the emulator's CA.
+    if !extra.contains(&"--grpc-endpoint") {
+        args.extend(["--grpc-endpoint", &grpc, "--cacert", ca.to_str().unwrap()]);
+    }
+    args.extend(["--data", &data, "--format", "json"]);
+    args.extend(extra);
+    let mut command = Command::new(common::binary());
+    command.args(&args).current_dir(place.dir.path());
+    for var in ["GOOGLE_APPLICATION_CREDENTIALS", "GCP_SERVICE_ACCOUNT_JSON", "GOOGLE_CREDENTIALS"] {
+        command.env_remove(var);
+    }
+    command.env_remove("GCP_SERVICE_ACCOUNT_JSON_B64").env_remove("CLOUDSDK_CONFIG");
+    // Token requests trust the emulator's CA as the whole process reads it; no metadata server.
+    command.env("SSL_CERT_FILE", &ca).env("HOME", place.path("home")).env("GCE_METADATA_HOST", "127.0.0.1:9");
+    command.envs(env.iter().copied());
+    command.output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn get_bucket_over_grpc_signs_in_with_a_key_and_routes_by_the_bucket() {
+    let place = place().await;
+    let key = place.path("key.json");
+    let shape = ["--clients", "2", "--requests", "5", "--iterations", "3"];
+    let sign_in = ["--auth", "google", "--credentials", key.to_str().unwrap()];
+    let output = get_bucket(&place, &[&shape[..], &sign_in].concat(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(output.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (clients, requests, rounds) = (2u64, 5u64, 3u64);
+    let grpc = &report["transports"][0];
+    assert_eq!((grpc["ops"].as_u64(), grpc["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{grpc}");
+    // Every call, the warmup's (up to 100 a client: all 5 here) too, came
+    // with a token the emulator issued and the routing its clients send.
+    let calls = clients * requests + rounds * clients * requests;
+    let signed: u64 = place.emulator.authority().token_uses().iter().map(|u| u.requests).sum();
+    assert_eq!(signed, calls, "each call signed in");
+    let routed = place.emulator.routed();
+    let expected = format!("bucket=projects/_/buckets/{}", common::BUCKET);
+    assert_eq!(routed.get(&expected), Some(&calls), "{routed:?}");
+    assert_eq!(routed.len(), 1, "{routed:?}");
+    let sign_in = report["config"]["sign_in"].as_str().unwrap();
+    assert_eq!(
+        sign_in,
+        format!("google (cloud-platform): service_account {SA_EMAIL} from --credentials {}", key.display())
+    );
+    let everything = format!("{stderr}{}", String::from_utf8_lossy(&output.stdout));
+    for secret in ["PRIVATE KEY", "Bearer", "ya29."] {
+        assert!(!everything.contains(secret), "{secret} printed: {everything}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_credentials_or_over_plaintext_it_is_one_sentence_and_exit_2() {
+    let place = place().await;
+    let said = refused(&get_bucket(&place, &["--auth", "google"], &[]));
+    assert!(said.starts_with("error: no credentials found: pass --credentials KEY.json"), "{said}");
+    // Without --auth google the emulator refuses every call: a run of failures, not a secret sent.
+    let output = get_bucket(&place, &["--iterations", "1", "--requests", "1", "--clients", "1"], &[]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["transports"][0]["ops"], 0, "{report}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("UNAUTHENTICATED"), "{stderr}");
+    let plain = ["--auth", "google", "--grpc-endpoint", "http://127.0.0.1:1"];
+    let said = refused(&get_bucket(&place, &plain, &[]));
+    assert_eq!(
+        said,
+        "error: --auth google sends tokens over TLS only, and --grpc-endpoint http://127.0.0.1:1 is plaintext: give its https:// URL"
+    );
+}
