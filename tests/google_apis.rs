@@ -2,15 +2,18 @@
 //! from npm's google-proto-files (their descriptor.proto newer than the
 //! compiler reads: the built-in one is used), Google sign-in with a service
 //! account key, TLS, and the routing header Google's clients send. GCS v2
-//! over gRPC against the built-in emulator in its TLS + OAuth mode; what
-//! arrived is read back from the emulator.
+//! over gRPC against the built-in emulator in its TLS + OAuth mode, and
+//! Pub/Sub's Publish both ways against a lookalike served by Connect for
+//! Node (tests/connect_server/pubsub.mjs); what arrived is read back from
+//! each server.
 
 mod common;
+mod connect;
 
 use common::lookalike::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// npm's google-proto-files, which ./scripts/test installs.
 fn google_protos() -> PathBuf {
@@ -96,4 +99,105 @@ async fn without_credentials_or_over_plaintext_it_is_one_sentence_and_exit_2() {
         said,
         "error: --auth google sends tokens over TLS only, and --grpc-endpoint http://127.0.0.1:1 is plaintext: give its https:// URL"
     );
+}
+
+/// tests/connect_server/pubsub.mjs, listening over TLS with a certificate
+/// made here, issuing tokens to the test key's holder.
+struct Pubsub {
+    child: Child,
+    grpc: String,
+    https: String,
+    dir: tempfile::TempDir,
+}
+
+impl Pubsub {
+    fn start() -> Pubsub {
+        let dir = tempfile::tempdir().unwrap();
+        let (ca, cert, key) = gcs_speed_tui::emulator::tls::generate().unwrap();
+        for (name, pem) in
+            [("ca.pem", &ca), ("cert.pem", &cert), ("key.pem", &key), ("account.pem", &KEY_PEM.to_string())]
+        {
+            std::fs::write(dir.path().join(name), pem).unwrap();
+        }
+        let files = gcs_speed_tui::grpc_service::schema::ProtoFiles {
+            files: vec!["google/pubsub/v1/pubsub.proto".into()],
+            includes: vec![google_protos()],
+        };
+        let pool = gcs_speed_tui::grpc_service::schema::compile(&files).unwrap();
+        std::fs::write(dir.path().join("pubsub.binpb"), pool.encode_to_vec()).unwrap();
+        let mut child = Command::new("node")
+            .arg(Path::new(connect::SERVER).join("pubsub.mjs"))
+            .args(["pubsub.binpb", "cert.pem", "key.pem", "account.pem"].map(|f| dir.path().join(f)))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let ports = connect::first_line(&mut child);
+        let url = |port: &Value| format!("https://127.0.0.1:{port}");
+        let https = url(&ports["https"]);
+        let key_file = service_account(&format!("{https}/token"), KEY_PEM);
+        std::fs::write(dir.path().join("key.json"), key_file.to_string()).unwrap();
+        Pubsub { grpc: url(&ports["grpc"]), https, child, dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// GET /stats, over the server's own TLS.
+    async fn stats(&self) -> Value {
+        gcs_speed_tui::tls::install_crypto_provider();
+        let ca = reqwest::Certificate::from_pem(&std::fs::read(self.path("ca.pem")).unwrap()).unwrap();
+        let client = reqwest::Client::builder().add_root_certificate(ca).build().unwrap();
+        client.get(format!("{}/stats", self.https)).send().await.unwrap().json().await.unwrap()
+    }
+}
+
+impl Drop for Pubsub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn publish_goes_both_ways_each_call_signed_in_and_routed_by_its_topic() {
+    let server = Pubsub::start();
+    let protos = google_protos();
+    let (ca, key) = (server.path("ca.pem"), server.path("key.json"));
+    let data = r#"{"topic":"projects/p/topics/t","messages":[{"data":"{{base64 message {{seq}}}}"}]}"#;
+    let mut args = vec!["grpc", "run", "--proto", "google/pubsub/v1/pubsub.proto", "-I", protos.to_str().unwrap()];
+    args.extend(["--method", "google.pubsub.v1.Publisher/Publish", "--data", data]);
+    args.extend(["--grpc-endpoint", &server.grpc, "--http-endpoint", &server.https, "--cacert", ca.to_str().unwrap()]);
+    args.extend(["--auth", "google", "--credentials", key.to_str().unwrap(), "--scopes", "pubsub"]);
+    args.extend(["--clients", "2", "--requests", "5", "--iterations", "2", "--format", "json"]);
+    let output = Command::new(common::binary())
+        .args(&args)
+        .env("SSL_CERT_FILE", &ca)
+        .env_remove("GOOGLE_APPLICATION_CREDENTIALS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["config"]["http_mapping"], "POST /v1/{topic=**}:publish (body *)", "{report}");
+    let (clients, requests, rounds) = (2u64, 5u64, 2u64);
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
+        // The server offers HTTP/2 by ALPN, as Google's front ends do: both went over it.
+        assert_eq!(t["protocol"], "HTTP/2 + TLS", "{t}");
+    }
+    // Per protocol: the check's call 0, the warmup's 5 a client, every round's.
+    let calls = 1 + clients * requests + rounds * clients * requests;
+    let stats = server.stats().await;
+    for protocol in ["grpc", "http"] {
+        assert_eq!(stats["calls"][protocol], calls, "{stats}");
+        assert_eq!(stats["signed"][protocol], calls, "every call carried a token the server issued: {stats}");
+        assert_eq!(stats["messages"][protocol], calls, "{stats}");
+        assert_eq!(stats["routing"][format!("{protocol} topic=projects/p/topics/t")], calls, "{stats}");
+    }
+    assert!(stats["tokens_issued"].as_u64().unwrap() >= 1, "{stats}");
+    assert_eq!(stats["assertions_refused"], 0, "{stats}");
+    let sign_in = report["config"]["sign_in"].as_str().unwrap();
+    assert!(sign_in.starts_with("google (pubsub): service_account "), "{sign_in}");
+    assert!(!stderr.contains("tok-") && !String::from_utf8_lossy(&output.stdout).contains("tok-"), "a token printed");
 }

@@ -23,6 +23,9 @@ pub struct HttpCaller {
     streaming: bool,
     headers: http::HeaderMap,
     connections: CountConnections,
+    /// The HTTP version the last answer came in (ALPN picks HTTP/2 over TLS
+    /// where the server offers it): 0 before any.
+    version: std::sync::atomic::AtomicU8,
     /// The flag that names where HTTP/JSON goes, as a user would fix it.
     flag: &'static str,
 }
@@ -66,6 +69,7 @@ impl HttpCaller {
             streaming: method.is_server_streaming(),
             headers: reach.header_map()?,
             connections,
+            version: Default::default(),
             flag: match reach.http_endpoint == reach.grpc_endpoint {
                 true => "--grpc-endpoint (HTTP/JSON goes there too unless --http-endpoint says otherwise)",
                 false => "--http-endpoint",
@@ -146,13 +150,17 @@ impl HttpCaller {
     }
 
     async fn send(&self, builder: reqwest::RequestBuilder) -> Result<reqwest::Response> {
-        builder.send().await.map_err(|e| connection_error(&e))
+        let response = builder.send().await.map_err(|e| connection_error(&e))?;
+        let version = if response.version() == http::Version::HTTP_2 { 2 } else { 1 };
+        self.version.store(version, Ordering::Relaxed);
+        Ok(response)
     }
 
     /// The protocol the last answer came in.
     pub fn protocol(&self) -> String {
         let tls = if self.base.starts_with("https://") { " + TLS" } else { "" };
-        format!("HTTP/1.1{tls}")
+        let version = if self.version.load(Ordering::Relaxed) == 2 { "HTTP/2" } else { "HTTP/1.1" };
+        format!("{version}{tls}")
     }
 
     pub fn connections(&self) -> u64 {

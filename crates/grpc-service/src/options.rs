@@ -86,7 +86,7 @@ pub struct ServiceArgs {
     /// Calls per client per round.
     #[arg(long, value_name = "N", default_value = "1000")]
     pub requests: String,
-    /// gRPC channels the clients share (HTTP/1.1 opens what it needs, and that is counted).
+    /// gRPC channels the clients share (HTTP/JSON opens what it needs, HTTP/1.1 or HTTP/2 as the server offers, and that is counted).
     #[arg(long, value_name = "N", default_value = "1")]
     pub conns: String,
     /// Threads the client runs on (default: half the CPUs, at least one).

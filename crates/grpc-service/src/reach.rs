@@ -15,7 +15,7 @@ pub struct Reach {
     pub identity: Option<(PathBuf, PathBuf)>,
     /// `name: value`, sent as gRPC metadata and as HTTP headers.
     pub headers: Vec<(String, String)>,
-    /// gRPC channels shared by the clients (HTTP/1.1 opens what it needs).
+    /// gRPC channels shared by the clients (HTTP/JSON opens what it needs).
     pub conns: u32,
 }
 
