@@ -163,7 +163,10 @@ fn bad_input_is_one_sentence_and_exit_2() {
             &["--method", "etcdserverpb.KV/Put", "--cleanup-method", "etcdserverpb.KV/Delete"],
             "--cleanup-method etcdserverpb.KV/Delete: no such method; did you mean",
         ),
-        (&["--method", "etcdserverpb.Watch/Watch"], "a client-streaming or bidi method"),
+        (
+            &["--method", "etcdserverpb.Watch/Watch"],
+            "is bidi, which an HTTP rule does not carry: use --http-mapping connect",
+        ),
         (&["--method", ""], "--method is missing: give the method to call as pkg.Service/Method"),
         (
             &["--method", "etcdserverpb.KV/Put", "--http-endpoint", "http://127.0.0.1:1"],

@@ -73,3 +73,68 @@ fn a_line_that_does_not_fit_the_request_is_named_before_anything_is_sent() {
     assert_eq!(sorted(&server.stats()["keys"]), [json!("p/0").to_string(), json!("p/1").to_string()]);
     assert!(report["config"]["data"].as_str().unwrap().contains("\"key\": \"p/{{seq}}\""), "{report}");
 }
+
+#[test]
+fn a_client_stream_sends_every_message_over_grpc_and_connect_and_the_server_counts_them() {
+    let server = ConnectServer::start();
+    // Three messages a call, each key its own: the stream's messages are the array's elements.
+    let data = r#"[{"key":"{{transport}}/{{seq}}/a","value":"eA=="},{"key":"{{transport}}/{{seq}}/b","value":"eA=="},{"key":"{{transport}}/{{seq}}/c","value":"eA=="}]"#;
+    let shape = ["--clients", "2", "--requests", "3", "--iterations", "2", "--warmup=false"];
+    let (output, report) =
+        grpc_run(&server, &[&["--method", "demo.v1.Store/PutMany", "--data", data][..], &shape].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (clients, requests, rounds, per_call) = (2u64, 3u64, 2u64, 3u64);
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
+    }
+    // Per protocol: the check's call 0 and every round's, each a stream of three.
+    let calls = 1 + rounds * clients * requests;
+    let stats = server.stats();
+    for protocol in ["grpc", "connect"] {
+        assert_eq!(stats["calls"][protocol], calls, "{stats}");
+        assert_eq!(stats["messages"][protocol], calls * per_call, "{stats}");
+    }
+    // Keys: 2 transports x 6 call numbers x 3 messages (a round's calls put the same keys).
+    assert_eq!(stats["keys"].as_array().unwrap().len() as u64, 2 * clients * requests * per_call, "{stats}");
+    // An HTTP rule carries a client stream as grpc-gateway does: a message a line.
+    let descriptors = server.descriptors.path().to_str().unwrap();
+    let endpoints = ["--grpc-endpoint", &server.grpc, "--http-endpoint", &server.http, "--descriptor-set", descriptors];
+    let rule = ["grpc", "run", "--method", "demo.v1.Store/PutMany", "--data", data, "--http-path", "POST /v1/putmany"];
+    let output = common::run(&[&rule[..], &endpoints, &shape, &["--transports", "http-json"]].concat(), &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stats = server.stats();
+    assert_eq!(stats["calls"]["gateway"], rounds * clients * requests, "{stats}");
+    assert_eq!(stats["messages"]["gateway"], rounds * clients * requests * per_call, "{stats}");
+}
+
+#[test]
+fn a_bidi_stream_goes_over_grpc_and_connect_over_http2_and_every_message_is_answered() {
+    let server = ConnectServer::start();
+    let data = r#"[{"key":"e/{{seq}}/1","value":"eA=="},{"key":"e/{{seq}}/2","value":"eHg="}]"#;
+    // Connect carries bidi over HTTP/2: the h2c port, which speaks Connect's protocol too.
+    let shape = ["--clients", "2", "--requests", "4", "--iterations", "2", "--warmup=false"];
+    let args = [&["--method", "demo.v1.Store/Echo", "--data", data][..], &shape].concat();
+    let (output, report) = connect::grpc_run_at(&server, &server.grpc, &args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (clients, requests, rounds, per_call) = (2u64, 4u64, 2u64, 2u64);
+    let transports = report["transports"].as_array().unwrap();
+    assert_eq!(transports.len(), 2, "{report}");
+    for t in transports {
+        assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
+        assert_eq!(t["protocol"].as_str().unwrap(), "HTTP/2", "{t}");
+    }
+    let calls = 1 + rounds * clients * requests;
+    let stats = server.stats();
+    for protocol in ["grpc", "connect"] {
+        assert_eq!(stats["calls"][protocol], calls, "{stats}");
+        assert_eq!(stats["messages"][protocol], calls * per_call, "{stats}");
+    }
+    // Over an HTTP rule (here, --http-path) a bidi method is refused in one sentence.
+    let descriptors = server.descriptors.path().to_str().unwrap();
+    let endpoints = ["--grpc-endpoint", &server.grpc, "--descriptor-set", descriptors];
+    let rule = ["grpc", "run", "--method", "demo.v1.Store/Echo", "--data", data, "--http-path", "POST /echo"];
+    let output = common::run(&[&rule[..], &endpoints].concat(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is bidi, which an HTTP rule does not carry: use --http-mapping connect"), "{stderr}");
+}

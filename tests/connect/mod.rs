@@ -74,8 +74,13 @@ impl Drop for ConnectServer {
 }
 
 pub fn grpc_run(server: &ConnectServer, extra: &[&str]) -> (std::process::Output, Value) {
+    grpc_run_at(server, &server.http, extra)
+}
+
+/// `grpc run` with HTTP/JSON sent to `http` (the h2c port for Connect over HTTP/2).
+pub fn grpc_run_at(server: &ConnectServer, http: &str, extra: &[&str]) -> (std::process::Output, Value) {
     let descriptors = server.descriptors.path().to_str().unwrap();
-    let base = ["grpc", "run", "--grpc-endpoint", &server.grpc, "--http-endpoint", &server.http];
+    let base = ["grpc", "run", "--grpc-endpoint", &server.grpc, "--http-endpoint", http];
     let args = [&base[..], &["--http-mapping", "connect", "--format", "json"], extra].concat();
     let args = [&args[..], &["--descriptor-set", descriptors]].concat();
     let output = run(&args, &[]);

@@ -11,11 +11,14 @@ pub enum Caller {
 }
 
 impl Caller {
-    /// One call, with its own headers (`CallHeaders`) over those every call carries.
-    pub async fn call(&self, request: &DynamicMessage, headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+    /// One call of `messages` (a unary or server-streaming method's one
+    /// request, or a client or bidi stream's), with its own headers
+    /// (`CallHeaders`) over those every call carries: its answers, when the
+    /// stream completes.
+    pub async fn call(&self, messages: &[DynamicMessage], headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         match self {
-            Caller::Grpc(grpc) => grpc.call(request, headers).await,
-            Caller::Http(http) => http.call(request, headers).await,
+            Caller::Grpc(grpc) => grpc.call(messages, headers).await,
+            Caller::Http(http) => http.call(messages, headers).await,
         }
     }
 

@@ -76,15 +76,6 @@ impl GrpcRunArgs {
         let method = crate::method::find(&pool, &s.method).map_err(|e| error("method", e))?;
         let call_headers = CallHeaders::new(&mut reach.headers, &method).map_err(|m| error("header", m))?;
         let sign_in = SignIn::of(s, &reach, &schedule.transports)?;
-        if method.is_client_streaming() {
-            return fail(
-                "method",
-                format!(
-                    "--method {}: a client-streaming or bidi method; grpc run calls unary and server-streaming methods",
-                    s.method.trim()
-                ),
-            );
-        }
         let data = text_or_file(&s.data, "--data").map_err(|m| error("data", m))?;
         let template = request(&method, &data, "data")?;
         // A file of many requests is named, not copied into the report.
@@ -96,6 +87,16 @@ impl GrpcRunArgs {
         let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         let over_http = schedule.transports.contains(&TransportKind::Json);
         let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
+        if method.is_client_streaming() && method.is_server_streaming() && matches!(mapping, Some(Mapping::Rule { .. }))
+        {
+            return fail(
+                "http_mapping",
+                format!(
+                    "--method {} is bidi, which an HTTP rule does not carry: use --http-mapping connect (Connect's protocol, over HTTP/2), or run it over gRPC alone with --transports grpc",
+                    s.method.trim()
+                ),
+            );
+        }
         let ignore_fields: Vec<String> = s.ignore_fields.iter().map(|f| f.trim().to_string()).collect();
         crate::compare::check_ignored(&method.output(), &ignore_fields).map_err(|m| error("ignore_field", m))?;
         let cleanup_call = match s.cleanup_method.trim() {
@@ -200,7 +201,7 @@ fn request(method: &MethodDescriptor, data: &Data, field: &'static str) -> Resul
     // Each line is checked before anything is sent: line `seq` is call `seq`'s.
     for seq in 0..template.lines() as u64 {
         let call = Call { seq, client: 0, run: "run-id", transport: "grpc", round: 0 };
-        template.message(&method.input(), call).map_err(said)?;
+        template.messages(method, call).map_err(said)?;
     }
     Ok(template)
 }
@@ -216,7 +217,7 @@ fn mapping(s: &ServiceArgs, method: &MethodDescriptor) -> Result<Mapping, Config
             None => fail(
                 "http_path",
                 format!(
-                    "{}/{} has no google.api.http rule in its .proto: give one with --http-path \"POST /path\", or use --http-mapping connect",
+                    "{}/{} has no google.api.http rule in its .proto: give one with --http-path \"POST /path\", use --http-mapping connect, or run it over gRPC alone with --transports grpc",
                     method.parent_service().full_name(),
                     method.name()
                 ),

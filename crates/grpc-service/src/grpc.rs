@@ -57,21 +57,32 @@ impl GrpcCaller {
         self.channels[self.next.fetch_add(1, Ordering::Relaxed) % self.channels.len()].clone()
     }
 
-    /// One call: its answer (a unary method's one message, a streaming
-    /// method's every message).
-    pub async fn call(&self, request: &DynamicMessage, own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+    /// One call of `requests` (one, or a client or bidi stream's): its
+    /// answer (a unary method's one message, a streaming method's every
+    /// message), once the stream completes.
+    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
         let decoder = DynamicCodec(self.method.output());
         let headers = crate::call_headers::merged(&self.headers, own);
-        if !self.method.is_server_streaming() {
-            let answer = unary(self.channel(), self.path.as_str(), &headers, frame(request), decoder).await;
+        let (streams_in, streams_out) = (self.method.is_client_streaming(), self.method.is_server_streaming());
+        if !streams_in && !streams_out {
+            let answer = unary(self.channel(), self.path.as_str(), &headers, frame(&requests[0]), decoder).await;
             return answer.map(|m| vec![m]).map_err(|e| self.unary_error(e));
         }
         let mut grpc = tonic::client::Grpc::new(self.channel());
         grpc.ready().await.map_err(|e| ServiceError::Connection(format!("the gRPC connection failed: {e}")))?;
-        let mut call = tonic::Request::new(request.clone());
-        *call.metadata_mut() = tonic::metadata::MetadataMap::from_headers(headers.into_owned());
-        let mut stream =
-            grpc.server_streaming(call, self.path.clone(), decoder).await.map_err(|s| status_error(&s))?.into_inner();
+        let metadata = tonic::metadata::MetadataMap::from_headers(headers.into_owned());
+        let path = self.path.clone();
+        let mut stream = match (streams_in, streams_out) {
+            (false, _) => grpc.server_streaming(with(metadata, requests[0].clone()), path, decoder).await,
+            (true, false) => {
+                let sent = with(metadata, tokio_stream::iter(requests.to_vec()));
+                let answer = grpc.client_streaming(sent, path, decoder).await.map_err(|s| status_error(&s))?;
+                return Ok(vec![answer.into_inner()]);
+            }
+            (true, true) => grpc.streaming(with(metadata, tokio_stream::iter(requests.to_vec())), path, decoder).await,
+        }
+        .map_err(|s| status_error(&s))?
+        .into_inner();
         let mut messages = Vec::new();
         while let Some(message) = stream.message().await.map_err(|s| status_error(&s))? {
             messages.push(message);
@@ -99,6 +110,11 @@ impl GrpcCaller {
     pub fn connections(&self) -> u64 {
         self.connections.opened.load(Ordering::Relaxed)
     }
+}
+
+/// A request of `body` carrying `metadata`.
+fn with<T>(metadata: tonic::metadata::MetadataMap, body: T) -> tonic::Request<T> {
+    tonic::Request::from_parts(metadata, Default::default(), body)
 }
 
 fn unreachable(url: &str, cause: &str) -> ServiceError {

@@ -21,6 +21,8 @@ pub struct HttpCaller {
     mapping: Mapping,
     response: MessageDescriptor,
     streaming: bool,
+    /// A client-streaming or bidi method: a call sends many messages.
+    client_streaming: bool,
     headers: http::HeaderMap,
     connections: CountConnections,
     /// The HTTP version the last answer came in (ALPN picks HTTP/2 over TLS
@@ -48,6 +50,11 @@ impl HttpCaller {
             })?;
             builder = builder.tls_certs_only([ca]);
         }
+        // Connect carries a bidi stream over HTTP/2 only: h2c to an http:// endpoint.
+        let bidi = method.is_client_streaming() && method.is_server_streaming();
+        if bidi && reach.http_endpoint.starts_with("http://") {
+            builder = builder.http2_prior_knowledge();
+        }
         if let Some((cert, key)) = &trust.identity {
             let identity = reqwest::Identity::from_pem(&[cert.as_slice(), key.as_slice()].concat()).map_err(|e| {
                 ServiceError::Own {
@@ -67,6 +74,7 @@ impl HttpCaller {
             mapping,
             response: method.output(),
             streaming: method.is_server_streaming(),
+            client_streaming: method.is_client_streaming(),
             headers: reach.header_map()?,
             connections,
             version: Default::default(),
@@ -106,15 +114,24 @@ impl HttpCaller {
         &self.mapping
     }
 
-    /// One call: its answer (a unary method's one message, a streaming
-    /// method's every message).
-    pub async fn call(&self, request: &DynamicMessage, own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
-        let call = self.mapping.call(request)?;
+    /// One call of `requests` (one, or a client or bidi stream's): its
+    /// answer (a unary method's one message, a streaming method's every
+    /// message). A client stream goes as Connect's envelopes, or (an HTTP
+    /// rule, as grpc-gateway takes it) as newline-delimited JSON; its path
+    /// is the first message's.
+    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+        let mut call = self.mapping.call(&requests[0])?;
+        if self.client_streaming {
+            let bodies: Result<Vec<String>> =
+                requests.iter().map(|m| Ok(self.mapping.call(m)?.body.unwrap_or_else(|| "{}".into()))).collect();
+            call.bodies = bodies?;
+        }
         let headers = crate::call_headers::merged(&self.headers, own);
         if let Mapping::Connect { .. } = self.mapping {
             return self.connect_call(&call, &headers).await;
         }
-        let response = self.send(self.request(&call, "application/json", &headers)).await?;
+        let content_type = if self.client_streaming { "application/x-ndjson" } else { "application/json" };
+        let response = self.send(self.request(&call, content_type, &headers)).await?;
         let status = response.status();
         let text = response.text().await.map_err(|e| connection_error(&e))?;
         if !status.is_success() {
@@ -143,7 +160,11 @@ impl HttpCaller {
     fn request(&self, call: &HttpCall, content_type: &str, headers: &http::HeaderMap) -> reqwest::RequestBuilder {
         let url = format!("{}{}", self.base, call.path_and_query);
         let mut builder = self.client.request(call.verb.clone(), url).headers(headers.clone());
-        if let Some(body) = &call.body {
+        if !call.bodies.is_empty() {
+            // A client stream: a message a line.
+            let lines: String = call.bodies.iter().map(|b| format!("{b}\n")).collect();
+            builder = builder.header("content-type", content_type).body(lines);
+        } else if let Some(body) = &call.body {
             builder = builder.header("content-type", content_type).body(body.clone());
         }
         builder

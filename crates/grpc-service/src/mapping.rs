@@ -36,6 +36,8 @@ pub struct HttpCall {
     pub verb: http::Method,
     pub path_and_query: String,
     pub body: Option<String>,
+    /// A client stream's messages' bodies, in order (empty: `body` alone).
+    pub bodies: Vec<String>,
 }
 
 impl Mapping {
@@ -119,9 +121,12 @@ impl Mapping {
     /// The HTTP request that carries `message`.
     pub fn call(&self, message: &DynamicMessage) -> Result<HttpCall> {
         match self {
-            Mapping::Connect { path } => {
-                Ok(HttpCall { verb: http::Method::POST, path_and_query: path.clone(), body: Some(json(message)?) })
-            }
+            Mapping::Connect { path } => Ok(HttpCall {
+                verb: http::Method::POST,
+                path_and_query: path.clone(),
+                body: Some(json(message)?),
+                bodies: Vec::new(),
+            }),
             Mapping::Rule { verb, path, body, .. } => {
                 let (mut path_and_query, bound) = path.expand(message)?;
                 // The fields the path bound are left out of the rest (a
@@ -157,7 +162,7 @@ impl Mapping {
                     path_and_query.push('?');
                     path_and_query.push_str(&query);
                 }
-                Ok(HttpCall { verb: verb.clone(), path_and_query, body: body_json })
+                Ok(HttpCall { verb: verb.clone(), path_and_query, body: body_json, bodies: Vec::new() })
             }
         }
     }

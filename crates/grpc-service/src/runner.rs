@@ -185,9 +185,10 @@ impl ServiceRunner {
         let mut answers = Vec::new();
         for (kind, caller) in &self.callers {
             let call = Call { seq: 0, client: 0, run: &self.run_id, transport: kind.name(), round: 0 };
-            let message = self.config.calling.request.message(&self.config.calling.method.input(), call)?;
-            let headers = with_token(self.config.call_headers.of(call, Some(&message))?, self.auth.as_deref()).await?;
-            let answer = caller.call(&message, &headers).await.map_err(|e| match e {
+            let messages = self.config.calling.request.messages(&self.config.calling.method, call)?;
+            let headers =
+                with_token(self.config.call_headers.of(call, messages.first())?, self.auth.as_deref()).await?;
+            let answer = caller.call(&messages, &headers).await.map_err(|e| match e {
                 ServiceError::Server { kind: code, message } => {
                     ServiceError::Server { kind: code, message: format!("{message} (over {})", kind.name()) }
                 }
@@ -229,10 +230,10 @@ impl ServiceRunner {
         self.outlet.emit(RunEvent::Phase(Phase::CleaningUp)).await;
         let call = Call { seq: 0, client: 0, run: &self.run_id, transport: TransportKind::Grpc.name(), round: 0 };
         let calling = async {
-            let message = cleanup.request.message(&cleanup.method.input(), call)?;
+            let messages = cleanup.request.messages(&cleanup.method, call)?;
             // The cleanup method's request is not the run's: no routing of the run's method.
             let headers = with_token(self.config.call_headers.of(call, None)?, self.auth.as_deref()).await?;
-            cleaner.call(&message, &headers).await
+            cleaner.call(&messages, &headers).await
         };
         let error = match tokio::time::timeout(Duration::from_secs(60), calling).await {
             Ok(Ok(_)) => None,

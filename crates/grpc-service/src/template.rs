@@ -124,6 +124,35 @@ impl Template {
     }
 }
 
+impl Template {
+    /// Call `call`'s messages for `method`: its one request, or for a
+    /// client-streaming or bidi method the stream's messages, each element
+    /// of the JSON array it renders to (one object is a stream of one), as
+    /// ghz takes them.
+    pub fn messages(&self, method: &prost_reflect::MethodDescriptor, call: Call) -> Result<Vec<DynamicMessage>> {
+        let input = method.input();
+        if !method.is_client_streaming() {
+            return Ok(vec![self.message(&input, call)?]);
+        }
+        let line = match self.lines.len() {
+            1 => String::new(),
+            lines => format!(" line {}", call.seq % lines as u64 + 1),
+        };
+        let bad =
+            |what: String| ServiceError::Own { kind: crate::error::INPUT, message: format!("--data{line} {what}") };
+        let items = match serde_json::from_str(&self.render(call)) {
+            Ok(serde_json::Value::Array(items)) => items,
+            Ok(one) => vec![one],
+            Err(e) => return Err(bad(format!("is not valid JSON: {}", plain(&e.to_string())))),
+        };
+        let parsed = items.iter().enumerate().map(|(n, item)| {
+            parse_message(&input, &item.to_string())
+                .map_err(|why| bad(format!("message {} does not fit {}: {why}", n + 1, input.full_name())))
+        });
+        parsed.collect()
+    }
+}
+
 /// JSON as `descriptor`'s message; the error names the field it is about.
 pub fn parse_message(descriptor: &MessageDescriptor, json: &str) -> std::result::Result<DynamicMessage, String> {
     let mut deserializer = serde_json::Deserializer::from_str(json);

@@ -15,8 +15,7 @@ const END_STREAM: u8 = 2;
 
 impl HttpCaller {
     pub(super) async fn connect_call(&self, call: &HttpCall, headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
-        let json = call.body.clone().unwrap_or_else(|| "{}".into());
-        if !self.streaming {
+        if !self.streaming && !self.client_streaming {
             let request = self.request(call, "application/json", headers).header("connect-protocol-version", "1");
             let response = self.send(request).await?;
             let status = response.status();
@@ -29,10 +28,15 @@ impl HttpCaller {
                 .map_err(|_| ServiceError::Protocol(format!("the Connect answer is not JSON: {text:.160}")))?;
             return Ok(vec![decode(&self.response, answer)?]);
         }
-        let mut envelope = Vec::with_capacity(5 + json.len());
-        envelope.put_u8(0);
-        envelope.put_u32(json.len() as u32);
-        envelope.extend_from_slice(json.as_bytes());
+        // A server stream's one request, or a client stream's every message, enveloped.
+        let one = [call.body.clone().unwrap_or_else(|| "{}".into())];
+        let bodies = if call.bodies.is_empty() { &one[..] } else { &call.bodies[..] };
+        let mut envelope = Vec::with_capacity(bodies.iter().map(|b| 5 + b.len()).sum());
+        for json in bodies {
+            envelope.put_u8(0);
+            envelope.put_u32(json.len() as u32);
+            envelope.extend_from_slice(json.as_bytes());
+        }
         let url = format!("{}{}", self.base, call.path_and_query);
         let request = self
             .client

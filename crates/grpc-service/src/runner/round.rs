@@ -18,7 +18,7 @@ use engine::events::{RoundDone, RunEvent};
 use engine::open_loop::PacedRound;
 use engine::plan::TransportKind;
 use http::HeaderMap;
-use prost_reflect::{DynamicMessage, MessageDescriptor};
+use prost_reflect::{DynamicMessage, MethodDescriptor};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -26,24 +26,25 @@ use std::time::Instant;
 /// template's call `seq`; and each call's own headers.
 #[derive(Clone)]
 struct Requests {
-    fixed: Option<Arc<DynamicMessage>>,
+    fixed: Option<Arc<Vec<DynamicMessage>>>,
     template: Arc<crate::template::Template>,
     headers: Arc<CallHeaders>,
-    input: MessageDescriptor,
+    method: MethodDescriptor,
     run: Arc<str>,
     transport: &'static str,
     round: u32,
 }
 
 impl Requests {
-    fn message(&self, seq: u64, client: u32) -> Result<(Arc<DynamicMessage>, HeaderMap), ServiceError> {
+    /// Call `seq`'s messages (one, or a stream's) and its own headers.
+    fn message(&self, seq: u64, client: u32) -> Result<(Arc<Vec<DynamicMessage>>, HeaderMap), ServiceError> {
         let call = Call { seq, client, run: &self.run, transport: self.transport, round: self.round };
-        let message = match &self.fixed {
-            Some(message) => message.clone(),
-            None => Arc::new(self.template.message(&self.input, call)?),
+        let messages = match &self.fixed {
+            Some(messages) => messages.clone(),
+            None => Arc::new(self.template.messages(&self.method, call)?),
         };
-        let headers = self.headers.of(call, Some(&message))?;
-        Ok((message, headers))
+        let headers = self.headers.of(call, messages.first())?;
+        Ok((messages, headers))
     }
 }
 
@@ -51,15 +52,15 @@ impl ServiceRunner {
     /// The requests of `kind`'s round (`None`: the warmup, round 0 to `{{round}}`).
     fn requests(&self, kind: TransportKind, round: Option<u32>) -> Requests {
         let (calling, run) = (&self.config.calling, &self.run_id);
-        let (input, transport, round) = (calling.method.input(), kind.name(), round.map_or(0, |r| r + 1));
+        let (method, transport, round) = (calling.method.clone(), kind.name(), round.map_or(0, |r| r + 1));
         let call = Call { seq: 0, client: 0, run, transport, round };
         // Checked when the flags were: a fixed request builds.
-        let fixed = calling.request.is_fixed().then(|| calling.request.message(&input, call).ok()).flatten();
+        let fixed = calling.request.is_fixed().then(|| calling.request.messages(&method, call).ok()).flatten();
         Requests {
             fixed: fixed.map(Arc::new),
             template: Arc::new(calling.request.clone()),
             headers: Arc::new(self.config.call_headers.clone()),
-            input,
+            method,
             run: run.as_str().into(),
             transport,
             round,
@@ -156,9 +157,9 @@ impl ServiceRunner {
             let sampler = sampler.as_ref().filter(|s| s.wants(seq)).cloned();
             let auth = auth.clone();
             async move {
-                let (message, headers) = message?;
+                let (messages, headers) = message?;
                 let headers = with_token(headers, auth.as_deref()).await?;
-                let answer = caller.call(&message, &headers).await.inspect_err(|e| refused(e, auth.as_deref()))?;
+                let answer = caller.call(&messages, &headers).await.inspect_err(|e| refused(e, auth.as_deref()))?;
                 if let Some(sampler) = sampler {
                     sampler.keep(seq, answer);
                 }
