@@ -163,10 +163,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
             &["--method", "etcdserverpb.KV/Put", "--cleanup-method", "etcdserverpb.KV/Delete"],
             "--cleanup-method etcdserverpb.KV/Delete: no such method; did you mean",
         ),
-        (
-            &["--method", "etcdserverpb.Watch/Watch"],
-            "is bidi, which an HTTP rule does not carry: use --http-mapping connect",
-        ),
+        (&["--method", "etcdserverpb.Watch/Watch"], "is bidi, which an HTTP rule does not carry: use --http-mapping"),
         (&["--method", ""], "--method is missing: give the method to call as pkg.Service/Method"),
         (
             &["--method", "etcdserverpb.KV/Put", "--http-endpoint", "http://127.0.0.1:1"],
@@ -384,8 +381,7 @@ fn mutual_tls_on_both_transports_with_certificates_made_here() {
     assert!(output.status.success(), "{}", stderr(&output));
     let transports = report["transports"].as_array().unwrap();
     let protocols: Vec<&str> = transports.iter().map(|t| t["protocol"].as_str().unwrap()).collect();
-    // etcd offers HTTP/2 by ALPN over TLS, and the HTTP client takes it (as
-    // it would a Google front end's): the report says what the answers came in.
+    // etcd offers HTTP/2 by ALPN over TLS, and the HTTP client takes it, as the report says.
     assert_eq!(protocols, ["HTTP/2 + TLS", "HTTP/2 + TLS"], "{report}");
     assert!(transports.iter().all(|t| t["ops"] == 2 * 5), "{report}");
     // 2 clients x 5 calls: keys tls/0 to tls/9, the same ten from both transports.

@@ -122,6 +122,13 @@ fn a_bidi_stream_goes_over_grpc_and_connect_over_http2_and_every_message_is_answ
     for t in transports {
         assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
         assert_eq!(t["protocol"].as_str().unwrap(), "HTTP/2", "{t}");
+        // Every answer of every timed call, each from its call's start: two a call.
+        assert_eq!(t["messages"].as_u64(), Some(rounds * clients * requests * per_call), "{t}");
+        let (p50, p99) =
+            (t["message_latency"]["p50_ms"].as_f64().unwrap(), t["message_latency"]["p99_ms"].as_f64().unwrap());
+        assert!(p50 > 0.0 && p99 >= p50, "{t}");
+        // An answer arrives within its call: no answer is timed past the call's own p99.9.
+        assert!(p99 <= t["latency"]["p999_ms"].as_f64().unwrap() * 1.01, "{t}");
     }
     let calls = 1 + rounds * clients * requests;
     let stats = server.stats();

@@ -61,6 +61,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 wire_sent_bytes: 80_000 * sent,
                 wire_received_bytes: 80_000 * received,
                 latency,
+                message_latency: latency_histogram(),
                 span: Default::default(),
                 paced: None,
                 sampled: None,

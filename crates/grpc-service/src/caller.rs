@@ -5,6 +5,20 @@ use crate::grpc::GrpcCaller;
 use crate::http::HttpCaller;
 use prost_reflect::DynamicMessage;
 
+/// A call's answers, and when each arrived from the call's start (timed
+/// for streamed answers; a unary answer's is the call's latency).
+#[derive(Debug, Default)]
+pub struct Answered {
+    pub messages: Vec<DynamicMessage>,
+    pub arrivals: Vec<std::time::Duration>,
+}
+
+impl Answered {
+    pub fn one(message: DynamicMessage) -> Answered {
+        Answered { messages: vec![message], arrivals: Vec::new() }
+    }
+}
+
 pub enum Caller {
     Grpc(GrpcCaller),
     Http(HttpCaller),
@@ -15,7 +29,7 @@ impl Caller {
     /// request, or a client or bidi stream's), with its own headers
     /// (`CallHeaders`) over those every call carries: its answers, when the
     /// stream completes.
-    pub async fn call(&self, messages: &[DynamicMessage], headers: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+    pub async fn call(&self, messages: &[DynamicMessage], headers: &http::HeaderMap) -> Result<Answered> {
         match self {
             Caller::Grpc(grpc) => grpc.call(messages, headers).await,
             Caller::Http(http) => http.call(messages, headers).await,

@@ -87,16 +87,7 @@ impl GrpcRunArgs {
         let requests = engine::plan::requests_per_client(&schedule, clients, requests, given, &mut notes);
         let over_http = schedule.transports.contains(&TransportKind::Json);
         let mapping = if over_http { Some(mapping(s, &method)?) } else { None };
-        if method.is_client_streaming() && method.is_server_streaming() && matches!(mapping, Some(Mapping::Rule { .. }))
-        {
-            return fail(
-                "http_mapping",
-                format!(
-                    "--method {} is bidi, which an HTTP rule does not carry: use --http-mapping connect (Connect's protocol, over HTTP/2), or run it over gRPC alone with --transports grpc",
-                    s.method.trim()
-                ),
-            );
-        }
+        bidi_over_a_rule(&method, mapping.as_ref())?;
         let ignore_fields: Vec<String> = s.ignore_fields.iter().map(|f| f.trim().to_string()).collect();
         crate::compare::check_ignored(&method.output(), &ignore_fields).map_err(|m| error("ignore_field", m))?;
         let cleanup_call = match s.cleanup_method.trim() {
@@ -134,6 +125,22 @@ impl GrpcRunArgs {
             notes,
         })
     }
+}
+
+/// A bidi stream has no form under an HTTP rule: said, with what runs it.
+fn bidi_over_a_rule(method: &MethodDescriptor, mapping: Option<&Mapping>) -> Result<(), ConfigError> {
+    let bidi = method.is_client_streaming() && method.is_server_streaming();
+    if !bidi || !matches!(mapping, Some(Mapping::Rule { .. })) {
+        return Ok(());
+    }
+    fail(
+        "http_mapping",
+        format!(
+            "--method {}/{} is bidi, which an HTTP rule does not carry: use --http-mapping connect (Connect's protocol, over HTTP/2), or run it over gRPC alone with --transports grpc",
+            method.parent_service().full_name(),
+            method.name()
+        ),
+    )
 }
 
 fn error(field: &'static str, message: impl ToString) -> ConfigError {

@@ -3,6 +3,7 @@
 //! sends them), server-streaming ones through tonic with a codec that
 //! decodes each message as the method's response.
 
+use crate::caller::Answered;
 use crate::error::{Result, ServiceError};
 use crate::reach::Reach;
 use prost_reflect::{DynamicMessage, MessageDescriptor, MethodDescriptor};
@@ -60,13 +61,14 @@ impl GrpcCaller {
     /// One call of `requests` (one, or a client or bidi stream's): its
     /// answer (a unary method's one message, a streaming method's every
     /// message), once the stream completes.
-    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Answered> {
+        let started = std::time::Instant::now();
         let decoder = DynamicCodec(self.method.output());
         let headers = crate::call_headers::merged(&self.headers, own);
         let (streams_in, streams_out) = (self.method.is_client_streaming(), self.method.is_server_streaming());
         if !streams_in && !streams_out {
             let answer = unary(self.channel(), self.path.as_str(), &headers, frame(&requests[0]), decoder).await;
-            return answer.map(|m| vec![m]).map_err(|e| self.unary_error(e));
+            return answer.map(Answered::one).map_err(|e| self.unary_error(e));
         }
         let mut grpc = tonic::client::Grpc::new(self.channel());
         grpc.ready().await.map_err(|e| ServiceError::Connection(format!("the gRPC connection failed: {e}")))?;
@@ -77,17 +79,18 @@ impl GrpcCaller {
             (true, false) => {
                 let sent = with(metadata, tokio_stream::iter(requests.to_vec()));
                 let answer = grpc.client_streaming(sent, path, decoder).await.map_err(|s| status_error(&s))?;
-                return Ok(vec![answer.into_inner()]);
+                return Ok(Answered::one(answer.into_inner()));
             }
             (true, true) => grpc.streaming(with(metadata, tokio_stream::iter(requests.to_vec())), path, decoder).await,
         }
         .map_err(|s| status_error(&s))?
         .into_inner();
-        let mut messages = Vec::new();
+        let mut answered = Answered::default();
         while let Some(message) = stream.message().await.map_err(|s| status_error(&s))? {
-            messages.push(message);
+            answered.messages.push(message);
+            answered.arrivals.push(started.elapsed());
         }
-        Ok(messages)
+        Ok(answered)
     }
 
     fn unary_error(&self, error: UnaryError) -> ServiceError {

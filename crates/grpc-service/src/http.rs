@@ -4,6 +4,7 @@
 //! newline-delimited `{"result": ...}` objects, or Connect's enveloped
 //! JSON messages ending with an end-of-stream one.
 
+use crate::caller::Answered;
 use crate::error::{Result, ServiceError};
 use crate::mapping::{HttpCall, Mapping};
 use crate::reach::Reach;
@@ -119,7 +120,7 @@ impl HttpCaller {
     /// message). A client stream goes as Connect's envelopes, or (an HTTP
     /// rule, as grpc-gateway takes it) as newline-delimited JSON; its path
     /// is the first message's.
-    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Vec<DynamicMessage>> {
+    pub async fn call(&self, requests: &[DynamicMessage], own: &http::HeaderMap) -> Result<Answered> {
         let mut call = self.mapping.call(&requests[0])?;
         if self.client_streaming {
             let bodies: Result<Vec<String>> =
@@ -140,10 +141,10 @@ impl HttpCaller {
         if !self.streaming {
             if !self.mapping.has_response_body() {
                 // Straight from the text to the message: every call comes here.
-                return Ok(vec![decode_text(&self.response, &text, || not_json(&call, status, &text))?]);
+                return Ok(Answered::one(decode_text(&self.response, &text, || not_json(&call, status, &text))?));
             }
             let json = serde_json::from_str(&text).map_err(|_| not_json(&call, status, &text))?;
-            return Ok(vec![decode(&self.response, self.mapping.response_json(json))?]);
+            return Ok(Answered::one(decode(&self.response, self.mapping.response_json(json))?));
         }
         let mut messages = Vec::new();
         for line in serde_json::Deserializer::from_str(&text).into_iter::<Value>() {
@@ -154,7 +155,7 @@ impl HttpCaller {
             let result = line.get_mut("result").map(Value::take).unwrap_or(line);
             messages.push(decode(&self.response, self.mapping.response_json(result))?);
         }
-        Ok(messages)
+        Ok(Answered { messages, arrivals: Vec::new() })
     }
 
     fn request(&self, call: &HttpCall, content_type: &str, headers: &http::HeaderMap) -> reqwest::RequestBuilder {

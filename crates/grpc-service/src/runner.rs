@@ -197,7 +197,7 @@ impl ServiceRunner {
             // The socket an HTTP client opened for the check is the
             // transport's (its rounds reuse it), not the tool's.
             self.wire.claim(Owner::Transport(*kind));
-            answers.push((*kind, answer));
+            answers.push((*kind, answer.messages));
         }
         let answer = |kind| answers.iter().find(|(k, _)| *k == kind).map(|(_, a)| a);
         let (Some(grpc), Some(http)) = (answer(TransportKind::Grpc), answer(TransportKind::Json)) else {

@@ -35,6 +35,15 @@ pub struct CallRound {
         with = "crate::histogram::as_text"
     )]
     pub latency: Histogram<u64>,
+    /// A bidi stream's answers, each from the call's start (when its whole
+    /// stream is sent) to its arrival, µs; empty for other calls.
+    #[serde(
+        rename = "message_latency_histogram",
+        default = "crate::open_loop::latency_histogram",
+        with = "crate::histogram::as_text",
+        skip_serializing_if = "Histogram::is_empty"
+    )]
+    pub message_latency: Histogram<u64>,
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]
     pub span: crate::timeline::Span,
@@ -66,6 +75,7 @@ impl crate::folded::Folds for CallRound {
         self.wire_sent_bytes += later.wire_sent_bytes;
         self.wire_received_bytes += later.wire_received_bytes;
         let _ = self.latency.add(&later.latency);
+        let _ = self.message_latency.add(&later.message_latency);
         (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
         self.paced = crate::folded::joined(self.paced.take(), later.paced, |a, b| a.absorb(b));
         self.sampled = crate::folded::joined(self.sampled.take(), later.sampled, |a, b| a.absorb(&b));
@@ -137,6 +147,13 @@ pub struct CallSummary {
     /// compressed encoding in base64, so that reports merge.
     #[serde(default)]
     pub latency_histogram: Option<String>,
+    /// A bidi stream's answers over the complete rounds, each from the
+    /// call's start to its arrival (`CallRound::message_latency`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_latency: Option<Latency>,
+    /// Answers those latencies count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
 }
 
 pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds: &[CallRound]) -> CallSummary {
@@ -146,9 +163,10 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
     let time: f64 = complete.iter().map(|r| r.elapsed_s).sum();
     let per_op = |total: f64| (ops > 0).then(|| total / ops as f64);
     let server: Option<f64> = complete.iter().map(|r| r.server_cpu_s).sum();
-    let mut latency = crate::open_loop::latency_histogram();
+    let (mut latency, mut messages) = (crate::open_loop::latency_histogram(), crate::open_loop::latency_histogram());
     for round in &complete {
         latency.add(&round.latency).expect("same histogram bounds");
+        messages.add(&round.message_latency).expect("same histogram bounds");
     }
     CallSummary {
         transport: kind,
@@ -165,6 +183,8 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
         client_cpu_us_per_op: per_op(complete.iter().map(|r| r.cpu_s * 1e6).sum()),
         server_cpu_us_per_op: server.and_then(|s| per_op(s * 1e6)),
         latency_histogram: (!latency.is_empty()).then(|| crate::histogram::encode(&latency)),
+        message_latency: (!messages.is_empty()).then(|| quantiles(&messages)),
+        messages: (!messages.is_empty()).then(|| messages.len()),
     }
 }
 
@@ -214,6 +234,7 @@ mod tests {
             wire_sent_bytes: ops * 300,
             wire_received_bytes: ops * 100,
             latency,
+            message_latency: crate::open_loop::latency_histogram(),
             span: Default::default(),
             paced: None,
             sampled: None,

@@ -244,3 +244,17 @@ pub fn open_loop_summary(
         .collect();
     Some(crate::open_loop::summarize(work, offered?, transports, &paced))
 }
+
+/// A bidi stream's answers: `grpc: per message p50 1.20 ms, p99 3.40 ms
+/// (800 answers, each from its call's start, when the whole stream is
+/// sent, to its arrival)`.
+pub fn messages_line(t: &CallSummary) -> Option<String> {
+    let (latency, count) = (t.message_latency.as_ref()?, t.messages?);
+    let ms = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.2} ms"));
+    Some(format!(
+        "{}: per message p50 {}, p99 {} ({count} answers, each from its call's start, when the whole stream is sent, to its arrival)",
+        t.transport.name(),
+        ms(latency.p50_ms),
+        ms(latency.p99_ms)
+    ))
+}

@@ -90,6 +90,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         let unread = if self.hosts.len() > 1 { "not merged" } else { "not read" };
         lines.extend(self.transports.iter().map(|t| said::per_call_line(t, c.item(), c.server_cpu(), unread)));
         lines.extend(self.transports.iter().filter_map(|t| said::errors_line(t, c.request_said())));
+        lines.extend(self.transports.iter().filter_map(said::messages_line));
         if let [a, b] = self.transports.as_slice() {
             lines.extend(said::ratios_line(a, b, c.item(), c.server_cpu()));
         }

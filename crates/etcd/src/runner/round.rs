@@ -169,6 +169,7 @@ impl EtcdRunner {
             wire_sent_bytes: costs.wire.sent,
             wire_received_bytes: costs.wire.received,
             latency: m.latency,
+            message_latency: latency_histogram(),
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + m.elapsed)),
             paced: m.paced,
             sampled: None,

@@ -15,11 +15,12 @@ use engine::calls::batch::{Batch, Turns, run_closed, run_open};
 use engine::calls::bounded::{Limits, Progress, bounded};
 use engine::calls::rounds::CallRound;
 use engine::events::{RoundDone, RunEvent};
-use engine::open_loop::PacedRound;
+use engine::open_loop::{PacedRound, latency_histogram, micros};
 use engine::plan::TransportKind;
+use hdrhistogram::Histogram;
 use http::HeaderMap;
 use prost_reflect::{DynamicMessage, MethodDescriptor};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What a round's calls send: one message for every call, or the
@@ -89,7 +90,7 @@ impl ServiceRunner {
         self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let sampler = self.sampler(round, &turns);
         let started = Instant::now();
-        let (batch, paced) = self.calls(caller, &turns, (kind, round), sampler.clone()).await?;
+        let (batch, paced, message_latency) = self.calls(caller, &turns, (kind, round), sampler.clone()).await?;
         // A paced round lasts at least its slice of the schedule.
         let floor = self.config.schedule.open_loop.map(|open| open.round_floor()).filter(|_| round.is_some());
         let elapsed = started.elapsed().max(floor.unwrap_or_default());
@@ -132,6 +133,7 @@ impl ServiceRunner {
             wire_sent_bytes: wire.sent,
             wire_received_bytes: wire.received,
             latency: batch.latency,
+            message_latency,
             span: anchor.span(anchor.offset_s(started), anchor.offset_s(started + elapsed)),
             paced,
             sampled,
@@ -148,20 +150,30 @@ impl ServiceRunner {
         turns: &Turns,
         (kind, round): (TransportKind, Option<u32>),
         sampler: Option<Sampler>,
-    ) -> Result<(Batch<ServiceError>, Option<PacedRound>), Stop> {
+    ) -> Result<(Batch<ServiceError>, Option<PacedRound>, Histogram<u64>), Stop> {
         let (requests, clients, auth) = (self.requests(kind, round), turns.clients, self.auth.clone());
+        // A bidi stream's answers, each timed from its call's start.
+        let method = &self.config.calling.method;
+        let answers = Arc::new(Mutex::new(latency_histogram()));
+        let timed = (method.is_client_streaming() && method.is_server_streaming()).then(|| answers.clone());
         let call = move |client: u32, n: u64| {
             let seq = n * clients as u64 + client as u64;
             let (caller, message) = (caller.clone(), requests.message(seq, client));
             // Most calls are not sampled: they clone nothing.
             let sampler = sampler.as_ref().filter(|s| s.wants(seq)).cloned();
-            let auth = auth.clone();
+            let (auth, timed) = (auth.clone(), timed.clone());
             async move {
                 let (messages, headers) = message?;
                 let headers = with_token(headers, auth.as_deref()).await?;
                 let answer = caller.call(&messages, &headers).await.inspect_err(|e| refused(e, auth.as_deref()))?;
+                if let Some(timed) = timed {
+                    let mut timed = timed.lock().unwrap();
+                    for arrival in &answer.arrivals {
+                        let _ = timed.record(micros(*arrival));
+                    }
+                }
                 if let Some(sampler) = sampler {
-                    sampler.keep(seq, answer);
+                    sampler.keep(seq, answer.messages);
                 }
                 Ok(())
             }
@@ -169,15 +181,17 @@ impl ServiceRunner {
         let limits = Limits { cancel: &self.cancel, deadline: self.deadline };
         let progress =
             self.outlet.events().map(|events| Progress { events, transport: kind, round, clock: self.outlet.clock() });
-        match &self.config.schedule.open_loop {
+        let (batch, paced) = match &self.config.schedule.open_loop {
             Some(open) => {
                 // Both transports' round N get the same arrival schedule.
                 let seed = round.map_or(0, |r| r as u64 + 1);
                 let running = run_open(turns, open, (seed, CLIENT_THREAD_NAME), call);
                 let (batch, paced) = bounded(running, turns, limits, progress).await?;
-                Ok((batch, Some(paced)))
+                (batch, Some(paced))
             }
-            None => Ok((bounded(run_closed(turns, call), turns, limits, progress).await?, None)),
-        }
+            None => (bounded(run_closed(turns, call), turns, limits, progress).await?, None),
+        };
+        let answers = std::mem::replace(&mut *answers.lock().unwrap(), latency_histogram());
+        Ok((batch, paced, answers))
     }
 }
