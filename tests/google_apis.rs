@@ -25,17 +25,28 @@ fn google_protos() -> PathBuf {
 /// `grpc run` of GetBucket against the place, with only the variables
 /// given (none of the shell's credentials).
 fn get_bucket(place: &Place, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let extra = [extra, &["--format", "json"]].concat();
+    command(place, "run", &extra, env)
+}
+
+/// `grpc doctor` of the same.
+fn get_bucket_as(place: &Place, command_name: &str, extra: &[&str]) -> Output {
+    command(place, command_name, extra, &[])
+}
+
+fn command(place: &Place, command_name: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let protos = google_protos();
     let grpc = format!("https://{}", place.emulator.grpc_url().trim_start_matches("https://"));
     let data = format!(r#"{{"name":"projects/_/buckets/{}"}}"#, common::BUCKET);
     let ca = place.ca();
-    let mut args = vec!["grpc", "run", "--proto", "google/storage/v2/storage.proto", "-I", protos.to_str().unwrap()];
+    let mut args =
+        vec!["grpc", command_name, "--proto", "google/storage/v2/storage.proto", "-I", protos.to_str().unwrap()];
     args.extend(["--method", "google.storage.v2.Storage/GetBucket", "--transports", "grpc"]);
     // Another endpoint is the case's own, without the emulator's CA.
     if !extra.contains(&"--grpc-endpoint") {
         args.extend(["--grpc-endpoint", &grpc, "--cacert", ca.to_str().unwrap()]);
     }
-    args.extend(["--data", &data, "--format", "json"]);
+    args.extend(["--data", &data]);
     args.extend(extra);
     let mut command = Command::new(common::binary());
     command.args(&args).current_dir(place.dir.path());
@@ -200,4 +211,33 @@ async fn publish_goes_both_ways_each_call_signed_in_and_routed_by_its_topic() {
     let sign_in = report["config"]["sign_in"].as_str().unwrap();
     assert!(sign_in.starts_with("google (pubsub): service_account "), "{sign_in}");
     assert!(!stderr.contains("tok-") && !String::from_utf8_lossy(&output.stdout).contains("tok-"), "a token printed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grpc_doctor_signs_in_and_calls_once_or_says_what_to_do() {
+    let place = place().await;
+    let key = place.path("key.json");
+    // The doctor takes grpc run's flags, as a user would retype the command.
+    let run = |args: &[&str]| {
+        let output = get_bucket_as(&place, "doctor", args);
+        (output.status.code(), String::from_utf8_lossy(&output.stdout).to_string())
+    };
+    let (code, said) = run(&["--auth", "google", "--credentials", key.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{said}");
+    let lines: Vec<&str> = said.lines().collect();
+    assert!(lines[0].starts_with("ok    method: google.storage.v2.Storage/GetBucket"), "{said}");
+    assert_eq!(lines[1], format!("ok    credentials: service_account {SA_EMAIL} from --credentials {}", key.display()));
+    assert_eq!(lines[2], "ok    token: an access token was issued (not shown)");
+    assert!(lines[3].starts_with("ok    grpc: call 0 answered (1 message) in "), "{said}");
+    assert_eq!(lines[4], "all checks passed: `gcs-speed-tui grpc run` with the same options should work");
+    let signed: u64 = place.emulator.authority().token_uses().iter().map(|u| u.requests).sum();
+    assert_eq!(signed, 1, "one call, signed in");
+    let (code, said) = run(&["--auth", "google"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.starts_with("ok    method: "), "{said}");
+    assert!(said.contains("\nFAIL  credentials: no credentials found: pass --credentials KEY.json"), "{said}");
+    assert!(
+        said.contains("\nskip  token: not asked for without credentials\nskip  grpc: not called without a token"),
+        "{said}"
+    );
 }

@@ -78,7 +78,13 @@ fn each_target_command_has_its_own_help() {
             assert_eq!(command.get_about().map(|a| a.to_string()).as_deref(), Some(*about), "{name}");
         }
         if let Some((name, about)) = target.doctor() {
-            let doctor = root.find_subcommand(name).unwrap();
+            // At the top (`doctor`), or beside a grouped run (`grpc doctor`).
+            let path = target.command();
+            let group = match path.len() {
+                1 => &root,
+                _ => root.find_subcommand(path[0].0).unwrap(),
+            };
+            let doctor = group.find_subcommand(name).unwrap();
             assert_eq!(doctor.get_about().map(|a| a.to_string()).as_deref(), Some(about));
         }
     }

@@ -40,22 +40,35 @@ fn run_command(target: &dyn Target) -> Command {
     let (last, steps) = path.split_last().expect("a command has a name");
     // Its help after the flags': an `Args` struct's own doc would be taken as the command's.
     let mut command = ReportArgs::augment_args(target.args(Command::new(last.0))).about(last.1);
-    for (name, about) in steps.iter().rev() {
-        command = Command::new(*name)
-            .about(*about)
-            .subcommand_required(true)
-            .arg_required_else_help(true)
-            .subcommand(command);
+    for (depth, (name, about)) in steps.iter().enumerate().rev() {
+        let mut group = Command::new(*name).about(*about).subcommand_required(true).arg_required_else_help(true);
+        // A grouped target's doctor sits beside its run (`grpc doctor`).
+        if depth == steps.len() - 1
+            && let Some(doctor) = doctor_command(target)
+        {
+            group = group.subcommand(doctor);
+        }
+        command = group.subcommand(command);
     }
     command
+}
+
+/// `target`'s doctor command: its flags, without the report's.
+fn doctor_command(target: &dyn Target) -> Option<Command> {
+    target.doctor().map(|(name, about)| target.args(Command::new(name)).about(about))
+}
+
+/// Whether the doctor goes at the top (`doctor`), not beside a grouped run.
+fn top_level_doctor(target: &dyn Target) -> bool {
+    target.command().len() == 1
 }
 
 impl Subcommand for TargetCommand {
     fn augment_subcommands(mut command: Command) -> Command {
         for target in REGISTRY {
             command = command.subcommand(run_command(target));
-            if let Some((name, about)) = target.doctor() {
-                command = command.subcommand(target.args(Command::new(name)).about(about));
+            if let Some(doctor) = doctor_command(target).filter(|_| top_level_doctor(target)) {
+                command = command.subcommand(doctor);
             }
         }
         command
@@ -66,7 +79,9 @@ impl Subcommand for TargetCommand {
     }
 
     fn has_subcommand(name: &str) -> bool {
-        REGISTRY.iter().any(|t| t.command()[0].0 == name || t.doctor().is_some_and(|(doctor, _)| doctor == name))
+        REGISTRY.iter().any(|t| {
+            t.command()[0].0 == name || (top_level_doctor(*t) && t.doctor().is_some_and(|(doctor, _)| doctor == name))
+        })
     }
 }
 
@@ -75,7 +90,8 @@ impl FromArgMatches for TargetCommand {
         let missing = || clap::Error::new(clap::error::ErrorKind::MissingSubcommand);
         let (name, mut matches) = matches.subcommand().ok_or_else(missing)?;
         for target in REGISTRY {
-            if target.doctor().is_some_and(|(doctor, _)| doctor == name) {
+            let is_doctor = |name: &str| target.doctor().is_some_and(|(doctor, _)| doctor == name);
+            if top_level_doctor(target) && is_doctor(name) {
                 return Ok(TargetCommand { target, doctor: true, matches: matches.clone() });
             }
             let path = target.command();
@@ -83,6 +99,12 @@ impl FromArgMatches for TargetCommand {
                 continue;
             }
             for (step, _) in &path[1..] {
+                // Beside the last step: the group's doctor (`grpc doctor`).
+                if let Some((doctor, inner)) = matches.subcommand().filter(|(n, _)| is_doctor(n))
+                    && doctor != *step
+                {
+                    return Ok(TargetCommand { target, doctor: true, matches: inner.clone() });
+                }
                 matches = matches.subcommand_matches(step).ok_or_else(missing)?;
             }
             return Ok(TargetCommand { target, doctor: false, matches: matches.clone() });

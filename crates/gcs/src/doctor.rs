@@ -5,7 +5,7 @@
 //! after it that depend on it are not tried. Nothing is written (but the
 //! built-in emulator's bucket, which a run would make too).
 
-use crate::auth::{Auth, CredentialEnv};
+use crate::auth::Auth;
 use crate::config::{BenchConfig, Target, TransportKind};
 use crate::target::{Route, missing_permissions, needed_permissions, refused_credentials};
 use std::fmt::Display;
@@ -77,26 +77,9 @@ async fn credentials(config: &BenchConfig) -> (Option<Auth>, u8) {
         passed("credentials", format!("none sent ({})", crate::config::AUTH_AUTO_RULE));
         return (Some(Auth::none()), OK);
     }
-    let auth = match Auth::discover(
-        config.credentials.as_deref(),
-        &CredentialEnv::from_process(),
-        &[crate::auth::SCOPE],
-    )
-    .await
-    {
-        Ok(auth) => auth,
-        Err(error) => {
-            let code = failed("credentials", error);
-            println!("skip  token: not asked for without credentials");
-            return (None, code);
-        }
-    };
-    passed("credentials", auth.describe());
-    if let Err(error) = auth.bearer().await {
-        return (None, failed("token", error));
-    }
-    passed("token", "an access token was issued (not shown)");
-    (Some(auth), OK)
+    let auth = google_sign_in::doctor::sign_in_steps(config.credentials.as_deref(), &[crate::auth::SCOPE]).await;
+    let code = if auth.is_some() { OK } else { FAILED };
+    (auth, code)
 }
 
 fn route_line(config: &BenchConfig, route: &Route) -> String {

@@ -113,7 +113,7 @@ impl FormTarget for Gcs {
         ))
     }
 
-    fn check(&self, options: Options, env: &Environment) -> Result<Checks, ConfigError> {
+    fn check(&self, options: Options, _: ScheduleArgs, env: &Environment) -> Result<Checks, ConfigError> {
         let plan = GcsPlan::check(&options, env, self.built_in)?;
         Ok(Box::pin(async move {
             // The emulator lives as long as `_server`: through every check.

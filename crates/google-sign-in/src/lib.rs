@@ -9,6 +9,7 @@
 //! never is.
 
 mod credential;
+pub mod doctor;
 
 pub use credential::Kind;
 use credential::{Parsed, Provider};

@@ -11,7 +11,7 @@ use schedule_flags::ScheduleArgs;
 use target_api::form::Slot;
 use target_api::form::Slot::{Own, Section, Shared};
 use target_api::schedule::{LOAD_AND_SWEEP, RUN_LENGTH};
-use target_api::{Environment, FormTarget, Welcome, choice, text, toggle};
+use target_api::{Checks, Environment, FormTarget, Welcome, choice, text, toggle};
 
 pub struct Grpc;
 
@@ -78,6 +78,20 @@ impl FormTarget for Grpc {
         what: "Both transports send the same calls in turn (gRPC and the method's HTTP/JSON mapping, which goes first alternating by round), call 0 compared first; this pane shows their calls/s live, and the table below compares them when the run ends.".into(),
         hint: "Set Method, Proto files (and Import paths) or Reflection, the endpoints and the Request; ? lists the keys.",
     }
+    }
+
+    fn doctor(&self) -> Option<(&'static str, &'static str)> {
+        Some((
+            "doctor",
+            "Check, before any call is timed, that a grpc run would work: the method and its request, the \
+             sign-in (credentials, a token), and call 0 over each transport; a line per step, with what to do \
+             when one fails.",
+        ))
+    }
+
+    fn check(&self, options: GrpcOptions, schedule: ScheduleArgs, _: &Environment) -> Result<Checks, ConfigError> {
+        let config = GrpcRunArgs { service: options.service_args(), schedule }.validate()?;
+        Ok(Box::pin(crate::doctor::check(config)))
     }
 
     fn plan(

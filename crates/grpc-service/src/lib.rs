@@ -7,6 +7,7 @@ mod call_headers;
 mod caller;
 pub mod compare;
 pub mod config;
+mod doctor;
 pub mod error;
 pub mod form;
 pub mod front;

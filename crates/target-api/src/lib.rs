@@ -105,9 +105,10 @@ pub trait FormTarget: Sync {
     fn doctor(&self) -> Option<(&'static str, &'static str)> {
         None
     }
-    /// `Target::check`, over its own options.
-    fn check(&self, options: Self::Options, env: &Environment) -> Result<Checks, ConfigError> {
-        let _ = (options, env);
+    /// `Target::check`, over its own options and the schedule's (which
+    /// transports to check).
+    fn check(&self, options: Self::Options, schedule: ScheduleArgs, env: &Environment) -> Result<Checks, ConfigError> {
+        let _ = (options, schedule, env);
         unreachable!("{} has no doctor", Self::NAME)
     }
     /// A report read back, brought up to date (a report of an earlier
@@ -188,7 +189,8 @@ impl<T: FormTarget> Target for T {
     fn check(&self, matches: &clap::ArgMatches, env: &Environment) -> Result<Checks, ConfigError> {
         let args = <T::Args as clap::FromArgMatches>::from_arg_matches(matches)
             .map_err(|e| ConfigError { field: "doctor", message: e.to_string() })?;
-        FormTarget::check(self, T::split(args).0, env)
+        let (options, schedule) = T::split(args);
+        FormTarget::check(self, options, schedule, env)
     }
 }
 
