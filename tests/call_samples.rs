@@ -41,6 +41,19 @@ fn assert_each_call_once(records: &[Value], rounds: u64, clients: u64, requests:
     assert_eq!(seen, expected);
 }
 
+/// A call's number, start and latency.
+type Timed = (u64, f64, f64);
+
+/// Every record a call that was answered, in a time a loopback call takes.
+fn assert_answered(records: &[Value]) {
+    for record in records {
+        assert_eq!(record["ok"], true, "{record}");
+        let latency = record["latency_s"].as_f64().unwrap();
+        assert!(latency > 0.0 && latency < 10.0, "{record}");
+        assert!(record.get("service_s").is_none() && record.get("error").is_none(), "closed loop, no error: {record}");
+    }
+}
+
 #[test]
 fn etcd_run_writes_every_timed_put_and_etcd_applied_as_many() {
     let etcd = Etcd::start();
@@ -59,12 +72,20 @@ fn etcd_run_writes_every_timed_put_and_etcd_applied_as_many() {
     assert!((calls..=calls + 16).contains(&revisions), "{revisions} revisions for {calls} puts");
     let records = records(&path);
     assert_each_call_once(&records, rounds, clients, requests);
-    for record in &records {
-        assert_eq!(record["ok"], true, "{record}");
-        let latency = record["latency_s"].as_f64().unwrap();
-        assert!(latency > 0.0 && latency < 10.0, "{record}");
-        assert!(record["start_s"].as_f64().unwrap() >= 0.0, "{record}");
-        assert!(record.get("service_s").is_none() && record.get("error").is_none(), "closed loop, no error: {record}");
+    assert_answered(&records);
+    // Closed loop: a client's call starts once its call before has been answered.
+    let mut by_client: std::collections::BTreeMap<(String, u64, u64), Vec<Timed>> = Default::default();
+    for r in &records {
+        let key =
+            (r["transport"].as_str().unwrap().to_string(), r["round"].as_u64().unwrap(), r["client"].as_u64().unwrap());
+        let call = (r["call"].as_u64().unwrap(), r["start_s"].as_f64().unwrap(), r["latency_s"].as_f64().unwrap());
+        by_client.entry(key).or_default().push(call);
+    }
+    for calls in by_client.values_mut() {
+        calls.sort_by_key(|c| c.0);
+        for w in calls.windows(2) {
+            assert!(w[1].1 > w[0].1 && w[1].1 >= w[0].1 + w[0].2 - 1e-6, "one after another: {w:?}");
+        }
     }
     assert!(stderr.contains(&format!("samples: {calls} calls written to {}", path.display())), "{stderr}");
 }
@@ -74,6 +95,7 @@ fn open_loop_calls_carry_their_service_time_in_csv() {
     let etcd = Etcd::start();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("calls.csv");
+    let before = etcd.revision();
     // 200/s for 250 ms rounds: 50 arrivals a round, 2 rounds, 2 transports.
     let args = ["etcd", "run", "--endpoints", &etcd.url, "--rate", "200", "--round-time", "250ms", "--iterations", "2"];
     let files = ["--warmup=false", "--format", "json", "--samples", path.to_str().unwrap()];
@@ -83,15 +105,25 @@ fn open_loop_calls_carry_their_service_time_in_csv() {
     let rows: Vec<&str> = text.lines().collect();
     assert_eq!(rows[0], "transport,round,client,call,start_s,latency_s,service_s,ok,error");
     assert_eq!(rows.len(), 1 + 2 * 2 * 50, "{text}");
-    let mut starts = BTreeSet::new();
+    let revisions = etcd.revision() - before;
+    assert!((200..=216).contains(&revisions), "{revisions} revisions for 200 puts");
+    let mut starts: std::collections::BTreeMap<(String, String), Vec<f64>> = Default::default();
     for row in &rows[1..] {
         let cells: Vec<&str> = row.split(',').collect();
         let (latency, service): (f64, f64) = (cells[5].parse().unwrap(), cells[6].parse().unwrap());
         assert!(service > 0.0 && latency >= service, "latency counts from the intended start: {row}");
         assert_eq!(cells[7], "true", "{row}");
-        starts.insert((cells[0].to_string(), cells[1].to_string(), cells[4].to_string()));
+        starts.entry((cells[0].to_string(), cells[1].to_string())).or_default().push(cells[4].parse().unwrap());
     }
-    assert_eq!(starts.len(), 2 * 2 * 50, "each arrival at its own intended instant");
+    assert_eq!(starts.len(), 2 * 2, "{starts:?}");
+    // Constant arrivals at 200/s: each intended start 5 ms after the one before.
+    for v in starts.values_mut() {
+        v.sort_by(f64::total_cmp);
+        assert_eq!(v.len(), 50);
+        for w in v.windows(2) {
+            assert!((w[1] - w[0] - 0.005).abs() < 1e-4, "{w:?}");
+        }
+    }
 }
 
 #[test]
@@ -108,6 +140,7 @@ fn grpc_run_writes_every_timed_call_of_both_transports() {
     assert!(output.status.success(), "{}", etcd_grpc::stderr(&output));
     let records = records(&path);
     assert_each_call_once(&records, rounds, clients, requests);
+    assert_answered(&records);
     let ops: u64 = report["transports"].as_array().unwrap().iter().map(|t| t["ops"].as_u64().unwrap()).sum();
     assert_eq!(ops, records.len() as u64, "the report counted the calls the file holds");
     // The keys each transport wrote, read back from etcd: as many as its

@@ -88,9 +88,11 @@ async fn get_bucket_over_grpc_signs_in_with_a_key_and_routes_by_the_bucket() {
         format!("google (cloud-platform): service_account {SA_EMAIL} from --credentials {}", key.display())
     );
     let everything = format!("{stderr}{}", String::from_utf8_lossy(&output.stdout));
-    for secret in ["PRIVATE KEY", "Bearer", "ya29."] {
+    for secret in ["PRIVATE KEY", "Bearer", "ya29.", KEY_PEM.lines().nth(1).unwrap()] {
         assert!(!everything.contains(secret), "{secret} printed: {everything}");
     }
+    // An hour's token serves the whole run.
+    assert_eq!(place.emulator.authority().token_uses().len(), 1, "one token, reused");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -101,7 +103,11 @@ async fn without_credentials_or_over_plaintext_it_is_one_sentence_and_exit_2() {
     // Without --auth google the emulator refuses every call: a run of failures, not a secret sent.
     let output = get_bucket(&place, &["--iterations", "1", "--requests", "1", "--clients", "1"], &[]);
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "a run whose calls failed");
     assert_eq!(report["transports"][0]["ops"], 0, "{report}");
+    assert_eq!(report["transports"][0]["errors"].as_u64(), Some(1), "the round's one call, refused: {report}");
+    let signed: u64 = place.emulator.authority().token_uses().iter().map(|u| u.requests).sum();
+    assert_eq!(signed, 0, "no token sent");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("UNAUTHENTICATED"), "{stderr}");
     let plain = ["--auth", "google", "--grpc-endpoint", "http://127.0.0.1:1"];
@@ -192,6 +198,7 @@ async fn publish_goes_both_ways_each_call_signed_in_and_routed_by_its_topic() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["config"]["http_mapping"], "POST /v1/{topic=**}:publish (body *)", "{report}");
     let (clients, requests, rounds) = (2u64, 5u64, 2u64);
+    assert_eq!(report["transports"].as_array().unwrap().len(), 2, "{report}");
     for t in report["transports"].as_array().unwrap() {
         assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
         // The server offers HTTP/2 by ALPN, as Google's front ends do: both went over it.
@@ -206,10 +213,11 @@ async fn publish_goes_both_ways_each_call_signed_in_and_routed_by_its_topic() {
         assert_eq!(stats["messages"][protocol], calls, "{stats}");
         assert_eq!(stats["routing"][format!("{protocol} topic=projects/p/topics/t")], calls, "{stats}");
     }
-    assert!(stats["tokens_issued"].as_u64().unwrap() >= 1, "{stats}");
+    let issued = stats["tokens_issued"].as_u64().unwrap();
+    assert!((1..=2).contains(&issued), "a token reused, not one a call: {stats}");
     assert_eq!(stats["assertions_refused"], 0, "{stats}");
     let sign_in = report["config"]["sign_in"].as_str().unwrap();
-    assert!(sign_in.starts_with("google (pubsub): service_account "), "{sign_in}");
+    assert_eq!(sign_in, format!("google (pubsub): service_account {SA_EMAIL} from --credentials {}", key.display()));
     assert!(!stderr.contains("tok-") && !String::from_utf8_lossy(&output.stdout).contains("tok-"), "a token printed");
 }
 

@@ -22,9 +22,9 @@ fn each_line_of_a_request_file_reaches_the_server_as_its_own_request() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("puts.ndjson");
     let lines = [
-        r#"{"key":"{{transport}}/a","value":"{{base64 first}}"}"#,
-        r#"{"key":"{{transport}}/b","value":"{{base64 second}}"}"#,
-        r#"{"key":"{{transport}}/c","value":"{{base64 third}}"}"#,
+        r#"{"key":"{{transport}}/{{seq}}/a","value":"{{base64 first}}"}"#,
+        r#"{"key":"{{transport}}/{{seq}}/b","value":"{{base64 second}}"}"#,
+        r#"{"key":"{{transport}}/{{seq}}/c","value":"{{base64 third}}"}"#,
     ];
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let data = format!("@{}", file.display());
@@ -36,10 +36,14 @@ fn each_line_of_a_request_file_reaches_the_server_as_its_own_request() {
     let (output, report) = grpc_run(&server, &[&put[..], &shape].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stats = server.stats();
-    let expected_keys: Vec<String> = ["grpc/a", "grpc/b", "grpc/c", "http-json/a", "http-json/b", "http-json/c"]
+    // Call n sends line n mod 3; the check's call 0 line 1, the key of the rounds' call 0.
+    let mut expected_keys: Vec<String> = ["grpc", "http-json"]
+        .iter()
+        .flat_map(|t| [(0, "a"), (1, "b"), (2, "c"), (3, "a"), (4, "b"), (5, "c")].map(|(n, l)| format!("{t}/{n}/{l}")))
         .map(|k| json!(k).to_string())
-        .into();
-    assert_eq!(sorted(&stats["keys"]), expected_keys, "three requests a transport, each its own: {stats}");
+        .collect();
+    expected_keys.sort();
+    assert_eq!(sorted(&stats["keys"]), expected_keys, "each call its line: {stats}");
     for (protocol, transport) in [("grpc", "grpc"), ("connect", "http-json")] {
         assert_eq!(stats["calls"][protocol], 1 + 6, "{stats}");
         // The check's call 0, then calls 0 to 5: each header filled for its call.
@@ -71,6 +75,11 @@ fn a_line_that_does_not_fit_the_request_is_named_before_anything_is_sent() {
         grpc_run(&server, &[&["--method", "demo.v1.Store/Put", "--data", &data][..], &shape].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(sorted(&server.stats()["keys"]), [json!("p/0").to_string(), json!("p/1").to_string()]);
+    assert_eq!(server.stats()["calls"], json!({"grpc": 3, "connect": 3}), "the check's call and 2 a transport");
+    assert_eq!(report["transports"].as_array().unwrap().len(), 2, "{report}");
+    for t in report["transports"].as_array().unwrap() {
+        assert_eq!(t["ops"].as_u64(), Some(2), "{t}");
+    }
     assert!(report["config"]["data"].as_str().unwrap().contains("\"key\": \"p/{{seq}}\""), "{report}");
 }
 
@@ -84,6 +93,7 @@ fn a_client_stream_sends_every_message_over_grpc_and_connect_and_the_server_coun
         grpc_run(&server, &[&["--method", "demo.v1.Store/PutMany", "--data", data][..], &shape].concat());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let (clients, requests, rounds, per_call) = (2u64, 3u64, 2u64, 3u64);
+    assert_eq!(report["transports"].as_array().unwrap().len(), 2, "{report}");
     for t in report["transports"].as_array().unwrap() {
         assert_eq!((t["ops"].as_u64(), t["errors"].as_u64()), (Some(rounds * clients * requests), Some(0)), "{t}");
     }
@@ -143,5 +153,7 @@ fn a_bidi_stream_goes_over_grpc_and_connect_over_http2_and_every_message_is_answ
     let output = common::run(&[&rule[..], &endpoints].concat(), &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(server.stats()["calls"], stats["calls"], "nothing sent");
     assert!(stderr.contains("is bidi, which an HTTP rule does not carry: use --http-mapping connect"), "{stderr}");
 }

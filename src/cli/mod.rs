@@ -14,7 +14,7 @@ use std::path::PathBuf;
     long_about = "Opens the interactive app on a terminal. `run` is the headless GCS benchmark for scripts and CI; \
                   `doctor` checks, before any upload, that a run would work; `etcd run` asks the same question of \
                   etcd (its HTTP gateway against gRPC); `grpc run` of any gRPC service from its .proto (gRPC against \
-                  its google.api.http or Connect mapping); `emulator` serves the built-in GCS emulator on its own; \
+                  its google.api.http or Connect mapping, Google APIs signed in; `grpc doctor` checks it first); `emulator` serves the built-in GCS emulator on its own; \
                   `merge` puts the reports of many hosts (a fleet) together; `compare` sets two saved reports side \
                   by side.\n\n\
                   With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",

@@ -123,6 +123,30 @@ mod tests {
     }
 
     #[test]
+    fn google_protobuf_is_the_built_in_before_an_include_directorys_and_a_file_may_be_a_name_under_one() {
+        let dir = std::env::temp_dir().join(format!("schema-bundle-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("google/protobuf")).unwrap();
+        std::fs::create_dir_all(dir.join("acme/v1")).unwrap();
+        // A bundle's descriptor.proto in a syntax this compiler does not read (as npm's google-proto-files has).
+        write(
+            &dir,
+            "google/protobuf/descriptor.proto",
+            "syntax = \"proto2\";\nmessage X { extensions 9 [declaration = {}]; }",
+        );
+        let service = "syntax = \"proto3\"; package acme.v1; import \"google/protobuf/timestamp.proto\";\n\
+                       import \"google/protobuf/descriptor.proto\"; message A { google.protobuf.Timestamp at = 1; }";
+        write(&dir, "acme/v1/a.proto", service);
+        let files = ProtoFiles { files: vec!["acme/v1/a.proto".into()], includes: vec![dir.clone()] };
+        let pool = compile(&files).unwrap();
+        let at = pool.get_message_by_name("acme.v1.A").unwrap().get_field_by_name("at").unwrap();
+        assert_eq!(at.kind().as_message().unwrap().full_name(), "google.protobuf.Timestamp");
+        let missing = ProtoFiles { files: vec!["acme/v1/none.proto".into()], includes: vec![dir.clone()] };
+        let said = compile(&missing).unwrap_err().to_string();
+        assert_eq!(said, "--proto acme/v1/none.proto: no such file, here or under an -I directory");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_broken_file_is_one_sentence_naming_it() {
         let dir = std::env::temp_dir().join(format!("schema-broken-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
