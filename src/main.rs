@@ -53,6 +53,8 @@ fn main() -> ExitCode {
         }
         Some(Command::Merge(args)) => report_command(gcs_speed_tui::fleet::command::merge(&args), &args.output),
         Some(Command::Compare(args)) => report_command(gcs_speed_tui::fleet::command::compare(&args), &None),
+        Some(Command::Completions { shell }) => gcs_speed_tui::cli::shell::completions(shell),
+        Some(Command::Man) => gcs_speed_tui::cli::shell::man(),
         None => {
             let opened = match gcs_speed_tui::fleet::inputs::load(&cli.open) {
                 Ok(opened) => opened,

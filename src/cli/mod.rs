@@ -44,6 +44,14 @@ pub enum Command {
     Merge(crate::fleet::command::MergeArgs),
     /// The change per transport from one saved report to another.
     Compare(crate::fleet::command::CompareArgs),
+    /// Print a shell's completion script: bash, zsh, fish, powershell or elvish
+    /// (bash: `gcs-speed-tui completions bash > ~/.local/share/bash-completion/completions/gcs-speed-tui`).
+    Completions {
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `gcs-speed-tui man > ~/.local/share/man/man1/gcs-speed-tui.1`.
+    Man,
 }
 
 /// How a run's report is written, and when the run begins: `run` and
@@ -211,6 +219,7 @@ pub struct EmulatorArgs {
     pub upload_answers: crate::emulator::UploadAnswers,
 }
 
+pub mod shell;
 pub mod start;
 mod usage;
 pub use usage::one_sentence;
