@@ -41,5 +41,8 @@ fn the_reference_is_the_clis_own_help() {
         assert!(made.contains(heading), "{heading}");
     }
     assert!(made.contains("--samples <FILE>") && made.contains("--auth <MODE>"), "flags with their help");
-    assert!(kept == made, "docs/reference.md is out of date: REGENERATE_REFERENCE=1 cargo nextest run --test reference");
+    assert!(
+        kept == made,
+        "docs/reference.md is out of date: REGENERATE_REFERENCE=1 cargo nextest run --test reference"
+    );
 }
