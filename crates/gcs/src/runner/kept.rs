@@ -140,32 +140,9 @@ fn csv_row(s: &ObjectSample) -> String {
 mod tests {
     use super::*;
 
+    /// Object `index` (its round, to tell it by) taking `elapsed_s`.
     fn item(index: u32, elapsed_s: f64, ok: bool) -> ObjectSample {
-        ObjectSample {
-            host: String::new(),
-            transport: TransportKind::Json,
-            operation: Operation::Upload,
-            round: index,
-            worker: 0,
-            object: format!("o{index}"),
-            bytes: 1,
-            start_s: 0.0,
-            elapsed_s,
-            ok,
-            error: None,
-            error_kind: None,
-            phases: Default::default(),
-            retries: 0,
-            resumes: 0,
-            resent_bytes: 0,
-            retried_after: Default::default(),
-            first_byte_s: None,
-            unchecked: false,
-            intended_s: None,
-            ranges: None,
-            flushes: None,
-            read_back: None,
-        }
+        ObjectSample { round: index, ..crate::stats::tests::object(TransportKind::Json, elapsed_s, ok) }
     }
 
     #[test]

@@ -349,4 +349,4 @@ pub use verdict::{Verdict, compare};
 #[cfg(test)]
 mod compare_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
