@@ -65,6 +65,7 @@ impl Finished {
             crate::cli::Format::Table => self.to_table(),
             crate::cli::Format::Json => self.to_json() + "\n",
             crate::cli::Format::Csv => self.to_csv(),
+            crate::cli::Format::Html => crate::html::run_page(self),
         }
     }
 }

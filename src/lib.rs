@@ -12,6 +12,7 @@ pub use gcs_emulator as emulator;
 pub use wire::connections;
 pub mod fleet;
 pub mod headless;
+pub mod html;
 pub use ::gcs;
 pub use ::grpc_service;
 pub mod progress;

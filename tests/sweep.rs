@@ -103,7 +103,11 @@ fn read_back(points: &[Value], option: &str) -> gcs_speed_tui::sweep::report::Sw
         let report = Finished::from_json(p["report"].clone()).unwrap();
         PointReport::of(values.into(), p["ran"].as_u64().unwrap() as usize, report)
     };
-    SweepReport { sweep: said, points: points.iter().map(point).collect() }
+    SweepReport {
+        report_version: gcs_speed_tui::engine::report::REPORT_VERSION,
+        sweep: said,
+        points: points.iter().map(point).collect(),
+    }
 }
 
 /// The CSV has a row per point and transport, with the figures the table

@@ -186,6 +186,7 @@ fn an_opened_sweep_is_drawn_and_its_points_are_runs_of_the_history() {
         PointReport::of([("size".to_string(), size.to_string())].into(), ran, report)
     };
     let saved = SweepReport {
+        report_version: gcs_speed_tui::engine::report::REPORT_VERSION,
         sweep: SweepSaid {
             options: vec!["size".into()],
             planned: 3,

@@ -113,10 +113,16 @@ impl ReportArgs {
 
 #[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
+    /// The table and the verdict, for a terminal.
     #[default]
     Table,
+    /// The whole report, for scripts (its fields: docs/report-format.md).
     Json,
+    /// A row per round and transport, for spreadsheets.
     Csv,
+    /// One self-contained page to share: the verdict and its interval, the
+    /// table, the charts, the configuration and the environment.
+    Html,
 }
 
 /// The `--help` text of a benchmark option, by its field name (`chunk_size`)

@@ -54,5 +54,5 @@ pub fn merge_sweeps(loaded: &[Loaded]) -> Result<(SweepReport, Vec<String>), Str
         ran_in_order: first.ran_in_order.clone(),
         cancelled: false,
     };
-    Ok((SweepReport { sweep, points: merged }, warnings))
+    Ok((SweepReport { report_version: crate::engine::report::REPORT_VERSION, sweep, points: merged }, warnings))
 }

@@ -232,6 +232,7 @@ impl Sweep {
         let mut finished = finished;
         finished.sort_by_key(|(index, _)| *index);
         SweepReport {
+            report_version: crate::engine::report::REPORT_VERSION,
             sweep: SweepSaid {
                 options: self.axes.iter().map(|a| a.option.clone()).collect(),
                 planned: self.points.len(),

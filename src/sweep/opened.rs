@@ -25,7 +25,14 @@ pub fn sweeps_in(loaded: &[Loaded]) -> Vec<SweepReport> {
                     ran_in_order: point.ran_in_order.clone(),
                     cancelled: point.cancelled,
                 };
-                sweeps.push((point.sweep.clone(), SweepReport { sweep: said, points: vec![report] }));
+                sweeps.push((
+                    point.sweep.clone(),
+                    SweepReport {
+                        report_version: crate::engine::report::REPORT_VERSION,
+                        sweep: said,
+                        points: vec![report],
+                    },
+                ));
             }
         }
     }

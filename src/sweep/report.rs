@@ -12,15 +12,17 @@ use crate::engine::finished::RatioFigure;
 use crate::finished::{Finished, OPEN_LOOP_RATIO};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SweepReport {
+    /// The report's format (`engine::report::REPORT_VERSION`).
+    pub report_version: u32,
     pub sweep: SweepSaid,
     /// In grid order (the first option outermost), each with its place in
     /// the run order.
     pub points: Vec<PointReport>,
 }
 
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SweepSaid {
     /// The options swept, as their flags spell them.
     pub options: Vec<String>,
@@ -35,7 +37,7 @@ pub struct SweepSaid {
     pub cancelled: bool,
 }
 
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct PointReport {
     /// The point's value of each option swept.
     pub point: BTreeMap<String, String>,
@@ -44,6 +46,8 @@ pub struct PointReport {
     /// The point's ratio per operation (see `headline`): what every output
     /// of the sweep quotes for it.
     pub ratios: Vec<RatioFigure>,
+    /// The point's whole report, as its target writes it (that target's schema).
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     pub report: Finished,
 }
 
@@ -57,7 +61,7 @@ impl PointReport {
     }
 
     /// The point as its options were given: `size=1MiB concurrency=4`.
-    fn said(&self, options: &[String]) -> String {
+    pub(crate) fn said(&self, options: &[String]) -> String {
         let point: Point = options.iter().map(|o| (o.clone(), self.point[o].clone())).collect();
         said(&point)
     }
@@ -86,7 +90,7 @@ fn ratio_of<'a>(ratios: &'a [RatioFigure], row: &str) -> Option<&'a RatioFigure>
 }
 
 /// One line of cells per row of each point's report.
-fn rows(report: &SweepReport) -> Vec<[String; 6]> {
+pub(crate) fn rows(report: &SweepReport) -> Vec<[String; 6]> {
     let mut rows = Vec::new();
     for point in &report.points {
         let (finished, unit) = (&point.report, point.report.unit());
@@ -112,7 +116,7 @@ fn measure_of(figure: &RatioFigure) -> &'static str {
     if figure.name.starts_with(OPEN_LOOP_RATIO) { "p99 latency" } else { "rate" }
 }
 
-const HEADERS: [&str; 6] = ["Point", "Row", "Rate", "Client CPU", "Conns", "Ratio (above 1x: gRPC ahead)"];
+pub(crate) const HEADERS: [&str; 6] = ["Point", "Row", "Rate", "Client CPU", "Conns", "Ratio (above 1x: gRPC ahead)"];
 
 impl SweepReport {
     pub fn render(&self, format: Format) -> String {
@@ -120,6 +124,7 @@ impl SweepReport {
             Format::Table => self.to_table(),
             Format::Json => serde_json::to_string_pretty(self).expect("a report serializes") + "\n",
             Format::Csv => self.to_csv(),
+            Format::Html => crate::html::sweep_page(self),
         }
     }
 

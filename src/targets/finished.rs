@@ -84,6 +84,7 @@ impl Finished {
     /// report's `target` is an object (where it went), the others' their
     /// name; any other is said, never read as some other target's report.
     pub fn from_json(value: serde_json::Value) -> Result<Finished, String> {
+        engine::report::readable(&value)?;
         let target = match value.get("target") {
             Some(serde_json::Value::Object(_)) => {
                 REGISTRY.iter().copied().find(|r| r.report_names() == ReportNames::Place)

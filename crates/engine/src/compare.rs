@@ -20,7 +20,7 @@ pub const MIN_PAIRS: usize = 3;
 /// rates are in the unit `U` names. A report's JSON spells them as that
 /// report always has (`faster_mib_s` for GCS's MiB/s, `faster_ops_s` for
 /// etcd's operations or events per second), so earlier reports still load.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Comparison<U = MibRates> {
     /// The verdict's fields are null when there is no verdict (see `no_verdict`).
     pub faster: Option<TransportKind>,
@@ -61,14 +61,14 @@ pub trait Rates: Clone + std::fmt::Debug + PartialEq {
 }
 
 /// Rates of bytes, in MiB/s (GCS).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct MibRates {
     pub faster_mib_s: Option<f64>,
     pub slower_mib_s: Option<f64>,
 }
 
 /// Rates of operations (or events), per second (etcd).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct OpsRates {
     pub faster_ops_s: Option<f64>,
     pub slower_ops_s: Option<f64>,

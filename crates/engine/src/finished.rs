@@ -35,7 +35,7 @@ pub type RowRate = (TransportKind, String, Option<f64>);
 
 /// gRPC's rate over HTTP/JSON's for one operation (`grpc/http-json
 /// uploads`), with the 95% interval of the ratio from the paired rounds.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct RatioFigure {
     pub name: String,
     pub ratio: Option<f64>,
@@ -47,7 +47,7 @@ pub struct RatioFigure {
 
 /// What a row's work cost the client: its CPU per unit of work, as its
 /// table says it (`0.31 s/GiB`, `42 µs/op`), and the connections it opened.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct RowCost {
     pub transport: TransportKind,
     pub name: String,

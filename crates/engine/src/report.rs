@@ -1,7 +1,7 @@
 //! What every target's report shares: the tool and host it ran on, how the
 //! run ended, rounds counted from 1, and text-table helpers.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunOutcome {
     /// The schedule ran to its end and every upload finished.
@@ -32,7 +32,7 @@ impl RunOutcome {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     pub name: String,
     pub version: String,
@@ -51,7 +51,7 @@ impl Tool {
 }
 
 /// Where the run ran, for reading a report later.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Host {
     /// `--host-label`: the hostname unless given (a pod's name on Kubernetes).
     #[serde(default)]
@@ -140,5 +140,26 @@ mod tests {
     fn csv_fields_are_quoted_when_needed() {
         assert_eq!(csv_field("plain"), "plain");
         assert_eq!(csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
+    }
+}
+
+/// The JSON report's format, as `report_version` says it: raised when a
+/// field is removed or changes meaning (a field added is not a new
+/// format). Reports written before the field existed read as 1.
+pub const REPORT_VERSION: u32 = 2;
+
+/// What a report without `report_version` is: written before it existed.
+pub fn first_report_version() -> u32 {
+    1
+}
+
+/// Whether this build can read a report of `value`'s format: a newer one
+/// is said in a sentence, not misread.
+pub fn readable(value: &serde_json::Value) -> Result<(), String> {
+    match value.get("report_version").and_then(serde_json::Value::as_u64) {
+        Some(version) if version > u64::from(REPORT_VERSION) => Err(format!(
+            "it was written by a newer gcs-speed-tui (report_version {version}; this one reads up to {REPORT_VERSION}): upgrade to read it"
+        )),
+        _ => Ok(()),
     }
 }

@@ -9,7 +9,7 @@ use engine::plan::flags::{ConfigError, fail, parse_calls_schedule, parse_count};
 use schedule_flags::ScheduleArgs;
 use target_api::flags::{CertAndKey, TlsFlags};
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Each client puts its requests one after another.

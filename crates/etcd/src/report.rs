@@ -11,7 +11,7 @@ use units::RateUnit;
 pub use engine::calls::said::format_ms;
 
 /// What the run did to the keys it wrote.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct KeysCleanup {
     /// Exactly this prefix was deleted: the run's own.
     pub prefix: String,
@@ -22,7 +22,7 @@ pub struct KeysCleanup {
 }
 
 /// The run as configured, for reading the report later.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct EtcdSettings {
     pub endpoints: Vec<String>,
     pub mode: Mode,

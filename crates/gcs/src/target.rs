@@ -13,7 +13,7 @@ pub const GCS_JSON_URL: &str = "https://storage.googleapis.com";
 pub const GCS_GRPC_URL: &str = "https://storage.googleapis.com:443";
 
 /// Where a run went, for reports.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TargetInfo {
     /// `emulator`, `endpoint` or `gcs`.
     pub kind: String,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use target_api::flags::TlsFlags;
 
 /// The service's own flags: kept as typed (the app's form holds the same).
-#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ServiceArgs {
     /// The service's .proto file (repeat for more); imports are found under

@@ -11,7 +11,7 @@ use engine::report::plural;
 use units::RateUnit;
 
 /// What the cleanup method did.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CleanupCall {
     /// `pkg.Service/Method`; empty: none was given.
     pub method: String,
@@ -26,7 +26,7 @@ impl CleanupCall {
 }
 
 /// The run as configured, for reading the report later.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct GrpcSettings {
     /// `etcdserverpb.KV/Put`.
     pub method: String,

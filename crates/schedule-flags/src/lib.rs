@@ -5,7 +5,7 @@
 
 use clap::{ArgAction, Args};
 
-#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[command(next_help_heading = "Schedule")]
 #[serde(default)]
 pub struct ScheduleArgs {

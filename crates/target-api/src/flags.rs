@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// A client certificate and its private key, for mutual TLS.
 pub type CertAndKey = (PathBuf, PathBuf);
 
-#[derive(Args, Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TlsFlags {
     /// CA certificate (PEM) that signed the server's certificate, for https endpoints.
     #[arg(long, value_name = "FILE")]

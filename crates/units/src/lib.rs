@@ -207,7 +207,7 @@ pub fn format_mib_s(mib_per_second: f64) -> String {
 /// The unit throughput is shown in: binary bytes (as the original tool),
 /// decimal bytes (as cloud consoles), or bits (as NICs and links are sold).
 /// Figures are kept in MiB/s and converted only for people.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum RateUnit {
     #[default]
     #[serde(rename = "MiB/s")]

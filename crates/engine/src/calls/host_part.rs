@@ -8,7 +8,7 @@ use crate::fleet::{fleet_outcome, fleet_run_id};
 use crate::report::{Host, RunOutcome};
 
 /// One host of a merged report (its rounds are the merged report's that name it).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct HostPart<C> {
     pub host: String,
     pub run_id: String,

@@ -13,12 +13,12 @@ use super::sampled::SampledAnswers;
 use crate::compare::compare_rates;
 use crate::open_loop::{OpenLoop, OpenLoopSummary};
 use crate::plan::TransportKind;
-use crate::report::{Host, RunOutcome, Tool};
+use crate::report::{Host, REPORT_VERSION, RunOutcome, Tool};
 use units::RateUnit;
 
 /// How hard a run of calls pushed, as every such report keeps it (flat in
 /// its settings' JSON, as each always was).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CallLoad {
     pub clients: u32,
     pub requests: u32,
@@ -101,10 +101,13 @@ pub struct Ran {
     pub stopped_because: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(bound(deserialize = "S: serde::Deserialize<'de>, C: serde::Deserialize<'de>"))]
 pub struct CallsReport<S, C> {
     pub tool: Tool,
+    /// The report's format (`crate::report::REPORT_VERSION`); 1 when absent.
+    #[serde(default = "crate::report::first_report_version")]
+    pub report_version: u32,
     pub environment: Host,
     /// The target's name (`CallSettings::TARGET`): how a report is told
     /// from the other targets'.
@@ -150,6 +153,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
         CallsReport {
             tool: Tool::this(),
+            report_version: REPORT_VERSION,
             environment: Host { directpath: format!("not applicable: {}", S::SERVICE), ..Host::here() },
             target: S::TARGET.into(),
             run_id: ran.run_id,
@@ -228,6 +232,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         notes.extend(hosts_notes);
         CallsReport {
             tool: first.tool.clone(),
+            report_version: REPORT_VERSION,
             environment,
             target: first.target.clone(),
             run_id,

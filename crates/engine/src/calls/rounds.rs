@@ -7,7 +7,7 @@ use crate::error_kinds::{ErrorKinds, count_kinds};
 use crate::plan::TransportKind;
 use hdrhistogram::Histogram;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CallRound {
     pub transport: TransportKind,
     #[serde(serialize_with = "crate::report::one_based", deserialize_with = "crate::report::from_one_based")]
@@ -34,6 +34,7 @@ pub struct CallRound {
         default = "crate::open_loop::latency_histogram",
         with = "crate::histogram::as_text"
     )]
+    #[schemars(with = "String")]
     pub latency: Histogram<u64>,
     /// A bidi stream's answers, each from the call's start (when its whole
     /// stream is sent) to its arrival, µs; empty for other calls.
@@ -43,6 +44,7 @@ pub struct CallRound {
         with = "crate::histogram::as_text",
         skip_serializing_if = "Histogram::is_empty"
     )]
+    #[schemars(with = "String")]
     pub message_latency: Histogram<u64>,
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]
@@ -112,7 +114,7 @@ impl PairedRound for CallRound {
 }
 
 /// Latency quantiles in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Latency {
     pub p50_ms: Option<f64>,
     pub p90_ms: Option<f64>,
@@ -122,7 +124,7 @@ pub struct Latency {
     pub histogram: Vec<(f64, u64)>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CallSummary {
     pub transport: TransportKind,
     pub protocol: String,

@@ -15,7 +15,7 @@ use crate::threshold::{Figure, Metric};
 
 /// The verdict as a report of calls keeps it: the engine's, its rates in
 /// calls (or events) per second, with the sentence its table prints.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Verdict {
     #[serde(flatten)]
     pub comparison: Comparison<OpsRates>,

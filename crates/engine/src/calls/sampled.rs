@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 /// What a round's sampled calls came to against the other transport's
 /// same round (kept on the round that completed the pair).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SampledAnswers {
     /// Sampled calls answered over both transports and compared.
     pub compared: u64,

@@ -27,7 +27,7 @@ pub trait FleetRound: PairedRound {
 }
 
 /// What a merged report says of the fleet as a whole.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Fleet {
     /// The hosts merged, by `--host-label`, in name order (the rows' order).
     pub hosts: Vec<String>,
@@ -43,7 +43,7 @@ pub struct Fleet {
     pub caveats: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Window {
     pub started_at: String,
     pub ended_at: String,
@@ -55,7 +55,7 @@ pub struct Window {
     pub first_to_end: String,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct FleetRow {
     pub transport: TransportKind,
     pub operation: String,
@@ -66,7 +66,7 @@ pub struct FleetRow {
 }
 
 /// One host's work of a row inside the window.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct HostRate {
     pub host: String,
     pub amount: f64,

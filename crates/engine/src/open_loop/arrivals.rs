@@ -5,7 +5,7 @@
 use crate::plan::flags::{ConfigError, fail, parse_count};
 use std::time::Duration;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Spacing {
     Constant,
@@ -25,7 +25,7 @@ impl Spacing {
 /// open-loop run offers. Each paired round is a slice of the schedule,
 /// `round_s` long, so a run offers `rate` arrivals per second of each
 /// transport's rounds, whatever a closed round's size would be.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct OpenLoop {
     /// Arrivals per second, per transport.
     pub rate: f64,

@@ -5,7 +5,7 @@ use super::LatencyRatio;
 /// A latency ratio as reports have kept it: reports before 0.1's honest
 /// ratios kept gRPC's over HTTP/JSON's (`grpc_over_json`), read the other
 /// way up here.
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 pub(super) struct SavedLatencyRatio {
     percentile: String,
     #[serde(default)]

@@ -10,7 +10,7 @@ use crate::plan::TransportKind;
 use hdrhistogram::Histogram;
 
 /// One round's pacing, as a report keeps it beside the round.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct PacedRound {
     pub offered: u64,
     pub started: u64,
@@ -19,10 +19,12 @@ pub struct PacedRound {
     pub achieved_rate: Option<f64>,
     /// Actual minus intended start, µs.
     #[serde(with = "crate::histogram::as_text", default = "latency_histogram")]
+    #[schemars(with = "String")]
     pub lateness: Histogram<u64>,
     /// From actual start to answer, µs (latency from the intended start is
     /// the round's own latency histogram).
     #[serde(with = "crate::histogram::as_text", default = "latency_histogram")]
+    #[schemars(with = "String")]
     pub service: Histogram<u64>,
 }
 
@@ -64,7 +66,7 @@ pub struct RoundLatency<'a> {
 }
 
 /// One transport's open-loop figures over its rounds.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TransportLatency {
     pub transport: TransportKind,
     pub offered: u64,
@@ -90,7 +92,7 @@ pub struct TransportLatency {
 /// HTTP/JSON's latency at one percentile over gRPC's, from the paired
 /// rounds: above 1, gRPC answered sooner (as above 1 of a throughput ratio
 /// is gRPC ahead).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(from = "super::saved::SavedLatencyRatio")]
 pub struct LatencyRatio {
     pub percentile: String,
@@ -102,7 +104,7 @@ pub struct LatencyRatio {
     pub pairs: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct OpenLoopSummary {
     /// What each arrival was: `put`, `upload`, `download`.
     pub work: String,

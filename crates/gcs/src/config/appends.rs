@@ -5,7 +5,7 @@ use super::ranges::left_alone;
 use super::{ConfigError, Options, Workload, fail, flag_error, parse_count};
 use gcs_protocol::rules::CHUNK_ALIGNMENT;
 
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct AppendPlan {
     /// Bytes per append.
     pub size: u64,

@@ -13,7 +13,7 @@ const MAX_OBJECT_BYTES: u64 = 5 * 1024 * GIB;
 pub use engine::plan::{Order, TransportKind};
 
 /// What a GCS run's rounds do.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
     /// Each round uploads `concurrency` new objects.
@@ -79,7 +79,7 @@ pub const W1R3_READS: u32 = 3;
 /// (README's "Which runs send a token" says it at length).
 pub const AUTH_AUTO_RULE: &str = "--auth auto sends tokens only to https:// endpoints that are not loopback, or where --credentials names a key; --auth gcs sends them anywhere";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum JsonHttp {
     #[serde(rename = "auto")]
     Auto,
@@ -91,7 +91,7 @@ pub enum JsonHttp {
 
 /// A validated run configuration. Read back from a report, the target and
 /// what is never written (credentials, notes) take their defaults.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct BenchConfig {
     #[serde(skip)]
     pub target: Target,
@@ -125,6 +125,7 @@ pub struct BenchConfig {
     pub grpc_checksum: bool,
     pub grpc_conn_pool: u32,
     #[serde(with = "seconds")]
+    #[schemars(with = "f64")]
     pub timeout: Duration,
     #[serde(skip)]
     pub credentials: Option<PathBuf>,
@@ -138,6 +139,7 @@ pub struct BenchConfig {
     pub prefix: String,
     pub json_http: JsonHttp,
     #[serde(with = "optional_seconds")]
+    #[schemars(with = "Option<f64>")]
     pub duration: Option<Duration>,
     /// Stop when the 95% interval of the difference is at most this wide (percentage points).
     pub until_stable: Option<f64>,
@@ -148,11 +150,14 @@ pub struct BenchConfig {
     pub grpc_window: Option<u32>,
     pub max_retries: u32,
     #[serde(with = "seconds")]
+    #[schemars(with = "f64")]
     pub retry_deadline: Duration,
     #[serde(with = "seconds")]
+    #[schemars(with = "f64")]
     pub retry_initial: Duration,
     /// A request that makes no progress for this long fails (and is retried).
     #[serde(with = "seconds")]
+    #[schemars(with = "f64")]
     pub request_timeout: Duration,
     /// Stop at the first failed upload.
     pub fail_fast: bool,

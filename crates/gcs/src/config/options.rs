@@ -6,7 +6,7 @@
 pub const DEFAULT_GRPC_WINDOW: &str = "16MiB";
 
 /// The options as typed (flags or form fields), before validation.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Options {
     pub bucket: String,

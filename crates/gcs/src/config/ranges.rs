@@ -8,7 +8,7 @@ use crate::transport::grpc::RangeReads;
 /// must be reopened; a read asks for at most that many.
 pub const MAX_RANGES_PER_OBJECT: u32 = 1000;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct RangesPlan {
     /// Ranges each reader wants of its object per round, all at once.
     pub per_object: u32,
@@ -92,7 +92,7 @@ pub(super) fn left_alone(flags: &[(&String, &str, &'static str, &str)], workload
 /// (`4KiB..1MiB`, as Parquet's pages and column chunks spread). Each range
 /// of a read has the same size in every read, so rounds move the same
 /// bytes and compare.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RangeSizes {
     #[default]

@@ -12,7 +12,7 @@ use crate::config::{BenchConfig, TransportKind};
 use crate::stats::{Pooled, RoundSample, Tally, Times};
 use units::{format_latency, format_size};
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct AppendsSummary {
     pub transport: TransportKind,
     /// What was measured: an appendable object, or JSON's counterpart.

@@ -6,12 +6,12 @@ use super::{Cleanup, RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict};
 use engine::compare::compare_rates;
 use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
-use engine::report::Host;
+use engine::report::{Host, REPORT_VERSION};
 use units::MIB;
 
 /// One host of a merged report, as its own report had it (its rounds and
 /// samples are the merged report's, by host).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct HostPart {
     pub host: String,
     pub run_id: String,
@@ -149,6 +149,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
     let samples_kept = kept_said(&runs_kept, samples.len());
     RunReport {
         tool: first.tool.clone(),
+        report_version: REPORT_VERSION,
         environment: Host { host: format!("fleet of {}", parts.len()), ..parts[0].environment.clone() },
         run_id: fleet_run_id(parts.iter().map(|p| p.run_id.as_str())),
         started_at: parts.iter().map(|p| p.started_at.clone()).min().unwrap_or_default(),

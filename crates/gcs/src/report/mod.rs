@@ -6,9 +6,9 @@ use crate::stats::compare;
 use crate::stats::{ObjectSample, RoundSample, TransportSummary, Verdict};
 use crate::target::TargetInfo;
 use engine::compare::Comparison;
-pub use engine::report::{Host, RunOutcome, Tool, aligned, csv_field, plural};
+pub use engine::report::{Host, REPORT_VERSION, RunOutcome, Tool, aligned, csv_field, plural};
 
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Cleanup {
     pub deleted: usize,
     /// Objects that should have been deleted but could not be.
@@ -19,9 +19,12 @@ pub struct Cleanup {
 
 /// Serialized as `run --format json` prints it, and read back (the app's
 /// history across sessions) from the same text.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub tool: Tool,
+    /// The report's format (`engine::report::REPORT_VERSION`); 1 when absent.
+    #[serde(default = "engine::report::first_report_version")]
+    pub report_version: u32,
     pub environment: Host,
     pub run_id: String,
     pub started_at: String,
@@ -98,6 +101,7 @@ impl RunReport {
         crate::stats::tally_from_samples(&mut rounds, &samples);
         let mut report = Self {
             tool: Tool::this(),
+            report_version: REPORT_VERSION,
             environment: Host::here(),
             run_id,
             started_at,

@@ -9,7 +9,7 @@ use crate::stats::{Pooled, RoundSample, Tally};
 use crate::transport::grpc::RangeReads;
 use units::format_latency;
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct RangesSummary {
     pub transport: TransportKind,
     /// How it asked for them: "GET with Range per range", "ReadObject per range", "BidiReadObject".

@@ -13,7 +13,19 @@ pub use samples::{ObjectSample, RoundSample};
 pub use tally::{Pooled, Recording, Tally, Times};
 
 /// What a row of figures measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Operation {
     #[default]
@@ -46,7 +58,7 @@ impl Operation {
 
 /// One transport's figures. A figure that nothing measured (no round or no
 /// upload finished) is `None`: shown as "-" and serialized as null, never 0.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TransportSummary {
     pub transport: TransportKind,
     #[serde(default)]

@@ -7,7 +7,7 @@ use crate::transport::Phases;
 use engine::error_kinds::ErrorKinds;
 
 /// One round of one transport: `concurrency` objects uploaded at once.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct RoundSample {
     pub transport: TransportKind,
     /// What the round did (w1r3 rounds come in two parts: the upload, then
@@ -82,7 +82,7 @@ impl From<&ObjectSample> for engine::events::ItemDone {
 }
 
 /// One object upload.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ObjectSample {
     /// The host that ran it (`--host-label`), as its round says.
     #[serde(default)]

@@ -11,7 +11,7 @@ use hdrhistogram::Histogram;
 
 /// Per-item times as a histogram (µs, V2 compressed, base64) and the
 /// slowest exactly, so that no quantile read from it exceeds the slowest.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Times {
     pub histogram: String,
     pub slowest_s: f64,
@@ -79,7 +79,7 @@ impl Pooled {
 }
 
 /// A round's items added up: what every figure of the report is made of.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Tally {
     pub finished: u64,
     pub failed: u64,

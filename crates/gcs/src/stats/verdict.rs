@@ -5,7 +5,7 @@
 use super::{Operation, RoundSample, TransportSummary};
 
 /// The verdict of one operation of a workload (w1r3 has two).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Verdict {
     pub operation: Operation,
     #[serde(flatten)]

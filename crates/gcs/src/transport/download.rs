@@ -19,7 +19,7 @@ pub struct ListedObject {
 }
 
 /// A part of an object: `len` bytes from `offset`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ByteRange {
     pub offset: u64,
     pub len: u64,

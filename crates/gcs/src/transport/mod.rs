@@ -33,7 +33,7 @@ use std::time::Instant;
 pub const MESSAGE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// An object this run created, exactly: cleanup deletes by name and generation.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct CreatedObject {
     pub name: String,
     pub generation: i64,
@@ -47,7 +47,7 @@ pub struct UploadRequest {
 
 /// Where an upload's time went: starting a resumable session, sending the
 /// bytes, and waiting for the final answer after the last byte.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Phases {
     /// From the start to the session's answer; none for an upload sent in
     /// one request (and for reads): nothing to measure, so not a zero.

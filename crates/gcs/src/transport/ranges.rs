@@ -20,7 +20,7 @@ pub struct RangesRequest {
 }
 
 /// One range's times, in seconds from the moment the reader wanted them all.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct RangeTimes {
     pub first_byte_s: f64,
     pub complete_s: f64,

@@ -63,7 +63,7 @@ pub struct GrpcSettings {
 }
 
 /// How gRPC reads many ranges of one object (`--grpc-ranges`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RangeReads {
     /// All on one BidiReadObject stream.
