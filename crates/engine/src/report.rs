@@ -124,25 +124,6 @@ pub fn from_one_based<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::
     round.checked_sub(1).ok_or_else(|| serde::de::Error::custom("rounds count from 1"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plurals_read_right() {
-        assert_eq!(plural(1, "retry"), "1 retry");
-        assert_eq!(plural(2, "retry"), "2 retries");
-        assert_eq!(plural(0, "connection"), "0 connections");
-        assert_eq!(plural(3, "key"), "3 keys");
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
-    }
-}
-
 /// The JSON report's format, as `report_version` says it: raised when a
 /// field is removed or changes meaning (a field added is not a new
 /// format). Reports written before the field existed read as 1.
@@ -161,5 +142,24 @@ pub fn readable(value: &serde_json::Value) -> Result<(), String> {
             "it was written by a newer gcs-speed-tui (report_version {version}; this one reads up to {REPORT_VERSION}): upgrade to read it"
         )),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_read_right() {
+        assert_eq!(plural(1, "retry"), "1 retry");
+        assert_eq!(plural(2, "retry"), "2 retries");
+        assert_eq!(plural(0, "connection"), "0 connections");
+        assert_eq!(plural(3, "key"), "3 keys");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
     }
 }
