@@ -10,7 +10,7 @@
 //! flush's and the read's), and gRPC's flushes once more with no reader
 //! (`--read-back off`), for three trials, then as median (range).
 //!
-//! `cargo bench --bench appends`. README's append figures are these.
+//! `cargo bench --bench appends`. The guide's append figures (docs/performance.md) are these.
 
 #[path = "support/emulator_process.rs"]
 mod emulator_process;

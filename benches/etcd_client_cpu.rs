@@ -8,7 +8,7 @@
 //!
 //! `cargo bench --bench etcd_client_cpu [-- put|watch] [--quick]` (quick:
 //! fewer requests). Needs etcd and etcdctl on PATH (./scripts/test installs
-//! them). README's etcd figures are the range of three such runs.
+//! them). The guide's etcd figures (docs/etcd.md) are the range of three such runs.
 
 #[path = "../tests/etcd_server/mod.rs"]
 mod etcd_server;

@@ -9,7 +9,7 @@
 //! figure printed per trial, then as median (range). The ratio is the
 //! second lane's ranges/s over the first's in the same run.
 //!
-//! `cargo bench --bench ranges`. README's ranged-read figures are these.
+//! `cargo bench --bench ranges`. The guide's ranged-read figures (docs/performance.md) are these.
 
 #[path = "support/emulator_process.rs"]
 mod emulator_process;

@@ -6,7 +6,7 @@
 //! (user + system, from the kernel's accounting of that one child) per GiB
 //! it moved, and its peak RSS.
 //!
-//! `cargo bench --bench resources`. README's Resources figures are these.
+//! `cargo bench --bench resources`. The guide's Resources figures (docs/fleets.md) are these.
 
 #[path = "support/emulator_process.rs"]
 mod emulator_process;

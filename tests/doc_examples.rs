@@ -1,23 +1,35 @@
 //! Every `gcs-speed-tui ...` command in README.md and docs/ (in ```sh and
 //! ```console blocks) parses with the CLI as it is today: a flag renamed or
 //! removed fails here, not in a user's terminal. The test of the test: a
-//! misspelled flag in a made-up page is caught.
+//! misspelled flag in a made-up page is caught. The blocks marked ```sh
+//! emulator run, each in a directory of its own, scaled down as `scaled`
+//! says (sizes to 4 MiB, --duration to 1 s, --iterations to 3).
 
 use clap::Parser;
 use gcs_speed_tui::cli::Cli;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The commands in `markdown`'s shell blocks: each line (joined over
-/// trailing backslashes) that runs the binary, after any `VAR=value`s.
-fn commands(markdown: &str) -> Vec<String> {
-    let mut found = Vec::new();
+/// A shell block of a page: the gcs-speed-tui commands in it, and whether
+/// it is marked (```sh emulator) as runnable on the built-in emulator alone.
+struct Block {
+    runnable: bool,
+    commands: Vec<String>,
+}
+
+/// The shell blocks of `markdown`: each line (joined over trailing
+/// backslashes) that runs the binary, after any `VAR=value`s.
+fn blocks(markdown: &str) -> Vec<Block> {
+    let mut found: Vec<Block> = Vec::new();
     let mut in_shell = false;
     let mut pending = String::new();
     for line in markdown.lines() {
         let fence = line.trim_start();
-        if fence.starts_with("```") {
-            in_shell = !in_shell && (fence == "```sh" || fence == "```console");
+        if let Some(info) = fence.strip_prefix("```") {
+            in_shell = !in_shell && matches!(info, "sh" | "console" | "sh emulator");
+            if in_shell {
+                found.push(Block { runnable: info == "sh emulator", commands: Vec::new() });
+            }
             continue;
         }
         if !in_shell {
@@ -32,10 +44,15 @@ fn commands(markdown: &str) -> Vec<String> {
         let command = std::mem::take(&mut pending);
         let words: Vec<&str> = command.split_whitespace().skip_while(|w| is_assignment(w)).collect();
         if words.first() == Some(&"gcs-speed-tui") {
-            found.push(command.trim().to_string());
+            found.last_mut().expect("inside a block").commands.push(command.trim().to_string());
         }
     }
     found
+}
+
+/// Every command of `markdown`'s shell blocks.
+fn commands(markdown: &str) -> Vec<String> {
+    blocks(markdown).into_iter().flat_map(|b| b.commands).collect()
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -82,8 +99,8 @@ fn refused(command: &str) -> Option<String> {
     }
 }
 
-#[test]
-fn every_documented_command_parses() {
+/// README.md and every page of the guide.
+fn pages() -> Vec<std::path::PathBuf> {
     let mut pages = vec![std::path::Path::new(ROOT).join("README.md")];
     for entry in std::fs::read_dir(std::path::Path::new(ROOT).join("docs")).unwrap() {
         let path = entry.unwrap().path();
@@ -91,6 +108,13 @@ fn every_documented_command_parses() {
             pages.push(path);
         }
     }
+    pages.sort();
+    pages
+}
+
+#[test]
+fn every_documented_command_parses() {
+    let pages = pages();
     let mut checked = 0;
     let mut broken = Vec::new();
     for page in &pages {
@@ -119,4 +143,62 @@ fn a_misspelled_flag_in_an_example_is_caught() {
     assert!(why.contains("--sampels"), "{why}");
     assert_eq!(refused(&found[1]), None);
     assert_eq!(words(&found[1])[6], "{\"k\": \"v w\"}", "a quoted value is one word");
+}
+
+/// How a runnable example is scaled down to run in a test: sizes above
+/// 4 MiB run at 4 MiB, `--duration` above 1 s at 1 s, `--iterations` above
+/// 3 at 3; everything else as written.
+fn scaled(words: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in words {
+        let cap = |flag: &str, value: &str| -> Option<String> {
+            match flag {
+                "--size" => (gcs_speed_tui::units::parse_size(value).ok()? > 4 << 20).then(|| "4MiB".to_string()),
+                "--duration" => (gcs_speed_tui::units::parse_duration(value).ok()? > std::time::Duration::from_secs(1))
+                    .then(|| "1s".into()),
+                "--iterations" => (value.parse::<u32>().ok()? > 3).then(|| "3".into()),
+                _ => None,
+            }
+        };
+        let previous = out.last().cloned().unwrap_or_default();
+        out.push(cap(&previous, word).unwrap_or_else(|| word.clone()));
+    }
+    out
+}
+
+#[test]
+fn the_examples_marked_runnable_run_on_the_built_in_emulator() {
+    let mut ran = 0;
+    for page in pages() {
+        for (index, block) in blocks(&std::fs::read_to_string(&page).unwrap()).into_iter().enumerate() {
+            if !block.runnable {
+                continue;
+            }
+            // Each block in a directory of its own: later commands read what earlier ones wrote.
+            let dir = tempfile::tempdir().unwrap();
+            for command in &block.commands {
+                let words = scaled(&words(command));
+                let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
+                    .args(&words[1..])
+                    .current_dir(dir.path())
+                    .env_remove("STORAGE_EMULATOR_HOST")
+                    .output()
+                    .unwrap();
+                let where_ = format!("{} block {index}: {}", page.display(), words.join(" "));
+                assert!(output.status.success(), "{where_}\n{}", String::from_utf8_lossy(&output.stderr));
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 12, "only {ran} runnable examples found: the marking or the extraction is broken");
+}
+
+#[test]
+fn examples_are_scaled_down_as_stated() {
+    let said = |command: &str| scaled(&words(command)).join(" ");
+    assert_eq!(
+        said("gcs-speed-tui run --emulator --size 1GiB --range-size 64KiB --iterations 20 --duration 4s"),
+        "gcs-speed-tui run --emulator --size 4MiB --range-size 64KiB --iterations 3 --duration 1s"
+    );
+    assert_eq!(said("gcs-speed-tui run --size 1KiB --iterations 2"), "gcs-speed-tui run --size 1KiB --iterations 2");
 }

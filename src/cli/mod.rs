@@ -11,13 +11,17 @@ use std::path::PathBuf;
     name = "gcs-speed-tui",
     version,
     about = "The same work over HTTP/JSON and gRPC (GCS, etcd or any gRPC service), and which was faster, live in a terminal",
-    long_about = "Opens the interactive app on a terminal. `run` is the headless GCS benchmark for scripts and CI; \
-                  `doctor` checks, before any upload, that a run would work; `etcd run` asks the same question of \
-                  etcd (its HTTP gateway against gRPC); `grpc run` of any gRPC service from its .proto (gRPC against \
-                  its google.api.http or Connect mapping, Google APIs signed in; `grpc doctor` checks it first); `emulator` serves the built-in GCS emulator on its own; \
-                  `merge` puts the reports of many hosts (a fleet) together; `compare` sets two saved reports side \
-                  by side.\n\n\
-                  With no --bucket, uploads go to the built-in loopback emulator (no GCP account needed).",
+    long_about = "Sends the same work over HTTP/JSON and over gRPC and says which was faster, by how much, \
+                  with its 95% interval: Google Cloud Storage (uploads, downloads, w1r3, ranges, appends), etcd (its \
+                  HTTP gateway against gRPC) and any gRPC service from its .proto (against its google.api.http or \
+                  Connect mapping, Google APIs signed in).\n\n\
+                  With no command it opens the interactive app on a terminal; with no --bucket, uploads go to the \
+                  built-in loopback emulator (no GCP account needed). `run`, `etcd run` and `grpc run` are the \
+                  headless benchmarks for scripts and CI (table, JSON, CSV or an HTML page to share); `doctor` and \
+                  `grpc doctor` check first that a run would work; `emulator` serves the built-in GCS emulator on \
+                  its own; `merge` puts the reports of many hosts (a fleet) together; `compare` sets two saved \
+                  reports side by side; `completions` and `man` print a shell's completions and the man page. The \
+                  guide: docs/SUMMARY.md in the repository.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

@@ -34,7 +34,11 @@ fn a_spaced_boolean_gets_the_equals_hint_in_one_sentence() {
     let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--nope"]).unwrap_err();
     assert_eq!(one_sentence(&error, &[]), "unexpected argument '--nope' found; run with --help to see the options");
     let error = Cli::try_parse_from(["gcs-speed-tui", "run", "--format", "yaml"]).unwrap_err();
-    assert!(one_sentence(&error, &[]).ends_with(": use one of table, json, csv"), "{}", one_sentence(&error, &[]));
+    assert!(
+        one_sentence(&error, &[]).ends_with(": use one of table, json, csv, html"),
+        "{}",
+        one_sentence(&error, &[])
+    );
 }
 
 #[test]

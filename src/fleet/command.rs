@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {
-    /// Reports written by `run --format json` (or `etcd run`, or earlier
-    /// merges): files, directories of *.json files, or - for stdin.
+    /// Reports written by `run --format json` (or `etcd run`, `grpc run`,
+    /// or earlier merges): files, directories of *.json files, or - for stdin.
     #[arg(required = true, value_name = "FILE|DIR|-")]
     pub reports: Vec<PathBuf>,
     /// Report format.
@@ -79,6 +79,12 @@ fn load_one(path: &std::path::Path) -> Result<Loaded, String> {
 
 pub fn compare_loaded(base: &Loaded, other: &Loaded) -> Result<Said, String> {
     let rows = crate::tui::history::differences(&base.report, &other.report);
+    if rows.is_empty() && base.report.work_said() == other.report.work_said() {
+        return Err(format!(
+            "{} and {} have no row in common to compare (a merge whose hosts never ran at once has no fleet row): compare the hosts' own reports",
+            base.name, other.name
+        ));
+    }
     if rows.is_empty() {
         return Err(format!(
             "{} and {} measured different things ({} vs {}): compare runs of the same target and workload",

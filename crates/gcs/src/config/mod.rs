@@ -76,7 +76,7 @@ impl Workload {
 pub const W1R3_READS: u32 = 3;
 
 /// `--auth auto`'s rule in one sentence, said where no token was sent
-/// (README's "Which runs send a token" says it at length).
+/// (the guide's real-gcs.md, "Which runs send a token", says it at length).
 pub const AUTH_AUTO_RULE: &str = "--auth auto sends tokens only to https:// endpoints that are not loopback, or where --credentials names a key; --auth gcs sends them anywhere";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
