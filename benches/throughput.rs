@@ -16,7 +16,7 @@
 mod support;
 
 use gcs_speed_tui::config::TransportKind;
-use support::{Case, MIB, Measured, measure, median, raw_tcp};
+use support::{Case, MIB, Measured, Raw, measure, median, raw_tcp, raw_tcp_metered};
 use user_run::{UserRun, print_user_runs, user_run};
 
 #[path = "support/user_run.rs"]
@@ -37,6 +37,10 @@ const GRPC_READS_OF_JSON: f64 = 0.8;
 const GRPC_WRITES_OF_JSON: f64 = 0.8;
 const WRITE_CLIENT_CPU: [(TransportKind, f64); 2] = [(TransportKind::Json, 0.35), (TransportKind::Grpc, 0.45)];
 const WRITE_EMULATOR_CPU: f64 = 0.30;
+/// Issue 43's: gRPC writes at JSON's CPU cost, and near a raw socket's
+/// (client CPU per GiB, one stream, one request, crc32c on, trial by trial).
+const GRPC_WRITE_CPU_OF_JSON: f64 = 1.1;
+const GRPC_WRITE_CPU_OF_RAW: f64 = 1.2;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -67,12 +71,12 @@ fn main() {
     let peak_rss = picks.is_empty().then(|| peak_rss(quick));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let users = picks.is_empty() || picks.iter().any(|w| w == "binary");
-    let (raw_one, raw_four, measured, user_runs) = runtime.block_on(async {
+    let (raw_metered, raw_four, measured, user_runs) = runtime.block_on(async {
         let emulator = support::emulator().await;
         // Reads need the bytes kept; uploads are measured without that cost.
         let reads = support::retaining_emulator().await;
         raw_tcp(1, big / 4).await; // warm
-        let (mut raw_one, mut raw_four) = (Vec::new(), Vec::new());
+        let (mut raw_one, mut raw_four): (Vec<Raw>, Vec<f64>) = (Vec::new(), Vec::new());
         let mut measured: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
         let mut user_runs: Vec<UserRun> = Vec::new();
         // Trials go round all the cases, with the baseline between them, so
@@ -80,7 +84,7 @@ fn main() {
         // rather than on one case entirely; each case reports its median
         // and the range of its trials.
         for _ in 0..trials {
-            raw_one.push(raw_tcp(1, big).await);
+            raw_one.push(raw_tcp_metered(1, big).await);
             raw_four.push(raw_tcp(4, small).await);
             for (case, results) in cases.iter().zip(&mut measured) {
                 let server = if case.download { &reads } else { &emulator };
@@ -95,10 +99,11 @@ fn main() {
                 }
             }
         }
-        raw_one.push(raw_tcp(1, big).await);
+        raw_one.push(raw_tcp_metered(1, big).await);
         raw_four.push(raw_tcp(4, small).await);
         (raw_one, raw_four, measured, user_runs)
     });
+    let raw_one: Vec<f64> = raw_metered.iter().map(|r| r.mib_s).collect();
     let (one, four) = (median(&raw_one), median(&raw_four));
     println!(
         "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s), and their range",
@@ -179,9 +184,42 @@ fn main() {
             );
         }
     }
+    if let (Some(json), Some(grpc)) = (goal_case(TransportKind::Json, false), goal_case(TransportKind::Grpc, false)) {
+        print_write_cpu(&raw_metered, &measured[json], &measured[grpc]);
+    }
     if let Some(line) = peak_rss {
         println!("{line}");
     }
+}
+
+/// Issue 43's figures, trial by trial: client CPU per GiB of one-stream
+/// writes with crc32c beside the raw socket sender's measured just before
+/// the trial, the emulator's per transport, and gRPC's ratios to both.
+fn print_write_cpu(raw: &[Raw], json: &[Measured], grpc: &[Measured]) {
+    let said = |values: &[f64]| {
+        let each: Vec<String> = values.iter().map(|v| format!("{v:.3}")).collect();
+        format!("{} (median {:.3}, range {:.3}-{:.3})", each.join(" "), median(values), min(values), max(values))
+    };
+    let raw_cpu: Vec<f64> = raw.iter().take(json.len()).map(|r| r.sender_cpu_s_per_gib).collect();
+    let cpu = |runs: &[Measured]| runs.iter().map(|m| m.client_cpu_s_per_gib).collect::<Vec<_>>();
+    let emulator = |runs: &[Measured]| runs.iter().map(|m| m.emulator_cpu_s_per_gib).collect::<Vec<_>>();
+    println!("client CPU per GiB, writes of one stream, one request, crc32c, trial by trial (s/GiB):");
+    println!("  raw socket sender: {}", said(&raw_cpu));
+    println!("  http-json client:  {}; emulator {}", said(&cpu(json)), said(&emulator(json)));
+    println!("  grpc client:       {}; emulator {}", said(&cpu(grpc)), said(&emulator(grpc)));
+    let of_json: Vec<f64> = cpu(grpc).iter().zip(cpu(json)).map(|(g, j)| g / j).collect();
+    let of_raw: Vec<f64> = cpu(grpc).iter().zip(&raw_cpu).map(|(g, r)| g / r).collect();
+    let verdict = |ratio: f64, goal: f64| if ratio <= goal { "met" } else { "NOT met" };
+    println!(
+        "goal grpc writes CPU of JSON's: {}x, goal <= {GRPC_WRITE_CPU_OF_JSON:.1}x: {}",
+        said(&of_json),
+        verdict(median(&of_json), GRPC_WRITE_CPU_OF_JSON)
+    );
+    println!(
+        "goal grpc writes CPU of the raw sender's: {}x, goal <= {GRPC_WRITE_CPU_OF_RAW:.1}x: {}",
+        said(&of_raw),
+        verdict(median(&of_raw), GRPC_WRITE_CPU_OF_RAW)
+    );
 }
 
 /// `0.61-0.74x`: the lowest and highest of a case's trials.

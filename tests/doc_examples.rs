@@ -18,21 +18,28 @@ struct Block {
 }
 
 /// The shell blocks of `markdown`: each line (joined over trailing
-/// backslashes) that runs the binary, after any `VAR=value`s.
+/// backslashes) that runs the binary, after any `VAR=value`s, and each
+/// part of a pipeline or list that does; in other blocks (```text
+/// transcripts), the lines that begin `$ gcs-speed-tui`.
 fn blocks(markdown: &str) -> Vec<Block> {
     let mut found: Vec<Block> = Vec::new();
-    let mut in_shell = false;
+    let mut fence: Option<&str> = None;
     let mut pending = String::new();
     for line in markdown.lines() {
-        let fence = line.trim_start();
-        if let Some(info) = fence.strip_prefix("```") {
-            in_shell = !in_shell && matches!(info, "sh" | "console" | "sh emulator");
-            if in_shell {
-                found.push(Block { runnable: info == "sh emulator", commands: Vec::new() });
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            fence = if fence.is_some() { None } else { Some(info.trim()) };
+            assert!(
+                !fence.is_some_and(|f| f.starts_with("sh") && !matches!(f, "sh" | "sh emulator")),
+                "a shell block marked {fence:?}: ```sh or ```sh emulator"
+            );
+            if fence.is_some() {
+                found.push(Block { runnable: fence == Some("sh emulator"), commands: Vec::new() });
             }
             continue;
         }
-        if !in_shell {
+        let Some(info) = fence else { continue };
+        let shell = matches!(info, "sh" | "console" | "sh emulator");
+        if !shell && !line.trim_start().starts_with("$ gcs-speed-tui") {
             continue;
         }
         let line = line.trim().trim_start_matches("$ ");
@@ -42,9 +49,11 @@ fn blocks(markdown: &str) -> Vec<Block> {
             continue;
         }
         let command = std::mem::take(&mut pending);
-        let words: Vec<&str> = command.split_whitespace().skip_while(|w| is_assignment(w)).collect();
-        if words.first() == Some(&"gcs-speed-tui") {
-            found.last_mut().expect("inside a block").commands.push(command.trim().to_string());
+        for part in command.split(" | ").flat_map(|p| p.split(" && ")).flat_map(|p| p.split("; ")) {
+            let words: Vec<&str> = part.split_whitespace().skip_while(|w| is_assignment(w)).collect();
+            if words.first() == Some(&"gcs-speed-tui") {
+                found.last_mut().expect("inside a block").commands.push(part.trim().to_string());
+            }
         }
     }
     found
@@ -137,8 +146,13 @@ fn every_documented_command_parses() {
 #[test]
 fn a_misspelled_flag_in_an_example_is_caught() {
     let page = "Text.\n\n```sh\nSTORAGE_EMULATOR_HOST=http://x gcs-speed-tui run --size 1KiB \\\n    --sampels out.ndjson\ngcs-speed-tui grpc run --method 'a.B/C' --data '{\"k\": \"v w\"}'   # fine\n```\n";
-    let found = commands(page);
-    assert_eq!(found.len(), 2, "{found:?}");
+    let page = format!(
+        "{page}\n```text\n$ gcs-speed-tui run --sizee 1KiB\nnot a command\n```\n\n```sh\ncat a.json | gcs-speed-tui merge --formt json -\n```\n"
+    );
+    let found = commands(&page);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert!(refused(&found[2]).expect("--sizee is no flag").contains("--sizee"));
+    assert!(refused(&found[3]).expect("--formt is no flag").contains("--formt"));
     let why = refused(&found[0]).expect("--sampels is no flag");
     assert!(why.contains("--sampels"), "{why}");
     assert_eq!(refused(&found[1]), None);
@@ -166,31 +180,42 @@ fn scaled(words: &[String]) -> Vec<String> {
     out
 }
 
-#[test]
-fn the_examples_marked_runnable_run_on_the_built_in_emulator() {
-    let mut ran = 0;
-    for page in pages() {
-        for (index, block) in blocks(&std::fs::read_to_string(&page).unwrap()).into_iter().enumerate() {
-            if !block.runnable {
-                continue;
-            }
-            // Each block in a directory of its own: later commands read what earlier ones wrote.
-            let dir = tempfile::tempdir().unwrap();
-            for command in &block.commands {
-                let words = scaled(&words(command));
-                let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
-                    .args(&words[1..])
-                    .current_dir(dir.path())
-                    .env_remove("STORAGE_EMULATOR_HOST")
-                    .output()
-                    .unwrap();
-                let where_ = format!("{} block {index}: {}", page.display(), words.join(" "));
-                assert!(output.status.success(), "{where_}\n{}", String::from_utf8_lossy(&output.stderr));
-                ran += 1;
-            }
+/// Runs a runnable block's commands in a directory of its own (later
+/// commands read what earlier ones wrote); each must succeed, and each file
+/// it names with --output, --samples or --chart must be written.
+fn run_block(place: &str, block: &Block) {
+    assert!(!block.commands.is_empty(), "{place}: a block marked runnable runs no gcs-speed-tui command");
+    let dir = tempfile::tempdir().unwrap();
+    for command in &block.commands {
+        let words = scaled(&words(command));
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gcs-speed-tui"))
+            .args(&words[1..])
+            .current_dir(dir.path())
+            .env_remove("STORAGE_EMULATOR_HOST")
+            .output()
+            .unwrap();
+        let said = format!("{place}: {}", words.join(" "));
+        assert!(output.status.success(), "{said}\n{}", String::from_utf8_lossy(&output.stderr));
+        for pair in words.windows(2).filter(|w| ["--output", "--samples", "--chart"].contains(&w[0].as_str())) {
+            let written = std::fs::metadata(dir.path().join(&pair[1])).map_or(0, |m| m.len());
+            assert!(written > 0, "{said}: {} {} was not written", pair[0], pair[1]);
         }
     }
-    assert!(ran >= 12, "only {ran} runnable examples found: the marking or the extraction is broken");
+}
+
+#[test]
+fn the_examples_marked_runnable_run_on_the_built_in_emulator() {
+    let (mut blocks_run, mut marked) = (0, 0);
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        marked += text.lines().filter(|l| l.trim() == "```sh emulator").count();
+        for (index, block) in blocks(&text).iter().enumerate().filter(|(_, b)| b.runnable) {
+            run_block(&format!("{} block {index}", page.display()), block);
+            blocks_run += 1;
+        }
+    }
+    assert_eq!(blocks_run, marked, "every block marked ```sh emulator ran");
+    assert!(blocks_run >= 12, "only {blocks_run} runnable examples found");
 }
 
 #[test]

@@ -44,22 +44,43 @@ fn assert_ratios(loaded: &Loaded, expected: &[(f64, f64, f64)]) {
     }
 }
 
-/// Each of `rates` (a row's name start, its rate) is in the page's table,
-/// to the places the table shows.
-fn assert_rates(loaded: &Loaded, table_id: &str, rates: &[(String, f64)]) {
-    let rows = cells(&loaded.dom, table_id);
+/// The part of the page in `<section id="ID">`, as the browser built it
+/// (not the report the page carries, which holds the same figures).
+fn section<'a>(dom: &'a str, id: &str) -> &'a str {
+    let start = dom.find(&format!("<section id=\"{id}\">")).unwrap_or_else(|| panic!("no section {id}"));
+    &dom[start..start + dom[start..].find("</section>").unwrap()]
+}
+
+/// Each of `rates` (a row's name start, its rate) is what the table's
+/// `column` shows for that row, to the places it shows.
+fn assert_rates(loaded: &Loaded, column: &str, rates: &[(String, f64)]) {
+    let headers = pages::headers(&loaded.dom, "table");
+    let at = headers.iter().position(|h| h == column).unwrap_or_else(|| panic!("no column {column}: {headers:?}"));
+    let rows = cells(&loaded.dom, "table");
     assert!(!rates.is_empty());
     for (name, rate) in rates {
-        let row = rows
-            .iter()
-            .find(|r| r.iter().any(|c| c.starts_with(name.as_str())))
-            .unwrap_or_else(|| panic!("{name}: {rows:?}"));
-        let shown = row.iter().filter_map(|c| c.split_whitespace().next()?.replace(',', "").parse::<f64>().ok());
-        assert!(
-            shown.into_iter().any(|n| (n - rate).abs() <= 0.005 * rate.max(1.0) + 0.01),
-            "{name} at {rate} is not in {row:?}"
-        );
+        let row = rows.iter().find(|r| r[0].starts_with(name.as_str())).unwrap_or_else(|| panic!("{name}: {rows:?}"));
+        let shown = row[at].split_whitespace().next().unwrap_or_default().replace(',', "");
+        let places = shown.split_once('.').map_or(0, |(_, decimals)| decimals.len()) as i32;
+        let number: f64 = shown.parse().unwrap_or_else(|_| panic!("{name}: {:?} is no number", row[at]));
+        assert!((number - rate).abs() <= 0.5 * 10f64.powi(-places) + 1e-9, "{name}: {rate} shown as {:?}", row[at]);
     }
+}
+
+/// The rows' rates from the report: (transport, rate in `field`).
+fn rates_of(report: &Value, field: &str) -> Vec<(String, f64)> {
+    let rows = report["transports"].as_array().unwrap();
+    rows.iter().map(|t| (t["transport"].as_str().unwrap().to_string(), t[field].as_f64().unwrap())).collect()
+}
+
+/// The page shows its charts: an SVG with lines drawn in it.
+fn assert_charts(loaded: &Loaded) {
+    let charts = section(&loaded.dom, "charts");
+    assert!(
+        charts.contains("<svg") && charts.matches("<polyline").count() >= 2,
+        "{}",
+        &charts[..charts.len().min(500)]
+    );
 }
 
 fn write_page(dir: &std::path::Path, name: &str, args: &[&str]) -> Loaded {
@@ -76,20 +97,21 @@ fn a_gcs_run_page_shows_its_reports_verdict_and_rates() {
     loaded.assert_clean();
     let report = carried(&loaded);
     assert_eq!(report["report_version"], 2);
+    // The run the page carries is the one asked for: 256 KiB objects, 3 rounds a transport.
+    assert_eq!(report["config"]["object_size"], 256 * 1024);
+    assert_eq!(report["rounds"].as_array().map(Vec::len), Some(2 * 3));
     assert_ratios(&loaded, &[grpc_over_json(&report["comparison"])]);
-    let rates: Vec<(String, f64)> = report["transports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| (t["transport"].as_str().unwrap().to_string(), t["throughput_mib_s"].as_f64().unwrap()))
-        .collect();
+    let rates = rates_of(&report, "throughput_mib_s");
     assert_eq!(rates.len(), 2);
-    assert_rates(&loaded, "table", &rates);
-    for section in ["verdict", "results", "charts", "configuration", "environment"] {
-        assert!(loaded.dom.contains(&format!("<section id=\"{section}\">")), "{section}");
+    assert_rates(&loaded, "Throughput", &rates);
+    // The verdict's sentence quotes both pooled rates.
+    let verdict = section(&loaded.dom, "verdict");
+    for (_, rate) in &rates {
+        assert!(verdict.contains(&format!("{rate:.2}")), "{rate:.2} not in {verdict}");
     }
-    assert!(loaded.dom.contains(report["environment"]["kernel"].as_str().unwrap()));
-    assert!(loaded.dom.contains("\"object_size\": 262144"), "the configuration as run");
+    assert_charts(&loaded);
+    assert!(section(&loaded.dom, "environment").contains(report["environment"]["kernel"].as_str().unwrap()));
+    assert!(section(&loaded.dom, "configuration").contains("\"object_size\": 262144"), "the configuration as run");
 }
 
 #[test]
@@ -109,7 +131,10 @@ fn a_sweep_page_shows_each_points_ratio() {
     for (point, expected) in points.iter().zip(&expected) {
         let said = format!("concurrency={}", point["point"]["concurrency"].as_str().unwrap());
         let row = rows.iter().find(|r| r[0] == said).unwrap_or_else(|| panic!("{said}: {rows:?}"));
-        assert!(row[5].contains(&format!("{:.2}x", expected.0)), "{row:?}");
+        assert!(row[5].starts_with(&format!("rate {:.2}x", expected.0)), "{row:?}");
+        // The point ran at its concurrency.
+        let concurrency: u64 = point["point"]["concurrency"].as_str().unwrap().parse().unwrap();
+        assert_eq!(point["report"]["config"]["concurrency"], concurrency);
     }
 }
 
@@ -117,7 +142,7 @@ fn a_sweep_page_shows_each_points_ratio() {
 fn a_fleet_page_equals_the_merged_json() {
     let dir = tempfile::tempdir().unwrap();
     // Both hosts start at one --start-at, so that their rounds overlap (a fleet).
-    let start_at = gcs_speed_tui::units::rfc3339(std::time::SystemTime::now() + std::time::Duration::from_secs(3));
+    let start_at = gcs_speed_tui::units::rfc3339(std::time::SystemTime::now() + std::time::Duration::from_secs(8));
     let mut reports = Vec::new();
     let mut children = Vec::new();
     for host in ["host-a", "host-b"] {
@@ -140,6 +165,7 @@ fn a_fleet_page_equals_the_merged_json() {
     let loaded = write_page(dir.path(), "fleet.html", &[&["merge"][..], &inputs].concat());
     loaded.assert_clean();
     assert_eq!(carried(&loaded), merged, "the page carries what merge --format json writes");
+    assert!(merged["fleet"].is_object() && merged["comparison"]["pairs"].as_u64() >= Some(3), "the hosts ran at once");
     assert_ratios(&loaded, &[grpc_over_json(&merged["comparison"])]);
     let rows = cells(&loaded.dom, "table");
     for host in ["host-a", "host-b"] {
@@ -175,14 +201,13 @@ fn etcd_and_grpc_run_pages_show_their_verdicts_and_rates() {
         let loaded = write_page(dir.path(), name, args);
         loaded.assert_clean();
         let report = carried(&loaded);
+        assert_eq!((report["config"]["clients"].as_u64(), report["config"]["requests"].as_u64()), (Some(2), Some(20)));
         assert_ratios(&loaded, &[grpc_over_json(&report["comparison"])]);
-        let rates: Vec<(String, f64)> = report["transports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| (t["transport"].as_str().unwrap().to_string(), t["ops_per_s"].as_f64().unwrap()))
-            .collect();
-        assert_rates(&loaded, "table", &rates);
+        let column = if name == "etcd.html" { "Ops/s" } else { "Calls/s" };
+        assert_rates(&loaded, column, &rates_of(&report, "ops_per_s"));
+        let sentence = report["comparison"]["sentence"].as_str().unwrap();
+        assert!(section(&loaded.dom, "verdict").contains(&pages::escape(sentence)), "{sentence}");
+        assert_charts(&loaded);
     }
 }
 

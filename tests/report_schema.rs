@@ -54,21 +54,56 @@ fn the_checked_in_schemas_are_the_report_types() {
 }
 
 /// Where `value` breaks `schema` (whose `$defs` are in `root`), each said
-/// with its JSON path; empty when it conforms.
+/// with its JSON path; empty when it conforms. It knows the keywords
+/// schemars writes for these types, and fails on any other.
 fn breaks(value: &Value, schema: &Value, root: &Value, at: &str) -> Vec<String> {
+    const KNOWN: [&str; 17] = [
+        "$ref",
+        "$schema",
+        "$defs",
+        "title",
+        "description",
+        "default",
+        "type",
+        "format",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "enum",
+    ];
+    const CHOICES: [&str; 3] = ["anyOf", "oneOf", "const"];
+    match schema {
+        Value::Bool(true) => return vec![],
+        Value::Bool(false) => return vec![format!("{at}: {value} where the schema allows nothing")],
+        _ => {}
+    }
+    let unknown: Vec<&String> = schema
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| !KNOWN.contains(&k.as_str()) && !CHOICES.contains(&k.as_str()))
+        .collect();
+    assert!(unknown.is_empty(), "{at}: the schema uses {unknown:?}, which this check does not know");
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        let name = reference.trim_start_matches("#/$defs/");
-        return breaks(value, &root["$defs"][name], root, at);
+        let target = &root["$defs"][reference.trim_start_matches("#/$defs/")];
+        assert!(target.is_object(), "{at}: {reference} names no definition");
+        return breaks(value, target, root, at);
     }
-    for choices in ["anyOf", "oneOf"] {
-        if let Some(options) = schema.get(choices).and_then(Value::as_array) {
-            if options.iter().any(|option| breaks(value, option, root, at).is_empty()) {
-                return vec![];
-            }
-            return vec![format!("{at}: {value} fits none of its {choices}")];
+    if let Some(options) = schema.get("anyOf").and_then(Value::as_array) {
+        if options.iter().any(|option| breaks(value, option, root, at).is_empty()) {
+            return vec![];
         }
+        return vec![format!("{at}: {value} fits none of its anyOf")];
     }
-    let mut found = Vec::new();
+    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
+        let fits = options.iter().filter(|option| breaks(value, option, root, at).is_empty()).count();
+        return if fits == 1 { vec![] } else { vec![format!("{at}: {value} fits {fits} of its oneOf, not one")] };
+    }
     if let Some(kind) = schema.get("type") {
         let kinds: Vec<&str> = match kind {
             Value::Array(kinds) => kinds.iter().filter_map(Value::as_str).collect(),
@@ -78,33 +113,65 @@ fn breaks(value: &Value, schema: &Value, root: &Value, at: &str) -> Vec<String> 
             return vec![format!("{at}: {value} is not {kinds:?}")];
         }
     }
+    let mut found = Vec::new();
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array).filter(|a| !a.contains(value)) {
         found.push(format!("{at}: {value} is not one of {allowed:?}"));
     }
     if let Some(constant) = schema.get("const").filter(|c| *c != value) {
         found.push(format!("{at}: {value} is not {constant}"));
     }
-    if let (Some(object), Some(properties)) = (value.as_object(), schema.get("properties").and_then(Value::as_object)) {
-        for (key, field) in object {
-            match properties.get(key) {
-                Some(property) => found.extend(breaks(field, property, root, &format!("{at}.{key}"))),
-                None if schema.get("additionalProperties").is_some_and(|a| a != false) => {}
-                None => found.push(format!("{at}.{key}: not in the schema")),
-            }
-        }
-        for key in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
-            if !object.contains_key(key.as_str().unwrap()) {
-                found.push(format!("{at}: lacks {key}, which the schema requires"));
-            }
-        }
+    if let (Some(minimum), Some(number)) = (schema.get("minimum").and_then(Value::as_f64), value.as_f64())
+        && number < minimum
+    {
+        found.push(format!("{at}: {value} is below {minimum}"));
+    }
+    if let Some(object) = value.as_object() {
+        found.extend(object_breaks(object, schema, root, at));
     }
     if let Some(items) = value.as_array() {
-        let tuple = schema.get("prefixItems").and_then(Value::as_array);
-        for (i, item) in items.iter().enumerate() {
-            let each = tuple.and_then(|t| t.get(i)).or(schema.get("items"));
-            if let Some(each) = each.filter(|e| e.is_object()) {
-                found.extend(breaks(item, each, root, &format!("{at}[{i}]")));
-            }
+        found.extend(array_breaks(items, schema, root, at));
+    }
+    found
+}
+
+/// An object's fields against `properties`, `additionalProperties` and `required`.
+fn object_breaks(object: &serde_json::Map<String, Value>, schema: &Value, root: &Value, at: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (key, field) in object {
+        let place = format!("{at}.{key}");
+        match (properties.and_then(|p| p.get(key)), schema.get("additionalProperties")) {
+            (Some(property), _) => found.extend(breaks(field, property, root, &place)),
+            (None, Some(other)) => found.extend(breaks(field, other, root, &place)),
+            // Every field a report writes is named in its schema.
+            (None, None) => found.push(format!("{place}: not in the schema")),
+        }
+    }
+    for key in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        if !object.contains_key(key.as_str().unwrap()) {
+            found.push(format!("{at}: lacks {key}, which the schema requires"));
+        }
+    }
+    found
+}
+
+/// An array's items against `items`, `prefixItems`, `minItems` and `maxItems`.
+fn array_breaks(items: &[Value], schema: &Value, root: &Value, at: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let bound = |name: &str| schema.get(name).and_then(Value::as_u64).map(|n| n as usize);
+    if bound("minItems").is_some_and(|least| items.len() < least)
+        || bound("maxItems").is_some_and(|most| items.len() > most)
+    {
+        found.push(format!("{at}: {} items, outside {:?}..={:?}", items.len(), bound("minItems"), bound("maxItems")));
+    }
+    let tuple = schema.get("prefixItems").and_then(Value::as_array);
+    for (i, item) in items.iter().enumerate() {
+        let each = match tuple {
+            Some(tuple) => tuple.get(i).or(schema.get("items")),
+            None => schema.get("items"),
+        };
+        if let Some(each) = each {
+            found.extend(breaks(item, each, root, &format!("{at}[{i}]")));
         }
     }
     found
@@ -199,10 +266,25 @@ fn a_field_the_schema_lacks_or_a_wrong_type_is_caught() {
     let mut extra = report.clone();
     extra["environment"]["gpu"] = Value::from("none");
     assert_eq!(breaks(&extra, &schema, &schema, "$"), vec!["$.environment.gpu: not in the schema".to_string()]);
-    let mut retyped = report;
+    let mut retyped = report.clone();
     retyped["environment"]["cpus"] = Value::from("two");
     let found = breaks(&retyped, &schema, &schema, "$");
     assert!(found.len() == 1 && found[0].starts_with("$.environment.cpus: \"two\" is not"), "{found:?}");
+    // A map's value, a pair of one, a negative count.
+    let mut bad = report;
+    bad["transports"][0]["error_kinds"] = serde_json::json!({"HTTP 503": "two"});
+    bad["comparison"]["measured"][0] = serde_json::json!(["http-json"]);
+    bad["transports"][1]["objects"] = Value::from(-1);
+    let found = breaks(&bad, &schema, &schema, "$");
+    let said = found.join("\n");
+    assert_eq!(found.len(), 3, "{said}");
+    assert!(said.contains("$.transports[0].error_kinds.HTTP 503: \"two\" is not"), "{said}");
+    // The comparison is an Option (anyOf itself or null): the pair of one makes it fit neither.
+    assert!(said.contains("$.comparison: ") && said.contains("fits none of its anyOf"), "{said}");
+    let comparison = &schema["$defs"]["Comparison"];
+    let pair = breaks(&bad["comparison"], comparison, &schema, "$.comparison");
+    assert!(pair.iter().any(|b| b.starts_with("$.comparison.measured[0]: 1 items")), "{pair:?}");
+    assert!(said.contains("$.transports[1].objects: -1 is"), "{said}");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::{Emulator, EmulatorOptions};
+use gcs_speed_tui::engine::cpu;
 use gcs_speed_tui::engine::outlet::Outlets;
 use gcs_speed_tui::gcs::runner::Runner;
 use std::time::Instant;
@@ -23,6 +24,20 @@ const WRITE: usize = 1 << 20;
 /// of about 4,500, in whole runs at a time (94% of reads on the sender's CPU),
 /// a ping-pong no client and server pair can do.
 pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
+    raw_tcp_metered(streams, bytes).await.mib_s
+}
+
+/// Raw loopback TCP, and what sending it cost.
+pub struct Raw {
+    pub mib_s: f64,
+    /// The senders' CPU per GiB: the process's CPU over the transfer, less
+    /// the sinks' threads' own (each counts its CPU before it ends) and the
+    /// in-process emulator's (idle then).
+    pub sender_cpu_s_per_gib: f64,
+}
+
+/// `raw_tcp`, with the senders' CPU per GiB.
+pub async fn raw_tcp_metered(streams: usize, bytes: u64) -> Raw {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     let sinks = std::thread::spawn(move || {
@@ -32,12 +47,14 @@ pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
                 std::thread::spawn(move || {
                     let mut buffer = vec![0u8; WRITE];
                     while std::io::Read::read(&mut socket, &mut buffer).unwrap() > 0 {}
+                    this_thread_cpu_seconds()
                 })
             })
             .collect();
-        readers.into_iter().for_each(|reader| reader.join().unwrap());
+        readers.into_iter().map(|reader| reader.join().unwrap()).sum::<f64>()
     });
     let chunk = gcs_speed_tui::gcs::payload::random_bytes(WRITE, 9);
+    let (cpu_before, emulator_before) = (cpu::process_seconds(), cpu::emulator_seconds());
     let start = Instant::now();
     let senders: Vec<_> = (0..streams)
         .map(|_| {
@@ -55,8 +72,19 @@ pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
     for sender in senders {
         sender.await.unwrap();
     }
-    tokio::task::spawn_blocking(move || sinks.join().unwrap()).await.unwrap();
-    (streams as u64 * bytes) as f64 / MIB as f64 / start.elapsed().as_secs_f64()
+    let sinks_cpu = tokio::task::spawn_blocking(move || sinks.join().unwrap()).await.unwrap();
+    let elapsed = start.elapsed().as_secs_f64();
+    let senders_cpu = cpu::process_seconds() - cpu_before - sinks_cpu - (cpu::emulator_seconds() - emulator_before);
+    let gib = (streams as u64 * bytes) as f64 / (1u64 << 30) as f64;
+    Raw { mib_s: gib * 1024.0 / elapsed, sender_cpu_s_per_gib: senders_cpu / gib }
+}
+
+/// CPU seconds of the calling thread so far.
+fn this_thread_cpu_seconds() -> f64 {
+    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the timespec we own; the clock id is a constant.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
+    time.tv_sec as f64 + time.tv_nsec as f64 / 1e9
 }
 
 pub async fn emulator() -> Emulator {

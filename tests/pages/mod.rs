@@ -10,6 +10,8 @@ pub struct Loaded {
     pub dom: String,
     /// Chromium's own log (stderr), console messages among it.
     pub log: String,
+    /// The size of its screenshot's PNG.
+    pub screenshot_bytes: usize,
 }
 
 impl Loaded {
@@ -23,6 +25,13 @@ impl Loaded {
     pub fn assert_clean(&self) {
         assert!(self.console_errors().is_empty(), "console errors:\n{}", self.log);
         assert!(self.dom.contains("<h1>gcs-speed-tui"), "{}", &self.dom[..self.dom.len().min(2000)]);
+        // Something was drawn: a blank window's PNG compresses to a few KiB.
+        let blank = blank_screenshot_bytes();
+        assert!(
+            self.screenshot_bytes > 5 * blank,
+            "the screenshot looks blank: {} bytes, a blank one {blank}",
+            self.screenshot_bytes
+        );
     }
 }
 
@@ -30,6 +39,8 @@ fn chromium(args: &[String]) -> std::process::Output {
     let mut command = Command::new("chromium");
     command.args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]);
     command.args(["--enable-logging=stderr", "--log-level=0"]);
+    // Timers the page sets run before the DOM is dumped or the picture taken.
+    command.arg("--virtual-time-budget=1000");
     command.args(args);
     command.output().unwrap_or_else(|e| panic!("chromium: {e} (./scripts/test installs Debian's chromium)"))
 }
@@ -44,19 +55,45 @@ pub fn load(path: &Path) -> Loaded {
     assert!(dumped.status.success(), "{}", String::from_utf8_lossy(&dumped.stderr));
     let shot = path.with_extension("png");
     let shot_arg = format!("--screenshot={}", shot.display());
-    let shooting = chromium(&[profile_arg, shot_arg, "--window-size=1280,1600".into(), url]);
+    let shooting = chromium(&[profile_arg.clone(), shot_arg, "--window-size=1280,1600".into(), url]);
     assert!(shooting.status.success(), "{}", String::from_utf8_lossy(&shooting.stderr));
     let png = std::fs::read(&shot).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
     let size = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
     assert_eq!((size(16), size(20)), (1280, 1600), "the screenshot is of the window");
     let log = String::from_utf8_lossy(&dumped.stderr).into_owned() + &String::from_utf8_lossy(&shooting.stderr);
-    Loaded { dom: String::from_utf8(dumped.stdout).unwrap(), log }
+    Loaded { dom: String::from_utf8(dumped.stdout).unwrap(), log, screenshot_bytes: png.len() }
+}
+
+/// The bytes of a screenshot of an empty page at the same size: what a
+/// page that drew nothing would give.
+fn blank_screenshot_bytes() -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let profile_arg = format!("--user-data-dir={}", dir.path().join("profile").display());
+    let (page, shot) = (dir.path().join("blank.html"), dir.path().join("blank.png"));
+    std::fs::write(&page, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let shot_arg = format!("--screenshot={}", shot.display());
+    let url = format!("file://{}", page.display());
+    chromium(&[profile_arg.to_string(), shot_arg, "--window-size=1280,1600".into(), url]);
+    std::fs::read(&shot).map_or(0, |png| png.len())
 }
 
 /// HTML's five escapes undone.
 pub fn unescape(text: &str) -> String {
     text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
+/// Text as the page escapes it (the tool's five escapes).
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
+}
+
+/// The header cells of the table `id`.
+pub fn headers(dom: &str, id: &str) -> Vec<String> {
+    let start = dom.find(&format!("<table id=\"{id}\"")).unwrap_or_else(|| panic!("no table {id}"));
+    let head = &dom[start..start + dom[start..].find("</thead>").unwrap()];
+    // Split on the cell's own tag: "<th" alone would also split at "<thead>".
+    head.split("<th>").skip(1).map(|cell| unescape(cell.split("</th>").next().unwrap_or_default())).collect()
 }
 
 /// The body rows of the table `id`, each a list of its cells' text.

@@ -96,8 +96,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "HOST:PORT", default_value = "", hide_default_value = true)]
     pub grpc_endpoint: String,
     /// auto | gcs | none: whether --endpoint and --grpc-endpoint get OAuth
-    /// tokens (auto: gcs for https to a host that is not loopback, none for
-    /// loopback and plaintext).
+    /// tokens (auto: gcs when --credentials names a file or for https to a
+    /// host that is not loopback, none for loopback and plaintext).
     #[arg(long, value_name = "MODE", default_value = "auto")]
     pub auth: String,
     /// A PEM file of CA certificates to trust on both transports, besides the

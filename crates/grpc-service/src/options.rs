@@ -32,7 +32,8 @@ pub struct ServiceArgs {
     /// {{client}}, {{run}} and {{base64 TEXT}} differ call by call, the same on both transports;
     /// {{transport}} and {{round}} (0 in the check and warmup) give each transport and round
     /// keys of its own, for calls that are not idempotent. A FILE of one JSON request a line
-    /// (NDJSON) is used in turn: call n sends line n mod lines.
+    /// (NDJSON) is used in turn, lines counted from 1 (blank ones skipped):
+    /// call n (from 0) sends line (n mod lines) + 1.
     #[arg(long, value_name = "JSON|@FILE", default_value = "{}")]
     pub data: String,
     /// The gRPC server: http://HOST:PORT (h2c) or https://HOST:PORT.
