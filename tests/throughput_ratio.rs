@@ -33,6 +33,7 @@ async fn one_stream_uploads_keep_up_with_raw_loopback_tcp() {
         checksum: true,
         download: false,
         window: None,
+        kept: false,
     });
     let mut ratios = vec![Vec::new(); cases.len()];
     let mut cpu = vec![Vec::new(); cases.len()];

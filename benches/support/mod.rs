@@ -107,6 +107,9 @@ pub struct Case {
     pub download: bool,
     /// gRPC's receive window; `None`: adaptive, the default.
     pub window: Option<u32>,
+    /// Uploads to an emulator that keeps what it is sent (`--retain`, as
+    /// reads need), which makes it slower to take each byte.
+    pub kept: bool,
 }
 
 impl Case {
@@ -120,7 +123,7 @@ impl Case {
             if self.chunked { "16 MiB chunks" } else { "one request" },
             if self.checksum { "crc32c" } else { "no crc" },
             self.window.map(|w| format!(", {} MiB window", w >> 20)).unwrap_or_default()
-        )
+        ) + if self.kept && !self.download { ", emulator keeps bytes" } else { "" }
     }
 }
 

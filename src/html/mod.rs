@@ -39,6 +39,7 @@ table { border-collapse: collapse; margin: 0.5em 0; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #8884; text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 pre { padding: 0.7em; border: 1px solid #8884; overflow-x: auto; }
+pre.notes { border: none; padding: 0; white-space: pre-wrap; }
 svg { max-width: 100%; height: auto; background: white; }
 .wide { overflow-x: auto; }
 .facts td { text-align: left; white-space: normal; }
@@ -77,6 +78,9 @@ fn table(id: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
 /// Each ratio with its interval: the figures as the verdict quotes them,
 /// and exact in `data-` attributes for whoever reads the page by program.
 fn ratios_table(ratios: &[RatioFigure]) -> String {
+    if ratios.is_empty() {
+        return String::new();
+    }
     let mut out = String::from(
         "<table id=\"ratios\">\n<thead><tr><th>Ratio (above 1x: gRPC ahead)</th><th>Figure</th><th>95% interval</th></tr></thead>\n<tbody>\n",
     );

@@ -31,17 +31,14 @@ fn meta(run: &Finished, value: &serde_json::Value) -> String {
     )
 }
 
-/// The table as `--format table` prints it, and the notes beneath it.
+/// The table as `--format table` prints it, and the notes beneath it as
+/// it prints them (a note and its indented continuation stay together).
 fn results(run: &Finished) -> String {
     let shown = run.table();
     let mut out = table("table", &shown.headers, &shown.rows);
-    let notes: Vec<String> = run.footer_lines().into_iter().filter(|line| !line.trim().is_empty()).collect();
-    if !notes.is_empty() {
-        out += "<ul class=\"notes\">\n";
-        for note in notes {
-            out += &format!("<li>{}</li>\n", escape(note.trim()));
-        }
-        out += "</ul>\n";
+    let notes = run.footer_lines().join("\n");
+    if !notes.trim().is_empty() {
+        out += &format!("<pre class=\"notes\">{}</pre>\n", escape(notes.trim_matches('\n')));
     }
     out
 }
