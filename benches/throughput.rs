@@ -49,59 +49,24 @@ fn main() {
     let mut cases = Vec::new();
     for transport in [TransportKind::Json, TransportKind::Grpc] {
         for (streams, size) in [(1, big), (4, small)] {
+            let write = Case::write(transport, streams, size);
+            // Reads need the bytes kept.
+            let read = Case { download: true, kept: true, ..write };
             for chunked in [false, true] {
                 for checksum in [true, false] {
-                    cases.push(Case {
-                        transport,
-                        streams,
-                        size,
-                        chunked,
-                        checksum,
-                        download: false,
-                        window: None,
-                        kept: false,
-                    });
+                    cases.push(Case { chunked, checksum, ..write });
                 }
             }
             for checksum in [true, false] {
-                let case = Case {
-                    transport,
-                    streams,
-                    size,
-                    chunked: false,
-                    checksum,
-                    download: true,
-                    window: None,
-                    kept: true,
-                };
-                cases.push(case);
+                cases.push(Case { checksum, ..read });
             }
             if streams == 1 {
                 // Writes to an emulator that keeps the bytes: issue 43's table was measured so.
-                cases.push(Case {
-                    transport,
-                    streams,
-                    size,
-                    chunked: false,
-                    checksum: true,
-                    download: false,
-                    window: None,
-                    kept: true,
-                });
+                cases.push(Case { kept: true, ..write });
             }
             if transport == TransportKind::Grpc {
                 // The receive window paces gRPC reads: the default (adaptive) and a fixed 16 MiB.
-                let window = Some(16 * MIB as u32);
-                cases.push(Case {
-                    transport,
-                    streams,
-                    size,
-                    chunked: false,
-                    checksum: true,
-                    download: true,
-                    window,
-                    kept: true,
-                });
+                cases.push(Case { window: Some(16 * MIB as u32), ..read });
             }
         }
     }

@@ -215,11 +215,13 @@ fn etcd_and_grpc_run_pages_show_their_verdicts_and_rates() {
 fn a_console_error_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.html");
-    std::fs::write(
-        &path,
-        "<!DOCTYPE html><html><body><p>x</p><script>console.error('broken page')</script></body></html>",
-    )
-    .unwrap();
+    let page = "<!DOCTYPE html><html><body><p>x</p><script>console.error('broken page')</script></body></html>";
+    std::fs::write(&path, page).unwrap();
     let loaded = load(&path);
     assert!(loaded.console_errors().iter().any(|line| line.contains("broken page")), "{}", loaded.log);
+    // An error thrown after the load.
+    let late = "<!DOCTYPE html><html><body><script>setTimeout(() => { throw new Error('late failure') }, 50)</script></body></html>";
+    std::fs::write(&path, late).unwrap();
+    let loaded = load(&path);
+    assert!(loaded.console_errors().iter().any(|line| line.contains("late failure")), "{}", loaded.log);
 }

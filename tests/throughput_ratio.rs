@@ -25,16 +25,7 @@ async fn one_stream_uploads_keep_up_with_raw_loopback_tcp() {
     let emulator = support::emulator().await;
     let size = 256 * MIB;
     raw_tcp(1, size).await; // warm
-    let cases = FLOORS.map(|(transport, _)| Case {
-        transport,
-        streams: 1,
-        size,
-        chunked: false,
-        checksum: true,
-        download: false,
-        window: None,
-        kept: false,
-    });
+    let cases = FLOORS.map(|(transport, _)| Case::write(transport, 1, size));
     let mut ratios = vec![Vec::new(); cases.len()];
     let mut cpu = vec![Vec::new(); cases.len()];
     for _ in 0..ROUNDS {

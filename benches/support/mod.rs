@@ -113,6 +113,12 @@ pub struct Case {
 }
 
 impl Case {
+    /// One request of `size` per stream, crc32c on, to the emulator as
+    /// uploads meet it: the case the goals are set on.
+    pub fn write(transport: TransportKind, streams: u32, size: u64) -> Case {
+        Case { transport, streams, size, chunked: false, checksum: true, download: false, window: None, kept: false }
+    }
+
     pub fn label(&self) -> String {
         format!(
             "{:<9} {} {} x {:>4} MiB, {:<13} {}{}",

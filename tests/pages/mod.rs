@@ -25,6 +25,11 @@ impl Loaded {
     pub fn assert_clean(&self) {
         assert!(self.console_errors().is_empty(), "console errors:\n{}", self.log);
         assert!(self.dom.contains("<h1>gcs-speed-tui"), "{}", &self.dom[..self.dom.len().min(2000)]);
+        // Self-contained: nothing is fetched, nothing links out (a file
+        // that is not there is no console error on file://, so look).
+        for attribute in ["src=\"", "href=\""] {
+            assert!(!self.dom.contains(attribute), "the page refers to something outside it: {attribute}");
+        }
         // Something was drawn: a blank window's PNG compresses to a few KiB.
         let blank = blank_screenshot_bytes();
         assert!(
