@@ -46,6 +46,26 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let picks: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let (trials, big, small) = if quick { (1, 256 * MIB, 64 * MIB) } else { (3, 1024 * MIB, 256 * MIB) };
+    let mut cases = cases(big, small);
+    cases.retain(|case| picks.iter().all(|word| case.label().contains(word.as_str())));
+    // First, while this process is small: a child's peak RSS as the kernel
+    // counts it starts from the parent's at the spawn, and the read cases
+    // below keep GiBs in the in-process emulator.
+    let peak_rss = picks.is_empty().then(|| peak_rss(quick));
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let users = picks.is_empty() || picks.iter().any(|w| w == "binary");
+    let runs = runtime.block_on(trials_of(&cases, trials, (big, small), users));
+    let figures = print_cases(&cases, &runs, trials);
+    print_user_runs(&runs.users, big);
+    print_goals(&cases, &figures, &runs);
+    if let Some(line) = peak_rss {
+        println!("{line}");
+    }
+}
+
+/// Every case: each transport's writes (one request and 16 MiB chunks,
+/// crc32c on and off) and reads, one stream of `big` and four of `small`.
+fn cases(big: u64, small: u64) -> Vec<Case> {
     let mut cases = Vec::new();
     for transport in [TransportKind::Json, TransportKind::Grpc] {
         for (streams, size) in [(1, big), (4, small)] {
@@ -70,47 +90,62 @@ fn main() {
             }
         }
     }
-    cases.retain(|case| picks.iter().all(|word| case.label().contains(word.as_str())));
-    // First, while this process is small: a child's peak RSS as the kernel
-    // counts it starts from the parent's at the spawn, and the read cases
-    // below keep GiBs in the in-process emulator.
-    let peak_rss = picks.is_empty().then(|| peak_rss(quick));
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let users = picks.is_empty() || picks.iter().any(|w| w == "binary");
-    let (raw_metered, raw_four, measured, user_runs) = runtime.block_on(async {
-        let emulator = support::emulator().await;
-        // Reads need the bytes kept; uploads are measured without that cost.
-        let reads = support::retaining_emulator().await;
-        raw_tcp(1, big / 4).await; // warm
-        let (mut raw_one, mut raw_four): (Vec<Raw>, Vec<f64>) = (Vec::new(), Vec::new());
-        let mut measured: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
-        let mut user_runs: Vec<UserRun> = Vec::new();
-        // Trials go round all the cases, with the baseline between them, so
-        // that a slow spell of the machine falls on many cases a little
-        // rather than on one case entirely; each case reports its median
-        // and the range of its trials.
-        for _ in 0..trials {
-            raw_one.push(raw_tcp_metered(1, big).await);
-            raw_four.push(raw_tcp(4, small).await);
-            for (case, results) in cases.iter().zip(&mut measured) {
-                let server = if case.kept { &reads } else { &emulator };
-                results.push(measure(server, case, 1).await);
-            }
-            if users {
-                // What a user runs, the binary as it ships, against the raw
-                // limit measured just before it.
-                for download in [false, true] {
-                    let raw = raw_tcp(1, big).await;
-                    user_runs.push(tokio::task::spawn_blocking(move || user_run(big, download, raw)).await.unwrap());
-                }
+    cases
+}
+
+/// What the trials measured: the baselines before each trial and at the
+/// end, each case's trials, and the user's runs.
+struct Runs {
+    raw_one: Vec<Raw>,
+    raw_four: Vec<f64>,
+    measured: Vec<Vec<Measured>>,
+    users: Vec<UserRun>,
+}
+
+/// Trials go round all the cases, with the baseline between them, so that
+/// a slow spell of the machine falls on many cases a little rather than on
+/// one case entirely; each case reports its median and the range of its trials.
+async fn trials_of(cases: &[Case], trials: usize, (big, small): (u64, u64), users: bool) -> Runs {
+    let emulator = support::emulator().await;
+    // Reads need the bytes kept; uploads are measured without that cost.
+    let reads = support::retaining_emulator().await;
+    raw_tcp(1, big / 4).await; // warm
+    let mut runs = Runs {
+        raw_one: Vec::new(),
+        raw_four: Vec::new(),
+        measured: cases.iter().map(|_| Vec::new()).collect(),
+        users: Vec::new(),
+    };
+    for _ in 0..trials {
+        runs.raw_one.push(raw_tcp_metered(1, big).await);
+        runs.raw_four.push(raw_tcp(4, small).await);
+        for (case, results) in cases.iter().zip(&mut runs.measured) {
+            let server = if case.kept { &reads } else { &emulator };
+            results.push(measure(server, case, 1).await);
+        }
+        if users {
+            // What a user runs, the binary as it ships, against the raw
+            // limit measured just before it.
+            for download in [false, true] {
+                let raw = raw_tcp(1, big).await;
+                runs.users.push(tokio::task::spawn_blocking(move || user_run(big, download, raw)).await.unwrap());
             }
         }
-        raw_one.push(raw_tcp_metered(1, big).await);
-        raw_four.push(raw_tcp(4, small).await);
-        (raw_one, raw_four, measured, user_runs)
-    });
-    let raw_one: Vec<f64> = raw_metered.iter().map(|r| r.mib_s).collect();
-    let (one, four) = (median(&raw_one), median(&raw_four));
+    }
+    runs.raw_one.push(raw_tcp_metered(1, big).await);
+    runs.raw_four.push(raw_tcp(4, small).await);
+    runs
+}
+
+/// Each case's median rate against raw TCP, and its client and emulator CPU.
+struct Figures {
+    ratios: Vec<f64>,
+    cpus: Vec<(f64, f64)>,
+}
+
+fn print_cases(cases: &[Case], runs: &Runs, trials: usize) -> Figures {
+    let raw_one: Vec<f64> = runs.raw_one.iter().map(|r| r.mib_s).collect();
+    let (one, four) = (median(&raw_one), median(&runs.raw_four));
     println!(
         "throughput on this machine ({} CPUs), client and emulator sharing it; medians of {trials} trial(s), and their range",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -119,31 +154,37 @@ fn main() {
         "{:<60} {:>10} {:>9} {:>13} {:>14} {:>14}",
         "case", "MiB/s", "x raw", "x raw range", "client CPU", "emulator CPU"
     );
-    for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &raw_four)] {
+    for (label, median, seen) in [("1 stream", one, &raw_one), ("4 streams", four, &runs.raw_four)] {
         let spread = format!("{:.0}-{:.0} MiB/s seen", min(seen), max(seen));
         println!("{:<60} {median:>10.0} {:>9} {spread:>28}", format!("raw loopback TCP, {label}"), "1.00");
     }
-    let mut ratios = Vec::new();
-    let mut cpus = Vec::new();
-    for (case, results) in cases.iter().zip(&measured) {
+    let mut figures = Figures { ratios: Vec::new(), cpus: Vec::new() };
+    for (case, results) in cases.iter().zip(&runs.measured) {
         let of = |field: fn(&Measured) -> f64| median(&results.iter().map(field).collect::<Vec<_>>());
         let rate = of(|m| m.mib_s);
         // Each trial's rate over the baseline measured just before it.
-        let raws = if case.streams == 1 { &raw_one } else { &raw_four };
+        let raws = if case.streams == 1 { &raw_one } else { &runs.raw_four };
         let trial_ratios: Vec<f64> = results.iter().zip(raws).map(|(m, raw)| m.mib_s / raw).collect();
         let ratio = median(&trial_ratios);
+        let (client, emulator) = (of(|m| m.client_cpu_s_per_gib), of(|m| m.emulator_cpu_s_per_gib));
         println!(
-            "{:<60} {rate:>10.0} {ratio:>8.2}x {:>13} {:>9.2} s/GiB {:>9.2} s/GiB",
+            "{:<60} {rate:>10.0} {ratio:>8.2}x {:>13} {client:>9.2} s/GiB {emulator:>9.2} s/GiB",
             case.label(),
             range(&trial_ratios),
-            of(|m| m.client_cpu_s_per_gib),
-            of(|m| m.emulator_cpu_s_per_gib)
         );
-        ratios.push(ratio);
-        cpus.push((of(|m| m.client_cpu_s_per_gib), of(|m| m.emulator_cpu_s_per_gib)));
+        figures.ratios.push(ratio);
+        figures.cpus.push((client, emulator));
     }
-    print_user_runs(&user_runs, big);
-    let goal_case = |transport, download| {
+    figures
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
+
+/// Each goal the cases carry, said met or not.
+fn print_goals(cases: &[Case], figures: &Figures, runs: &Runs) {
+    let goal_case = |transport, download: bool| {
         cases.iter().position(|c| {
             c.transport == transport
                 && c.download == download
@@ -154,37 +195,28 @@ fn main() {
                 && (c.kept == download)
         })
     };
-    let kept_write =
-        |transport| cases.iter().position(|c| c.transport == transport && !c.download && c.kept && c.streams == 1);
-    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    let ratios = &figures.ratios;
     for (transport, download, goal) in GOALS {
         if let Some(i) = goal_case(transport, download) {
-            let ratio = ratios[i];
             println!(
-                "goal {} {}: one stream with crc32c at {ratio:.2}x raw, goal {goal:.2}x: {}",
+                "goal {} {}: one stream with crc32c at {:.2}x raw, goal {goal:.2}x: {}",
                 transport.name(),
                 if download { "reads" } else { "writes" },
-                verdict(ratio >= goal)
+                ratios[i],
+                verdict(ratios[i] >= goal)
             );
         }
     }
-    if let (Some(json), Some(grpc)) = (goal_case(TransportKind::Json, true), goal_case(TransportKind::Grpc, true)) {
-        let of_json = ratios[grpc] / ratios[json];
-        println!(
-            "goal grpc reads: {of_json:.2}x of JSON's, goal {GRPC_READS_OF_JSON:.2}x: {}",
-            verdict(of_json >= GRPC_READS_OF_JSON)
-        );
-    }
-    if let (Some(json), Some(grpc)) = (goal_case(TransportKind::Json, false), goal_case(TransportKind::Grpc, false)) {
-        let of_json = ratios[grpc] / ratios[json];
-        println!(
-            "goal grpc writes: {of_json:.2}x of JSON's, goal {GRPC_WRITES_OF_JSON:.2}x: {}",
-            verdict(of_json >= GRPC_WRITES_OF_JSON)
-        );
+    let pair = |download| goal_case(TransportKind::Json, download).zip(goal_case(TransportKind::Grpc, download));
+    for (download, goal, what) in [(true, GRPC_READS_OF_JSON, "reads"), (false, GRPC_WRITES_OF_JSON, "writes")] {
+        if let Some((json, grpc)) = pair(download) {
+            let of_json = ratios[grpc] / ratios[json];
+            println!("goal grpc {what}: {of_json:.2}x of JSON's, goal {goal:.2}x: {}", verdict(of_json >= goal));
+        }
     }
     for (transport, goal) in WRITE_CLIENT_CPU {
         if let Some(i) = goal_case(transport, false) {
-            let (client, emulator) = cpus[i];
+            let (client, emulator) = figures.cpus[i];
             println!(
                 "goal {} writes CPU: client {client:.2} s/GiB, goal <= {goal:.2}: {}; emulator {emulator:.2} s/GiB, goal <= {WRITE_EMULATOR_CPU:.2}: {}",
                 transport.name(),
@@ -193,14 +225,13 @@ fn main() {
             );
         }
     }
-    if let (Some(json), Some(grpc)) = (goal_case(TransportKind::Json, false), goal_case(TransportKind::Grpc, false)) {
-        print_write_cpu("", &raw_metered, &measured[json], &measured[grpc]);
+    if let Some((json, grpc)) = pair(false) {
+        print_write_cpu("", &runs.raw_one, &runs.measured[json], &runs.measured[grpc]);
     }
-    if let (Some(json), Some(grpc)) = (kept_write(TransportKind::Json), kept_write(TransportKind::Grpc)) {
-        print_write_cpu(", emulator keeps bytes", &raw_metered, &measured[json], &measured[grpc]);
-    }
-    if let Some(line) = peak_rss {
-        println!("{line}");
+    let kept_write =
+        |transport| cases.iter().position(|c| c.transport == transport && !c.download && c.kept && c.streams == 1);
+    if let Some((json, grpc)) = kept_write(TransportKind::Json).zip(kept_write(TransportKind::Grpc)) {
+        print_write_cpu(", emulator keeps bytes", &runs.raw_one, &runs.measured[json], &runs.measured[grpc]);
     }
 }
 
@@ -221,16 +252,15 @@ fn print_write_cpu(condition: &str, raw: &[Raw], json: &[Measured], grpc: &[Meas
     println!("  grpc client:       {}; emulator {}", said(&cpu(grpc)), said(&emulator(grpc)));
     let of_json: Vec<f64> = cpu(grpc).iter().zip(cpu(json)).map(|(g, j)| g / j).collect();
     let of_raw: Vec<f64> = cpu(grpc).iter().zip(&raw_cpu).map(|(g, r)| g / r).collect();
-    let verdict = |ratio: f64, goal: f64| if ratio <= goal { "met" } else { "NOT met" };
     println!(
         "goal grpc writes CPU of JSON's{condition}: {}x, goal <= {GRPC_WRITE_CPU_OF_JSON:.1}x: {}",
         said(&of_json),
-        verdict(median(&of_json), GRPC_WRITE_CPU_OF_JSON)
+        verdict(median(&of_json) <= GRPC_WRITE_CPU_OF_JSON)
     );
     println!(
         "goal grpc writes CPU of the raw sender's{condition}: {}x, goal <= {GRPC_WRITE_CPU_OF_RAW:.1}x: {}",
         said(&of_raw),
-        verdict(median(&of_raw), GRPC_WRITE_CPU_OF_RAW)
+        verdict(median(&of_raw) <= GRPC_WRITE_CPU_OF_RAW)
     );
 }
 
