@@ -12,21 +12,8 @@ pub use sweep::sweep_page;
 
 use crate::engine::finished::RatioFigure;
 
-/// Text as HTML shows it, never as markup.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Text as HTML shows it: the pictures' pages and these share one escape.
+pub use charts::escape_html as escape;
 
 /// Light and dark alike: the browser's own colours, tables that read as tables.
 const STYLE: &str = "

@@ -43,8 +43,33 @@ pub fn side_by_side(pictures: &[String]) -> String {
 
 /// The picture in a self-contained HTML page (no script, no link out).
 pub fn html_page(title: &str, svg: &str) -> String {
-    let title = title.replace('&', "&amp;").replace('<', "&lt;");
+    let title = escape_html(title);
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head>\n<body style=\"font-family: sans-serif\">\n<h1 style=\"font-size: 1.2em\">{title}</h1>\n{svg}</body></html>\n"
     )
+}
+
+/// Text as HTML shows it, never as markup (in an element or an attribute).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn markup_in_text_is_shown_not_obeyed() {
+        assert_eq!(super::escape_html(r#"<b>"a" & 'b'</b>"#), "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;");
+        assert!(super::html_page("x < y", "<svg/>").contains("<title>x &lt; y</title>"));
+    }
 }
