@@ -144,7 +144,7 @@ fn paced_puts(load: Arc<dyn Kv>, work: &Work, paced: PacedPuts) -> JoinSet<Puts>
         let arrival = move |ticket: engine::open_loop::Ticket| {
             let (load, key, value) = (load.clone(), keys.key(ticket.index as u64), value.to_vec());
             async move {
-                let turn = ticket.start();
+                let turn = ticket.start().await;
                 let revision = load.put(key, value).await;
                 // In open loop an event's delay counts from its put's
                 // intended start: a stalled put delays its event, and that shows.

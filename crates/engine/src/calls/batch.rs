@@ -166,7 +166,7 @@ where
     let arrival = move |ticket: crate::open_loop::Ticket| {
         let (call, done) = (call.clone(), done.clone());
         async move {
-            let turn = ticket.start();
+            let turn = ticket.start().await;
             let n = turn.index as u64;
             let result = call((n % clients) as u32, n / clients).await;
             let (latency, service) = turn.finished();

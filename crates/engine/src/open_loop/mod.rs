@@ -6,6 +6,7 @@
 //! dropped and counted, as k6 counts dropped iterations.
 
 mod arrivals;
+mod lead;
 mod pacer;
 mod saved;
 mod summary;

@@ -1,8 +1,9 @@
-//! The pacer: a thread of its own that releases each arrival at its
-//! intended instant. Tokio's timers tick in milliseconds, too coarse for
-//! 10,000 arrivals a second, so the thread sleeps until just before an
-//! arrival is due and spins (yielding) the rest of the way.
+//! The pacer: a thread of its own that releases each arrival just before
+//! its intended instant (see `lead`). Tokio's timers tick in milliseconds,
+//! too coarse for 10,000 arrivals a second, so the thread sleeps with a
+//! timer slack of 1 µs, and yields through gaps too short to sleep.
 
+use super::lead::{Lead, Wakes};
 use super::{OpenLoop, latency_histogram, micros};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -15,15 +16,8 @@ use std::time::{Duration, Instant};
 /// busy), and the report counts it.
 pub const LATE_AFTER: Duration = Duration::from_millis(1);
 
-/// Closer than this to an arrival, the pacer spins instead of sleeping: a
-/// sleep overshoots by the thread's timer slack (set to `TIMER_SLACK_NS`)
-/// and the wake-up's own cost, tens of microseconds on a busy machine.
-/// 60 µs keeps the pacer under 10% of a core at 1,000/s (150 µs took 15%)
-/// with its own releases on time (`cargo bench --bench pacing`).
-const SPIN_WITHIN: Duration = Duration::from_micros(60);
-
 /// A nap shorter than this costs more than it saves (and overshoots): the
-/// pacer spins through it (above about 5,000 arrivals a second, always).
+/// pacer yields through it (above about 10,000 arrivals a second, always).
 const SHORTEST_NAP: Duration = Duration::from_micros(100);
 
 /// The pacer's timer slack: Linux lets a sleeping thread wake up to 50 µs
@@ -36,6 +30,7 @@ const LONGEST_NAP: Duration = Duration::from_millis(20);
 /// What the arrivals' tasks and the pacer share.
 struct Shared {
     in_flight: AtomicU32,
+    lead: Lead,
     /// One lock per start, however many figures it updates.
     starts: Mutex<Starts>,
 }
@@ -48,6 +43,9 @@ struct Starts {
     lateness: Histogram<u64>,
     late: u64,
     span: Option<(Instant, Instant)>,
+    /// Time the arrivals' tasks spent awake waiting out the lead.
+    lead_waited: Duration,
+    wakes: Wakes,
 }
 
 /// An arrival released by the pacer: which one, and when it was due. While
@@ -55,6 +53,8 @@ struct Starts {
 pub struct Ticket {
     pub index: usize,
     pub intended: Instant,
+    /// When the pacer meant to release it: the intended instant less the lead.
+    release: Instant,
     shared: Arc<Shared>,
 }
 
@@ -68,13 +68,24 @@ pub struct Turn {
 }
 
 impl Ticket {
-    /// Starts the arrival's request now: counts how late it starts.
-    pub fn start(self) -> Turn {
+    /// Waits out the pacer's lead on the runtime's worker, then starts the
+    /// arrival's request: counts how late it starts.
+    pub async fn start(self) -> Turn {
+        let woke = Instant::now();
+        // Yielding keeps this worker awake (it polls I/O and runs other
+        // tasks in between) so the request starts on a running CPU.
+        while Instant::now() < self.intended {
+            tokio::task::yield_now().await;
+        }
         let started = Instant::now();
+        let waited = self.intended.saturating_duration_since(woke);
         let lateness = started.saturating_duration_since(self.intended);
         let mut starts = self.shared.starts.lock().unwrap();
+        // The pacer's own overshoot and the worker's wake, together.
+        starts.wakes.record(woke.saturating_duration_since(self.release), &self.shared.lead);
         let _ = starts.lateness.record(micros(lateness));
         starts.late += u64::from(lateness > LATE_AFTER);
+        starts.lead_waited += waited;
         let (first, last) = starts.span.get_or_insert((started, started));
         *first = (*first).min(started);
         *last = (*last).max(started);
@@ -112,8 +123,14 @@ pub struct PacingTally {
     pub lateness: Histogram<u64>,
     /// Arrivals per second actually started (`None` under two starts).
     pub achieved_rate: Option<f64>,
-    /// CPU seconds the pacer's thread used (it spins near each instant).
+    /// CPU seconds the pacer's thread used.
     pub pacer_cpu_s: f64,
+    /// Seconds the arrivals' tasks spent on a worker waiting out the lead:
+    /// at most the CPU pacing cost the runtime, since the worker runs other
+    /// tasks between its yields.
+    pub lead_waited_s: f64,
+    /// How early the pacer released each arrival when the round ended.
+    pub lead: Duration,
 }
 
 /// The pacer's thread, until the round's arrivals are all released.
@@ -138,7 +155,14 @@ pub fn pace(
 ) -> Pacer {
     let shared = Arc::new(Shared {
         in_flight: AtomicU32::new(0),
-        starts: Mutex::new(Starts { lateness: latency_histogram(), late: 0, span: None }),
+        lead: Lead::new(),
+        starts: Mutex::new(Starts {
+            lateness: latency_histogram(),
+            late: 0,
+            span: None,
+            lead_waited: Duration::ZERO,
+            wakes: Wakes::new(),
+        }),
     });
     let most = open.max_in_flight;
     let in_thread = shared.clone();
@@ -164,9 +188,12 @@ fn release_all(
 ) -> (u64, u64) {
     let origin = Instant::now();
     let (mut offered, mut dropped) = (0, 0);
+    let mut previous = Duration::ZERO;
     for (index, offset) in offsets.into_iter().enumerate() {
         let intended = origin + offset;
-        if !wait_until(intended, stop) {
+        let release_at = intended.checked_sub(shared.lead.before(offset.saturating_sub(previous))).unwrap_or(intended);
+        previous = offset;
+        if !wait_until(release_at, stop) {
             break;
         }
         offered += 1;
@@ -178,7 +205,7 @@ fn release_all(
         }
         shared.in_flight.fetch_add(1, Ordering::AcqRel);
         // A ticket nobody takes (the round was cut off) gives its place back as it drops.
-        release(Ticket { index, intended, shared: shared.clone() });
+        release(Ticket { index, intended, release: release_at, shared: shared.clone() });
     }
     (offered, dropped)
 }
@@ -194,7 +221,7 @@ fn this_thread_cpu_s() -> f64 {
     time.tv_sec as f64 + time.tv_nsec as f64 / 1e9
 }
 
-/// Sleeps, then spins, until `due`; `false` if `stop` was set first.
+/// Sleeps, or yields, until `due`; `false` if `stop` was set first.
 fn wait_until(due: Instant, stop: &AtomicBool) -> bool {
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -205,8 +232,8 @@ fn wait_until(due: Instant, stop: &AtomicBool) -> bool {
             return true;
         }
         let left = due - now;
-        if left > SPIN_WITHIN + SHORTEST_NAP {
-            std::thread::sleep((left - SPIN_WITHIN).min(LONGEST_NAP));
+        if left > SHORTEST_NAP {
+            std::thread::sleep(left.min(LONGEST_NAP));
         } else {
             std::thread::yield_now();
         }
@@ -238,6 +265,8 @@ impl Pacer {
             lateness: starts.lateness.clone(),
             achieved_rate,
             pacer_cpu_s,
+            lead_waited_s: starts.lead_waited.as_secs_f64(),
+            lead: self.shared.lead.current(),
         }
     }
 }
@@ -258,7 +287,7 @@ mod tests {
         let runtime = tokio::runtime::Handle::current();
         let pacer = pace(&open, open.offsets(count, 0), stop, "pacer-test", move |ticket| {
             let task = runtime.spawn(async move {
-                let turn = ticket.start();
+                let turn = ticket.start().await;
                 tokio::time::sleep(hold).await;
                 drop(turn);
             });
@@ -297,7 +326,7 @@ mod tests {
         let pacer = pace(&open, open.offsets(100, 0), stop.clone(), "pacer-test", move |ticket| {
             let _ = sender.send(ticket);
         });
-        let first = released.recv().await.unwrap().start();
+        let first = released.recv().await.unwrap().start().await;
         assert_eq!(first.index, 0);
         stop.store(true, Ordering::Relaxed);
         drop(first);

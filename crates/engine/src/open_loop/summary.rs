@@ -259,7 +259,7 @@ impl OpenLoopSummary {
         // before sleeping again) for each arrival, a cost spread over fewer
         // calls the lower the rate.
         said.push(format!(
-            "client CPU per {} includes waking the idle client for each arrival, the more the lower the rate: read it against a closed-loop run",
+            "client CPU per {} includes waking the idle client for each arrival and waiting out the pacer's lead, the more the lower the rate: read it against a closed-loop run",
             self.work
         ));
         said

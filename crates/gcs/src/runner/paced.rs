@@ -40,7 +40,7 @@ impl Gate {
         let ticket = due.await.map_err(|_| Failed::short(NOT_SENT, "not sent: dropped or stopped".into()))?;
         let offset = ticket.intended.saturating_duration_since(clock.into_std());
         let _ = intended[self.worker].set(offset.as_secs_f64());
-        Ok(Some(ticket.start()))
+        Ok(Some(ticket.start().await))
     }
 }
 
