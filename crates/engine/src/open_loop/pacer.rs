@@ -143,9 +143,10 @@ pub struct Pacer {
 
 /// Starts pacing `offsets` (from now) on a thread named `thread_name` (the
 /// name the target's client CPU is counted by), handing each arrival's
-/// ticket to `release` on that thread at its instant: spawning the
-/// arrival's task there (or waking one waiting) costs one wake-up between
-/// the instant and the request, not two. `stop` ends the releases early.
+/// ticket to `release` on that thread a lead before its instant (see
+/// `lead`): spawning the arrival's task there (or waking one waiting) costs
+/// one wake-up, which the lead hides, and `Ticket::start` waits out the
+/// rest. `stop` ends the releases early.
 pub fn pace(
     open: &OpenLoop,
     offsets: Vec<Duration>,
@@ -308,6 +309,33 @@ mod tests {
         // 199 gaps of 2 ms: 500/s, give or take the scheduler.
         let achieved = tally.achieved_rate.unwrap();
         assert!((achieved / 500.0 - 1.0).abs() < 0.05, "achieved {achieved}/s");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn released_early_an_arrival_still_starts_no_sooner_than_its_instant() {
+        let open = open(1000.0, 100);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sender, mut turns) = tokio::sync::mpsc::unbounded_channel();
+        let runtime = tokio::runtime::Handle::current();
+        let pacer = pace(&open, open.offsets(300, 0), stop, "pacer-test", move |ticket| {
+            let (sender, released) = (sender.clone(), Instant::now());
+            runtime.spawn(async move {
+                let turn = ticket.start().await;
+                let _ = sender.send((released, turn.intended, turn.started));
+            });
+        });
+        let mut seen = Vec::new();
+        while seen.len() < 300 {
+            seen.push(turns.recv().await.unwrap());
+        }
+        let tally = tokio::task::spawn_blocking(move || pacer.finish()).await.unwrap();
+        // Gaps of 1 ms, twice any lead up to 500 µs: every arrival is released early.
+        let early = seen.iter().filter(|(released, intended, _)| released < intended).count();
+        assert!(early > 150, "{early} of 300 released before their instant (lead {:?})", tally.lead);
+        for (_, intended, started) in &seen {
+            assert!(started >= intended, "started {:?} early", *intended - *started);
+        }
+        assert_eq!(tally.started, 300);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -61,8 +61,8 @@ pub(super) fn gates(open: Option<&OpenLoop>, count: usize, seed: u64, clock: Ins
             (Some(send), Gate { due: Some((due, intended_s.clone(), clock)), worker })
         })
         .unzip();
-    // The pacer's thread wakes the item's task itself: one wake-up from the
-    // instant to the request.
+    // The pacer's thread wakes the item's task itself, a lead before the
+    // instant: the task waits the rest out awake and starts on time.
     let pacer = pace(open, open.offsets(count, seed), stop.clone(), PACER_THREAD, move |ticket| {
         if let Some(send) = senders[ticket.index].take() {
             // An item cut off has no gate left: its ticket's drop frees its place.
