@@ -1,7 +1,11 @@
 //! The pieces of a gRPC write: feeding one BidiWriteObject stream, reading
 //! its answers, and saying what a status means.
 
-use super::{CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest};
+use super::{
+    CrcPass, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest,
+    segment_crc32cs_in_background,
+};
+use crate::payload::Payload;
 use bytes::Bytes;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use pb::bidi_write_object_request::{Data, FirstMessage};
@@ -18,6 +22,10 @@ pub struct StreamWriter {
     /// crc32c of everything sent so far, combined from the per-message ones.
     pub crc: u32,
     pub checksum: bool,
+    /// The upload's chunk size: a range ends on a multiple of it.
+    pub chunk: u64,
+    /// The next range's crc32c pass, started while this range is sent.
+    pub ahead: Option<((u64, u64), CrcPass)>,
 }
 
 impl StreamWriter {
@@ -31,22 +39,10 @@ impl StreamWriter {
         let mut offset = start;
         let payload = &request.payload;
         request.progress.flush_started();
-        let mut segments = payload.segments(start, end, MESSAGE_BYTES);
-        // Each message's crc32c is taken on another thread while the message
-        // before it is being written, so a single stream uses two cores.
-        let checksum = self.checksum;
-        let with_crc = |content: Bytes, at: u64| {
-            let crc = checksum.then(|| super::crc32c_in_background(payload, at, at + content.len() as u64));
-            (content, crc)
-        };
-        let mut next = segments.next().map(|content| with_crc(content, offset));
-        while let Some((content, crc)) = next.take() {
-            let message_crc = match crc {
-                Some(pass) => Some(pass.await?),
-                None => None,
-            };
+        let crcs = if self.checksum { Some(self.crcs_of(payload, start, end, total).await?) } else { None };
+        for (i, content) in payload.segments(start, end, MESSAGE_BYTES).enumerate() {
+            let message_crc = crcs.as_ref().map(|crcs| crcs[i]);
             let len = content.len() as u64;
-            next = segments.next().map(|content| with_crc(content, offset + len));
             if let Some(crc) = message_crc {
                 self.crc = gcs_protocol::crc::combine(self.crc, crc, len);
             }
@@ -76,6 +72,30 @@ impl StreamWriter {
             }
         }
         Ok(())
+    }
+
+    /// Each message's crc32c in `[start, end)`, in one pass across the
+    /// cores before the range's first message is sent (what a JSON upload
+    /// does for its checksum), or from the pass started while the range
+    /// before was sent; then starts the next chunk's pass, to run while
+    /// this range is sent (as JSON's chunks overlap theirs).
+    async fn crcs_of(
+        &mut self,
+        payload: &Payload,
+        start: u64,
+        end: u64,
+        total: u64,
+    ) -> Result<Vec<u32>, TransportError> {
+        let pass = match self.ahead.take() {
+            Some((range, pass)) if range == (start, end) => pass,
+            _ => segment_crc32cs_in_background(payload, start, end, MESSAGE_BYTES),
+        };
+        let crcs = pass.await?;
+        if end < total {
+            let next = (end, ((end / self.chunk + 1) * self.chunk).min(total));
+            self.ahead = Some((next, segment_crc32cs_in_background(payload, next.0, next.1, MESSAGE_BYTES)));
+        }
+        Ok(crcs)
     }
 }
 

@@ -200,7 +200,7 @@ impl GrpcTransport {
         let crc_before = if checksum && from > 0 { crc32c_in_background(&request.payload, 0, from).await? } else { 0 };
         // Two buffers a message (head and content): a few messages in flight.
         let (tx, rx) = mpsc::channel(4);
-        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum };
+        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum, chunk, ahead: None };
         request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
