@@ -79,6 +79,22 @@ pub async fn raw_tcp_metered(streams: usize, bytes: u64) -> Raw {
     Raw { mib_s: gib * 1024.0 / elapsed, sender_cpu_s_per_gib: senders_cpu / gib }
 }
 
+/// CPU seconds per GiB of one crc32c pass over `bytes` of the payload's
+/// random pool (32 MiB, as uploads read it) on one thread, no I/O: what a
+/// checksummed upload owes its bytes whatever carries them.
+pub async fn crc32c_pass_cpu_s_per_gib(bytes: u64) -> f64 {
+    use gcs_speed_tui::gcs::payload::{POOL_BYTES, random_bytes};
+    tokio::task::spawn_blocking(move || {
+        let pool = random_bytes(POOL_BYTES as usize, 9);
+        let before = this_thread_cpu_seconds();
+        let crc = (0..bytes / POOL_BYTES).fold(0, |crc, _| crc32c::crc32c_append(crc, &pool));
+        std::hint::black_box(crc);
+        (this_thread_cpu_seconds() - before) / (bytes as f64 / (1u64 << 30) as f64)
+    })
+    .await
+    .unwrap()
+}
+
 /// CPU seconds of the calling thread so far.
 fn this_thread_cpu_seconds() -> f64 {
     let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
