@@ -154,15 +154,17 @@ pub fn format_size_exact(bytes: u64) -> String {
 
 /// Seconds with three significant digits: `8.51 s`, `0.123 s`, `12.3 s`.
 pub fn format_seconds(seconds: f64) -> String {
-    format!("{} s", significant(seconds, 3))
+    format!("{} s", significant_rounded(seconds, 3))
 }
 
 /// A latency for people, 3 significant digits in the unit that fits:
-/// `838 µs`, `3.99 ms`, `2.09 s`.
+/// `838 µs`, `3.99 ms`, `2.09 s`. The unit is chosen after rounding, so
+/// 999.96 ms reads `1.00 s`, as the next value up does, not `1000 ms`.
 pub fn format_latency(seconds: f64) -> String {
+    let fits = |value: f64| significant(value, 3).parse::<f64>().is_ok_and(|rounded| rounded < 1000.0);
     match seconds {
-        s if s < 1e-3 => format!("{} µs", significant(s * 1e6, 3)),
-        s if s < 1.0 => format!("{} ms", significant(s * 1e3, 3)),
+        s if s < 1e-3 && fits(s * 1e6) => format!("{} µs", significant_rounded(s * 1e6, 3)),
+        s if s < 1.0 && fits(s * 1e3) => format!("{} ms", significant_rounded(s * 1e3, 3)),
         s => format_seconds(s),
     }
 }
@@ -301,6 +303,17 @@ pub fn significant(value: f64, digits: i32) -> String {
     let magnitude = value.abs().log10().floor() as i32;
     let decimals = (digits - 1 - magnitude).max(0) as usize;
     format!("{value:.decimals$}")
+}
+
+/// `significant`, counting the digits of the rounded value: rounding can
+/// carry into the next power of ten, and 0.99996 then reads `1.00`, not
+/// `1.000`. (Chart labels keep `significant`: their decimals match.)
+fn significant_rounded(value: f64, digits: i32) -> String {
+    let first = significant(value, digits);
+    match first.parse::<f64>() {
+        Ok(rounded) if rounded.abs() > value.abs() => significant(rounded, digits),
+        _ => first,
+    }
 }
 
 /// `values` with `digits` significant digits, or more (up to six) until no

@@ -110,6 +110,11 @@ fn latencies_are_said_in_the_unit_that_fits_and_small_rates_keep_their_digits() 
     assert_eq!(format_latency(0.000838), "838 µs");
     assert_eq!(format_latency(0.00399), "3.99 ms");
     assert_eq!(format_latency(2.09), "2.09 s");
+    // Just under a unit's 1,000, rounding to 3 digits reaches it: the next unit.
+    assert_eq!(format_latency(0.99996), "1.00 s");
+    assert_eq!(format_latency(0.00099996), "1.00 ms");
+    assert_eq!(format_latency(0.9994), "999 ms");
+    assert_eq!(format_seconds(9.9996), "10.0 s", "three digits of the rounded value");
     assert_eq!(RateUnit::MiB.format(0.000954), "0.000954 MiB/s", "never 0.00 for a measured rate");
     assert_eq!(RateUnit::MiB.format(7.5632), "7.56 MiB/s");
     // 2 calls in 2.5 s: 0.8 calls/s, not rounded to 1 (nor 0.4 to 0).
