@@ -61,8 +61,7 @@ impl Payload {
     /// and the parts' crcs combined: a request that needs its checksum up
     /// front waits for this pass, and the cores are idle meanwhile.
     pub fn crc32c_range(&self, start: u64, end: u64) -> u32 {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        let parts = (end.saturating_sub(start) / PARALLEL_CRC_PART).clamp(1, cores);
+        let parts = crc_threads(end.saturating_sub(start));
         if parts == 1 {
             return self.crc32c_one_pass(start, end);
         }
@@ -89,8 +88,7 @@ impl Payload {
                 Some((from, *at))
             })
             .collect();
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-        let parts = (end.saturating_sub(start) / PARALLEL_CRC_PART).clamp(1, cores) as usize;
+        let parts = crc_threads(end.saturating_sub(start)) as usize;
         let crcs_of = |group: &[(u64, u64)]| group.iter().map(|&(a, b)| self.crc32c_one_pass(a, b)).collect::<Vec<_>>();
         if parts == 1 {
             return crcs_of(&bounds);
@@ -105,6 +103,13 @@ impl Payload {
     fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {
         self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
     }
+}
+
+/// How many threads a crc32c pass over `len` bytes is split across: one a
+/// core, each with at least `PARALLEL_CRC_PART` bytes.
+fn crc_threads(len: u64) -> u64 {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    (len / PARALLEL_CRC_PART).clamp(1, cores)
 }
 
 /// xorshift64*: fast, and random enough that no compressor on the path gains.

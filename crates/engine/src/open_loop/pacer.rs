@@ -126,8 +126,8 @@ pub struct PacingTally {
     /// CPU seconds the pacer's thread used.
     pub pacer_cpu_s: f64,
     /// Seconds the arrivals' tasks spent on a worker waiting out the lead:
-    /// at most the CPU pacing cost the runtime, since the worker runs other
-    /// tasks between its yields.
+    /// an upper bound of the CPU the waiting cost (the worker runs other
+    /// tasks between its yields; with none, it is all spinning).
     pub lead_waited_s: f64,
     /// How early the pacer released each arrival when the round ended.
     pub lead: Duration,
