@@ -52,8 +52,13 @@ fn every_mode_sends_its_arrivals_at_the_rate_and_accounts_for_each() {
             let achieved = row["achieved_rate"].as_f64().unwrap();
             assert!((achieved / 500.0 - 1.0).abs() < 0.05, "{mode} {name}: started {achieved}/s of 500/s");
             let (p50, service_p50) = (row["p50_ms"].as_f64().unwrap(), row["service_p50_ms"].as_f64().unwrap());
+            // A watch's latency is its event's, from the put's intended
+            // start; etcd sends the event and the put's answer at the commit,
+            // and the event may come first by the answer's last hop (on
+            // loopback a few µs of the put's ~300). Else the histograms' 0.1%.
+            let within = if mode == "watch" { 0.9 } else { 0.99 };
             assert!(
-                p50 >= service_p50 * 0.99,
+                p50 >= service_p50 * within,
                 "{mode} {name}: latency from intended start {p50} >= service {service_p50}"
             );
         }

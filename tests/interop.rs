@@ -64,31 +64,49 @@ struct PythonEmulator {
 }
 
 impl PythonEmulator {
+    /// On a free port; if another process takes the port first (it was free
+    /// when asked), the emulator exits and is started again on another.
     fn start(bucket: &str) -> Self {
+        let mut exits = Vec::new();
+        for _ in 0..3 {
+            match Self::try_start(bucket) {
+                Ok(emulator) => return emulator,
+                Err(exit) => exits.push(exit),
+            }
+        }
+        panic!("gcp-storage-emulator did not start: {}", exits.join("; "))
+    }
+
+    fn try_start(bucket: &str) -> Result<Self, String> {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(venv_bin("gcp-storage-emulator"))
-            .args([
-                "start",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "--default-bucket",
-                bucket,
-                "--in-memory",
-                "-q",
-            ])
+        let stderr = tempfile::tempfile().unwrap();
+        let args = ["start", "--host", "127.0.0.1", "--port", &port.to_string(), "--default-bucket", bucket];
+        let mut child = Command::new(venv_bin("gcp-storage-emulator"))
+            .args(args)
+            .args(["--in-memory", "-q"])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr.try_clone().unwrap())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(60);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "gcp-storage-emulator did not start on port {port}");
+            if let Some(status) = child.try_wait().unwrap() {
+                return Err(format!("port {port}: {status}: {}", said(stderr)));
+            }
+            assert!(Instant::now() < deadline, "gcp-storage-emulator did not listen on port {port} in 60 s");
             std::thread::sleep(Duration::from_millis(100));
         }
-        Self { child, port }
+        Ok(Self { child, port })
     }
+}
+
+/// The last lines a process wrote to `file`.
+fn said(mut file: std::fs::File) -> String {
+    use std::io::{Read, Seek};
+    let mut text = String::new();
+    let _ = file.rewind().and_then(|_| file.read_to_string(&mut text));
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(3)..].join(" / ")
 }
 
 impl Drop for PythonEmulator {

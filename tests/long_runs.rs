@@ -8,6 +8,9 @@ use common::{emulator, options_for, run_bench_events};
 use gcs_speed_tui::config::{Options, TransportKind};
 use gcs_speed_tui::engine::events::RunEvent;
 use gcs_speed_tui::engine::folded::MOST_ROUNDS;
+use gcs_speed_tui::engine::histogram::decode;
+use gcs_speed_tui::gcs::report::RunReport;
+use gcs_speed_tui::gcs::stats::Tally;
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -31,6 +34,9 @@ async fn rounds_past_most_rounds_fold_in_twos_and_every_object_still_counts() {
         let summary = report.transports.iter().find(|t| t.transport == kind).unwrap();
         assert_eq!(summary.objects, rounds as usize, "every upload counted, from the tallies");
         assert_eq!(summary.runs, lane.len());
+        assert!(lane.iter().all(|r| digits(r.items.as_ref().unwrap()) == 2), "folded records' times at 1%");
+        assert_eq!(digits(summary.items.as_ref().unwrap()), 3, "the transport's own tally whole");
+        percentiles_are_the_objects(&report, kind, rounds as usize);
     }
     // Each round was still announced as it finished.
     let done = events.iter().filter(|e| matches!(e, RunEvent::RoundDone(_))).count();
@@ -44,6 +50,34 @@ async fn rounds_past_most_rounds_fold_in_twos_and_every_object_still_counts() {
     assert!(comparison.ci_low.is_some(), "{table}");
     assert_eq!(report.cleanup.deleted, 2 * rounds as usize);
     assert_eq!(emulator.store().object_count(), 0);
+}
+
+/// Objects a report keeps a transport past which it keeps the slowest (docs/output-formats.md).
+const KEPT: usize = 256;
+
+fn digits(tally: &Tally) -> u8 {
+    decode(&tally.latency.as_ref().unwrap().histogram).unwrap().sigfig()
+}
+
+/// The report keeps its `KEPT` slowest objects of `n`: they hold the
+/// objects of p50, p90 and p99 (the ceil(q x n)-th fastest), so those
+/// percentiles are worked out from them, and the report's must be within
+/// 0.1% above (whole µs, 3 significant digits), though its records hold 1%.
+fn percentiles_are_the_objects(report: &RunReport, kind: TransportKind, n: usize) {
+    let mut slowest: Vec<f64> = report.samples.iter().filter(|s| s.transport == kind).map(|s| s.elapsed_s).collect();
+    slowest.sort_by(|a, b| b.total_cmp(a));
+    assert_eq!(slowest.len(), KEPT.min(n), "{kind:?}: the slowest kept");
+    let summary = report.transports.iter().find(|t| t.transport == kind).unwrap();
+    for (figure, q) in [(summary.p50_s, 0.50), (summary.p90_s, 0.90), (summary.p99_s, 0.99)] {
+        let from_fastest = (q * n as f64).ceil() as usize;
+        let truth = slowest[n - from_fastest];
+        let figure = figure.unwrap();
+        assert!(
+            figure >= truth - 0.5e-6 && figure <= truth * 1.001 + 0.5e-6,
+            "{kind:?} p{}: {figure} s against the object's {truth} s",
+            q * 100.0
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

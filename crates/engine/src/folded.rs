@@ -47,6 +47,9 @@ pub trait Folds: PairedRound {
     fn absorb(&mut self, later: Self);
     /// Its place among the records (a raw round's, shifted by the folding).
     fn set_index(&mut self, index: u32);
+    /// Made smaller as it becomes part of a folded record (coarser
+    /// histograms), so that records stop growing with the rounds they hold.
+    fn coarsen(&mut self) {}
 }
 
 #[derive(Clone, Debug)]
@@ -76,6 +79,9 @@ impl<R: Folds> Folded<R> {
 
     fn place(&mut self, mut round: R, index: u32) {
         round.set_index(index);
+        if self.level > 0 {
+            round.coarsen();
+        }
         let (transport, part) = (round.transport(), round.part());
         let last = self.rounds.iter_mut().rev().find(|r| r.transport() == transport && r.part() == part);
         match last {

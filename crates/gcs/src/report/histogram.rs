@@ -21,7 +21,8 @@ impl RunReport {
                 .filter(|t| t.operation == operation)
                 .map(|t| {
                     let of_row = |r: &&RoundSample| r.transport == t.transport && r.operation == operation;
-                    let items = Items::of(self.rounds.iter().chain(&self.cut_off_rounds).filter(of_row));
+                    let rounds = self.rounds.iter().chain(&self.cut_off_rounds).filter(of_row);
+                    let items = Items::of_lane(t.items.as_ref(), rounds);
                     (t.transport.name().to_string(), counted(&items.latency))
                 })
                 .collect();

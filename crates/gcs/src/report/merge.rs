@@ -3,7 +3,7 @@
 //! report merges again (merge of merges equals merge of all).
 
 use super::{Cleanup, RunOutcome, RunReport};
-use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, TransportSummary, Verdict};
+use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, Tally, TransportSummary, Verdict};
 use engine::compare::compare_rates;
 use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
 use engine::report::{Host, REPORT_VERSION};
@@ -220,9 +220,16 @@ fn fleet_summary(
     let mut peers: Vec<String> = parts.iter().flat_map(|p| p.peers.iter().cloned()).collect();
     peers.sort();
     peers.dedup();
-    let accounting =
-        Accounting { protocol: protocols.join(", "), connections: parts.iter().map(|p| p.connections).sum(), peers };
-    // Percentiles from the hosts' tallies: their histograms added.
+    // Percentiles from the hosts' tallies, their histograms added: each
+    // host's whole one, or (a host's report written before them) the records'.
+    let items = parts.iter().map(|p| p.items.as_ref()).collect::<Option<Vec<_>>>().map(|tallies| {
+        tallies.into_iter().fold(Tally::default(), |mut sum, tally| {
+            sum.absorb(tally);
+            sum
+        })
+    });
+    let connections = parts.iter().map(|p| p.connections).sum();
+    let accounting = Accounting { protocol: protocols.join(", "), connections, peers, items };
     let mut summary =
         stats::summarize(first.transport, first.operation, first.bytes_per_run, rounds, cut_off, accounting);
     // Objects per second in the window: the fleet's MiB/s in objects.

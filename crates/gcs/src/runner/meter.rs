@@ -3,7 +3,7 @@
 
 use super::Runner;
 use crate::config::TransportKind;
-use crate::stats::Operation;
+use crate::stats::{Operation, Recording};
 use engine::netstat::{self, Counted, WireCounter};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -20,6 +20,9 @@ pub(super) struct Meter {
     /// A complete round lost a socket mid-round: its wire bytes are
     /// incomplete, so no wire figure is given for this transport.
     pub(super) wire_lost: bool,
+    /// Every item of its rounds, times whole: the summary's figures (a long
+    /// run's folded records keep theirs coarser).
+    pub(super) items: Recording,
 }
 
 impl Default for Meter {
@@ -30,6 +33,7 @@ impl Default for Meter {
             retransmitted: WireCounter::new(Counted::Retransmitted),
             peers: BTreeSet::new(),
             wire_lost: false,
+            items: Recording::default(),
         }
     }
 }

@@ -12,6 +12,7 @@ impl Runner<'_> {
         self.emit(RunEvent::ItemDone((&sample).into())).await;
         self.any_failed |= !sample.ok;
         self.recordings.entry((sample.transport, sample.operation)).or_default().record(&sample);
+        self.meter((sample.transport, sample.operation)).items.record(&sample);
         if let Some(file) = &mut self.samples_file {
             file.write(&sample);
         }

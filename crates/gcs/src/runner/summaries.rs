@@ -37,6 +37,7 @@ impl Runner<'_> {
                     protocol: uploader.map(|u| u.protocol()).unwrap_or_default(),
                     connections: meter.connections,
                     peers: meter.peers.iter().map(SocketAddr::to_string).collect(),
+                    items: Some(meter.items.finish()),
                 };
                 let mut summary = stats::summarize(
                     kind,

@@ -141,6 +141,12 @@ pub struct TransportSummary {
     /// HdrHistogram's V2 compressed encoding in base64, so that reports merge.
     #[serde(default)]
     pub latency_histogram: Option<String>,
+    /// What its items came to, every time whole (3 significant digits): the
+    /// figures above are read from it and a fleet's merge adds it up, where
+    /// a long run's folded records keep theirs at 2 (`rounds[].items`).
+    /// Reports written before it are read from their records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Tally>,
 }
 
 /// What the runner measured around a transport's rounds, beyond the samples.
@@ -149,6 +155,8 @@ pub struct Accounting {
     pub protocol: String,
     pub connections: u64,
     pub peers: Vec<String>,
+    /// Its items as the runner tallied them, whole; `None`: pooled from the rounds.
+    pub items: Option<Tally>,
 }
 
 pub fn summarize(
@@ -164,7 +172,7 @@ pub fn summarize(
     let Complete { times, total_time, total_bytes, wire_bytes, wire_retransmitted_bytes, cpu_s, items: complete } =
         Complete::of(rounds, transport, operation);
     let of_row = |r: &&RoundSample| r.transport == transport && r.operation == operation;
-    let all = Items::of(rounds.iter().chain(cut_off).filter(of_row));
+    let all = Items::of_lane(accounting.items.as_ref(), rounds.iter().chain(cut_off).filter(of_row));
     let [p50_s, p90_s, p99_s] = [0.50, 0.90, 0.99].map(|q| all.latency.quantile(q));
     let [first_byte_p50_s, first_byte_p90_s, first_byte_p99_s] = [0.50, 0.90, 0.99].map(|q| all.first_byte.quantile(q));
     let upload = operation == Operation::Upload;
@@ -217,6 +225,7 @@ pub fn summarize(
         wire_retransmitted_bytes,
         peers: accounting.peers,
         latency_histogram: all.latency.packed().map(|t| t.histogram),
+        items: accounting.items,
     }
 }
 
@@ -248,6 +257,24 @@ impl Items {
             tally.absorb_counts(round);
         }
         Items { tally, ..items }
+    }
+
+    /// A transport's items: its tally kept whole when there is one, else
+    /// its rounds' (`rounds`) pooled.
+    pub fn of_lane<'a>(whole: Option<&Tally>, rounds: impl Iterator<Item = &'a RoundSample>) -> Items {
+        whole.map_or_else(|| Items::of(rounds), Items::of_tally)
+    }
+
+    fn of_tally(tally: &Tally) -> Items {
+        let pool = |times: &Option<Times>| Pooled::of(std::iter::once(times.as_ref()));
+        Items {
+            latency: pool(&tally.latency),
+            first_byte: pool(&tally.first_byte),
+            session: pool(&tally.session),
+            transfer: pool(&tally.transfer),
+            finalize: pool(&tally.finalize),
+            tally: tally.clone(),
+        }
     }
 }
 

@@ -64,6 +64,15 @@ impl engine::folded::Folds for RoundSample {
     fn set_index(&mut self, index: u32) {
         self.round = index;
     }
+
+    /// A closed-loop record's times at 2 significant digits: the run's
+    /// figures come from each transport's own tally. An open-loop run's
+    /// latency figures are pooled from its records, which stay whole.
+    fn coarsen(&mut self) {
+        if let (Some(items), None) = (&mut self.items, &self.paced) {
+            items.coarsen();
+        }
+    }
 }
 
 use engine::report::{from_one_based, one_based};

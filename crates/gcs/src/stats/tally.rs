@@ -3,7 +3,10 @@
 //! so a quantile is within 0.1% of the true value). A round's tally is the
 //! same size whether it held 4 objects or 40,000, so a run of any length
 //! keeps and reports a bounded amount, and tallies merge (a fleet, folded
-//! rounds) without losing anything the histograms hold.
+//! rounds) without losing anything the histograms hold. A record of folded
+//! rounds keeps its times at `FOLDED_DIGITS` (`Tally::coarsen`): a long
+//! run's records stop growing as they fill, and its figures come from its
+//! transports' own tallies, kept whole (`TransportSummary::items`).
 
 use super::ObjectSample;
 use engine::error_kinds::ErrorKinds;
@@ -18,6 +21,17 @@ pub struct Times {
 }
 
 impl Times {
+    /// These times at `digits` significant digits, or `None` when they
+    /// hold no more (or do not decode).
+    fn coarsened(&self, digits: u8) -> Option<Times> {
+        let fine = engine::histogram::decode(&self.histogram).ok().filter(|h| h.sigfig() > digits)?;
+        let mut coarse = Histogram::<u64>::new(digits).expect("1 to 5 significant digits");
+        for bucket in fine.iter_recorded() {
+            let _ = coarse.record_n(bucket.value_iterated_to(), bucket.count_at_value());
+        }
+        Some(Times { histogram: engine::histogram::encode(&coarse), slowest_s: self.slowest_s })
+    }
+
     /// `None` for no values: nothing measured is not a histogram of nothing.
     pub fn of(values: &[f64]) -> Option<Times> {
         let mut pooled = Pooled::default();
@@ -25,6 +39,11 @@ impl Times {
         pooled.packed()
     }
 }
+
+/// Significant digits of a folded record's per-item times (1%): at 3, a
+/// record's histograms grow with the rounds folded into it, and a long run's
+/// report with them.
+pub const FOLDED_DIGITS: u8 = 2;
 
 /// Times added together: a histogram that grows to what it holds.
 #[derive(Clone, Debug)]
@@ -47,10 +66,16 @@ impl Pooled {
     }
 
     /// Adds packed times (a histogram that does not decode adds nothing).
+    /// The first taken keeps its precision: folded records pooled stay
+    /// coarse, a transport's tallies pooled stay whole.
     pub fn add(&mut self, times: Option<&Times>) {
         let Some(times) = times else { return };
         if let Ok(histogram) = engine::histogram::decode(&times.histogram) {
-            let _ = self.histogram.add(&histogram);
+            if self.histogram.is_empty() {
+                self.histogram = histogram;
+            } else {
+                let _ = self.histogram.add(&histogram);
+            }
             self.slowest_s = self.slowest_s.max(times.slowest_s);
         }
     }
@@ -139,6 +164,20 @@ impl Tally {
         for (mine, theirs) in self.times_mut().into_iter().zip(other.times()) {
             let pooled = Pooled::of([mine.as_ref(), theirs].into_iter());
             *mine = pooled.packed();
+        }
+    }
+
+    /// Its per-item times at `FOLDED_DIGITS` (a folded record's). Ranges'
+    /// and flushes' stay whole: their figures are read from the records.
+    pub fn coarsen(&mut self) {
+        for times in
+            [&mut self.latency, &mut self.first_byte, &mut self.session, &mut self.transfer, &mut self.finalize]
+                .into_iter()
+                .flatten()
+        {
+            if let Some(coarse) = times.coarsened(FOLDED_DIGITS) {
+                *times = coarse;
+            }
         }
     }
 
