@@ -54,8 +54,11 @@ fn every_mode_sends_its_arrivals_at_the_rate_and_accounts_for_each() {
             let (p50, service_p50) = (row["p50_ms"].as_f64().unwrap(), row["service_p50_ms"].as_f64().unwrap());
             // A watch's latency is its event's, from the put's intended
             // start; etcd sends the event and the put's answer at the commit,
-            // and the event may come first by the answer's last hop (on
-            // loopback a few µs of the put's ~300). Else the histograms' 0.1%.
+            // and the event may be read first by the answer's last hop and the
+            // two client tasks' turns (9 µs of the put's 298 seen once): 10%
+            // allowed. Put and range: their latency holds their service
+            // time, 1% allowed for the two histograms' buckets.
+            assert!(service_p50 > 0.0, "{mode} {name}: a service time measured");
             let within = if mode == "watch" { 0.9 } else { 0.99 };
             assert!(
                 p50 >= service_p50 * within,

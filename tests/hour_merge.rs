@@ -12,7 +12,7 @@ use gcs_speed_tui::engine::histogram::decode;
 use gcs_speed_tui::fleet::command::merge_loaded;
 use gcs_speed_tui::fleet::inputs::parse;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, Tally, summarize};
+use gcs_speed_tui::gcs::stats::{Accounting, Items, ObjectSample, Operation, Tally, summarize};
 use std::collections::BTreeMap;
 
 const ROUNDS: usize = 128;
@@ -130,11 +130,25 @@ fn two_hosts_merge(folded: bool) {
     let started = std::time::Instant::now();
     let merged: serde_json::Value = serde_json::from_str(&merge_loaded(&loaded).unwrap().to_json()).unwrap();
     let merge_s = started.elapsed().as_secs_f64();
+    assert_eq!(all.len(), 2, "both transports' objects");
     for (kind, mut values) in all {
         values.sort_by(f64::total_cmp);
         assert_eq!(values.len(), 2 * ROUNDS * PER_ROUND, "{kind:?}");
         let row = merged["transports"].as_array().unwrap().iter().find(|t| t["transport"] == kind.name()).unwrap();
         assert_eq!(row["objects"], 2 * ROUNDS * PER_ROUND, "every object of both hosts counted once");
+        let row_digits = decode(row["latency_histogram"].as_str().unwrap()).unwrap().sigfig();
+        assert_eq!(row_digits, 3, "{kind:?}: the merged row's latencies whole");
+        if folded {
+            assert!(row["items"]["latency"]["histogram"].is_string(), "{kind:?}: the hosts' whole tallies merged");
+            // The records alone would not do: pooled, they miss the 0.1% at
+            // some of the twentieths (one bucket of theirs is up to 1% wide).
+            let records = hosts.iter().flat_map(|h| &h.rounds).filter(|r| r.transport == kind);
+            let pooled = Items::of(records);
+            let missed = (1..20)
+                .map(|i| f64::from(i) / 20.0)
+                .any(|q| pooled.latency.quantile(q).unwrap() > exact(&values, q) * 1.001 + 0.5e-6);
+            assert!(missed, "{kind:?}: these records hold the 0.1% themselves; the test shows nothing");
+        }
         for (field, q) in [("p50_s", 0.50), ("p90_s", 0.90), ("p99_s", 0.99)] {
             let (merged, truth) = (row[field].as_f64().unwrap(), exact(&values, q));
             // Recorded in whole µs: half a µs either way, then 0.1% above.

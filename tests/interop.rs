@@ -89,15 +89,31 @@ impl PythonEmulator {
             .spawn()
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        // Listening, and the emulator that answers (not another process
+        // that took the port): it knows the bucket.
+        while !knows_bucket(port, bucket) {
             if let Some(status) = child.try_wait().unwrap() {
                 return Err(format!("port {port}: {status}: {}", said(stderr)));
             }
-            assert!(Instant::now() < deadline, "gcp-storage-emulator did not listen on port {port} in 60 s");
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("gcp-storage-emulator did not answer on port {port} in 60 s: {}", said(stderr));
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
         Ok(Self { child, port })
     }
+}
+
+/// Whatever answers on `port` says 200 to a JSON API GET of `bucket`.
+fn knows_bucket(port: u16, bucket: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return false };
+    let request = format!("GET /storage/v1/b/{bucket} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    let mut answer = String::new();
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = stream.write_all(request.as_bytes()).and_then(|_| stream.read_to_string(&mut answer).map(|_| ()));
+    answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200")
 }
 
 /// The last lines a process wrote to `file`.

@@ -35,7 +35,12 @@ async fn rounds_past_most_rounds_fold_in_twos_and_every_object_still_counts() {
         assert_eq!(summary.objects, rounds as usize, "every upload counted, from the tallies");
         assert_eq!(summary.runs, lane.len());
         assert!(lane.iter().all(|r| digits(r.items.as_ref().unwrap()) == 2), "folded records' times at 1%");
+        // The row's figures read the transport's own tally (3 digits), not
+        // its records pooled (which would hold the records' 2).
+        let row_histogram = decode(summary.latency_histogram.as_ref().unwrap()).unwrap();
         assert_eq!(digits(summary.items.as_ref().unwrap()), 3, "the transport's own tally whole");
+        assert_eq!(row_histogram.sigfig(), 3, "{kind:?}: the row's latencies at 3 digits");
+        assert_eq!(row_histogram.len(), rounds as u64, "{kind:?}: every upload's latency in the row's histogram");
         percentiles_are_the_objects(&report, kind, rounds as usize);
     }
     // Each round was still announced as it finished.
@@ -64,7 +69,7 @@ fn digits(tally: &Tally) -> u8 {
 /// percentiles are worked out from them, and the report's must be within
 /// 0.1% above (whole µs, 3 significant digits), though its records hold 1%.
 fn percentiles_are_the_objects(report: &RunReport, kind: TransportKind, n: usize) {
-    let mut slowest: Vec<f64> = report.samples.iter().filter(|s| s.transport == kind).map(|s| s.elapsed_s).collect();
+    let mut slowest: Vec<f64> = report.samples.iter().filter(|s| s.transport == kind).map(|s| s.latency_s()).collect();
     slowest.sort_by(|a, b| b.total_cmp(a));
     assert_eq!(slowest.len(), KEPT.min(n), "{kind:?}: the slowest kept");
     let summary = report.transports.iter().find(|t| t.transport == kind).unwrap();
