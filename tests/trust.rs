@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::emulator::EmulatorOptions;
+use gcs_speed_tui::engine::finished::FinishedRun;
 use serde_json::json;
 use std::time::Duration;
 
@@ -106,6 +107,11 @@ async fn a_duration_runs_paired_rounds_until_it_has_passed() {
     assert_eq!(json, grpc, "both transports get the same number of rounds");
     assert!(json >= 2, "{json} rounds");
     assert_eq!(report.comparison.as_ref().unwrap().pairs, json);
+    // Its label (history, compare) says the rounds it ran, not --iterations' 3.
+    let ran = report.rounds.iter().filter(|r| r.transport == TransportKind::Json).count();
+    assert_eq!(ran, json, "every round complete");
+    let label = report.key_options();
+    assert!(label.starts_with(&format!("upload 1MiB x{ran} c")), "{ran} rounds ran: {label}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,6 +126,7 @@ async fn until_stable_stops_once_the_interval_is_narrow_enough() {
     assert!(any.succeeded(), "{}", any.to_table());
     let why = any.stopped_because.as_deref().unwrap_or("");
     assert!(why.starts_with("stable after 3 paired rounds: the 95% interval is "), "{why}");
+    assert!(any.key_options().contains(" x3 c"), "3 rounds of the 10 allowed: {}", any.key_options());
     // No interval is this narrow: every iteration runs.
     let none =
         run_bench(Options { until_stable: "1e-9%".into(), iterations: "5".into(), ..options_for(&emulator) }).await;

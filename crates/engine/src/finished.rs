@@ -117,7 +117,9 @@ pub trait FinishedRun: ReportObject + std::fmt::Debug {
     fn kind_said(&self) -> &'static str;
     /// What the run did, for a merged report's heading: `etcd put`.
     fn work_said(&self) -> String;
-    /// The options that tell runs apart: `put x3 10 clients x 8000, 256 B values`.
+    /// The options that tell runs apart: `put x3 10 clients x 8000, 256 B
+    /// values`, where x3 is the rounds each transport ran (a `--duration`
+    /// run's too).
     fn key_options(&self) -> String;
 
     fn run_id(&self) -> &str;

@@ -41,12 +41,28 @@ pub fn said(held: impl Iterator<Item = u32>) -> Option<String> {
     })
 }
 
+/// Rounds each transport ran (its first part's; in a fleet, on its
+/// busiest host), whatever ended the run (`--iterations`, `--duration`,
+/// `--until-stable`, a cancel): what a run's label says as `x3`.
+pub fn rounds_run<'a, R: Folds + crate::fleet::FleetRound + 'a>(records: impl IntoIterator<Item = &'a R>) -> u32 {
+    let records: Vec<&R> = records.into_iter().collect();
+    // A read-only run's rounds are all of its second part, reads.
+    let first = records.iter().map(|r| r.part()).min();
+    let mut lanes = std::collections::BTreeMap::new();
+    for record in records.into_iter().filter(|r| Some(r.part()) == first) {
+        *lanes.entry((record.span().host.as_str(), record.transport())).or_default() += record.rounds_held();
+    }
+    lanes.into_values().max().unwrap_or(0)
+}
+
 /// A round that a later round of its lane can be added to.
 pub trait Folds: PairedRound {
     /// A later round of the same lane, added to this one.
     fn absorb(&mut self, later: Self);
     /// Its place among the records (a raw round's, shifted by the folding).
     fn set_index(&mut self, index: u32);
+    /// Consecutive rounds it holds (1 until folded).
+    fn rounds_held(&self) -> u32;
     /// Made smaller as it becomes part of a folded record (coarser
     /// histograms), so that records stop growing with the rounds they hold.
     fn coarsen(&mut self) {}
@@ -133,6 +149,9 @@ mod tests {
         }
         fn set_index(&mut self, index: u32) {
             self.index = index;
+        }
+        fn rounds_held(&self) -> u32 {
+            self.held
         }
     }
 

@@ -158,15 +158,9 @@ impl CallSettings for EtcdSettings {
     }
 
     /// `put x3 10 clients x 8000, 256 B values`.
-    fn key_options(&self) -> String {
+    fn key_options(&self, rounds: u32) -> String {
         let clients = plural(self.load.clients as usize, "client");
-        format!(
-            "{} x{} {clients} x {}, {} B values",
-            self.operation(),
-            self.load.iterations,
-            self.load.requests,
-            self.value_size
-        )
+        format!("{} x{rounds} {clients} x {}, {} B values", self.operation(), self.load.requests, self.value_size)
     }
 
     /// `etcd 127.0.0.1:2379`: the endpoints without their schemes.

@@ -182,9 +182,9 @@ impl CallSettings for GrpcSettings {
     }
 
     /// `etcdserverpb.KV/Put x3 10 clients x 1000`.
-    fn key_options(&self) -> String {
+    fn key_options(&self, rounds: u32) -> String {
         let clients = plural(self.load.clients as usize, "client");
-        format!("{} x{} {clients} x {}", self.method, self.load.iterations, self.load.requests)
+        format!("{} x{rounds} {clients} x {}", self.method, self.load.requests)
     }
 
     /// `etcdserverpb.KV/Put 127.0.0.1:2379`.

@@ -38,7 +38,7 @@ where
     }
 
     fn key_options(&self) -> String {
-        self.config.key_options()
+        self.config.key_options(crate::folded::rounds_run(&self.rounds))
     }
 
     crate::report_envelope!();

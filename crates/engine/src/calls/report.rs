@@ -69,7 +69,8 @@ pub trait CallSettings: Clone {
     /// The footer's first line: what the latencies measure.
     fn latency_said(&self) -> String;
     fn work_said(&self) -> String;
-    fn key_options(&self) -> String;
+    /// The options that tell runs apart, with the `rounds` each transport ran.
+    fn key_options(&self, rounds: u32) -> String;
     fn short_target(&self) -> String;
     fn place(&self) -> String;
     /// Whose run had one transport: `etcd put`, a method's name.

@@ -87,6 +87,10 @@ impl crate::folded::Folds for CallRound {
     fn set_index(&mut self, index: u32) {
         self.round = index;
     }
+
+    fn rounds_held(&self) -> u32 {
+        self.rounds_held
+    }
 }
 
 impl crate::fleet::FleetRound for CallRound {

@@ -47,7 +47,8 @@ impl FinishedRun for RunReport {
             (false, true) => "crc32c (gRPC only)",
         };
         let (workload, size) = (c.workload.name(), format_size_exact(c.object_size));
-        format!("{workload} {size} x{} c{} {chunk} {checksum}", c.iterations, c.concurrency)
+        let rounds = engine::folded::rounds_run(&self.rounds);
+        format!("{workload} {size} x{rounds} c{} {chunk} {checksum}", c.concurrency)
     }
 
     engine::report_envelope!();

@@ -65,6 +65,10 @@ impl engine::folded::Folds for RoundSample {
         self.round = index;
     }
 
+    fn rounds_held(&self) -> u32 {
+        self.rounds_held
+    }
+
     /// A closed-loop record's times at 2 significant digits: the run's
     /// figures come from each transport's own tally. An open-loop run's
     /// latency figures are pooled from its records, which stay whole.
