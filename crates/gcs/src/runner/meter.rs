@@ -20,8 +20,8 @@ pub(super) struct Meter {
     /// A complete round lost a socket mid-round: its wire bytes are
     /// incomplete, so no wire figure is given for this transport.
     pub(super) wire_lost: bool,
-    /// Every item of its rounds, times whole: the summary's figures (a long
-    /// run's folded records keep theirs coarser).
+    /// Its rounds' items added up, times whole: the summary's figures (a
+    /// long run's folded records keep theirs coarser).
     pub(super) items: Recording,
 }
 

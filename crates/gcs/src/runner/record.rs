@@ -12,7 +12,6 @@ impl Runner<'_> {
         self.emit(RunEvent::ItemDone((&sample).into())).await;
         self.any_failed |= !sample.ok;
         self.recordings.entry((sample.transport, sample.operation)).or_default().record(&sample);
-        self.meter((sample.transport, sample.operation)).items.record(&sample);
         if let Some(file) = &mut self.samples_file {
             file.write(&sample);
         }
@@ -35,7 +34,10 @@ impl Runner<'_> {
         // A round cut short ended when it did: its span lines up a fleet.
         let floor = if stop.is_none() { self.paced_floor_s(operation) } else { 0.0 };
         let end_s = end_s.max(metered.start_s + floor);
-        let items = self.recordings.remove(&(kind, operation)).unwrap_or_default().finish();
+        let recording = self.recordings.remove(&(kind, operation)).unwrap_or_default();
+        // The transport's own tally, whole: the round's added before it is packed.
+        self.meter((kind, operation)).items.add(&recording);
+        let items = recording.finish();
         let sample = RoundSample {
             transport: kind,
             operation,

@@ -273,6 +273,15 @@ impl Recording {
         item.read_back.iter().flatten().for_each(|&s| read_back.record(s));
     }
 
+    /// Another recording's items added to these.
+    pub fn add(&mut self, other: &Recording) {
+        self.tally.absorb_counts(&other.tally);
+        for (mine, theirs) in self.times.iter_mut().zip(&other.times) {
+            let _ = mine.histogram.add(&theirs.histogram);
+            mine.slowest_s = mine.slowest_s.max(theirs.slowest_s);
+        }
+    }
+
     pub fn finish(mut self) -> Tally {
         for (slot, pooled) in self.tally.times_mut().into_iter().zip(&self.times) {
             *slot = pooled.packed();

@@ -92,11 +92,17 @@ impl StreamWriter {
         };
         let crcs = pass.await?;
         if end < total {
-            let next = (end, ((end / self.chunk + 1) * self.chunk).min(total));
+            let next = (end, chunk_end(end, self.chunk, total));
             self.ahead = Some((next, segment_crc32cs_in_background(payload, next.0, next.1, MESSAGE_BYTES)));
         }
         Ok(crcs)
     }
+}
+
+/// Where the chunk holding byte `from` ends: the next multiple of `chunk`
+/// past it, or the object's end.
+pub fn chunk_end(from: u64, chunk: u64, total: u64) -> u64 {
+    ((from / chunk + 1) * chunk).min(total)
 }
 
 /// When sending fails, the server has usually closed the stream with a

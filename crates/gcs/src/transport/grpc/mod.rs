@@ -4,7 +4,7 @@
 //! messages, each with its crc32c, and the whole object's on the last.
 
 pub use super::grpc_stream::status_error;
-use super::grpc_stream::{StreamWriter, finished, next_status, outcome, server_reason};
+use super::grpc_stream::{StreamWriter, chunk_end, finished, next_status, outcome, server_reason};
 use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
     back_off_or_fail, crc32c_in_background, root_cause, stall_guard, with_retries,

@@ -204,7 +204,7 @@ impl GrpcTransport {
         request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
-        let mut offset = ((from / chunk + 1) * chunk).min(total);
+        let mut offset = chunk_end(from, chunk, total);
         let send_first = writer.send_range(request, from, offset, total);
         let call = self.open_write_stream(self.channels[index].clone(), rx);
         let (sent, answer) = tokio::join!(send_first, call);
@@ -243,7 +243,7 @@ impl GrpcTransport {
                         // Fewer bytes kept than sent: resend from there.
                         writer.crc = crc32c_in_background(&request.payload, 0, persisted).await?;
                     }
-                    let end = ((persisted / chunk + 1) * chunk).min(total);
+                    let end = chunk_end(persisted, chunk, total);
                     if let Err(error) = writer.send_range(request, persisted, end, total).await {
                         return Err(server_reason(&mut responses, error).await);
                     }
