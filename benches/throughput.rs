@@ -6,7 +6,8 @@
 //! limit.
 //! Last, the peak RSS of the real binary uploading 4 x 4 GiB.
 //!
-//! `cargo bench --bench throughput` or `cargo bench --bench throughput -- --quick`;
+//! `cargo bench --bench throughput` or `cargo bench --bench throughput -- --quick`
+//! (`--trials=N` for N rounds of the cases instead of 3);
 //! words after `--` pick the cases whose labels hold all of them (`-- grpc crc32c`).
 //! Virtual machines drift during a run (raw loopback TCP alone varies by 2x
 //! here), so the run goes round all the cases three times (once with
@@ -16,6 +17,7 @@
 mod support;
 
 use gcs_speed_tui::config::TransportKind;
+use gcs_speed_tui::gcs::payload::POOL_BYTES;
 use support::{Case, MIB, Measured, Raw, measure, median, raw_tcp, raw_tcp_metered};
 use user_run::{UserRun, print_user_runs, user_run};
 
@@ -46,6 +48,8 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let picks: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let (trials, big, small) = if quick { (1, 256 * MIB, 64 * MIB) } else { (3, 1024 * MIB, 256 * MIB) };
+    // More trials narrow a median's spread on a VM that drifts (`--trials=7`).
+    let trials = std::env::args().find_map(|a| a.strip_prefix("--trials=")?.parse().ok()).unwrap_or(trials);
     let mut cases = cases(big, small);
     cases.retain(|case| picks.iter().all(|word| case.label().contains(word.as_str())));
     // First, while this process is small: a child's peak RSS as the kernel
@@ -99,6 +103,8 @@ struct Runs {
     raw_one: Vec<Raw>,
     /// One crc32c pass's CPU per GiB, each trial's.
     crc_pass: Vec<f64>,
+    /// The raw sender's CPU per GiB sending from a pool the payload's size.
+    raw_from_pool: Vec<f64>,
     raw_four: Vec<f64>,
     measured: Vec<Vec<Measured>>,
     users: Vec<UserRun>,
@@ -115,12 +121,14 @@ async fn trials_of(cases: &[Case], trials: usize, (big, small): (u64, u64), user
     let mut runs = Runs {
         raw_one: Vec::new(),
         crc_pass: Vec::new(),
+        raw_from_pool: Vec::new(),
         raw_four: Vec::new(),
         measured: cases.iter().map(|_| Vec::new()).collect(),
         users: Vec::new(),
     };
     for _ in 0..trials {
-        runs.raw_one.push(raw_tcp_metered(1, big).await);
+        runs.raw_one.push(raw_tcp_metered(1, big, MIB as usize).await);
+        runs.raw_from_pool.push(raw_tcp_metered(1, big, POOL_BYTES as usize).await.sender_cpu_s_per_gib);
         runs.crc_pass.push(support::crc32c_pass_cpu_s_per_gib(big).await);
         runs.raw_four.push(raw_tcp(4, small).await);
         for (case, results) in cases.iter().zip(&mut runs.measured) {
@@ -136,7 +144,7 @@ async fn trials_of(cases: &[Case], trials: usize, (big, small): (u64, u64), user
             }
         }
     }
-    runs.raw_one.push(raw_tcp_metered(1, big).await);
+    runs.raw_one.push(raw_tcp_metered(1, big, MIB as usize).await);
     runs.raw_four.push(raw_tcp(4, small).await);
     runs
 }
@@ -273,6 +281,10 @@ fn print_write_cpu(condition: &str, runs: &Runs, json: &[Measured], grpc: &[Meas
     println!("  one crc32c pass, no I/O: {}", said(&runs.crc_pass[..raw_cpu.len()]));
     println!("  raw socket sender + one crc32c pass: {}", said(&raw_and_crc));
     println!("  grpc client of that{condition}: {}x (not a goal)", said(&of_raw_and_crc));
+    let from_pool = &runs.raw_from_pool[..raw_cpu.len()];
+    let of_pool: Vec<f64> = cpu(grpc).iter().zip(from_pool).map(|(g, r)| g / r).collect();
+    println!("  raw socket sender from a 32 MiB pool, as the payload: {}", said(from_pool));
+    println!("  grpc client of that{condition}: {}x (not a goal)", said(&of_pool));
 }
 
 /// `0.61-0.74x`: the lowest and highest of a case's trials.

@@ -131,3 +131,39 @@ async fn a_long_run_deletes_its_uploads_between_rounds_and_leaves_nothing() {
     let last_round = events.iter().rposition(|e| matches!(e, RunEvent::RoundDone(_)));
     assert!(note.is_some() && note < last_round, "deleted while rounds were still to come: {note:?} {last_round:?}");
 }
+
+/// Deletes between rounds go no more at once than the rounds' own workers,
+/// so the HTTP/1.1 connections the report counts are the ones the rounds
+/// needed: 16 deletes at once had it say 16 connections for --concurrency 8.
+#[tokio::test(flavor = "multi_thread")]
+async fn deleting_between_rounds_opens_no_connection_the_rounds_would_not() {
+    use gcs_speed_tui::gcs::runner::DELETE_AS_WE_GO;
+    let emulator = emulator().await;
+    let concurrency = 2;
+    // 2 x concurrency uploads a round: past the pile twice over.
+    let rounds = 2 * DELETE_AS_WE_GO / (2 * concurrency) + 1;
+    let options = Options {
+        size: "1KiB".into(),
+        concurrency: concurrency.to_string(),
+        iterations: rounds.to_string(),
+        json_http: "1.1".into(),
+        warmup: false,
+        ..options_for(&emulator)
+    };
+    let (report, events) = run_bench_events(options, CancellationToken::new()).await;
+    let deleted_between = events
+        .iter()
+        .filter(|e| matches!(e, RunEvent::Note(n) if n.starts_with("deleting this run's objects between rounds")))
+        .count();
+    assert_eq!(deleted_between, 1, "said once, and the run did delete between rounds");
+    assert_eq!(report.cleanup.deleted, 2 * concurrency * rounds, "every upload deleted");
+    let json = report.transports.iter().find(|t| t.transport == TransportKind::Json).unwrap();
+    assert_eq!(json.objects, concurrency * rounds);
+    // A connection returned to the pool a moment late may have another
+    // opened beside it; 16 at once would open up to 16.
+    assert!(
+        (1..=2 * concurrency as u64).contains(&json.connections),
+        "{concurrency} uploads at once need {concurrency} connections: {} opened",
+        json.connections
+    );
+}

@@ -24,7 +24,7 @@ impl PieceCrcs {
         if let Some(&crc) = self.0.lock().unwrap().get(&(offset, piece.len())) {
             return crc;
         }
-        let crc = crc32c::crc32c(piece);
+        let crc = gcs_protocol::crc::crc32c(piece);
         self.0.lock().unwrap().insert((offset, piece.len()), crc);
         crc
     }

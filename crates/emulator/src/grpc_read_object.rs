@@ -134,9 +134,9 @@ pub async fn fire_opening_fault(trigger: &mut Trigger, kill: &ConnectionKill) ->
 /// corrupted piece, corrupted back, must not match what arrives).
 pub fn piece_crc(cached: Option<&PieceCrcs>, data: &Bytes, piece: &Bytes, corrupted: bool) -> u32 {
     match (cached, corrupted) {
-        (_, true) => crc32c::crc32c(&super::faults::corrupted(piece)),
+        (_, true) => gcs_protocol::crc::crc32c(&super::faults::corrupted(piece)),
         (Some(crcs), false) => crcs.of(piece.as_ptr() as usize - data.as_ptr() as usize, piece),
-        (None, false) => crc32c::crc32c(piece),
+        (None, false) => gcs_protocol::crc::crc32c(piece),
     }
 }
 

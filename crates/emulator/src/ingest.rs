@@ -18,7 +18,7 @@ impl Ingest {
 
     /// Appends bytes, extending the crc32c in the same pass over them.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.crc32c = crc32c::crc32c_append(self.crc32c, bytes);
+        self.crc32c = gcs_protocol::crc::crc32c_append(self.crc32c, bytes);
         self.keep(bytes);
     }
 

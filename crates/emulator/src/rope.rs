@@ -48,7 +48,7 @@ impl Rope {
 
     /// crc32c of all the bytes, piece by piece where they lie.
     pub fn crc32c(&self) -> u32 {
-        self.pieces.iter().fold(0, |crc, piece| crc32c::crc32c_append(crc, piece))
+        self.pieces.iter().fold(0, |crc, piece| gcs_protocol::crc::crc32c_append(crc, piece))
     }
 
     /// One buffer: free when the rope is one piece, else a copy.

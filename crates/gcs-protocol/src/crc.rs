@@ -54,6 +54,22 @@ fn x_pow(mut n: u64, mut k: usize) -> u32 {
     power
 }
 
+/// crc32c of `bytes`. crc-fast folds with AVX-512 VPCLMULQDQ where the CPU
+/// has it: 0.025-0.029 s/GiB on this project's 2-vCPU VM against the crc32c
+/// crate's 0.061-0.068 (its SSE4.2 instruction), the largest share of a
+/// write's client CPU after the kernel's copy (docs/performance.md).
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    crc_fast::crc32_iscsi(bytes)
+}
+
+/// crc32c(A ‖ B) from crc32c(A) and B's bytes: B's pass starts from A's
+/// register (the crc before its final inversion).
+pub fn crc32c_append(crc: u32, bytes: &[u8]) -> u32 {
+    let mut digest = crc_fast::Digest::new_with_init_state(crc_fast::CrcAlgorithm::Crc32Iscsi, u64::from(!crc));
+    digest.update(bytes);
+    digest.finalize() as u32
+}
+
 /// GCS spells crc32c as base64 of the big-endian u32.
 pub fn crc32c_base64(crc: u32) -> String {
     use base64::Engine;
@@ -84,6 +100,21 @@ mod tests {
             let joined = combine(crc32c::crc32c(a), crc32c::crc32c(b), b.len() as u64);
             assert_eq!(joined, crc32c::crc32c(&bytes), "split at {split}");
         }
+    }
+
+    #[test]
+    fn one_pass_and_appends_agree_with_the_crc32c_crate() {
+        // Lengths on either side of crc-fast's small-input and 4 KiB block paths.
+        let bytes: Vec<u8> = (0..70_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
+        for len in [0, 1, 15, 16, 63, 64, 255, 256, 4095, 4096, 4097, 65_536, 70_000] {
+            let whole = &bytes[..len];
+            assert_eq!(crc32c(whole), crc32c::crc32c(whole), "{len} bytes");
+            for split in [0, 1, len / 3, len] {
+                let (a, b) = whole.split_at(split.min(len));
+                assert_eq!(crc32c_append(crc32c(a), b), crc32c::crc32c(whole), "{len} bytes split at {split}");
+            }
+        }
+        assert_eq!(crc32c(b"123456789"), 0xe306_9283, "the catalogue's check value for CRC-32/ISCSI");
     }
 
     #[test]

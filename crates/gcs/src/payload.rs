@@ -101,7 +101,7 @@ impl Payload {
     }
 
     fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {
-        self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| crc32c::crc32c_append(crc, &slice))
+        self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| gcs_protocol::crc::crc32c_append(crc, &slice))
     }
 }
 

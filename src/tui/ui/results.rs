@@ -85,10 +85,14 @@ pub fn render(
 pub fn scroll_note(above: usize, below: usize) -> Option<String> {
     match (above, below) {
         (0, 0) => None,
-        (0, below) => Some(format!(" ↓ {below} more lines: ] scrolls down, or enlarge the window ")),
-        (above, 0) => Some(format!(" ↑ {above} lines above: [ scrolls up ")),
+        (0, below) => Some(format!(" ↓ {} below: ] scrolls down, or enlarge the window ", lines(below))),
+        (above, 0) => Some(format!(" ↑ {} above: [ scrolls up ", lines(above))),
         (above, below) => Some(format!(" ↑ {above} above, ↓ {below} below: [ and ] scroll ")),
     }
+}
+
+fn lines(count: usize) -> String {
+    crate::engine::report::plural(count, "line")
 }
 
 /// Rows the pane needs to show `report` whole at this width: borders, the
@@ -237,6 +241,14 @@ mod tests {
         );
         let measured = "grpc was 55.6% faster than http-json (7000 vs 4500 ops/s; 95% CI +44.4% to +67.6%, 3 pairs)";
         assert_eq!(super::interval_said(measured), measured);
+    }
+
+    #[test]
+    fn one_line_out_of_sight_is_one_line() {
+        assert_eq!(super::scroll_note(0, 1).unwrap(), " ↓ 1 line below: ] scrolls down, or enlarge the window ");
+        assert_eq!(super::scroll_note(1, 0).unwrap(), " ↑ 1 line above: [ scrolls up ");
+        assert_eq!(super::scroll_note(0, 7).unwrap(), " ↓ 7 lines below: ] scrolls down, or enlarge the window ");
+        assert_eq!(super::scroll_note(0, 0), None);
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Runner<'_> {
             return Cleanup { deleted: 0, left: Vec::new(), kept };
         }
         self.emit(RunEvent::Phase(Phase::CleaningUp)).await;
-        let (deleted, left) = self.delete(created).await;
+        let (deleted, left) = self.delete(created, CLEANUP_PARALLELISM).await;
         let (deleted, mut left) = (self.deleted_as_we_went + deleted, left);
         left.splice(0..0, std::mem::take(&mut self.left_as_we_went));
         self.emit(RunEvent::CleanupDone { deleted, left: left.clone() }).await;
@@ -94,16 +94,21 @@ impl Runner<'_> {
             self.emit(RunEvent::Note(said)).await;
         }
         let created = std::mem::take(&mut self.created);
-        let (deleted, left) = self.delete(created).await;
+        // No more at once than the run's own workers: a delete needing a
+        // connection the rounds would not have opened one, and the report's
+        // connections are the rounds' (16 were said for --concurrency 8).
+        let at_once = (self.config.concurrency as usize).clamp(1, CLEANUP_PARALLELISM);
+        let (deleted, left) = self.delete(created, at_once).await;
         self.deleted_as_we_went += deleted;
         self.left_as_we_went.extend(left);
     }
 
-    /// Deletes the objects, by name and generation: how many went, and
-    /// the names of those that did not (each said in a note).
+    /// Deletes the objects, by name and generation, `at_once` in flight:
+    /// how many went, and the names of those that did not (each said in a note).
     async fn delete(
         &mut self,
         created: Vec<(crate::config::TransportKind, crate::transport::CreatedObject)>,
+        at_once: usize,
     ) -> (usize, Vec<String>) {
         let connected = self.connected;
         let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
@@ -114,7 +119,7 @@ impl Runner<'_> {
                 };
                 (object.name, result)
             })
-            .buffer_unordered(CLEANUP_PARALLELISM)
+            .buffer_unordered(at_once)
             .collect()
             .await;
         let mut deleted = 0;

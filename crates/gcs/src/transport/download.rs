@@ -103,7 +103,7 @@ where
                 if request.check_crc32c {
                     crc = match known {
                         Some(piece_crc) => gcs_protocol::crc::combine(crc, piece_crc, bytes.len() as u64),
-                        None => crc32c::crc32c_append(crc, &bytes),
+                        None => gcs_protocol::crc::crc32c_append(crc, &bytes),
                     };
                 }
                 received += bytes.len() as u64;

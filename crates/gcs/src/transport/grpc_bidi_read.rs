@@ -112,7 +112,7 @@ impl<'a> Tally<'a> {
         }
         if self.request.check_crc32c
             && let Some(sent) = data.crc32c
-            && sent != crc32c::crc32c(&data.content)
+            && sent != gcs_protocol::crc::crc32c(&data.content)
         {
             return broken(format!("checksum mismatch in range {id}'s piece at offset {expected_offset}"));
         }

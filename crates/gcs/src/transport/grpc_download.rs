@@ -41,7 +41,7 @@ impl GrpcTransport {
                     .map(move |message| {
                         let data = message?.checksummed_data.unwrap_or_default();
                         // Computed once: checked here, and combined into the whole object's.
-                        let crc = check.then(|| crc32c::crc32c(&data.content));
+                        let crc = check.then(|| gcs_protocol::crc::crc32c(&data.content));
                         if let (Some(got), Some(expected)) = (crc, data.crc32c)
                             && got != expected
                         {
