@@ -186,4 +186,72 @@ mod tests {
         let planned: f64 = (0..rounds).map(|i| if i % 3 == 0 { 1.0 } else { 0.5 }).sum();
         assert_eq!(seconds, planned, "no round's time lost or counted twice");
     }
+
+    /// A merged report's record: its host, part and the rounds it holds.
+    struct HostRecord {
+        span: crate::timeline::Span,
+        transport: TransportKind,
+        part: u8,
+        held: u32,
+    }
+
+    impl PairedRound for HostRecord {
+        fn transport(&self) -> TransportKind {
+            self.transport
+        }
+        fn index(&self) -> u32 {
+            0
+        }
+        fn part(&self) -> u8 {
+            self.part
+        }
+        fn rate(&self) -> Option<f64> {
+            None
+        }
+    }
+
+    impl Folds for HostRecord {
+        fn absorb(&mut self, later: Self) {
+            self.held += later.held;
+        }
+        fn set_index(&mut self, _: u32) {}
+        fn rounds_held(&self) -> u32 {
+            self.held
+        }
+    }
+
+    impl crate::fleet::FleetRound for HostRecord {
+        fn span(&self) -> &crate::timeline::Span {
+            &self.span
+        }
+        fn amount(&self) -> f64 {
+            0.0
+        }
+    }
+
+    #[test]
+    fn a_label_counts_the_busiest_hosts_rounds_of_the_first_part() {
+        let record = |host: &str, transport, part, held| HostRecord {
+            span: crate::timeline::Span { host: host.into(), ..Default::default() },
+            transport,
+            part,
+            held,
+        };
+        // Host a ran 3 rounds a transport (JSON's folded into records of 2
+        // and 1); host b ran 5 (4 + 1) of JSON and 4 of gRPC, then 40 reads.
+        let fleet = [
+            record("a", Json, 0, 2),
+            record("a", Json, 0, 1),
+            record("a", Grpc, 0, 3),
+            record("b", Json, 0, 4),
+            record("b", Json, 0, 1),
+            record("b", Grpc, 0, 4),
+            record("b", Json, 1, 40),
+        ];
+        assert_eq!(rounds_run(&fleet), 4 + 1, "host b's JSON rounds, its writes, not its reads");
+        assert_eq!(rounds_run(&fleet[..3]), 2 + 1, "one host: its rounds, not its records");
+        // A read-only run has only its second part: its rounds are the reads.
+        assert_eq!(rounds_run(&[record("a", Grpc, 1, 7)]), 7);
+        assert_eq!(rounds_run::<HostRecord>(&[]), 0);
+    }
 }
