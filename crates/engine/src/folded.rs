@@ -237,19 +237,21 @@ mod tests {
             part,
             held,
         };
-        // Host a ran 3 rounds a transport (JSON's folded into records of 2
-        // and 1); host b ran 5 (4 + 1) of JSON and 4 of gRPC, then 40 reads.
+        // Host a, the busiest, ran 3 rounds of JSON (folded into records of
+        // 2 and 1) and 5 of gRPC (4 + 1); host b ran 4 of JSON and 3 of
+        // gRPC, then 40 reads.
         let fleet = [
             record("a", Json, 0, 2),
             record("a", Json, 0, 1),
-            record("a", Grpc, 0, 3),
+            record("a", Grpc, 0, 4),
+            record("a", Grpc, 0, 1),
             record("b", Json, 0, 4),
-            record("b", Json, 0, 1),
-            record("b", Grpc, 0, 4),
+            record("b", Grpc, 0, 3),
             record("b", Json, 1, 40),
         ];
-        assert_eq!(rounds_run(&fleet), 4 + 1, "host b's JSON rounds, its writes, not its reads");
-        assert_eq!(rounds_run(&fleet[..3]), 2 + 1, "one host: its rounds, not its records");
+        assert_eq!(rounds_run(&fleet), 4 + 1, "host a's gRPC rounds: its writes, not b's reads");
+        assert_eq!(rounds_run(&fleet[4..6]), 4, "one host: its busier transport's rounds");
+        assert_eq!(rounds_run(&fleet[..2]), 2 + 1, "its rounds, not its records");
         // A read-only run has only its second part: its rounds are the reads.
         assert_eq!(rounds_run(&[record("a", Grpc, 1, 7)]), 7);
         assert_eq!(rounds_run::<HostRecord>(&[]), 0);
