@@ -164,8 +164,8 @@ async fn deleting_between_rounds_opens_no_connection_the_rounds_would_not() {
         .filter(|e| matches!(e, RunEvent::Note(n) if n.starts_with("deleting this run's objects between rounds")))
         .count();
     assert_eq!(said, 1, "the deletes between rounds said once");
-    // Twice the pile uploaded: had either pile not gone between rounds, the
-    // server would have held over twice DELETE_AS_WE_GO.
+    // Twice the pile uploaded: had none gone between rounds, the server
+    // would have held all of them at the end.
     assert!(most_stored > DELETE_AS_WE_GO / 2, "the watch saw the uploads: {most_stored}");
     assert!(most_stored <= DELETE_AS_WE_GO + 2 * concurrency, "deleted as it went: {most_stored} held at once");
     assert_eq!(report.cleanup.deleted, 2 * concurrency * rounds, "every upload deleted");

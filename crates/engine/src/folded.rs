@@ -120,6 +120,7 @@ impl<R: Folds> Folded<R> {
 mod tests {
     use super::*;
     use crate::plan::TransportKind::{self, Grpc, Json};
+    use crate::timeline::Span;
 
     #[derive(Debug, PartialEq)]
     struct Round {
@@ -128,6 +129,9 @@ mod tests {
         seconds: f64,
         bytes: f64,
         held: u32,
+        /// A merged report's rounds: the host's, and the part (a write, then reads).
+        span: Span,
+        part: u8,
     }
 
     impl PairedRound for Round {
@@ -137,8 +141,20 @@ mod tests {
         fn index(&self) -> u32 {
             self.index
         }
+        fn part(&self) -> u8 {
+            self.part
+        }
         fn rate(&self) -> Option<f64> {
             Some(self.bytes / self.seconds)
+        }
+    }
+
+    impl crate::fleet::FleetRound for Round {
+        fn span(&self) -> &Span {
+            &self.span
+        }
+        fn amount(&self) -> f64 {
+            self.bytes
         }
     }
 
@@ -165,7 +181,7 @@ mod tests {
                 // twice as long), each moving 100 bytes.
                 let base = if transport == Json { 1.0 } else { 0.5 };
                 let seconds = if index % 3 == 0 { 2.0 * base } else { base };
-                folded.push(Round { transport, index, seconds, bytes: 100.0, held: 1 });
+                folded.push(Round { transport, index, seconds, bytes: 100.0, held: 1, span: Span::default(), part: 0 });
             }
         }
         // Ten times MOST_ROUNDS and 3: the lanes fold four times (level 4: 16 rounds a record).
@@ -175,7 +191,16 @@ mod tests {
         assert!(json.len() <= MOST_ROUNDS);
         assert_eq!(json.iter().map(|r| r.held).sum::<u32>(), rounds, "every round in one record");
         // Rounds 0-15: 0, 3, 6, 9, 12 and 15 twice as long (6 of them).
-        assert_eq!(json[0], &Round { transport: Json, index: 0, seconds: 16.0 + 6.0, bytes: 1600.0, held: 16 });
+        let first = Round {
+            transport: Json,
+            index: 0,
+            seconds: 16.0 + 6.0,
+            bytes: 1600.0,
+            held: 16,
+            span: Span::default(),
+            part: 0,
+        };
+        assert_eq!(json[0], &first);
         assert_eq!(json.last().unwrap().held, rounds % 16);
         let grpc: Vec<&Round> = folded.rounds.iter().filter(|r| r.transport == Grpc).collect();
         let indices = |rs: &[&Round]| rs.iter().map(|r| r.index).collect::<Vec<_>>();
@@ -187,55 +212,16 @@ mod tests {
         assert_eq!(seconds, planned, "no round's time lost or counted twice");
     }
 
-    /// A merged report's record: its host, part and the rounds it holds.
-    struct HostRecord {
-        span: crate::timeline::Span,
-        transport: TransportKind,
-        part: u8,
-        held: u32,
-    }
-
-    impl PairedRound for HostRecord {
-        fn transport(&self) -> TransportKind {
-            self.transport
-        }
-        fn index(&self) -> u32 {
-            0
-        }
-        fn part(&self) -> u8 {
-            self.part
-        }
-        fn rate(&self) -> Option<f64> {
-            None
-        }
-    }
-
-    impl Folds for HostRecord {
-        fn absorb(&mut self, later: Self) {
-            self.held += later.held;
-        }
-        fn set_index(&mut self, _: u32) {}
-        fn rounds_held(&self) -> u32 {
-            self.held
-        }
-    }
-
-    impl crate::fleet::FleetRound for HostRecord {
-        fn span(&self) -> &crate::timeline::Span {
-            &self.span
-        }
-        fn amount(&self) -> f64 {
-            0.0
-        }
-    }
-
     #[test]
     fn a_label_counts_the_busiest_hosts_rounds_of_the_first_part() {
-        let record = |host: &str, transport, part, held| HostRecord {
-            span: crate::timeline::Span { host: host.into(), ..Default::default() },
+        let record = |host: &str, transport, part, held| Round {
             transport,
-            part,
+            index: 0,
+            seconds: 1.0,
+            bytes: 0.0,
             held,
+            span: Span { host: host.into(), ..Span::default() },
+            part,
         };
         // Host a, the busiest, ran 3 rounds of JSON (folded into records of
         // 2 and 1) and 5 of gRPC (4 + 1); host b ran 4 of JSON and 3 of
@@ -254,6 +240,6 @@ mod tests {
         assert_eq!(rounds_run(&fleet[..2]), 2 + 1, "its rounds, not its records");
         // A read-only run has only its second part: its rounds are the reads.
         assert_eq!(rounds_run(&[record("a", Grpc, 1, 7)]), 7);
-        assert_eq!(rounds_run::<HostRecord>(&[]), 0);
+        assert_eq!(rounds_run::<Round>(&[]), 0);
     }
 }
