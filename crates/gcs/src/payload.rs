@@ -49,11 +49,16 @@ impl Payload {
             if offset >= end {
                 return None;
             }
-            let next_boundary = (offset / max_len + 1) * max_len;
-            let slice = self.slice(offset, next_boundary.min(end) - offset);
+            let slice = self.segment(offset, end, max_len);
             offset += slice.len() as u64;
             Some(slice)
         })
+    }
+
+    /// The segment of `segments(_, end, max_len)` that starts at `offset`.
+    pub fn segment(&self, offset: u64, end: u64, max_len: u64) -> Bytes {
+        let next_boundary = (offset / max_len + 1) * max_len;
+        self.slice(offset, next_boundary.min(end) - offset)
     }
 
     /// crc32c of bytes [start, end) of the object, computed afresh as a real

@@ -1,25 +1,26 @@
 //! The pieces of a gRPC write: feeding one BidiWriteObject stream, reading
 //! its answers, and saying what a status means.
 
+pub use super::grpc_write_body::{RangeToSend, WriteBody};
 use super::{
     CrcPass, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest,
     segment_crc32cs_in_background,
 };
 use crate::payload::Payload;
-use bytes::Bytes;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
-use pb::bidi_write_object_request::{Data, FirstMessage};
+use pb::bidi_write_object_request::FirstMessage;
 use pb::bidi_write_object_response::WriteStatus;
 use std::time::Instant;
 use tokio::sync::mpsc;
 use tonic::{Code, Status, Streaming};
 
-/// Feeds one bidi stream: messages of up to 2 MiB, a flush + state_lookup at
-/// each chunk's end, finish_write with the object's crc32c at the object's end.
+/// Feeds one bidi stream a range at a time (see `WriteBody`): messages of
+/// up to 2 MiB, a flush + state_lookup at each chunk's end, finish_write
+/// with the object's crc32c at the object's end.
 pub struct StreamWriter {
-    pub tx: mpsc::Sender<Bytes>,
+    pub tx: mpsc::Sender<RangeToSend>,
     pub first: Option<FirstMessage>,
-    /// crc32c of everything sent so far, combined from the per-message ones.
+    /// crc32c of everything handed to the stream so far, combined from the per-message ones.
     pub crc: u32,
     pub checksum: bool,
     /// The upload's chunk size: a range ends on a multiple of it.
@@ -29,6 +30,7 @@ pub struct StreamWriter {
 }
 
 impl StreamWriter {
+    /// Hands `[start, end)` to the stream, once its messages' crc32c are known.
     pub async fn send_range(
         &mut self,
         request: &UploadRequest,
@@ -36,42 +38,17 @@ impl StreamWriter {
         end: u64,
         total: u64,
     ) -> Result<(), TransportError> {
-        let mut offset = start;
         let payload = &request.payload;
         request.progress.flush_started();
         let crcs = if self.checksum { Some(self.crcs_of(payload, start, end, total).await?) } else { None };
-        for (i, content) in payload.segments(start, end, MESSAGE_BYTES).enumerate() {
-            let message_crc = crcs.as_ref().map(|crcs| crcs[i]);
-            let len = content.len() as u64;
-            if let Some(crc) = message_crc {
-                self.crc = gcs_protocol::crc::combine(self.crc, crc, len);
-            }
-            let last_of_range = offset + len == end;
-            let finish = last_of_range && end == total;
-            let message = pb::BidiWriteObjectRequest {
-                first_message: self.first.take(),
-                write_offset: offset as i64,
-                data: Some(Data::ChecksummedData(pb::ChecksummedData { content, crc32c: message_crc })),
-                finish_write: finish,
-                flush: last_of_range && !finish,
-                state_lookup: last_of_range && !finish,
-                object_checksums: (finish && self.checksum)
-                    .then_some(pb::ObjectChecksums { crc32c: Some(self.crc), ..Default::default() }),
-                ..Default::default()
-            };
-            let closed = |_| TransportError::Connection("the gRPC stream closed while sending".into());
-            let (head, content) = super::grpc_frame::frame(message);
-            self.tx.send(head).await.map_err(closed)?;
-            if !content.is_empty() {
-                self.tx.send(content).await.map_err(closed)?;
-            }
-            offset += len;
-            request.progress.advance_to(offset);
-            if finish {
-                request.progress.mark_last_byte();
-            }
+        if let Some(crcs) = &crcs {
+            let lengths = payload.segments(start, end, MESSAGE_BYTES).map(|segment| segment.len() as u64);
+            self.crc =
+                crcs.iter().zip(lengths).fold(self.crc, |crc, (part, len)| gcs_protocol::crc::combine(crc, *part, len));
         }
-        Ok(())
+        let object_crc = (self.checksum && end == total).then_some(self.crc);
+        let range = RangeToSend { first: self.first.take(), start, end, total, crcs, object_crc };
+        self.tx.send(range).await.map_err(|_| TransportError::Connection("the gRPC stream closed while sending".into()))
     }
 
     /// Each message's crc32c in `[start, end)`, in one pass across the

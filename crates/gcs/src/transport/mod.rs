@@ -9,6 +9,7 @@ mod grpc_bidi_read;
 mod grpc_download;
 pub(crate) mod grpc_frame;
 mod grpc_stream;
+mod grpc_write_body;
 pub mod json;
 mod json_answers;
 mod json_download;

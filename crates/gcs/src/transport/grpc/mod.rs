@@ -4,14 +4,13 @@
 //! messages, each with its crc32c, and the whole object's on the last.
 
 pub use super::grpc_stream::status_error;
-use super::grpc_stream::{StreamWriter, chunk_end, finished, next_status, outcome, server_reason};
+use super::grpc_stream::{StreamWriter, WriteBody, chunk_end, finished, next_status, outcome, server_reason};
 use super::{
     CountConnections, CreatedObject, Phases, RetryPolicy, TransportError, UploadOutcome, UploadRequest, Uploader,
     back_off_or_fail, crc32c_in_background, root_cause, stall_guard, with_retries,
 };
 use crate::auth::Auth;
 use crate::config::TransportKind;
-use bytes::Bytes;
 use futures::future::BoxFuture;
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use pb::bidi_write_object_request::FirstMessage;

@@ -11,14 +11,9 @@ impl GrpcTransport {
     async fn open_write_stream(
         &self,
         channel: Channel,
-        frames: mpsc::Receiver<Bytes>,
+        body: WriteBody,
     ) -> Result<Streaming<pb::BidiWriteObjectResponse>, TransportError> {
-        use futures::StreamExt;
         use tonic::codec::Codec;
-        let body = http_body_util::StreamBody::new(
-            tokio_stream::wrappers::ReceiverStream::new(frames)
-                .map(|bytes| Ok::<_, std::convert::Infallible>(http_body::Frame::data(bytes))),
-        );
         let mut request = http::Request::builder()
             .method(http::Method::POST)
             .uri("/google.storage.v2.Storage/BidiWriteObject")
@@ -198,15 +193,16 @@ impl GrpcTransport {
         let checksum = self.settings.checksum;
         let writer_first_was_spec = matches!(first, FirstMessage::WriteObjectSpec(_));
         let crc_before = if checksum && from > 0 { crc32c_in_background(&request.payload, 0, from).await? } else { 0 };
-        // Two buffers a message (head and content): a few messages in flight.
-        let (tx, rx) = mpsc::channel(4);
+        // The writer waits for the server's answer to a range before the next.
+        let (tx, rx) = mpsc::channel(1);
+        let body = WriteBody::new(request.payload.clone(), request.progress.clone(), rx);
         let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum, chunk, ahead: None };
         request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
         let mut offset = chunk_end(from, chunk, total);
         let send_first = writer.send_range(request, from, offset, total);
-        let call = self.open_write_stream(self.channels[index].clone(), rx);
+        let call = self.open_write_stream(self.channels[index].clone(), body);
         let (sent, answer) = tokio::join!(send_first, call);
         let mut responses = answer?;
         if let Err(error) = sent {
