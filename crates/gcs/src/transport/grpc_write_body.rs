@@ -143,59 +143,97 @@ mod tests {
         messages
     }
 
+    /// Takes chunks until the body waits for the next range, noting after
+    /// each what progress says (bytes, and whether the last byte is marked).
+    fn take_ready(body: &mut WriteBody, progress: &Progress, chunks: &mut Vec<Bytes>, seen: &mut Vec<(u64, bool)>) {
+        loop {
+            match futures::FutureExt::now_or_never(body.frame()) {
+                Some(Some(frame)) => chunks.push(frame.unwrap().into_data().unwrap()),
+                Some(None) => panic!("the body ended before the writer was done"),
+                None => return,
+            }
+            seen.push((progress.bytes(), progress.last_byte().is_some()));
+        }
+    }
+
     #[tokio::test]
-    async fn two_ranges_go_as_messages_of_the_payloads_bytes_and_progress_follows_what_is_taken() {
-        // 5 MiB + 3 bytes in a chunk of 4 MiB (flushed) and the rest (finished).
+    async fn two_ranges_go_as_messages_of_the_payloads_own_bytes_and_progress_follows_what_is_taken() {
+        // 5 MiB + 3 bytes, the whole object in the pool: a chunk of 3 MiB
+        // (flushed) and the rest (finished); messages end on 2 MiB boundaries
+        // and at each range's end.
         let total = 5 * MIB + 3;
         let payload = Payload::new(total, 11);
-        let whole: Vec<u8> = payload.segments(0, total, MIB).flat_map(|s| s.to_vec()).collect();
+        let whole = crate::payload::random_bytes(total as usize, 11);
+        let bounds = [(0, 2 * MIB), (2 * MIB, 3 * MIB), (3 * MIB, 4 * MIB), (4 * MIB, total)];
+        // Stand-ins: the body passes the writer's checksums through.
+        let crcs: Vec<u32> = (0..4).map(|i| 0x1111_1111 * (i + 1)).collect();
+        let object_crc = 0xabcd_ef01;
         let progress = Arc::new(Progress::default());
         let (tx, rx) = mpsc::channel(1);
-        let mut body = WriteBody::new(payload, progress.clone(), rx);
-        let crc_of = |a: u64, b: u64| crc32c::crc32c(&whole[a as usize..b as usize]);
-        // Messages end on 2 MiB boundaries and at each range's end.
-        let bounds = [(0, 2 * MIB), (2 * MIB, 4 * MIB), (4 * MIB, total)];
-        let crcs = bounds.map(|(a, b)| crc_of(a, b));
+        let mut body = WriteBody::new(payload.clone(), progress.clone(), rx);
         let first = Some(FirstMessage::UploadId("session".into()));
         let ranges = [
-            RangeToSend { first, start: 0, end: 4 * MIB, total, crcs: Some(crcs[..2].to_vec()), object_crc: None },
+            RangeToSend { first, start: 0, end: 3 * MIB, total, crcs: Some(crcs[..2].to_vec()), object_crc: None },
             RangeToSend {
                 first: None,
-                start: 4 * MIB,
+                start: 3 * MIB,
                 end: total,
                 total,
                 crcs: Some(crcs[2..].to_vec()),
-                object_crc: Some(crc_of(0, total)),
+                object_crc: Some(object_crc),
             },
         ];
-        let mut sent = Vec::new();
-        let mut taken = Vec::new();
+        let (mut chunks, mut seen) = (Vec::new(), Vec::new());
         for range in ranges {
             tx.send(range).await.unwrap();
-            // Take chunks until the body waits for the next range.
-            while let Some(Some(frame)) = futures::FutureExt::now_or_never(body.frame()) {
-                sent.extend_from_slice(&frame.unwrap().into_data().unwrap());
-                taken.push(progress.bytes());
-            }
+            take_ready(&mut body, &progress, &mut chunks, &mut seen);
         }
         drop(tx);
-        assert!(body.frame().await.is_none(), "the body ends when the writer is done");
+        let end = futures::FutureExt::now_or_never(body.frame()).expect("the body ends when the writer is done");
+        assert!(end.is_none());
 
+        // Two chunks a message (head, then content), the content the payload's own memory.
+        assert_eq!(chunks.len(), 2 * bounds.len());
+        for (content, (start, _)) in chunks.iter().skip(1).step_by(2).zip(bounds) {
+            assert_eq!(content.as_ptr(), payload.slice(start, 1).as_ptr(), "not copied");
+        }
+        let sent: Vec<u8> = chunks.iter().flat_map(|chunk| chunk.to_vec()).collect();
         let messages = messages(&sent);
-        assert_eq!(messages.len(), 3);
+        assert_eq!(messages.len(), bounds.len());
         for (i, (message, (start, end))) in messages.iter().zip(bounds).enumerate() {
             assert_eq!(message.write_offset, start as i64);
             assert_eq!(message.first_message.is_some(), i == 0, "the upload id on the first message only");
             let Some(Data::ChecksummedData(data)) = &message.data else { panic!("no data in {i}") };
             assert_eq!(&data.content[..], &whole[start as usize..end as usize], "message {i}'s bytes");
-            assert_eq!(data.crc32c, Some(crc_of(start, end)));
-            let (flushes, finishes) = (i == 1, i == 2);
+            assert_eq!(data.crc32c, Some(crcs[i]));
+            let (flushes, finishes) = (end == 3 * MIB, end == total);
             assert_eq!((message.flush, message.state_lookup, message.finish_write), (flushes, flushes, finishes));
-            let object_crc = message.object_checksums.as_ref().and_then(|c| c.crc32c);
-            assert_eq!(object_crc, finishes.then(|| crc_of(0, total)));
+            let sent_object_crc = message.object_checksums.as_ref().and_then(|c| c.crc32c);
+            assert_eq!(sent_object_crc, finishes.then_some(object_crc), "message {i}");
         }
-        // Two chunks a message (head, then content): progress moves when a content is taken.
-        assert_eq!(taken, [0, 2 * MIB, 2 * MIB, 4 * MIB, 4 * MIB, total]);
-        assert!(progress.last_byte().is_some());
+        // Progress moves when a content is taken; the last byte is marked with the last.
+        let said: Vec<u64> = [0, 2, 2, 3, 3, 4, 4].iter().map(|m| m * MIB).chain([total]).collect();
+        let marked = [false, false, false, false, false, false, false, true];
+        assert_eq!(seen, said.into_iter().zip(marked).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn without_checksums_no_message_carries_one() {
+        let total = 3 * MIB;
+        let progress = Arc::new(Progress::default());
+        let (tx, rx) = mpsc::channel(1);
+        let mut body = WriteBody::new(Payload::new(total, 5), progress.clone(), rx);
+        let range = RangeToSend { first: None, start: 0, end: total, total, crcs: None, object_crc: None };
+        tx.send(range).await.unwrap();
+        let (mut chunks, mut seen) = (Vec::new(), Vec::new());
+        take_ready(&mut body, &progress, &mut chunks, &mut seen);
+        let sent: Vec<u8> = chunks.iter().flat_map(|chunk| chunk.to_vec()).collect();
+        let messages = messages(&sent);
+        assert_eq!(messages.iter().map(|m| m.write_offset).collect::<Vec<_>>(), [0, 2 * MIB as i64]);
+        for message in &messages {
+            let Some(Data::ChecksummedData(data)) = &message.data else { panic!("no data") };
+            assert_eq!((data.crc32c, &message.object_checksums), (None, &None));
+        }
+        assert!(messages[1].finish_write);
     }
 }
