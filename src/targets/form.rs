@@ -158,9 +158,18 @@ impl FormOptions {
         }
     }
 
-    /// What the live pane says before the first run of this form.
+    /// What the live pane says before the first run of this form. The
+    /// targets' words are about comparing two transports: with one chosen,
+    /// that is said instead.
     pub fn welcome(&self) -> target_api::Welcome {
-        super::named(&self.target).welcome(self.own(), &self.schedule)
+        let mut words = super::named(&self.target).welcome(self.own(), &self.schedule);
+        if let Some(alone) = crate::engine::plan::TransportKind::named(self.schedule.transports.trim()) {
+            words.what = format!(
+                "Only {} runs (the Transports field): this pane shows it live, and the table below its figures when the run ends, with nothing to compare and no verdict. Set Transports to both to compare.",
+                alone.name()
+            );
+        }
+        words
     }
 }
 
@@ -212,5 +221,25 @@ impl<'de> serde::Deserialize<'de> for FormOptions {
             forms.push(target.read_form(remembered).map_err(D::Error::custom)?);
         }
         Ok(FormOptions { target, schedule, forms, sweep: String::new(), sweep_budget: String::new() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_transport_is_welcomed_as_one_in_every_target() {
+        for target in REGISTRY {
+            let mut form = FormOptions { target: target.name().into(), ..FormOptions::default() };
+            let compared = form.welcome().what;
+            assert!(compared.contains("compare") && !compared.contains("Only"), "{}: {compared}", target.name());
+            for (alone, name) in [("grpc", "grpc"), ("json", "http-json")] {
+                form.schedule.transports = alone.into();
+                let what = form.welcome().what;
+                assert!(what.starts_with(&format!("Only {name} runs")), "{}: {what}", target.name());
+                assert!(!what.contains("Both") && !what.contains("in turn"), "{what}");
+            }
+        }
     }
 }
