@@ -47,7 +47,7 @@ impl StreamWriter {
                 crcs.iter().zip(lengths).fold(self.crc, |crc, (part, len)| gcs_protocol::crc::combine(crc, *part, len));
         }
         let object_crc = (self.checksum && end == total).then_some(self.crc);
-        let range = RangeToSend { first: self.first.take(), start, end, total, crcs, object_crc };
+        let range = RangeToSend { first: self.first.take(), start, end, crcs, object_crc };
         self.tx.send(range).await.map_err(|_| TransportError::Connection("the gRPC stream closed while sending".into()))
     }
 

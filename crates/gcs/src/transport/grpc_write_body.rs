@@ -30,9 +30,8 @@ pub struct RangeToSend {
     /// The stream's first message (the object's spec, or the upload id).
     pub first: Option<FirstMessage>,
     pub start: u64,
+    /// A range that ends at the object's end ends with finish_write.
     pub end: u64,
-    /// The object's size: a range that ends there ends with finish_write.
-    pub total: u64,
     /// Each message's crc32c, in order (when checksums are on).
     pub crcs: Option<Vec<u32>>,
     /// The whole object's crc32c, sent with finish_write.
@@ -72,7 +71,7 @@ impl WriteBody {
         }
         let content = self.payload.segment(sending.offset, range.end, MESSAGE_BYTES);
         let last_of_range = sending.offset + content.len() as u64 == range.end;
-        let finish = last_of_range && range.end == range.total;
+        let finish = last_of_range && range.end == self.payload.size();
         let crc32c = range.crcs.as_ref().map(|crcs| crcs[sending.index]);
         let message = pb::BidiWriteObjectRequest {
             first_message: range.first.take(),
@@ -99,7 +98,7 @@ impl WriteBody {
         let sending = self.sending.as_mut()?;
         let content = sending.content.take()?;
         self.progress.advance_to(sending.offset);
-        if sending.offset == sending.range.total {
+        if sending.offset == self.payload.size() {
             self.progress.mark_last_byte();
         }
         Some(content)
@@ -173,12 +172,11 @@ mod tests {
         let mut body = WriteBody::new(payload.clone(), progress.clone(), rx);
         let first = Some(FirstMessage::UploadId("session".into()));
         let ranges = [
-            RangeToSend { first, start: 0, end: 3 * MIB, total, crcs: Some(crcs[..2].to_vec()), object_crc: None },
+            RangeToSend { first, start: 0, end: 3 * MIB, crcs: Some(crcs[..2].to_vec()), object_crc: None },
             RangeToSend {
                 first: None,
                 start: 3 * MIB,
                 end: total,
-                total,
                 crcs: Some(crcs[2..].to_vec()),
                 object_crc: Some(object_crc),
             },
@@ -223,7 +221,7 @@ mod tests {
         let progress = Arc::new(Progress::default());
         let (tx, rx) = mpsc::channel(1);
         let mut body = WriteBody::new(Payload::new(total, 5), progress.clone(), rx);
-        let range = RangeToSend { first: None, start: 0, end: total, total, crcs: None, object_crc: None };
+        let range = RangeToSend { first: None, start: 0, end: total, crcs: None, object_crc: None };
         tx.send(range).await.unwrap();
         let (mut chunks, mut seen) = (Vec::new(), Vec::new());
         take_ready(&mut body, &progress, &mut chunks, &mut seen);
