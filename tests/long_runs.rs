@@ -172,10 +172,14 @@ async fn deleting_between_rounds_opens_no_connection_the_rounds_would_not() {
     let json = report.transports.iter().find(|t| t.transport == TransportKind::Json).unwrap();
     assert_eq!(json.objects, concurrency * rounds);
     // A connection returned to the pool a moment late has another opened
-    // beside it (3, 3 and 4 seen in three runs); 16 deletes at once opened 13.
+    // beside it, more often on a loaded machine over these 2,049 rounds (3,
+    // 3 and 4 seen in three runs, 5 in a CI run); deletes going as many at
+    // once as the end-of-run cleanup (16) opened 13. Half of those 16 tells
+    // the two apart.
+    let deletes_at_once_of_the_cleanup = 16;
     assert!(
-        (1..=2 * concurrency as u64).contains(&json.connections),
-        "{concurrency} uploads at once need {concurrency} connections: {} opened",
+        (1..=deletes_at_once_of_the_cleanup / 2).contains(&json.connections),
+        "{concurrency} uploads at once need {concurrency} connections, more when one comes back late: {} opened",
         json.connections
     );
 }
