@@ -80,31 +80,6 @@ impl Payload {
         crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| gcs_protocol::crc::combine(crc, *part, b - a))
     }
 
-    /// crc32c of each of `segments(start, end, max_len)`, computed afresh
-    /// in one pass before any is sent, split across the cores as
-    /// `crc32c_range` is: the same work, at the same point, as a JSON
-    /// upload's checksum.
-    pub fn segment_crc32cs(&self, start: u64, end: u64, max_len: u64) -> Vec<u32> {
-        let bounds: Vec<(u64, u64)> = self
-            .segments(start, end, max_len)
-            .scan(start, |at, segment| {
-                let from = *at;
-                *at += segment.len() as u64;
-                Some((from, *at))
-            })
-            .collect();
-        let parts = crc_threads(end.saturating_sub(start)) as usize;
-        let crcs_of = |group: &[(u64, u64)]| group.iter().map(|&(a, b)| self.crc32c_one_pass(a, b)).collect::<Vec<_>>();
-        if parts == 1 {
-            return crcs_of(&bounds);
-        }
-        std::thread::scope(|scope| {
-            let threads: Vec<_> =
-                bounds.chunks(bounds.len().div_ceil(parts)).map(|group| scope.spawn(move || crcs_of(group))).collect();
-            threads.into_iter().flat_map(|t| t.join().expect("a crc32c pass does not panic")).collect()
-        })
-    }
-
     fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {
         self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| gcs_protocol::crc::crc32c_append(crc, &slice))
     }
@@ -135,25 +110,6 @@ pub fn random_bytes(len: usize, seed: u64) -> Bytes {
 mod tests {
     use super::*;
     const MIB: u64 = 1024 * 1024;
-
-    #[test]
-    fn each_segments_crc32c_is_its_bytes_whatever_the_split() {
-        // 100 MiB + 5 from offset 3: past 64 MiB the pass is split across
-        // the cores; each segment's crc is checked against its own bytes.
-        let payload = Payload::new(100 * MIB + 8, 7);
-        let (start, end) = (3, 100 * MIB + 8);
-        let crcs = payload.segment_crc32cs(start, end, 2 * MIB);
-        let segments: Vec<Bytes> = payload.segments(start, end, 2 * MIB).collect();
-        assert_eq!(
-            crcs.len(),
-            51,
-            "to each 2 MiB boundary up to 100 MiB (the first 3 bytes short): 50, then one of 8 bytes"
-        );
-        assert_eq!(crcs.len(), segments.len());
-        for (crc, segment) in crcs.iter().zip(&segments) {
-            assert_eq!(*crc, crc32c::crc32c(segment));
-        }
-    }
 
     #[test]
     fn segments_cover_the_object_exactly_and_align_to_messages() {

@@ -2,11 +2,7 @@
 //! its answers, and saying what a status means.
 
 pub use super::grpc_write_body::{RangeToSend, WriteBody};
-use super::{
-    CrcPass, CreatedObject, MESSAGE_BYTES, Phases, TransportError, UploadOutcome, UploadRequest,
-    segment_crc32cs_in_background,
-};
-use crate::payload::Payload;
+use super::{CreatedObject, Phases, TransportError, UploadOutcome, UploadRequest};
 use googleapis_tonic_google_storage_v2::google::storage::v2 as pb;
 use pb::bidi_write_object_request::FirstMessage;
 use pb::bidi_write_object_response::WriteStatus;
@@ -20,59 +16,20 @@ use tonic::{Code, Status, Streaming};
 pub struct StreamWriter {
     pub tx: mpsc::Sender<RangeToSend>,
     pub first: Option<FirstMessage>,
-    /// crc32c of everything handed to the stream so far, combined from the per-message ones.
-    pub crc: u32,
-    pub checksum: bool,
-    /// The upload's chunk size: a range ends on a multiple of it.
-    pub chunk: u64,
-    /// The next range's crc32c pass, started while this range is sent.
-    pub ahead: Option<((u64, u64), CrcPass)>,
 }
 
 impl StreamWriter {
-    /// Hands `[start, end)` to the stream, once its messages' crc32c are known.
+    /// Hands `[start, end)` to the stream; `crc_before` as `RangeToSend`'s.
     pub async fn send_range(
         &mut self,
         request: &UploadRequest,
         start: u64,
         end: u64,
-        total: u64,
+        crc_before: Option<u32>,
     ) -> Result<(), TransportError> {
-        let payload = &request.payload;
         request.progress.flush_started();
-        let crcs = if self.checksum { Some(self.crcs_of(payload, start, end, total).await?) } else { None };
-        if let Some(crcs) = &crcs {
-            let lengths = payload.segments(start, end, MESSAGE_BYTES).map(|segment| segment.len() as u64);
-            self.crc =
-                crcs.iter().zip(lengths).fold(self.crc, |crc, (part, len)| gcs_protocol::crc::combine(crc, *part, len));
-        }
-        let object_crc = (self.checksum && end == total).then_some(self.crc);
-        let range = RangeToSend { first: self.first.take(), start, end, crcs, object_crc };
+        let range = RangeToSend { first: self.first.take(), start, end, crc_before };
         self.tx.send(range).await.map_err(|_| TransportError::Connection("the gRPC stream closed while sending".into()))
-    }
-
-    /// Each message's crc32c in `[start, end)`, in one pass across the
-    /// cores before the range's first message is sent (what a JSON upload
-    /// does for its checksum), or from the pass started while the range
-    /// before was sent; then starts the next chunk's pass, to run while
-    /// this range is sent (as JSON's chunks overlap theirs).
-    async fn crcs_of(
-        &mut self,
-        payload: &Payload,
-        start: u64,
-        end: u64,
-        total: u64,
-    ) -> Result<Vec<u32>, TransportError> {
-        let pass = match self.ahead.take() {
-            Some((range, pass)) if range == (start, end) => pass,
-            _ => segment_crc32cs_in_background(payload, start, end, MESSAGE_BYTES),
-        };
-        let crcs = pass.await?;
-        if end < total {
-            let next = (end, chunk_end(end, self.chunk, total));
-            self.ahead = Some((next, segment_crc32cs_in_background(payload, next.0, next.1, MESSAGE_BYTES)));
-        }
-        Ok(crcs)
     }
 }
 

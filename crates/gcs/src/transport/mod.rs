@@ -198,22 +198,7 @@ pub fn crc32c_in_background(
     end: u64,
 ) -> impl std::future::Future<Output = Result<u32, TransportError>> + use<> {
     let payload = payload.clone();
-    in_background(move || payload.crc32c_range(start, end))
-}
-
-/// Each message's crc32c of a range, being worked out on the blocking pool.
-pub type CrcPass = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<u32>, TransportError>> + Send>>;
-
-/// `Payload::segment_crc32cs`, started now on the blocking pool.
-pub fn segment_crc32cs_in_background(payload: &Payload, start: u64, end: u64, max_len: u64) -> CrcPass {
-    let payload = payload.clone();
-    Box::pin(in_background(move || payload.segment_crc32cs(start, end, max_len)))
-}
-
-fn in_background<T: Send + 'static>(
-    pass: impl FnOnce() -> T + Send + 'static,
-) -> impl std::future::Future<Output = Result<T, TransportError>> {
-    let pass = tokio::task::spawn_blocking(pass);
+    let pass = tokio::task::spawn_blocking(move || payload.crc32c_range(start, end));
     async move { pass.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}"))) }
 }
 

@@ -195,13 +195,13 @@ impl GrpcTransport {
         let crc_before = if checksum && from > 0 { crc32c_in_background(&request.payload, 0, from).await? } else { 0 };
         // The writer waits for the server's answer to a range before the next.
         let (tx, rx) = mpsc::channel(1);
-        let body = WriteBody::new(request.payload.clone(), request.progress.clone(), rx);
-        let mut writer = StreamWriter { tx, first: Some(first), crc: crc_before, checksum, chunk, ahead: None };
+        let body = WriteBody::new(request.payload.clone(), request.progress.clone(), rx, checksum);
+        let mut writer = StreamWriter { tx, first: Some(first) };
         request.progress.advance_to(from);
         // The first chunk is sent while the call opens: a server may hold the
         // response headers until it has read the first message.
         let mut offset = chunk_end(from, chunk, total);
-        let send_first = writer.send_range(request, from, offset, total);
+        let send_first = writer.send_range(request, from, offset, Some(crc_before));
         let call = self.open_write_stream(self.channels[index].clone(), body);
         let (sent, answer) = tokio::join!(send_first, call);
         let mut responses = answer?;
@@ -235,12 +235,14 @@ impl GrpcTransport {
                             "the server says {persisted} bytes are persisted after {offset} were sent"
                         )));
                     }
-                    if persisted < offset && checksum {
-                        // Fewer bytes kept than sent: resend from there.
-                        writer.crc = crc32c_in_background(&request.payload, 0, persisted).await?;
-                    }
+                    // Fewer bytes kept than sent: resend from there.
+                    let crc_before = if persisted < offset && checksum {
+                        Some(crc32c_in_background(&request.payload, 0, persisted).await?)
+                    } else {
+                        None
+                    };
                     let end = chunk_end(persisted, chunk, total);
-                    if let Err(error) = writer.send_range(request, persisted, end, total).await {
+                    if let Err(error) = writer.send_range(request, persisted, end, crc_before).await {
                         return Err(server_reason(&mut responses, error).await);
                     }
                     offset = end;
