@@ -192,14 +192,15 @@ async fn run_case(emulator: &Emulator, case: &Case, iterations: u32) -> (Measure
         ..Options::default()
     };
     let config = options.validate(&Environment::default()).unwrap();
-    let connected = gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
-        .connect()
-        .await
-        .unwrap();
+    let (client, connected) =
+        gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
+            .connect_on_client_threads()
+            .await
+            .unwrap();
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move { while receiver.recv().await.is_some() {} });
     let emulator_before = gcs_speed_tui::engine::cpu::emulator_seconds();
-    let report = Runner::new(config, &connected, CancellationToken::new()).with_events(events).run().await;
+    let report = client.run(Runner::new(config, connected, CancellationToken::new()).with_events(events).run()).await;
     let emulator_cpu = gcs_speed_tui::engine::cpu::emulator_seconds() - emulator_before;
     drain.await.unwrap();
     assert!(report.succeeded(), "{}", report.to_table());

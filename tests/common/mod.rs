@@ -75,10 +75,11 @@ async fn run_bench_begun(
     begin: gcs_speed_tui::targets::Begin,
 ) -> (RunReport, Vec<RunEvent>) {
     let config = options.validate(&Environment::default()).expect("valid options");
-    let connected = gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
-        .connect()
-        .await
-        .expect("connects");
+    let (client, connected) =
+        gcs_speed_tui::gcs::planned::GcsPlan::of(config.clone(), &gcs_speed_tui::built_in::BUILT_IN)
+            .connect_on_client_threads()
+            .await
+            .expect("connects");
     let (events, mut receiver) = tokio::sync::mpsc::channel(1024);
     let drain = tokio::spawn(async move {
         let mut seen = Vec::new();
@@ -87,7 +88,7 @@ async fn run_bench_begun(
         }
         seen
     });
-    let report = Runner::new(config, &connected, cancel).with_events(events).starting(begin).run().await;
+    let report = client.run(Runner::new(config, connected, cancel).with_events(events).starting(begin).run()).await;
     (report, drain.await.unwrap())
 }
 

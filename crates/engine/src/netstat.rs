@@ -22,15 +22,19 @@ pub struct SocketBytes {
 
 /// The open TCP sockets of this process whose peer listens on `peer_port`
 /// (the server side of an in-process emulator has that as its local port,
-/// so it is not counted).
+/// so it is not counted). Measuring, not the client's CPU (`cpu::measuring`).
 pub fn client_sockets(peer_port: u16) -> Vec<SocketBytes> {
-    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
-    fds.flatten()
-        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("socket:")))
-        .filter_map(|fd| fd.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(socket_bytes)
-        .filter(|socket| socket.peer.port() == peer_port)
-        .collect()
+    crate::cpu::measuring(|| {
+        let Ok(fds) = std::fs::read_dir("/proc/self/fd") else { return Vec::new() };
+        // Every descriptor is asked for TCP_INFO: anything but a TCP socket
+        // refuses at once, where reading each one's link to see what it is
+        // walked /proc once a descriptor, most of a scan's cost.
+        fds.flatten()
+            .filter_map(|fd| fd.file_name().to_str()?.parse::<i32>().ok())
+            .filter_map(socket_bytes)
+            .filter(|socket| socket.peer.port() == peer_port)
+            .collect()
+    })
 }
 
 fn socket_bytes(fd: i32) -> Option<SocketBytes> {

@@ -62,34 +62,21 @@ impl Payload {
     }
 
     /// crc32c of bytes [start, end) of the object, computed afresh as a real
-    /// client would (never cached). A long range is split across the cores
-    /// and the parts' crcs combined: a request that needs its checksum up
-    /// front waits for this pass, and the cores are idle meanwhile.
+    /// client would (never cached), in one pass.
     pub fn crc32c_range(&self, start: u64, end: u64) -> u32 {
-        let parts = crc_threads(end.saturating_sub(start));
-        if parts == 1 {
-            return self.crc32c_one_pass(start, end);
-        }
-        let step = (end - start).div_ceil(parts);
-        let bounds: Vec<_> = (0..parts).map(|i| (start + i * step, (start + (i + 1) * step).min(end))).collect();
-        let crcs: Vec<u32> = std::thread::scope(|scope| {
-            let threads: Vec<_> =
-                bounds.iter().map(|&(a, b)| scope.spawn(move || self.crc32c_one_pass(a, b))).collect();
-            threads.into_iter().map(|t| t.join().expect("a crc32c pass does not panic")).collect()
-        });
-        crcs.iter().zip(&bounds).fold(0, |crc, (part, (a, b))| gcs_protocol::crc::combine(crc, *part, b - a))
-    }
-
-    fn crc32c_one_pass(&self, start: u64, end: u64) -> u32 {
         self.segments(start, end, POOL_BYTES).fold(0, |crc, slice| gcs_protocol::crc::crc32c_append(crc, &slice))
     }
-}
 
-/// How many threads a crc32c pass over `len` bytes is split across: one a
-/// core, each with at least `PARALLEL_CRC_PART` bytes.
-fn crc_threads(len: u64) -> u64 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    (len / PARALLEL_CRC_PART).clamp(1, cores)
+    /// `[start, end)` cut into the parts a crc32c pass is split across: one
+    /// a core, each at least `PARALLEL_CRC_PART` bytes long. A request that
+    /// needs its checksum up front waits for the pass, and the cores are
+    /// idle meanwhile.
+    pub fn crc32c_parts(start: u64, end: u64) -> Vec<(u64, u64)> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let parts = (end.saturating_sub(start) / PARALLEL_CRC_PART).clamp(1, cores);
+        let step = (end.saturating_sub(start)).div_ceil(parts).max(1);
+        (0..parts).map(|i| (start + i * step, (start + (i + 1) * step).min(end))).filter(|(a, b)| a < b).collect()
+    }
 }
 
 /// xorshift64*: fast, and random enough that no compressor on the path gains.
@@ -133,7 +120,6 @@ mod tests {
 
     #[test]
     fn whole_object_crc_matches_a_straight_computation() {
-        // Long enough to be split across cores (on a machine with several).
         let payload = Payload::new(2 * POOL_BYTES + 1000, 3);
         let mut whole = Vec::new();
         for slice in payload.segments(0, payload.size(), MIB) {
@@ -142,6 +128,17 @@ mod tests {
         assert_eq!(payload.crc32c_range(0, payload.size()), crc32c::crc32c(&whole));
         let (start, end) = (MIB + 3, 2 * POOL_BYTES + 999);
         assert_eq!(payload.crc32c_range(start, end), crc32c::crc32c(&whole[start as usize..end as usize]));
+    }
+
+    #[test]
+    fn a_pass_is_cut_into_parts_that_cover_its_range_once_in_order() {
+        for (start, end) in [(0, 1), (3, 3 * POOL_BYTES + 5), (MIB, 2 * MIB)] {
+            let parts = Payload::crc32c_parts(start, end);
+            assert_eq!(parts.first().map(|p| p.0), Some(start));
+            assert_eq!(parts.last().map(|p| p.1), Some(end));
+            assert!(parts.windows(2).all(|w| w[0].1 == w[1].0), "{parts:?}");
+        }
+        assert_eq!(Payload::crc32c_parts(5, 5), [], "nothing to pass over");
     }
 
     #[test]

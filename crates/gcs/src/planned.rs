@@ -3,8 +3,10 @@
 //! that goes to it.
 
 use crate::config::{BenchConfig, ConfigError, Environment, Options, Target, Workload};
+use crate::runner::CLIENT_THREAD_NAME;
 use crate::target::{Connected, SetupError};
 use engine::built_in::{BuiltInServer, Server};
+use engine::calls::runtime::ClientRuntime;
 use engine::finished::FinishedRun;
 use engine::live::LanePlan;
 use engine::outlet::Outlets;
@@ -80,6 +82,18 @@ impl GcsPlan {
         connected.server = server;
         Ok(connected)
     }
+
+    /// Connected on threads of the client's own (`CLIENT_THREAD_NAME`, one
+    /// a CPU, as tokio's default), where the run must go too
+    /// (`ClientRuntime::run`): the transports' connection tasks then run
+    /// there, and those threads' CPU is the client's alone, not the app's
+    /// drawing, the CLI's printing or the built-in emulator's.
+    pub async fn connect_on_client_threads(self) -> Result<(ClientRuntime, Connected), String> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let client = ClientRuntime::new(threads, CLIENT_THREAD_NAME)?;
+        let connected = client.run(async move { self.connect().await }).await.map_err(|e| e.to_string())?;
+        Ok((client, connected))
+    }
 }
 
 /// The connections a run opens fit the process's descriptors: HTTP/JSON
@@ -149,11 +163,12 @@ impl PlannedRun for GcsPlan {
         Box::pin(async move {
             let Start { events, cancel, host, begin } = start;
             let stopping = self.stopping_sentence();
-            let target = self.connect().await.map_err(|e| e.to_string())?;
-            let runner = crate::runner::Runner::new(self.config, &target, cancel).with_events(events).starting(begin);
+            let config = self.config.clone();
+            let (client, target) = self.connect_on_client_threads().await?;
+            let runner = crate::runner::Runner::new(config, target, cancel).with_events(events).starting(begin);
             let ledger = runner.ledger();
             connected(Remains { stopping, nouns: ["object", "objects"], names: Box::new(move || ledger.names()) })?;
-            let mut report = runner.run().await;
+            let mut report = client.run(runner.run()).await;
             if let Some(host) = host {
                 report.label_host(host);
             }

@@ -24,8 +24,12 @@ impl ClientRuntime {
         if threads > 1 {
             builder.worker_threads(threads);
         }
+        // A thread's CPU is read from /proc while it lives: the blocking
+        // pool's idle threads stay for the run, not 10 s, so none ends
+        // inside a round and takes the CPU it spent with it.
         let runtime = builder
             .thread_name(thread_name)
+            .thread_keep_alive(std::time::Duration::MAX)
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the client's threads: {e}"))?;

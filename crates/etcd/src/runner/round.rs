@@ -55,11 +55,11 @@ impl EtcdRunner {
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME);
+        let cpu_before = engine::cpu::client_seconds(super::CLIENT_THREAD_NAME);
         self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let started = Instant::now();
         let (mut measured, open_watch) = self.work_of(kv, &work, (kind, round), started).await?;
-        let cpu_s = engine::cpu::threads_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
+        let cpu_s = engine::cpu::client_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
         // Before the watch closes: an HTTP watch's socket goes with it.
         let wire = self.wire.sample(kind);
         if let Some(open) = open_watch

@@ -19,7 +19,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 /// (its id never arrived); one request's round trip is far less than this.
 const SESSION_START_GRACE: Duration = Duration::from_secs(3);
 
-impl Runner<'_> {
+impl Runner {
     /// Waits for a batch's tasks, sending progress from their counters each
     /// tick (capped by what the peer acknowledged, for uploads), until all
     /// are done, the run is cancelled or its time is up (the tasks still
@@ -38,7 +38,9 @@ impl Runner<'_> {
         item_sizes: &[u64],
         mut delivered: Option<Delivered>,
     ) -> (Vec<(u32, f64, f64, T, Recovery)>, Option<Stop>) {
-        let mut ticker = tokio::time::interval(PROGRESS_INTERVAL);
+        // The first tick after an interval, not at once: a batch done
+        // sooner (a small object's) reads no sockets for progress.
+        let mut ticker = tokio::time::interval_at(Instant::now() + PROGRESS_INTERVAL, PROGRESS_INTERVAL);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);
         let mut progress = move || {
             let handed = counters.iter().map(|c| c.bytes()).sum();
@@ -105,6 +107,7 @@ impl Runner<'_> {
         round: Option<u32>,
         names: Vec<String>,
         payload: &Payload,
+        delivered: Delivered,
     ) -> (Vec<Finished>, Option<Stop>, Option<Paced>) {
         let kind = uploader.kind();
         let at_s = self.at_s();
@@ -143,7 +146,7 @@ impl Runner<'_> {
             };
             tasks.spawn(paced::timed(gate, worker as u32, clock, upload));
         }
-        let delivered = Some(Delivered::start(uploader.peer_port()));
+        let delivered = Some(delivered);
         let sizes = vec![payload.size(); counters.len()];
         let (results, stop) = self.collect(kind, round, tasks, &counters, (0, bytes_total), &sizes, delivered).await;
         for (worker, name) in all_names.into_iter().enumerate() {

@@ -34,13 +34,13 @@ impl Ledger {
     }
 }
 
-impl Runner<'_> {
+impl Runner {
     /// Uploads cut off by a stop: their sessions are cancelled, and an object
     /// that completed anyway (its bytes were already on the way) is found by
     /// its exact name, which carries this run's id, within a short grace.
     async fn recover_cut_off(&mut self) {
         const GRACE_MS: [u64; 5] = [0, 100, 300, 600, 1000];
-        let (connected, ledger) = (self.connected, &self.ledger);
+        let (connected, ledger) = (&self.connected, &self.ledger);
         let found = futures::future::join_all(std::mem::take(&mut self.cut_off).into_iter().map(
             |(kind, name, session)| async move {
                 let uploader = connected.uploader(kind)?;
@@ -110,7 +110,7 @@ impl Runner<'_> {
         created: Vec<(crate::config::TransportKind, crate::transport::CreatedObject)>,
         at_once: usize,
     ) -> (usize, Vec<String>) {
-        let connected = self.connected;
+        let connected = &self.connected;
         let outcomes: Vec<(String, Result<(), String>)> = futures::stream::iter(created)
             .map(|(kind, object)| async move {
                 let result = match connected.uploader(kind) {

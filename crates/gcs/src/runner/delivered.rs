@@ -13,9 +13,16 @@ pub(super) struct Delivered {
 }
 
 impl Delivered {
+    /// Counting from now.
     pub(super) fn start(port: u16) -> Self {
+        Self::since(port, &netstat::client_sockets(port))
+    }
+
+    /// Counting from `sockets`, the transport's read just before the batch
+    /// (a timed round's meter reads them then: no second read in the round).
+    pub(super) fn since(port: u16, sockets: &[netstat::SocketBytes]) -> Self {
         let mut acks = WireCounter::acked();
-        acks.sample(&netstat::client_sockets(port));
+        acks.sample(sockets);
         Self { port, acks, acked: 0 }
     }
 

@@ -1,10 +1,12 @@
-//! What is measured around each timed round: client CPU, and the bytes on
-//! the transport's sockets (sent for uploads, received for reads).
+//! What is measured around each timed round: client CPU (its own threads',
+//! `CLIENT_THREAD_NAME`), and the bytes on the transport's sockets (sent
+//! for uploads, received for reads).
 
-use super::Runner;
+use super::delivered::Delivered;
+use super::{CLIENT_THREAD_NAME, Runner};
 use crate::config::TransportKind;
 use crate::stats::{Operation, Recording};
-use engine::netstat::{self, Counted, WireCounter};
+use engine::netstat::{self, Counted, SocketBytes, WireCounter};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 
@@ -44,6 +46,16 @@ pub(super) struct RoundMeter {
     port: u16,
     cpu_before: f64,
     pub(super) start_s: f64,
+    /// The transport's sockets as the round began.
+    sockets: Vec<SocketBytes>,
+}
+
+impl RoundMeter {
+    /// Live progress of the round's uploads, counting acknowledged bytes
+    /// from the meter's own reading of the sockets.
+    pub(super) fn delivered(&self) -> Delivered {
+        Delivered::since(self.port, &self.sockets)
+    }
 }
 
 /// What a round's meter measured around its batch.
@@ -65,7 +77,7 @@ impl Meter {
     }
 }
 
-impl Runner<'_> {
+impl Runner {
     /// The meter of a transport's uploads (bytes sent) or reads (received).
     pub(super) fn meter(&mut self, key: (TransportKind, Operation)) -> &mut Meter {
         self.meters.entry(key).or_insert_with(|| match key.1 {
@@ -83,11 +95,12 @@ impl Runner<'_> {
         meter.retransmitted.sample(&sockets);
         // Closed before this round began: not this round's bytes.
         meter.wire.take_vanished();
-        RoundMeter { key, port, cpu_before: engine::cpu::client_seconds(), start_s: self.at_s() }
+        let cpu_before = engine::cpu::client_seconds(CLIENT_THREAD_NAME);
+        RoundMeter { key, port, cpu_before, start_s: self.at_s(), sockets }
     }
 
     pub(super) fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
-        let cpu_s = engine::cpu::client_seconds() - meter.cpu_before;
+        let cpu_s = engine::cpu::client_seconds(CLIENT_THREAD_NAME) - meter.cpu_before;
         let sockets = netstat::client_sockets(meter.port);
         let totals = self.meter(meter.key);
         let wire_bytes = totals.wire.sample(&sockets);

@@ -40,13 +40,17 @@ use engine::Stop;
 pub use engine::schedule::{idempotency_token, new_run_id, pair_order, schedule};
 use units::random_u64;
 
+/// The client's threads (`GcsPlan::connect_on_client_threads`): their CPU,
+/// less what measuring took on them, is the client CPU a round reports.
+pub const CLIENT_THREAD_NAME: &str = "gcs-client";
+
 /// How often progress is sampled and sent: coarse enough to cost nothing.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Why a run stopped before its schedule was done.
-pub struct Runner<'a> {
+pub struct Runner {
     config: BenchConfig,
-    connected: &'a Connected,
+    connected: Connected,
     /// Where its events go, its clock and `--start-at`: as every runner's.
     outlet: Outlet,
     cancel: CancellationToken,
@@ -102,14 +106,14 @@ struct Stored {
     read_back: Option<Vec<f64>>,
 }
 
-impl Outlets for Runner<'_> {
+impl Outlets for Runner {
     fn outlet(&mut self) -> &mut Outlet {
         &mut self.outlet
     }
 }
 
-impl<'a> Runner<'a> {
-    pub fn new(config: BenchConfig, connected: &'a Connected, cancel: CancellationToken) -> Self {
+impl Runner {
+    pub fn new(config: BenchConfig, connected: Connected, cancel: CancellationToken) -> Self {
         let outlet = Outlet::default();
         Self {
             deadline: Instant::from_std(outlet.clock()) + config.timeout,
@@ -275,7 +279,8 @@ impl<'a> Runner<'a> {
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, &format!("{:04}", round + 1), worker))
             .collect();
         let meter = self.start_meter((kind, Operation::Upload), uploader.peer_port());
-        let (results, stop, paced) = self.upload_batch(&uploader, Some(round), names.clone(), payload).await;
+        let delivered = meter.delivered();
+        let (results, stop, paced) = self.upload_batch(&uploader, Some(round), names.clone(), payload, delivered).await;
         let settled = paced::settle(paced, results, names.len());
         let (mut results, intended, paced) = (settled.results, settled.intended_s, settled.paced);
         results.sort_by_key(|(worker, ..)| *worker);
@@ -342,12 +347,12 @@ impl<'a> Runner<'a> {
 }
 
 /// The GCS runner's rounds, as the engine's schedule measures them.
-struct Timed<'r, 'a> {
-    runner: &'r mut Runner<'a>,
+struct Timed<'r> {
+    runner: &'r mut Runner,
     payload: &'r Payload,
 }
 
-impl engine::Rounds for Timed<'_, '_> {
+impl engine::Rounds for Timed<'_> {
     type Round = RoundSample;
 
     async fn measure_round(&mut self, kind: TransportKind, round: u32) -> Option<Stop> {

@@ -129,7 +129,7 @@ pub(super) fn settle<T>(paced: Option<Paced>, mut results: Vec<Collected<T>>, co
     Settled { results, intended_s, paced, expected }
 }
 
-impl super::Runner<'_> {
+impl super::Runner {
     /// The shortest a paced round of `operation` lasts: its slice of the
     /// schedule (w1r3's reads: a slice per pass), so that a round whose last
     /// answer came early is still rated over the time its arrivals were

@@ -4,6 +4,7 @@
 //! one transport, whole or a seeded random range of each. w1r3 reads what
 //! each round has just written, three passes in one measured round.
 
+use super::delivered::Delivered;
 use super::{Runner, Stop};
 use crate::config::TransportKind;
 use crate::payload::Payload;
@@ -37,7 +38,7 @@ pub fn range_at(seed: u64, object_size: u64, size: u64) -> ByteRange {
     ByteRange { offset: (z % slots) * size, len: size.min(object_size) }
 }
 
-impl Runner<'_> {
+impl Runner {
     /// The objects the rounds read, one per concurrent reader: uploaded now
     /// (deleted at cleanup), or with `--read-prefix` the first ones that
     /// exist under it, by name (read only, never deleted).
@@ -75,7 +76,8 @@ impl Runner<'_> {
             .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "read-set", worker))
             .collect();
         self.emit(RunEvent::Note(format!("uploading {} to read (not timed)", plural(names.len(), "object")))).await;
-        let (mut results, stop, _) = self.upload_batch(&uploader, None, names, payload).await;
+        let (mut results, stop, _) =
+            self.upload_batch(&uploader, None, names, payload, Delivered::start(uploader.peer_port())).await;
         results.sort_by_key(|(worker, ..)| *worker);
         let mut failed = None;
         for (_, _, _, result, _) in results {

@@ -7,7 +7,7 @@ use crate::config::{TransportKind, Workload};
 use crate::stats::{ObjectSample, Operation, RoundSample};
 use engine::events::RunEvent;
 
-impl Runner<'_> {
+impl Runner {
     pub(super) async fn record_item(&mut self, sample: ObjectSample) {
         self.emit(RunEvent::ItemDone((&sample).into())).await;
         self.any_failed |= !sample.ok;

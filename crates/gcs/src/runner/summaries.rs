@@ -7,7 +7,7 @@ use crate::report::RunOutcome;
 use crate::stats::{self, Accounting, Operation, TransportSummary};
 use std::net::SocketAddr;
 
-impl Runner<'_> {
+impl Runner {
     pub(super) fn outcome(&self, stop: Option<Stop>) -> RunOutcome {
         // A failed upload is counted in its sample, not in the outcome.
         RunOutcome::ended(stop, false, self.setup_failed)
@@ -16,7 +16,7 @@ impl Runner<'_> {
     /// The connections each transport opened for the measured work, read
     /// before cleanup opens more (its deletes run 16 at once).
     pub(super) fn note_connections(&mut self) {
-        for uploader in &self.connected.uploaders {
+        for uploader in self.connected.uploaders.clone() {
             // The transport's connections: w1r3's uploads and reads share them.
             for &operation in Operation::of(self.config.workload) {
                 self.meter((uploader.kind(), operation)).connections = uploader.connections();

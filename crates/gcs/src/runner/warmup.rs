@@ -4,6 +4,7 @@
 //! that the first timed round finds its connections open and (gRPC) its
 //! adaptive receive window grown, as every later round does.
 
+use super::delivered::Delivered;
 use super::{Runner, Stop};
 use crate::payload::Payload;
 use crate::transport::download::DownloadRequest;
@@ -12,7 +13,7 @@ use engine::events::RunEvent;
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-impl Runner<'_> {
+impl Runner {
     /// An untimed upload per worker per transport, at once, deleted at once.
     pub(super) async fn warm_up(&mut self, payload: &Payload) -> Option<Stop> {
         for kind in self.config.transports.clone() {
@@ -22,7 +23,8 @@ impl Runner<'_> {
             let names = (0..self.config.concurrency)
                 .map(|worker| object_name(&self.config.prefix, &self.run_id, kind, "warmup", worker))
                 .collect();
-            let (results, stop, _) = self.upload_batch(&uploader, None, names, payload).await;
+            let (results, stop, _) =
+                self.upload_batch(&uploader, None, names, payload, Delivered::start(uploader.peer_port())).await;
             for (_, _, _, result, _) in results {
                 match result {
                     Ok(super::Stored { object, .. }) => {

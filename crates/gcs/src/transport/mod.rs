@@ -190,16 +190,32 @@ pub trait Uploader: Send + Sync {
 }
 
 /// crc32c of payload bytes [start, end), started now on the blocking pool (a
-/// pass over a large range must not hold up an async worker) and awaited
-/// when the caller needs it, so it can run while something else is sent.
+/// pass over a large range must not hold up an async worker), split across
+/// the cores (`Payload::crc32c_parts`), and awaited when the caller needs
+/// it, so it can run while something else is sent. The pool's threads are
+/// the client's own and outlive the run, so their CPU stays counted (one
+/// that ended would take its CPU with it: `engine::cpu`).
 pub fn crc32c_in_background(
     payload: &Payload,
     start: u64,
     end: u64,
 ) -> impl std::future::Future<Output = Result<u32, TransportError>> + use<> {
-    let payload = payload.clone();
-    let pass = tokio::task::spawn_blocking(move || payload.crc32c_range(start, end));
-    async move { pass.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}"))) }
+    let parts = Payload::crc32c_parts(start, end);
+    let passes: Vec<_> = parts
+        .iter()
+        .map(|&(a, b)| {
+            let payload = payload.clone();
+            tokio::task::spawn_blocking(move || payload.crc32c_range(a, b))
+        })
+        .collect();
+    async move {
+        let mut crc = 0;
+        for (pass, (a, b)) in passes.into_iter().zip(parts) {
+            let part = pass.await.map_err(|e| TransportError::Protocol(format!("the crc32c pass failed: {e}")))?;
+            crc = gcs_protocol::crc::combine(crc, part, b - a);
+        }
+        Ok(crc)
+    }
 }
 
 /// A connection failure in one sentence; a TLS failure says what to check.
