@@ -71,6 +71,48 @@ async fn wire_bytes_are_a_little_above_the_payload_and_cpu_is_counted() {
     }
 }
 
+/// CPU seconds this thread has run, from /proc.
+fn this_thread_cpu_s() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
+    stat.split_whitespace().next().unwrap().parse::<f64>().unwrap() / 1e9
+}
+
+/// The client's CPU is its own threads': work beside it in the process
+/// (the app's drawing, the CLI's printing; here a thread spinning all
+/// through the run) is not billed to the transports, as it was while the
+/// process's CPU less the emulator's was taken for the client's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn work_beside_the_client_is_not_its_cpu() {
+    // 10 ms each way: every upload waits a round trip or more, spending
+    // little CPU, while the spinner spends all it can get.
+    let latency = Duration::from_millis(10);
+    let emulator = emulator_with(EmulatorOptions { latency, ..EmulatorOptions::default() }).await;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinning = stop.clone();
+    let beside = std::thread::spawn(move || {
+        let start = this_thread_cpu_s();
+        while !spinning.load(std::sync::atomic::Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+        this_thread_cpu_s() - start
+    });
+    let options = Options { size: "4KiB".into(), iterations: "10".into(), warmup: false, ..options_for(&emulator) };
+    let report = run_bench(options).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let spun = beside.join().unwrap();
+    assert!(report.succeeded());
+    let rounds_s: f64 = report.rounds.iter().map(|r| r.elapsed_s).sum();
+    assert_eq!(report.rounds.len(), 20, "ten rounds a transport");
+    assert!(rounds_s >= 20.0 * 2.0 * latency.as_secs_f64(), "each round waited its round trip: {rounds_s} s");
+    // On two CPUs the spinner gets a good share of one while the rounds wait.
+    assert!(spun > rounds_s / 4.0, "the spinner ran through the rounds: {spun} s of CPU in {rounds_s} s of rounds");
+    let client: f64 = report.transports.iter().map(|t| t.cpu_s).sum();
+    assert!(client > 0.0, "the uploads' own CPU is counted");
+    // Billed to the client, the spinner's CPU in the rounds alone would be
+    // most of `spun`: the rounds are most of the run.
+    assert!(client < spun / 4.0, "{client} s of client CPU beside {spun} s spun");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn phases_show_where_the_round_trips_go() {
     let latency = Duration::from_millis(40);

@@ -6,11 +6,10 @@
 //!
 //! Each message's crc32c is worked out as the message is made, as Google's
 //! gRPC clients do, and folded into the object's, which goes with
-//! finish_write: the kernel then copies bytes the pass has just brought
-//! into the cache. A pass over the whole range before its first message
-//! (what JSON's one request must do, its checksum going in the headers)
-//! read every byte from memory twice: gRPC's client CPU 0.246-0.256 s/GiB
-//! that way against 0.238-0.244 this way (docs/performance.md).
+//! finish_write; nothing waits for a pass before the first message, as
+//! JSON's one request must (its checksum goes in its headers). A pass over
+//! the whole range first cost the same CPU, within this project's VM's
+//! scatter (docs/performance.md).
 //!
 //! So progress is counted where it happens, when hyper takes a message's
 //! content (a task of the writer's used to feed the messages through a
