@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const IN_PROCESS_SERVER_THREADS: &str = "gcs-emulator";
 
 /// CPU nanoseconds that measuring took (reading /proc, TCP_INFO of every
-/// socket), on whichever thread measured.
+/// socket), on whichever thread measured: one per process, as one run at a
+/// time measures in a process (a sweep's points run one after another).
 static MEASURING_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// User + system CPU seconds of the whole process (every thread, ns precision).
@@ -98,7 +99,8 @@ mod tests {
     #[test]
     fn what_measuring_takes_is_not_the_clients() {
         // A thread of the client's name spins 30 ms of its CPU as
-        // measuring: it shows in the thread's own figure, not the client's.
+        // measuring, then 30 ms more as itself: the first shows in the
+        // thread's own figure but not the client's, the second in both.
         let name = "cpu-test-client";
         let spin = |cpu_s: f64| {
             let start = super::thread_seconds();
@@ -106,12 +108,15 @@ mod tests {
                 std::hint::black_box(0u64);
             }
         };
-        let (threads, client) = std::thread::Builder::new()
+        let (threads, client, own) = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
                 let (threads, client) = (super::threads_seconds(name), super::client_seconds(name));
                 super::measuring(|| spin(0.03));
-                (super::threads_seconds(name) - threads, super::client_seconds(name) - client)
+                let (threads_after, client_after) = (super::threads_seconds(name), super::client_seconds(name));
+                spin(0.03);
+                let own = super::client_seconds(name) - client_after;
+                (threads_after - threads, client_after - client, own)
             })
             .unwrap()
             .join()
@@ -119,5 +124,6 @@ mod tests {
         // /proc's figure for a running thread may lag its clock by a tick (4 ms).
         assert!(threads >= 0.025, "the thread spun 30 ms: {threads} s");
         assert!(client < 0.01, "measuring is not the client's: {client} s of {threads}");
+        assert!((0.02..0.05).contains(&own), "the client's own 30 ms are its: {own} s");
     }
 }

@@ -68,7 +68,7 @@ impl Payload {
     }
 
     /// `[start, end)` cut into the parts a crc32c pass is split across: one
-    /// a core, each at least `PARALLEL_CRC_PART` bytes long. A request that
+    /// a core at most, each but the last at least `PARALLEL_CRC_PART` long. A request that
     /// needs its checksum up front waits for the pass, and the cores are
     /// idle meanwhile.
     pub fn crc32c_parts(start: u64, end: u64) -> Vec<(u64, u64)> {
@@ -132,13 +132,29 @@ mod tests {
 
     #[test]
     fn a_pass_is_cut_into_parts_that_cover_its_range_once_in_order() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         for (start, end) in [(0, 1), (3, 3 * POOL_BYTES + 5), (MIB, 2 * MIB)] {
             let parts = Payload::crc32c_parts(start, end);
             assert_eq!(parts.first().map(|p| p.0), Some(start));
             assert_eq!(parts.last().map(|p| p.1), Some(end));
             assert!(parts.windows(2).all(|w| w[0].1 == w[1].0), "{parts:?}");
+            assert!(parts.iter().all(|(a, b)| a < b), "{parts:?}");
+            assert!(parts.len() <= cores, "one a core at most: {parts:?}");
+            let but_last = &parts[..parts.len() - 1];
+            assert!(but_last.iter().all(|(a, b)| b - a >= PARALLEL_CRC_PART), "{parts:?}");
         }
+        let split = Payload::crc32c_parts(3, 3 * POOL_BYTES + 5).len();
+        assert_eq!(split, cores.min(3), "96 MiB is three 32 MiB parts' worth, one a core");
         assert_eq!(Payload::crc32c_parts(5, 5), [], "nothing to pass over");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pass_split_across_the_cores_is_the_crc32c_of_its_bytes() {
+        let payload = Payload::new(3 * POOL_BYTES + 5, 9);
+        let whole: Vec<u8> = payload.segments(0, payload.size(), MIB).flat_map(|s| s.to_vec()).collect();
+        let (start, end) = (3, 3 * POOL_BYTES + 5);
+        let crc = crate::transport::crc32c_in_background(&payload, start, end).await.unwrap();
+        assert_eq!(crc, crc32c::crc32c(&whole[start as usize..end as usize]));
     }
 
     #[test]

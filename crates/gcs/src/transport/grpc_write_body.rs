@@ -263,6 +263,9 @@ mod tests {
         let messages = messages(&sent);
         let offsets: Vec<i64> = messages.iter().map(|m| m.write_offset).collect();
         assert_eq!(offsets, [0, 2 * MIB, MIB, 2 * MIB, 4 * MIB].map(|o| o as i64));
+        let Some(Data::ChecksummedData(resent)) = &messages[2].data else { panic!("no data in the resend") };
+        assert_eq!(&resent.content[..], &whole[MIB as usize..2 * MIB as usize], "the second MiB, sent again");
+        assert_eq!(resent.crc32c, Some(crc32c::crc32c(&whole[MIB as usize..2 * MIB as usize])));
         let last = messages.last().unwrap();
         assert!(last.finish_write);
         let object_crc = last.object_checksums.as_ref().and_then(|c| c.crc32c);
