@@ -141,13 +141,16 @@ fn a_sweep_page_shows_each_points_ratio() {
 #[test]
 fn a_fleet_page_equals_the_merged_json() {
     let dir = tempfile::tempdir().unwrap();
-    // Both hosts start at one --start-at, so that their rounds overlap (a fleet).
+    // Both hosts start at one --start-at, so that their rounds overlap (a
+    // fleet). 16 MiB rounds, so each host's span is long beside the hosts'
+    // start jitter: with 1 MiB ones (a millisecond each) a CI run once had
+    // the common window miss every gRPC round of a host (no fleet rate).
     let start_at = gcs_speed_tui::units::rfc3339(std::time::SystemTime::now() + std::time::Duration::from_secs(8));
     let mut reports = Vec::new();
     let mut children = Vec::new();
     for host in ["host-a", "host-b"] {
         let path = dir.path().join(format!("{host}.json"));
-        let args = ["run", "--emulator", "--size", "1MiB", "--iterations", "5", "--host-label", host];
+        let args = ["run", "--emulator", "--size", "16MiB", "--iterations", "5", "--host-label", host];
         let files = ["--start-at", &start_at, "--format", "json", "--output", path.to_str().unwrap()];
         let mut command = std::process::Command::new(common::binary());
         command.args(args).args(files).stderr(std::process::Stdio::piped());

@@ -152,9 +152,11 @@ mod tests {
     async fn a_pass_split_across_the_cores_is_the_crc32c_of_its_bytes() {
         let payload = Payload::new(3 * POOL_BYTES + 5, 9);
         let whole: Vec<u8> = payload.segments(0, payload.size(), MIB).flat_map(|s| s.to_vec()).collect();
-        let (start, end) = (3, 3 * POOL_BYTES + 5);
-        let crc = crate::transport::crc32c_in_background(&payload, start, end).await.unwrap();
-        assert_eq!(crc, crc32c::crc32c(&whole[start as usize..end as usize]));
+        // Split across the cores, one pass on another thread, and at once.
+        for (start, end) in [(3, 3 * POOL_BYTES + 5), (MIB + 1, 3 * MIB), (7, 1000), (5, 5)] {
+            let crc = crate::transport::crc32c_in_background(&payload, start, end).await.unwrap();
+            assert_eq!(crc, crc32c::crc32c(&whole[start as usize..end as usize]), "[{start}, {end})");
+        }
     }
 
     #[test]
