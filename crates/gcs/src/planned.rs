@@ -84,7 +84,7 @@ impl GcsPlan {
     }
 
     /// Connected on threads of the client's own (`CLIENT_THREAD_NAME`, one
-    /// a CPU, as tokio's default), where the run must go too
+    /// per CPU, as tokio's default), where the run must go too
     /// (`ClientRuntime::run`): the transports' connection tasks then run
     /// there, and those threads' CPU is the client's alone, not the app's
     /// drawing, the CLI's printing or the built-in emulator's.
