@@ -12,8 +12,10 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-/// The name the pacer's thread takes (the client's CPU is the process's,
-/// less the emulator's, so it is counted whatever its name).
+/// The name the pacer's thread takes: not one of the client's
+/// (`CLIENT_THREAD_NAME`), so its CPU is the tool's pacing, not the
+/// transport's; the items' tasks waiting out its lead run on the client's
+/// threads and are counted (docs/performance.md, "What the client's CPU counts").
 const PACER_THREAD: &str = "gcs-pacer";
 
 /// A batch's pacing: the pacer, and each item's intended start once known.
