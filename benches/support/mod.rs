@@ -24,7 +24,7 @@ const WRITE: usize = 1 << 20;
 /// of about 4,500, in whole runs at a time (94% of reads on the sender's CPU),
 /// a ping-pong no client and server pair can do.
 pub async fn raw_tcp(streams: usize, bytes: u64) -> f64 {
-    raw_tcp_metered(streams, bytes, WRITE).await.mib_s
+    raw_tcp_metered(streams, bytes, WRITE, false).await.mib_s
 }
 
 /// Raw loopback TCP, and what sending it cost.
@@ -39,8 +39,10 @@ pub struct Raw {
 /// `raw_tcp`, with the senders' CPU per GiB. Each sender's 1 MiB writes
 /// go round `source` bytes of random data: one 1 MiB buffer sent again and
 /// again (as iperf3 does) stays in the core's cache; the payload's 32 MiB
-/// pool, as uploads send it, is read from memory.
-pub async fn raw_tcp_metered(streams: usize, bytes: u64, source: usize) -> Raw {
+/// pool, as uploads send it, is read from memory. With `checksum`, each
+/// sender works out the crc32c of each write just before it sends it: the
+/// least any checksummed upload of the payload does, with no protocol.
+pub async fn raw_tcp_metered(streams: usize, bytes: u64, source: usize, checksum: bool) -> Raw {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     let sinks = std::thread::spawn(move || {
@@ -65,9 +67,14 @@ pub async fn raw_tcp_metered(streams: usize, bytes: u64, source: usize) -> Raw {
             tokio::spawn(async move {
                 let mut stream = TcpStream::connect(address).await.unwrap();
                 stream.set_nodelay(true).unwrap();
+                let mut crc = 0;
                 for write in pool.chunks(WRITE).cycle().take((bytes / WRITE as u64) as usize) {
+                    if checksum {
+                        crc = gcs_protocol::crc::crc32c_append(crc, write);
+                    }
                     stream.write_all(write).await.unwrap();
                 }
+                std::hint::black_box(crc);
                 stream.shutdown().await.unwrap();
             })
         })

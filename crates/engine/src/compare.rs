@@ -126,6 +126,20 @@ pub fn compare_rates<R: PairedRound, U: Rates>(
     measured: [(TransportKind, Option<f64>); 2],
     rounds: &[R],
 ) -> Option<Comparison<U>> {
+    compare_rates_in(measured, rounds, "")
+}
+
+/// A fleet's rounds count only inside its hosts' common window: a
+/// transport without a rate there may have completed rounds outside it.
+pub const IN_FLEET_WINDOW: &str = " inside the fleet's common window";
+
+/// `compare_rates` over rounds taken from `scope` (`IN_FLEET_WINDOW`, or
+/// "" for a run's own), which the reason for no verdict names.
+pub fn compare_rates_in<R: PairedRound, U: Rates>(
+    measured: [(TransportKind, Option<f64>); 2],
+    rounds: &[R],
+    scope: &str,
+) -> Option<Comparison<U>> {
     let [(a, a_rate), (b, b_rate)] = measured;
     let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.index()).collect();
     let pairs_attempted = attempted
@@ -148,7 +162,8 @@ pub fn compare_rates<R: PairedRound, U: Rates>(
         measured,
     };
     let (Some(a_rate), Some(b_rate)) = (a_rate, b_rate) else {
-        return Some(no_verdict("a transport completed no round".into()));
+        let missing: Vec<&str> = measured.iter().filter(|(_, rate)| rate.is_none()).map(|(t, _)| t.name()).collect();
+        return Some(no_verdict(format!("{} completed no round{scope}", missing.join(" and "))));
     };
     if pairs < MIN_PAIRS {
         let (plural, are) = if pairs == 1 { ("", "is") } else { ("s", "are") };
