@@ -168,6 +168,24 @@ fn runs_that_never_overlapped_have_no_fleet_throughput_and_say_why() {
 }
 
 #[test]
+fn a_transport_whose_rounds_all_fall_outside_the_window_is_said_to_have_none_inside_it() {
+    // a: JSON 0-1 s, gRPC 1-1.5 s; b: JSON 0.9-1.9 s, gRPC 1.9-2.4 s. The
+    // common window is 0.9-1.5 s (b's start to a's end): b's gRPC round
+    // lies after it, though b completed it.
+    let a = host("a", 0.0, &[100], 100, 0.010, "1MiB");
+    let b = host("b", 0.9, &[100], 100, 0.010, "1MiB");
+    let report = merged(&[("a", &a), ("b", &b)]);
+    let rate = |kind| report.transports.iter().find(|t| t.transport == kind).unwrap().throughput_mib_s;
+    assert!(rate(Json).is_some() && rate(Grpc).is_none(), "{:?} {:?}", rate(Json), rate(Grpc));
+    let table = report.to_table();
+    assert!(table.contains("fleet grpc: no throughput: b completed no round inside the window"), "{table}");
+    assert!(
+        table.contains("grpc had no rate in the fleet's common window (a host completed no round inside it)"),
+        "{table}"
+    );
+}
+
+#[test]
 fn logs_with_markers_read_as_reports_and_compare_says_what_changed() {
     let [a, b, _] = three();
     let log = format!(

@@ -126,19 +126,20 @@ pub fn compare_rates<R: PairedRound, U: Rates>(
     measured: [(TransportKind, Option<f64>); 2],
     rounds: &[R],
 ) -> Option<Comparison<U>> {
-    compare_rates_in(measured, rounds, "")
+    compare_rates_in(measured, rounds, " completed no round")
 }
 
-/// A fleet's rounds count only inside its hosts' common window: a
-/// transport without a rate there may have completed rounds outside it.
-pub const IN_FLEET_WINDOW: &str = " inside the fleet's common window";
+/// Why a fleet's transport has no rate: its rounds count only inside the
+/// hosts' common window, and every host must have one there.
+pub const NO_ROUND_IN_FLEET_WINDOW: &str =
+    " had no rate in the fleet's common window (a host completed no round inside it)";
 
-/// `compare_rates` over rounds taken from `scope` (`IN_FLEET_WINDOW`, or
-/// "" for a run's own), which the reason for no verdict names.
+/// `compare_rates`, saying `why_no_rate` after the names of the transports
+/// without a rate (" completed no round" for a run's own rounds).
 pub fn compare_rates_in<R: PairedRound, U: Rates>(
     measured: [(TransportKind, Option<f64>); 2],
     rounds: &[R],
-    scope: &str,
+    why_no_rate: &str,
 ) -> Option<Comparison<U>> {
     let [(a, a_rate), (b, b_rate)] = measured;
     let attempted: std::collections::BTreeSet<u32> = rounds.iter().map(|r| r.index()).collect();
@@ -163,7 +164,7 @@ pub fn compare_rates_in<R: PairedRound, U: Rates>(
     };
     let (Some(a_rate), Some(b_rate)) = (a_rate, b_rate) else {
         let missing: Vec<&str> = measured.iter().filter(|(_, rate)| rate.is_none()).map(|(t, _)| t.name()).collect();
-        return Some(no_verdict(format!("{} completed no round{scope}", missing.join(" and "))));
+        return Some(no_verdict(format!("{}{why_no_rate}", missing.join(" and "))));
     };
     if pairs < MIN_PAIRS {
         let (plural, are) = if pairs == 1 { ("", "is") } else { ("s", "are") };

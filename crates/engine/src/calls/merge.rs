@@ -5,7 +5,7 @@
 
 use super::rounds::{CallRound, CallSummary, quantiles, summarize};
 use super::said::Verdict;
-use crate::compare::{IN_FLEET_WINDOW, compare_rates_in};
+use crate::compare::{NO_ROUND_IN_FLEET_WINDOW, compare_rates_in};
 use crate::fleet::{Fleet, Row};
 use crate::plan::TransportKind;
 
@@ -62,7 +62,7 @@ pub fn merge_calls(
         .collect();
     let comparison = match (&fleet.window, summaries.as_slice()) {
         (Some(_), [a, b]) => {
-            compare_rates_in([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &pairs, IN_FLEET_WINDOW)
+            compare_rates_in([(a.transport, a.ops_per_s), (b.transport, b.ops_per_s)], &pairs, NO_ROUND_IN_FLEET_WINDOW)
                 .map(|c| Verdict::new(c, unit))
         }
         _ => None,

@@ -4,7 +4,7 @@
 
 use super::{Cleanup, RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, Tally, TransportSummary, Verdict};
-use engine::compare::{IN_FLEET_WINDOW, compare_rates_in};
+use engine::compare::{NO_ROUND_IN_FLEET_WINDOW, compare_rates_in};
 use engine::fleet::{FleetRound, Row, fleet_outcome, fleet_run_id};
 use engine::report::{Host, REPORT_VERSION};
 use units::MIB;
@@ -197,7 +197,8 @@ fn fleet_verdicts(
                     transports.iter().find(|t| t.transport == kind && t.operation == operation)?.throughput_mib_s
                 };
                 let of_part: Vec<_> = pairs.iter().filter(|p| p.part == operation as u8).collect();
-                let comparison = compare_rates_in([(*a, rate(*a)), (*b, rate(*b))], &of_part, IN_FLEET_WINDOW)?;
+                let comparison =
+                    compare_rates_in([(*a, rate(*a)), (*b, rate(*b))], &of_part, NO_ROUND_IN_FLEET_WINDOW)?;
                 let rows: Vec<&TransportSummary> = transports.iter().filter(|t| t.operation == operation).collect();
                 Some(Verdict::new(operation, comparison, &rows))
             })
