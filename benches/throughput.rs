@@ -256,8 +256,8 @@ fn print_goals(cases: &[Case], figures: &Figures, runs: &Runs) {
 /// the trial, the emulator's per transport, and gRPC's ratios to both;
 /// then, not a goal, gRPC's ratio to the raw sender plus one crc32c pass
 /// (the checksum's work, which the raw sender does not do), and both
-/// clients' to a sender doing only what a checksummed upload must: read
-/// the payload's pool and checksum each write as it sends it.
+/// clients' to a reference sender with no protocol: it reads the payload's
+/// pool and checksums each write as it sends it.
 fn print_write_cpu(condition: &str, runs: &Runs, json: &[Measured], grpc: &[Measured]) {
     let said = |values: &[f64]| {
         let each: Vec<String> = values.iter().map(|v| format!("{v:.3}")).collect();
@@ -291,9 +291,9 @@ fn print_write_cpu(condition: &str, runs: &Runs, json: &[Measured], grpc: &[Meas
     let of_pool: Vec<f64> = cpu(grpc).iter().zip(from_pool).map(|(g, r)| g / r).collect();
     println!("  raw socket sender from a 32 MiB pool, as the payload: {}", said(from_pool));
     println!("  grpc client of that{condition}: {}x (not a goal)", said(&of_pool));
-    let floor = &runs.raw_checksummed[..raw_cpu.len()];
-    let of = |client: Vec<f64>| -> Vec<f64> { client.iter().zip(floor).map(|(c, f)| c / f).collect() };
-    println!("  raw socket sender from the pool, crc32c of each write as it goes (no protocol): {}", said(floor));
+    let reference = &runs.raw_checksummed[..raw_cpu.len()];
+    let of = |client: Vec<f64>| -> Vec<f64> { client.iter().zip(reference).map(|(c, r)| c / r).collect() };
+    println!("  reference sender (the pool, crc32c of each write as it goes, no protocol): {}", said(reference));
     println!("  http-json client of that{condition}: {}x (not a goal)", said(&of(cpu(json))));
     println!("  grpc client of that{condition}: {}x (not a goal)", said(&of(cpu(grpc))));
 }

@@ -40,8 +40,8 @@ pub struct Raw {
 /// go round `source` bytes of random data: one 1 MiB buffer sent again and
 /// again (as iperf3 does) stays in the core's cache; the payload's 32 MiB
 /// pool, as uploads send it, is read from memory. With `checksum`, each
-/// sender works out the crc32c of each write just before it sends it: the
-/// least any checksummed upload of the payload does, with no protocol.
+/// sender works out the crc32c of each write just before it sends it: a
+/// checksummed upload with no protocol, for reference.
 pub async fn raw_tcp_metered(streams: usize, bytes: u64, source: usize, checksum: bool) -> Raw {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
