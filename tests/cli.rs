@@ -288,7 +288,10 @@ fn figures_after_failures_cover_only_the_finished_work() {
         !table.contains("0.00 MiB/s") && !table.contains("wire 0.000x") && !table.contains("session 0 s"),
         "{table}"
     );
-    assert!(table.contains("no verdict (http-json no completed round, grpc no completed round)"), "{table}");
+    assert!(
+        table.contains("no verdict (http-json no rate, grpc no rate): http-json and grpc completed no round"),
+        "{table}"
+    );
     assert!(table.contains("completed with errors: 6 of 6 uploads failed"), "{table}");
     let json = run(&[SMALL, &["--emulator-fault", "return-403", "--format", "json"]].concat(), &[]);
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();

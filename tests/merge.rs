@@ -175,12 +175,21 @@ fn a_transport_whose_rounds_all_fall_outside_the_window_is_said_to_have_none_ins
     let a = host("a", 0.0, &[100], 100, 0.010, "1MiB");
     let b = host("b", 0.9, &[100], 100, 0.010, "1MiB");
     let report = merged(&[("a", &a), ("b", &b)]);
+    let window = report.fleet.as_ref().unwrap().window.as_ref().unwrap();
+    assert_eq!(
+        (window.started_at.as_str(), window.ended_at.as_str()),
+        ("2026-12-01T18:30:00.900000Z", "2026-12-01T18:30:01.500000Z")
+    );
+    // JSON in the window: a's 0.9-1 s and b's 0.9-1.5 s of 100 MiB/s rounds,
+    // 10 + 60 MiB in 0.6 s: 100 MiB/s each, 200 for the fleet.
     let rate = |kind| report.transports.iter().find(|t| t.transport == kind).unwrap().throughput_mib_s;
-    assert!(rate(Json).is_some() && rate(Grpc).is_none(), "{:?} {:?}", rate(Json), rate(Grpc));
+    assert!(rate(Json).is_some_and(|r| (r - 200.0).abs() < 1e-9) && rate(Grpc).is_none(), "{:?}", rate(Json));
     let table = report.to_table();
     assert!(table.contains("fleet grpc: no throughput: b completed no round inside the window"), "{table}");
     assert!(
-        table.contains("grpc had no rate in the fleet's common window (a host completed no round inside it)"),
+        table.contains(
+            "no verdict (http-json 200.00 MiB/s, grpc no rate): grpc: a host completed no round inside the fleet's common window"
+        ),
         "{table}"
     );
 }

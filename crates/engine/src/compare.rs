@@ -131,8 +131,7 @@ pub fn compare_rates<R: PairedRound, U: Rates>(
 
 /// Why a fleet's transport has no rate: its rounds count only inside the
 /// hosts' common window, and every host must have one there.
-pub const NO_ROUND_IN_FLEET_WINDOW: &str =
-    " had no rate in the fleet's common window (a host completed no round inside it)";
+pub const NO_ROUND_IN_FLEET_WINDOW: &str = ": a host completed no round inside the fleet's common window";
 
 /// `compare_rates`, saying `why_no_rate` after the names of the transports
 /// without a rate (" completed no round" for a run's own rounds).
@@ -341,7 +340,7 @@ impl<U: Rates> Comparison<U> {
                 .iter()
                 .map(|(kind, rate)| match rate {
                     Some(rate) => format!("{} {} {unit}", kind.name(), number(*rate)),
-                    None => format!("{} no completed round", kind.name()),
+                    None => format!("{} no rate", kind.name()),
                 })
                 .collect();
             let reason = self.no_verdict.as_deref().unwrap_or("no interval");

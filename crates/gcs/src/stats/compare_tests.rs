@@ -118,7 +118,7 @@ fn no_comparison_without_two_transports_and_no_verdict_without_rounds() {
     assert_eq!(c.faster, None);
     assert_eq!(
         c.sentence(RateUnit::MiB),
-        "no verdict (http-json no completed round, grpc 5.00 MiB/s): http-json completed no round"
+        "no verdict (http-json no rate, grpc 5.00 MiB/s): http-json completed no round"
     );
 }
 
@@ -127,10 +127,7 @@ fn no_verdict_names_the_transport_without_rounds_and_where_they_were_counted() {
     let json_rounds = [round(Json, 0, 1.0), round(Json, 1, 1.0), round(Json, 2, 1.0)];
     let fleet: Comparison =
         compare_rates_in([(Json, Some(4.0)), (Grpc, None)], &json_rounds, NO_ROUND_IN_FLEET_WINDOW).unwrap();
-    assert_eq!(
-        fleet.no_verdict.as_deref(),
-        Some("grpc had no rate in the fleet's common window (a host completed no round inside it)")
-    );
+    assert_eq!(fleet.no_verdict.as_deref(), Some("grpc: a host completed no round inside the fleet's common window"));
     let neither: Comparison = compare_rates([(Json, None), (Grpc, None)], &json_rounds[..0]).unwrap();
     assert_eq!(neither.no_verdict.as_deref(), Some("http-json and grpc completed no round"));
 }
