@@ -71,12 +71,6 @@ async fn wire_bytes_are_a_little_above_the_payload_and_cpu_is_counted() {
     }
 }
 
-/// CPU seconds this thread has run, from /proc.
-fn this_thread_cpu_s() -> f64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();
-    stat.split_whitespace().next().unwrap().parse::<f64>().unwrap() / 1e9
-}
-
 /// The client's CPU is its own threads': work beside it in the process
 /// (the app's drawing, the CLI's printing; here a thread spinning all
 /// through the run) is not billed to the transports, as it was while the
@@ -90,11 +84,11 @@ async fn work_beside_the_client_is_not_its_cpu() {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let spinning = stop.clone();
     let beside = std::thread::spawn(move || {
-        let start = this_thread_cpu_s();
+        let start = gcs_speed_tui::engine::cpu::thread_seconds();
         while !spinning.load(std::sync::atomic::Ordering::Relaxed) {
             std::hint::spin_loop();
         }
-        this_thread_cpu_s() - start
+        gcs_speed_tui::engine::cpu::thread_seconds() - start
     });
     let options = Options { size: "4KiB".into(), iterations: "10".into(), warmup: false, ..options_for(&emulator) };
     let report = run_bench(options).await;

@@ -52,7 +52,7 @@ pub async fn raw_tcp_metered(streams: usize, bytes: u64, source: usize, checksum
                 std::thread::spawn(move || {
                     let mut buffer = vec![0u8; WRITE];
                     while std::io::Read::read(&mut socket, &mut buffer).unwrap() > 0 {}
-                    this_thread_cpu_seconds()
+                    cpu::thread_seconds()
                 })
             })
             .collect();
@@ -96,21 +96,13 @@ pub async fn crc32c_pass_cpu_s_per_gib(bytes: u64) -> f64 {
     use gcs_speed_tui::gcs::payload::{POOL_BYTES, random_bytes};
     tokio::task::spawn_blocking(move || {
         let pool = random_bytes(POOL_BYTES as usize, 9);
-        let before = this_thread_cpu_seconds();
+        let before = cpu::thread_seconds();
         let crc = (0..bytes / POOL_BYTES).fold(0, |crc, _| gcs_protocol::crc::crc32c_append(crc, &pool));
         std::hint::black_box(crc);
-        (this_thread_cpu_seconds() - before) / (bytes as f64 / (1u64 << 30) as f64)
+        (cpu::thread_seconds() - before) / (bytes as f64 / (1u64 << 30) as f64)
     })
     .await
     .unwrap()
-}
-
-/// CPU seconds of the calling thread so far.
-fn this_thread_cpu_seconds() -> f64 {
-    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes into the timespec we own; the clock id is a constant.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) };
-    time.tv_sec as f64 + time.tv_nsec as f64 / 1e9
 }
 
 pub async fn emulator() -> Emulator {

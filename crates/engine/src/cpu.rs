@@ -19,7 +19,7 @@ pub fn process_seconds() -> f64 {
 }
 
 /// User + system CPU seconds of the calling thread.
-fn thread_seconds() -> f64 {
+pub fn thread_seconds() -> f64 {
     clock_seconds(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
