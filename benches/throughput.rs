@@ -3,7 +3,8 @@
 //! of 1 GiB, four of 256 MiB; one request and 16 MiB chunks; crc32c on and
 //! off) and reads from it (the same sizes, whole objects, crc32c on and off),
 //! with client and emulator CPU per GiB, and prints each as a ratio to the
-//! limit.
+//! limit. One-stream writes also go to an emulator that keeps the bytes and
+//! to one that allows only 16 KiB HTTP/2 frames (HTTP/2's default).
 //! Last, the peak RSS of the real binary uploading 4 x 4 GiB.
 //!
 //! `cargo bench --bench throughput` or `cargo bench --bench throughput -- --quick`
@@ -87,6 +88,8 @@ fn cases(big: u64, small: u64) -> Vec<Case> {
             if streams == 1 {
                 // Writes to an emulator that keeps the bytes: issue 43's table was measured so.
                 cases.push(Case { kept: true, ..write });
+                // To a server that sets no frame size, as GCS's front ends may not.
+                cases.push(Case { small_frames: true, ..write });
             }
             if transport == TransportKind::Grpc {
                 // The receive window paces gRPC reads: the default (adaptive) and a fixed 16 MiB.
@@ -119,6 +122,7 @@ async fn trials_of(cases: &[Case], trials: usize, (big, small): (u64, u64), user
     let emulator = support::emulator().await;
     // Reads need the bytes kept; uploads are measured without that cost.
     let reads = support::retaining_emulator().await;
+    let default_frames = support::default_frames_emulator().await;
     raw_tcp(1, big / 4).await; // warm
     let mut runs = Runs {
         raw_one: Vec::new(),
@@ -136,7 +140,11 @@ async fn trials_of(cases: &[Case], trials: usize, (big, small): (u64, u64), user
         runs.crc_pass.push(support::crc32c_pass_cpu_s_per_gib(big).await);
         runs.raw_four.push(raw_tcp(4, small).await);
         for (case, results) in cases.iter().zip(&mut runs.measured) {
-            let server = if case.kept { &reads } else { &emulator };
+            let server = match (case.kept, case.small_frames) {
+                (true, _) => &reads,
+                (false, true) => &default_frames,
+                (false, false) => &emulator,
+            };
             results.push(measure(server, case, 1).await);
         }
         if users {
@@ -209,6 +217,7 @@ fn print_goals(cases: &[Case], figures: &Figures, runs: &Runs) {
                 && c.checksum
                 && c.window.is_none()
                 && (c.kept == download)
+                && !c.small_frames
         })
     };
     let ratios = &figures.ratios;
@@ -248,6 +257,10 @@ fn print_goals(cases: &[Case], figures: &Figures, runs: &Runs) {
         |transport| cases.iter().position(|c| c.transport == transport && !c.download && c.kept && c.streams == 1);
     if let Some((json, grpc)) = kept_write(TransportKind::Json).zip(kept_write(TransportKind::Grpc)) {
         print_write_cpu(", emulator keeps bytes", runs, &runs.measured[json], &runs.measured[grpc]);
+    }
+    let small_frames_write = |transport| cases.iter().position(|c| c.transport == transport && c.small_frames);
+    if let Some((json, grpc)) = small_frames_write(TransportKind::Json).zip(small_frames_write(TransportKind::Grpc)) {
+        print_write_cpu(", 16 KiB frames", runs, &runs.measured[json], &runs.measured[grpc]);
     }
 }
 

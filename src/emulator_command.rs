@@ -71,6 +71,15 @@ fn emulator_options(args: &EmulatorArgs) -> Result<EmulatorOptions, String> {
         Ok(size) if (65_535..=(1u64 << 31) - 1).contains(&size) => size as u32,
         _ => return Err(format!("--window: '{}' must be a size from 64KiB to 2GiB, like 8MiB", args.window)),
     };
+    let max_frame = match units::parse_size(&args.frame_size) {
+        Ok(size) if (16_384..(1u64 << 24)).contains(&size) => size as u32,
+        _ => {
+            return Err(format!(
+                "--frame-size: '{}' must be a size from 16KiB to 16777215B (HTTP/2's limits), like 1MiB",
+                args.frame_size
+            ));
+        }
+    };
     let rules = args.faults.iter().map(|spec| faults::parse_rule(spec).map_err(|error| format!("--fault: {error}")));
     let rules = rules.collect::<Result<Vec<_>, _>>()?;
     if args.http_port != 0 && args.http_port == args.grpc_port {
@@ -89,6 +98,7 @@ fn emulator_options(args: &EmulatorArgs) -> Result<EmulatorOptions, String> {
         bandwidth,
         faults: rules,
         stream_window: window,
+        max_frame,
         read_checksums: args.read_checksums,
         upload_answers: args.upload_answers,
         auth: auth_options(args)?,
@@ -182,6 +192,7 @@ fn emulator_settings(args: &EmulatorArgs) -> String {
         format!("latency {}", args.latency.as_deref().unwrap_or("none")),
         format!("bandwidth {}", args.bandwidth.as_deref().unwrap_or("unlimited")),
         format!("window {}", args.window),
+        format!("frames up to {}", args.frame_size),
     ];
     parts.push(if args.faults.is_empty() { "no faults".into() } else { format!("faults {}", args.faults.join(", ")) });
     parts.push(if args.retain { "bytes kept (--retain)".into() } else { "bytes checked, not kept".into() });

@@ -29,6 +29,8 @@ fn bad_input_is_one_sentence_and_exit_2() {
         (&["emulator", "--bandwidth", "200"], "error: --bandwidth: '200' is not a rate: use a number with a unit"),
         (&["emulator", "--bandwidth", "0Mbit"], "leave the flag out for an unlimited link"),
         (&["emulator", "--latency", "20"], "error: --latency: '20' is not a duration"),
+        (&["emulator", "--frame-size", "8KiB"], "error: --frame-size: '8KiB' must be a size from 16KiB to 16777215B"),
+        (&["emulator", "--frame-size", "16MiB"], "error: --frame-size: '16MiB' must be a size from 16KiB to 16777215B"),
     ];
     for (args, expected) in cases {
         let output = run(args, &[]);

@@ -152,7 +152,7 @@ fn the_emulator_command_prints_its_addresses_first() {
     assert!(stderr_of_emulator.contains("STORAGE_EMULATOR_HOST="), "{stderr_of_emulator}");
     assert!(
         stderr_of_emulator
-            .contains("settings: latency 1ms, bandwidth unlimited, window 8MiB, no faults, bytes checked, not kept"),
+            .contains("settings: latency 1ms, bandwidth unlimited, window 8MiB, frames up to 1MiB, no faults, bytes checked, not kept"),
         "{stderr_of_emulator}"
     );
     // 2 warmups and 2 x 2 timed uploads, all deleted by the run's cleanup.

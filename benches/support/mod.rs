@@ -109,6 +109,13 @@ pub async fn emulator() -> Emulator {
     Emulator::start(EmulatorOptions { buckets: vec!["bench".into()], ..EmulatorOptions::default() }).await.unwrap()
 }
 
+/// An emulator that allows HTTP/2's default frames, 16 KiB, as a server
+/// that sets no SETTINGS_MAX_FRAME_SIZE does.
+pub async fn default_frames_emulator() -> Emulator {
+    let options = EmulatorOptions { buckets: vec!["bench".into()], max_frame: 16 * 1024, ..EmulatorOptions::default() };
+    Emulator::start(options).await.unwrap()
+}
+
 /// An emulator that keeps what it is sent, for reads.
 pub async fn retaining_emulator() -> Emulator {
     let options = EmulatorOptions { buckets: vec!["bench".into()], retain: true, ..EmulatorOptions::default() };
@@ -128,13 +135,25 @@ pub struct Case {
     /// Uploads to an emulator that keeps what it is sent (`--retain`, as
     /// reads need), which makes it slower to take each byte.
     pub kept: bool,
+    /// Uploads to an emulator that allows 16 KiB frames, not 1 MiB.
+    pub small_frames: bool,
 }
 
 impl Case {
     /// One request of `size` per stream, crc32c on, to the emulator as
     /// uploads meet it: the case the goals are set on.
     pub fn write(transport: TransportKind, streams: u32, size: u64) -> Case {
-        Case { transport, streams, size, chunked: false, checksum: true, download: false, window: None, kept: false }
+        Case {
+            transport,
+            streams,
+            size,
+            chunked: false,
+            checksum: true,
+            download: false,
+            window: None,
+            kept: false,
+            small_frames: false,
+        }
     }
 
     pub fn label(&self) -> String {
@@ -148,6 +167,7 @@ impl Case {
             if self.checksum { "crc32c" } else { "no crc" },
             self.window.map(|w| format!(", {} MiB window", w >> 20)).unwrap_or_default()
         ) + if self.kept && !self.download { ", emulator keeps bytes" } else { "" }
+            + if self.small_frames { ", 16 KiB frames" } else { "" }
     }
 }
 

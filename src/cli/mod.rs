@@ -185,6 +185,11 @@ pub struct EmulatorArgs {
     /// HTTP/2 stream window the server grants (connection: twice): 8MiB.
     #[arg(long, value_name = "SIZE", default_value = "8MiB")]
     pub window: String,
+    /// Largest HTTP/2 frame the server accepts (SETTINGS_MAX_FRAME_SIZE),
+    /// which sets the size of every gRPC upload's DATA frames: 1MiB; 16KiB
+    /// is HTTP/2's default, what a server that sets none advertises.
+    #[arg(long, value_name = "SIZE", default_value = "1MiB")]
+    pub frame_size: String,
     /// Serve HTTPS and gRPC over TLS, as GCS does, with a CA and a
     /// certificate for localhost and 127.0.0.1 made now (the CA is written
     /// to --ca-out for clients to trust: run --ca-cert FILE).

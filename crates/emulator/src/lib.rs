@@ -47,10 +47,11 @@ use tokio_util::sync::CancellationToken;
 /// running it beside a client can tell their CPU apart.
 pub const THREAD_NAME: &str = "gcs-emulator";
 
-/// Large HTTP/2 windows (and frames, in `serve`), so that the emulator's
-/// ingest is not what a benchmark measures (16 KiB frames halve gRPC
+/// Large HTTP/2 windows and frames, so that the emulator's ingest is not
+/// what a benchmark measures (16 KiB frames, HTTP/2's default, halve gRPC
 /// throughput on loopback).
 pub const DEFAULT_STREAM_WINDOW: u32 = 8 << 20;
+pub const DEFAULT_MAX_FRAME: u32 = 1 << 20;
 
 #[derive(Clone, Debug)]
 pub struct EmulatorOptions {
@@ -71,6 +72,9 @@ pub struct EmulatorOptions {
     /// HTTP/2 stream window the server grants (the connection's is twice
     /// that): over a long link a stream cannot go faster than window / RTT.
     pub stream_window: u32,
+    /// The largest HTTP/2 frame either server accepts (SETTINGS_MAX_FRAME_SIZE):
+    /// a gRPC upload's DATA frames are at most this long.
+    pub max_frame: u32,
     /// Serve both APIs over TLS (`--tls`), as GCS does.
     pub tls: Option<tls::TlsMode>,
     /// Tokens: required or not, issued to whom, for how long.
@@ -94,6 +98,7 @@ impl Default for EmulatorOptions {
             faults: Vec::new(),
             session_ttl: Duration::from_secs(600),
             stream_window: DEFAULT_STREAM_WINDOW,
+            max_frame: DEFAULT_MAX_FRAME,
             tls: None,
             auth: authority::AuthOptions::default(),
             read_checksums: ReadChecksums::Full,
@@ -197,8 +202,9 @@ impl Emulator {
             Some(tls) => (Some(tls.json.clone()), Some(tls.grpc.clone())),
             None => (None, None),
         };
-        serve::json(json_listener, &shared, &shutdown, json_tls, options.stream_window);
-        serve::grpc(grpc_listener, &shared, &shutdown, grpc_tls, options.stream_window);
+        let http2 = serve::Http2 { stream_window: options.stream_window, max_frame: options.max_frame };
+        serve::json(json_listener, &shared, &shutdown, json_tls, http2);
+        serve::grpc(grpc_listener, &shared, &shutdown, grpc_tls, http2);
         let metadata_addr = match options.auth.required {
             true => {
                 let listener = bind(options.host, 0, "--metadata-port", None)?;

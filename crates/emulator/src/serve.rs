@@ -13,9 +13,14 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
-/// Largest HTTP/2 frame either server accepts: 16 KiB frames halve gRPC
-/// throughput on loopback.
-const MAX_FRAME_BYTES: u32 = 1 << 20;
+/// What both servers grant an HTTP/2 peer.
+#[derive(Clone, Copy)]
+pub struct Http2 {
+    /// A stream's window (the connection's is twice it).
+    pub stream_window: u32,
+    /// The largest frame the server accepts.
+    pub max_frame: u32,
+}
 /// Streams one gRPC connection may have open at once: Google's front ends
 /// advertise 100; a client past it waits for a stream to end.
 const MAX_CONCURRENT_STREAMS: u32 = 100;
@@ -26,14 +31,14 @@ pub fn json(
     shared: &Arc<Shared>,
     shutdown: &CancellationToken,
     tls: Option<TlsAcceptor>,
-    stream_window: u32,
+    http2: Http2,
 ) {
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder
         .http2()
-        .max_frame_size(MAX_FRAME_BYTES)
-        .initial_stream_window_size(stream_window)
-        .initial_connection_window_size(stream_window.saturating_mul(2));
+        .max_frame_size(http2.max_frame)
+        .initial_stream_window_size(http2.stream_window)
+        .initial_connection_window_size(http2.stream_window.saturating_mul(2));
     let shared = shared.clone();
     spawn_accept_loop(listener, shutdown.clone(), shared.link.clone(), tls, move |io, kill| {
         let builder = builder.clone();
@@ -51,14 +56,14 @@ pub fn grpc(
     shared: &Arc<Shared>,
     shutdown: &CancellationToken,
     tls: Option<TlsAcceptor>,
-    stream_window: u32,
+    http2: Http2,
 ) {
     let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
     builder
-        .max_frame_size(MAX_FRAME_BYTES)
+        .max_frame_size(http2.max_frame)
         .max_concurrent_streams(MAX_CONCURRENT_STREAMS)
-        .initial_stream_window_size(stream_window)
-        .initial_connection_window_size(stream_window.saturating_mul(2));
+        .initial_stream_window_size(http2.stream_window)
+        .initial_connection_window_size(http2.stream_window.saturating_mul(2));
     let shared = shared.clone();
     spawn_accept_loop(listener, shutdown.clone(), shared.link.clone(), tls, move |io, kill| {
         let shared = shared.clone();

@@ -2,6 +2,7 @@
 //! one crypto provider for rustls, connection counting for the meters, and
 //! how a failed request is named in a report.
 
+pub mod bulk_writes;
 pub mod channels;
 pub mod coalesce;
 pub mod connections;

@@ -122,7 +122,9 @@ impl GrpcTransport {
         let mut clients = Vec::new();
         let mut channels = Vec::new();
         for _ in 0..settings.channels.max(1) {
-            let connector = tower::Layer::layer(&connections, tcp.clone());
+            let counted = tower::Layer::layer(&connections, tcp.clone());
+            // Uploads' frames in large writes, whatever frame size the server allows.
+            let connector = tower::ServiceExt::map_response(counted, wire::bulk_writes::BulkWrites::new);
             let channel = endpoint.connect_with_connector(connector).await.map_err(|e| {
                 super::connection_failure(&settings.url, "connect to the gRPC endpoint", &root_cause(&e))
             })?;
