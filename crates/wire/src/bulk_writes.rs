@@ -142,22 +142,27 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::task::{Wake, Waker};
 
-    /// A socket that keeps each write apart, and can be made to block.
+    /// A socket that keeps each write apart, and can be made to block, to
+    /// block one write only, or to take at most `limit` bytes a write (a
+    /// full send buffer).
     #[derive(Default)]
     struct Socket {
         writes: Vec<Vec<u8>>,
         flushes: usize,
         blocked: bool,
+        blocked_once: bool,
+        limit: Option<usize>,
     }
 
     impl Write for Socket {
         fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
             let this = self.get_mut();
-            if this.blocked {
+            if this.blocked || std::mem::take(&mut this.blocked_once) {
                 return Poll::Pending;
             }
-            this.writes.push(buf.to_vec());
-            Poll::Ready(Ok(buf.len()))
+            let taken = &buf[..buf.len().min(this.limit.unwrap_or(usize::MAX))];
+            this.writes.push(taken.to_vec());
+            Poll::Ready(Ok(taken.len()))
         }
         /// As a TCP socket's `writev`: every slice, in one write.
         fn poll_write_vectored(
@@ -216,10 +221,12 @@ mod tests {
             assert!(woken.0.swap(false, Ordering::SeqCst), "a flush that waits wakes its task");
         }
         assert_eq!(io.inner.writes.len(), 2, "two buffers filled, none written before it was full");
+        assert_eq!(io.inner.flushes, 0, "no flush reached the socket while the burst went on");
         assert!(io.inner.writes.iter().all(|w| w.len() == per_buffer * (BURST + 9)));
         // The task runs again and flushes having written nothing: out it goes.
         assert!(matches!(Pin::new(&mut io).poll_flush(&mut cx), Poll::Ready(Ok(()))));
         assert!(!woken.0.load(Ordering::SeqCst), "nothing left to wait for");
+        assert_eq!(io.inner.flushes, 1);
         assert_eq!(io.inner.writes.len(), 3);
         assert_eq!(io.inner.writes[2].len(), 5 * (BURST + 9));
         let sent: Vec<u8> = io.inner.writes.concat();
@@ -247,23 +254,42 @@ mod tests {
         send_frame(&mut io, &mut cx, &frame(1));
         assert!(io.inner.writes.is_empty(), "a default-size frame waits for more");
         let large = vec![2u8; PASS_THROUGH];
+        let head = [0u8; 9];
+        let slices = [IoSlice::new(&head), IoSlice::new(&large)];
+        // The socket refuses the buffered frame, then would take the large one.
+        io.inner.blocked_once = true;
+        let blocked = Pin::new(&mut io).poll_write_vectored(&mut cx, &slices);
+        assert!(blocked.is_pending(), "the buffered frame goes first, so the large one waits for it");
+        assert!(io.inner.writes.is_empty());
         send_frame(&mut io, &mut cx, &large);
-        assert_eq!(io.inner.writes.len(), 2, "the buffered frame, then the large one");
-        assert_eq!(io.inner.writes[0].len(), BURST + 9);
-        assert_eq!(io.inner.writes[1], [[0u8; 9].as_slice(), &large].concat(), "uncopied, in one writev");
-        assert!(io.buffer.capacity() == BUFFER_BYTES, "the buffer is allocated once");
+        let buffered = [head.as_slice(), &frame(1)].concat();
+        assert_eq!(
+            io.inner.writes,
+            [buffered, [head.as_slice(), &large].concat()],
+            "in order, the large one in one writev"
+        );
+        assert_eq!(io.buffer.capacity(), BUFFER_BYTES);
     }
 
     #[test]
-    fn a_blocked_socket_keeps_the_buffer_until_it_takes_it_and_shutdown_sends_the_rest() {
+    fn a_socket_that_takes_part_or_blocks_gets_every_byte_once_in_order_and_shutdown_sends_the_rest() {
         let waker = Waker::from(Arc::new(Woken::default()));
         let mut cx = Context::from_waker(&waker);
         let mut io = BulkWrites::new(Socket::default());
         send_frame(&mut io, &mut cx, &frame(1));
+        // The socket takes 1,000 bytes, then blocks: the rest stays buffered.
+        io.inner.limit = Some(1000);
+        let flush = Pin::new(&mut io).poll_flush(&mut cx);
+        assert!(flush.is_ready(), "a socket taking every write in part still takes it all: {flush:?}");
+        let writes_of_the_first = io.inner.writes.len();
+        send_frame(&mut io, &mut cx, &frame(2));
         io.inner.blocked = true;
         assert!(Pin::new(&mut io).poll_flush(&mut cx).is_pending(), "the second flush must write");
         io.inner.blocked = false;
         assert!(matches!(Pin::new(&mut io).poll_shutdown(&mut cx), Poll::Ready(Ok(()))));
-        assert_eq!(io.inner.writes.concat().len(), BURST + 9, "sent once, whole");
+        assert!(io.inner.writes.len() > writes_of_the_first, "shutdown sent the second frame");
+        assert!(io.inner.writes.iter().all(|w| w.len() <= 1000));
+        let sent = [[0u8; 9].as_slice(), &frame(1), &[0u8; 9], &frame(2)].concat();
+        assert!(io.inner.writes.concat() == sent, "every byte once, in order, across short writes");
     }
 }

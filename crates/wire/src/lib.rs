@@ -1,5 +1,6 @@
 //! What the clients of every target share on the wire, below any target:
-//! one crypto provider for rustls, connection counting for the meters, and
+//! one crypto provider for rustls, connection counting for the meters,
+//! connections that gather small writes (requests, an upload's frames), and
 //! how a failed request is named in a report.
 
 pub mod bulk_writes;
