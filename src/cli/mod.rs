@@ -186,8 +186,9 @@ pub struct EmulatorArgs {
     #[arg(long, value_name = "SIZE", default_value = "8MiB")]
     pub window: String,
     /// Largest HTTP/2 frame the server accepts (SETTINGS_MAX_FRAME_SIZE),
-    /// which bounds every gRPC upload's DATA frames: 1MiB; 16KiB is
-    /// HTTP/2's default, what a server that sets none allows.
+    /// which bounds the DATA frames of every HTTP/2 upload (gRPC's, and
+    /// JSON's over HTTP/2): 1MiB; 16KiB is HTTP/2's default, what a server
+    /// that sets none allows.
     #[arg(long, value_name = "SIZE", default_value = "1MiB")]
     pub frame_size: String,
     /// Serve HTTPS and gRPC over TLS, as GCS does, with a CA and a
