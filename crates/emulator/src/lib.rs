@@ -73,7 +73,8 @@ pub struct EmulatorOptions {
     /// that): over a long link a stream cannot go faster than window / RTT.
     pub stream_window: u32,
     /// The largest HTTP/2 frame either server accepts (SETTINGS_MAX_FRAME_SIZE):
-    /// a gRPC upload's DATA frames are at most this long.
+    /// an HTTP/2 upload's DATA frames (gRPC's, or JSON's over HTTP/2) are at
+    /// most this long.
     pub max_frame: u32,
     /// Serve both APIs over TLS (`--tls`), as GCS does.
     pub tls: Option<tls::TlsMode>,
