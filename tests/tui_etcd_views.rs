@@ -58,6 +58,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
                 ok: true,
                 cpu_s: 80_000.0 * 50e-6,
                 server_cpu_s: Some(80_000.0 * if transport == TransportKind::Json { 300e-6 } else { 160e-6 }),
+                host_cpu: None,
                 wire_sent_bytes: 80_000 * sent,
                 wire_received_bytes: 80_000 * received,
                 latency,

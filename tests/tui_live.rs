@@ -74,6 +74,7 @@ fn report(options: &Options, parts: &[Part], outcome: RunOutcome) -> RunReport {
             cpu_s: 0.01,
             wire_bytes: part.bytes_each * part.times.len() as u64,
             retransmitted_bytes: 0,
+            host_cpu: None,
             span: Default::default(),
             paced: None,
             items: None,

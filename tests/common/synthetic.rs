@@ -49,6 +49,7 @@ pub fn host(label: &str, start_s: f64, json_mib: &[u64], grpc_mib: u64, latency_
                 cpu_s: 0.1,
                 wire_bytes: mib * MIB,
                 retransmitted_bytes: 0,
+                host_cpu: None,
                 span,
                 paced: None,
                 items: None,

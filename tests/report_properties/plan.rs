@@ -134,6 +134,7 @@ pub fn build(workload: &str, concurrency: usize, plan: &[Slots], outcome: RunOut
                 cpu_s: *cpu_s,
                 wire_bytes: *wire_bytes,
                 retransmitted_bytes: *wire_bytes / 16,
+                host_cpu: None,
                 span: span(zero, clock, elapsed_s),
                 paced: None,
                 items: None,

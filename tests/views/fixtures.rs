@@ -6,7 +6,7 @@ use gcs_speed_tui::config::{Environment, Options, TransportKind};
 use gcs_speed_tui::engine::events::{Phase, RunEvent};
 use gcs_speed_tui::finished::Finished;
 use gcs_speed_tui::gcs::report::{Cleanup, RunOutcome, RunReport};
-use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, RoundSample, summarize_samples};
+use gcs_speed_tui::gcs::stats::{Accounting, ObjectSample, Operation, RoundSample, summarize_samples};
 use gcs_speed_tui::gcs::transport::Phases;
 use gcs_speed_tui::targets::FormOptions;
 use gcs_speed_tui::tui::app::{App, Message};
@@ -32,7 +32,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
         for (round, elapsed_s) in times.into_iter().enumerate() {
             rounds.push(RoundSample {
                 transport: kind,
-                operation: gcs_speed_tui::gcs::stats::Operation::Upload,
+                operation: Operation::Upload,
                 round: round as u32,
                 elapsed_s,
                 bytes: size,
@@ -40,6 +40,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
                 cpu_s: if kind == TransportKind::Json { 0.08 / 3.0 } else { 0.2 / 3.0 },
                 wire_bytes: size + 4096,
                 retransmitted_bytes: 0,
+                host_cpu: None,
                 span: Default::default(),
                 paced: None,
                 items: None,
@@ -48,7 +49,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
             samples.push(ObjectSample {
                 host: String::new(),
                 transport: kind,
-                operation: gcs_speed_tui::gcs::stats::Operation::Upload,
+                operation: Operation::Upload,
                 round: round as u32,
                 worker: 0,
                 object: format!("p/{run_id}/{}/{round:04}-0", kind.name()),
@@ -82,16 +83,7 @@ pub fn report_sized(run_id: &str, size: u64, json_rounds: [f64; 3], grpc_rounds:
         ..Accounting::default()
     };
     let transports = [TransportKind::Json, TransportKind::Grpc]
-        .map(|kind| {
-            summarize_samples(
-                kind,
-                gcs_speed_tui::gcs::stats::Operation::Upload,
-                size,
-                &rounds,
-                &samples,
-                accounting(kind),
-            )
-        })
+        .map(|kind| summarize_samples(kind, Operation::Upload, size, &rounds, &samples, accounting(kind)))
         .to_vec();
     RunReport::new(
         run_id.into(),

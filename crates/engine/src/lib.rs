@@ -6,6 +6,7 @@
 pub mod built_in;
 pub mod calls;
 pub mod compare;
+pub mod cost_caution;
 pub mod cpu;
 pub mod descriptors;
 pub mod error_kinds;
@@ -14,6 +15,7 @@ pub mod finished;
 pub mod fleet;
 pub mod folded;
 pub mod histogram;
+pub mod host_cpu;
 pub mod live;
 pub mod netstat;
 pub mod open_loop;

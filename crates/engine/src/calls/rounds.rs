@@ -25,6 +25,10 @@ pub struct CallRound {
     pub cpu_s: f64,
     /// The server's own CPU during the round (etcd: all members, from /metrics).
     pub server_cpu_s: Option<f64>,
+    /// The host's CPU over the round, every core and every process (`None`
+    /// in reports written before rounds kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<crate::host_cpu::HostCpu>,
     pub wire_sent_bytes: u64,
     pub wire_received_bytes: u64,
     /// Request latency (watch: put acknowledged -> event received), µs:
@@ -74,6 +78,7 @@ impl crate::folded::Folds for CallRound {
         self.ok &= later.ok;
         self.cpu_s += later.cpu_s;
         self.server_cpu_s = self.server_cpu_s.zip(later.server_cpu_s).map(|(a, b)| a + b);
+        self.host_cpu = crate::folded::joined(self.host_cpu.take(), later.host_cpu, |a, b| *a = a.plus(b));
         self.wire_sent_bytes += later.wire_sent_bytes;
         self.wire_received_bytes += later.wire_received_bytes;
         let _ = self.latency.add(&later.latency);
@@ -149,6 +154,10 @@ pub struct CallSummary {
     pub client_cpu_us_per_op: Option<f64>,
     /// None when a round's server CPU could not be read.
     pub server_cpu_us_per_op: Option<f64>,
+    /// The share of the host's CPU (every core, every process) busy during
+    /// the complete rounds, 0 to 1; pooled over a fleet's hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_busy: Option<f64>,
     /// The complete rounds' latencies in microseconds: HdrHistogram's V2
     /// compressed encoding in base64, so that reports merge.
     #[serde(default)]
@@ -188,6 +197,8 @@ pub fn summarize(kind: TransportKind, protocol: String, connections: u64, rounds
         wire_received_per_op: per_op(complete.iter().map(|r| r.wire_received_bytes as f64).sum()),
         client_cpu_us_per_op: per_op(complete.iter().map(|r| r.cpu_s * 1e6).sum()),
         server_cpu_us_per_op: server.and_then(|s| per_op(s * 1e6)),
+        host_cpu_busy: crate::host_cpu::HostCpu::total(complete.iter().map(|r| r.host_cpu.as_ref()))
+            .and_then(|cpu| cpu.busy_share()),
         latency_histogram: (!latency.is_empty()).then(|| crate::histogram::encode(&latency)),
         message_latency: (!messages.is_empty()).then(|| quantiles(&messages)),
         messages: (!messages.is_empty()).then(|| messages.len()),
@@ -237,6 +248,7 @@ mod tests {
             ok,
             cpu_s: ops as f64 * 1e-5,
             server_cpu_s: Some(ops as f64 * 4e-5),
+            host_cpu: None,
             wire_sent_bytes: ops * 300,
             wire_received_bytes: ops * 100,
             latency,

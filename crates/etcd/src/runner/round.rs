@@ -11,6 +11,7 @@ use crate::watch::{OpenWatch, PacedPuts, run_watch_round};
 use crate::workload::{Failures, Work, latency_histogram, run_batch};
 use engine::Stop;
 use engine::events::{RoundDone, RunEvent};
+use engine::host_cpu::{RoundCpu, RoundCpuTaken};
 use engine::open_loop::PacedRound;
 use engine::plan::TransportKind;
 use hdrhistogram::Histogram;
@@ -32,7 +33,7 @@ struct Measured {
 
 /// What the round cost beside its requests.
 struct Costs {
-    cpu_s: f64,
+    cpu: RoundCpuTaken,
     server_cpu_s: Option<f64>,
     wire: Wire,
 }
@@ -55,11 +56,11 @@ impl EtcdRunner {
         let server_before = self.server_cpu.seconds().await.ok().flatten();
         self.wire.claim(Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = engine::cpu::client_seconds(super::CLIENT_THREAD_NAME);
+        let cpu = RoundCpu::start(super::CLIENT_THREAD_NAME);
         self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let started = Instant::now();
         let (mut measured, open_watch) = self.work_of(kv, &work, (kind, round), started).await?;
-        let cpu_s = engine::cpu::client_seconds(super::CLIENT_THREAD_NAME) - cpu_before;
+        let cpu = cpu.stop();
         // Before the watch closes: an HTTP watch's socket goes with it.
         let wire = self.wire.sample(kind);
         if let Some(open) = open_watch
@@ -71,7 +72,7 @@ impl EtcdRunner {
         // The counter has 10 ms steps: microseconds are more than enough.
         let server_cpu_s =
             server_before.zip(server_after).map(|(before, after)| ((after - before) * 1e6).round() / 1e6);
-        self.record(kind, round, measured, Costs { cpu_s, server_cpu_s, wire }, started).await;
+        self.record(kind, round, measured, Costs { cpu, server_cpu_s, wire }, started).await;
         Ok(())
     }
 
@@ -164,7 +165,8 @@ impl EtcdRunner {
             errors: m.failures.count,
             error_kinds: m.failures.kinds,
             ok,
-            cpu_s: costs.cpu_s,
+            cpu_s: costs.cpu.client_s,
+            host_cpu: costs.cpu.host,
             server_cpu_s: costs.server_cpu_s,
             wire_sent_bytes: costs.wire.sent,
             wire_received_bytes: costs.wire.received,

@@ -75,10 +75,7 @@ pub fn mark_read_back(config: &BenchConfig, verdicts: &mut [crate::stats::Verdic
     }
     let caution = "caution: only gRPC's objects were read back as they grew (a second stream on the client's CPU; a JSON upload cannot be read before it ends), so the lanes did not do the same work: --read-back off compares the writes alone";
     for verdict in verdicts {
-        verdict.caveat = Some(match verdict.caveat.take() {
-            Some(other) => format!("{other}; {caution}"),
-            None => caution.to_string(),
-        });
+        verdict.add_caveat(caution);
     }
 }
 

@@ -137,6 +137,12 @@ impl RunReport {
         let (config, rounds, cut_off) = (&self.config, &self.rounds, &self.cut_off_rounds);
         let mut verdicts = compare(&self.transports, rounds);
         appends::mark_read_back(config, &mut verdicts);
+        client_cost::mark_client_cost(
+            Shown::for_config(config),
+            &self.transports,
+            client_cost::Hosts::One,
+            &mut verdicts,
+        );
         self.open_loop = open_loop::open_loop_summaries(config, rounds, cut_off);
         self.ranges = ranges::ranges_summaries(config, rounds, cut_off);
         self.appends = appends::appends_summaries(config, rounds, cut_off);
@@ -337,6 +343,7 @@ fn outcome_sentence(
 }
 
 pub mod appends;
+mod client_cost;
 mod csv;
 mod figures;
 mod finished;

@@ -12,6 +12,7 @@ fn retransmissions_and_retries_are_said_beside_the_wire_figure() {
         cpu_s: 0.01,
         wire_bytes: 1_200_000,
         retransmitted_bytes: 120_000,
+        host_cpu: None,
         span: Default::default(),
         paced: None,
         items: None,

@@ -1,11 +1,12 @@
 //! What is measured around each timed round: client CPU (its own threads',
-//! `CLIENT_THREAD_NAME`), and the bytes on the transport's sockets (sent
-//! for uploads, received for reads).
+//! `CLIENT_THREAD_NAME`), the host's CPU (every process's), and the bytes
+//! on the transport's sockets (sent for uploads, received for reads).
 
 use super::delivered::Delivered;
 use super::{CLIENT_THREAD_NAME, Runner};
 use crate::config::TransportKind;
 use crate::stats::{Operation, Recording};
+use engine::host_cpu::{HostCpu, RoundCpu};
 use engine::netstat::{self, Counted, SocketBytes, WireCounter};
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -44,7 +45,7 @@ impl Default for Meter {
 pub(super) struct RoundMeter {
     key: (TransportKind, Operation),
     port: u16,
-    cpu_before: f64,
+    cpu: RoundCpu,
     pub(super) start_s: f64,
     /// The transport's sockets as the round began.
     sockets: Vec<SocketBytes>,
@@ -62,6 +63,8 @@ impl RoundMeter {
 pub(super) struct Metered {
     pub(super) start_s: f64,
     pub(super) cpu_s: f64,
+    /// The host's CPU over the round, every process's.
+    pub(super) host_cpu: Option<HostCpu>,
     pub(super) wire_bytes: u64,
     pub(super) retransmitted_bytes: u64,
     /// A socket closed during the round (its last bytes are not counted).
@@ -95,18 +98,26 @@ impl Runner {
         meter.retransmitted.sample(&sockets);
         // Closed before this round began: not this round's bytes.
         meter.wire.take_vanished();
-        let cpu_before = engine::cpu::client_seconds(CLIENT_THREAD_NAME);
-        RoundMeter { key, port, cpu_before, start_s: self.at_s(), sockets }
+        let cpu = RoundCpu::start(CLIENT_THREAD_NAME);
+        RoundMeter { key, port, cpu, start_s: self.at_s(), sockets }
     }
 
     pub(super) fn stop_meter(&mut self, meter: RoundMeter) -> Metered {
-        let cpu_s = engine::cpu::client_seconds(CLIENT_THREAD_NAME) - meter.cpu_before;
+        let cpu = meter.cpu.stop();
         let sockets = netstat::client_sockets(meter.port);
         let totals = self.meter(meter.key);
         let wire_bytes = totals.wire.sample(&sockets);
         let retransmitted_bytes = totals.retransmitted.sample(&sockets);
         totals.peers.extend(sockets.iter().map(|s| s.peer));
         let wire_lost = totals.wire.take_vanished();
-        Metered { start_s: meter.start_s, cpu_s, wire_bytes, retransmitted_bytes, wire_lost, paced: None }
+        Metered {
+            start_s: meter.start_s,
+            cpu_s: cpu.client_s,
+            host_cpu: cpu.host,
+            wire_bytes,
+            retransmitted_bytes,
+            wire_lost,
+            paced: None,
+        }
     }
 }

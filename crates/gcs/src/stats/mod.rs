@@ -122,6 +122,11 @@ pub struct TransportSummary {
     /// for small objects, where bytes are not the story.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_object: Option<f64>,
+    /// The share of the host's CPU (every core, every process) busy during
+    /// those same rounds, 0 to 1; pooled over a fleet's hosts. `None` in
+    /// reports written before rounds kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu_busy: Option<f64>,
     pub connections: u64,
     /// Bytes the kernel sent on this transport's sockets during its complete rounds.
     pub wire_bytes: u64,
@@ -169,8 +174,16 @@ pub fn summarize(
 ) -> TransportSummary {
     // Every ratio below divides figures of the same work: complete rounds
     // for round times, CPU and wire bytes; finished objects for object times.
-    let Complete { times, total_time, total_bytes, wire_bytes, wire_retransmitted_bytes, cpu_s, items: complete } =
-        Complete::of(rounds, transport, operation);
+    let Complete {
+        times,
+        total_time,
+        total_bytes,
+        wire_bytes,
+        wire_retransmitted_bytes,
+        cpu_s,
+        host_cpu,
+        items: complete,
+    } = Complete::of(rounds, transport, operation);
     let of_row = |r: &&RoundSample| r.transport == transport && r.operation == operation;
     let all = Items::of_lane(accounting.items.as_ref(), rounds.iter().chain(cut_off).filter(of_row));
     let [p50_s, p90_s, p99_s] = [0.50, 0.90, 0.99].map(|q| all.latency.quantile(q));
@@ -217,6 +230,7 @@ pub fn summarize(
         cpu_s,
         cpu_s_per_gib: per_byte(cpu_s * GIB as f64),
         cpu_us_per_object: per_object(cpu_s * 1e6),
+        host_cpu_busy: host_cpu.and_then(|cpu| cpu.busy_share()),
         connections: accounting.connections,
         wire_bytes,
         wire_ratio: per_byte(wire_bytes as f64),
@@ -286,6 +300,8 @@ struct Complete {
     wire_bytes: u64,
     wire_retransmitted_bytes: u64,
     cpu_s: f64,
+    /// The host's CPU over them all; `None` if a round has no reading.
+    host_cpu: Option<engine::host_cpu::HostCpu>,
     /// Their items' counts.
     items: Tally,
 }
@@ -303,6 +319,7 @@ impl Complete {
             wire_bytes: sum(|r| r.wire_bytes),
             wire_retransmitted_bytes: sum(|r| r.retransmitted_bytes),
             cpu_s: complete.iter().map(|r| r.cpu_s).sum(),
+            host_cpu: engine::host_cpu::HostCpu::total(complete.iter().map(|r| r.host_cpu.as_ref())),
             items: complete.iter().filter_map(|r| r.items.as_ref()).fold(Tally::default(), |mut sum, t| {
                 sum.absorb_counts(t);
                 sum
@@ -323,24 +340,6 @@ fn moved_per_run(planned: u64, total_bytes: u64, runs: usize) -> u64 {
 fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     values.sort_by(f64::total_cmp);
     values
-}
-
-impl engine::compare::PairedRound for RoundSample {
-    fn transport(&self) -> TransportKind {
-        self.transport
-    }
-
-    fn index(&self) -> u32 {
-        self.round
-    }
-
-    fn part(&self) -> u8 {
-        self.operation as u8
-    }
-
-    fn rate(&self) -> Option<f64> {
-        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
-    }
 }
 
 /// MiB/s, or `None` when nothing was timed.

@@ -51,6 +51,7 @@ pub fn summarize_samples(
             cpu_s: 0.0,
             wire_bytes: 0,
             retransmitted_bytes: 0,
+            host_cpu: None,
             span: Default::default(),
             paced: None,
             items: Some(Tally::of(

@@ -30,6 +30,11 @@ pub struct RoundSample {
     /// Of `wire_bytes`, those TCP sent more than once.
     #[serde(default)]
     pub retransmitted_bytes: u64,
+    /// The host's CPU over the round, every core and every process (`None`
+    /// in reports written before rounds kept it): how busy the host was,
+    /// which the verdict's caution on the clients' cost reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpu: Option<engine::host_cpu::HostCpu>,
     /// When the round ran (both clocks) and on which host.
     #[serde(flatten)]
     pub span: Span,
@@ -47,6 +52,25 @@ pub struct RoundSample {
     pub rounds_held: u32,
 }
 
+/// A round as the paired-rounds verdict reads it: its rate, when complete.
+impl engine::compare::PairedRound for RoundSample {
+    fn transport(&self) -> TransportKind {
+        self.transport
+    }
+
+    fn index(&self) -> u32 {
+        self.round
+    }
+
+    fn part(&self) -> u8 {
+        self.operation as u8
+    }
+
+    fn rate(&self) -> Option<f64> {
+        (self.ok && self.elapsed_s > 0.0).then(|| self.bytes as f64 / self.elapsed_s)
+    }
+}
+
 impl engine::folded::Folds for RoundSample {
     fn absorb(&mut self, later: Self) {
         self.elapsed_s += later.elapsed_s;
@@ -55,6 +79,7 @@ impl engine::folded::Folds for RoundSample {
         self.cpu_s += later.cpu_s;
         self.wire_bytes += later.wire_bytes;
         self.retransmitted_bytes += later.retransmitted_bytes;
+        self.host_cpu = engine::folded::joined(self.host_cpu.take(), later.host_cpu, |a, b| *a = a.plus(b));
         (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
         self.paced = engine::folded::joined(self.paced.take(), later.paced, |a, b| a.absorb(b));
         self.items = engine::folded::joined(self.items.take(), later.items, |a, b| a.absorb(&b));

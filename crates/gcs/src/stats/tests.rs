@@ -13,6 +13,7 @@ fn round(transport: TransportKind, round: u32, elapsed_s: f64) -> RoundSample {
         cpu_s: 0.0,
         wire_bytes: 0,
         retransmitted_bytes: 0,
+        host_cpu: None,
         span: Default::default(),
         paced: None,
         items: None,

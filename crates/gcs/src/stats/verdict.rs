@@ -1,6 +1,7 @@
 //! The verdict of each operation, and the caution said beside it when the
 //! two transports did not meet the same trouble (one retried or resumed far
-//! more): then the rates compare recoveries as much as transports.
+//! more): then the rates compare recoveries as much as transports. (The
+//! report adds its other cautions: `report::appends`, `report::client_cost`.)
 
 use super::{Operation, RoundSample, TransportSummary};
 
@@ -10,8 +11,10 @@ pub struct Verdict {
     pub operation: Operation,
     #[serde(flatten)]
     pub comparison: engine::compare::Comparison,
-    /// Said beside the verdict when the transports' retries and resumes
-    /// differ markedly (see `recovery_caveat`).
+    /// Said beside the verdict, cautions joined by "; ": when the transports'
+    /// retries and resumes differ markedly (`recovery_caveat`), when only
+    /// gRPC's appends were read back, when one client's CPU cost may have
+    /// decided it (`engine::cost_caution`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
 }
@@ -19,6 +22,14 @@ pub struct Verdict {
 impl Verdict {
     pub fn new(operation: Operation, comparison: engine::compare::Comparison, summaries: &[&TransportSummary]) -> Self {
         Verdict { operation, comparison, caveat: recovery_caveat(summaries) }
+    }
+
+    /// Adds a caution after any said before it.
+    pub fn add_caveat(&mut self, caution: &str) {
+        self.caveat = Some(match self.caveat.take() {
+            Some(other) => format!("{other}; {caution}"),
+            None => caution.to_string(),
+        });
     }
 }
 

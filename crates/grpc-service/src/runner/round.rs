@@ -86,7 +86,7 @@ impl ServiceRunner {
         let turns = Turns { clients: self.config.clients, requests, log, ..Turns::default() };
         self.wire.claim(engine::calls::meter::Owner::Tool);
         self.wire.sample(kind);
-        let cpu_before = engine::cpu::client_seconds(CLIENT_THREAD_NAME);
+        let cpu = engine::host_cpu::RoundCpu::start(CLIENT_THREAD_NAME);
         self.outlet.emit(RunEvent::RoundStarted { transport: kind, round, at_s: self.outlet.at_s() }).await;
         let sampler = self.sampler(round, &turns);
         let started = Instant::now();
@@ -94,7 +94,7 @@ impl ServiceRunner {
         // A paced round lasts at least its slice of the schedule.
         let floor = self.config.schedule.open_loop.map(|open| open.round_floor()).filter(|_| round.is_some());
         let elapsed = started.elapsed().max(floor.unwrap_or_default());
-        let cpu_s = engine::cpu::client_seconds(CLIENT_THREAD_NAME) - cpu_before;
+        let cpu = cpu.stop();
         let wire = self.wire.sample(kind);
         let sampled = match (round, &sampler) {
             (Some(round), Some(sampler)) => self.pairing.settle(kind, round, sampler, &self.config.ignore_fields),
@@ -128,7 +128,8 @@ impl ServiceRunner {
             errors: batch.failures.count,
             error_kinds: batch.failures.kinds,
             ok,
-            cpu_s,
+            cpu_s: cpu.client_s,
+            host_cpu: cpu.host,
             server_cpu_s: None,
             wire_sent_bytes: wire.sent,
             wire_received_bytes: wire.received,
