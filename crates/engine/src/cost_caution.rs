@@ -12,8 +12,25 @@ pub struct ClientCost {
     pub cpu: f64,
     /// The same figure with its unit, as the report shows it (`0.52 s`).
     pub said: String,
-    /// The share of the host's CPU busy during its rounds, 0 to 1.
+    /// The share busy, 0 to 1, of the CPU the tool could use during its
+    /// rounds (`HostCpu::busy_share`).
     pub host_busy: Option<f64>,
+}
+
+/// Whose CPU the busy share is: one run's, or a fleet's hosts' pooled.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Hosts {
+    One,
+    Fleet,
+}
+
+impl std::fmt::Display for Hosts {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(match self {
+            Hosts::One => "the CPU the tool could use",
+            Hosts::Fleet => "the CPU the tools could use, pooled over the hosts,",
+        })
+    }
 }
 
 /// The costlier client must take at least this many times the other's CPU
@@ -25,19 +42,18 @@ pub const COSTLIER_BY: f64 = 1.25;
 /// transport's rounds: less than one core in seven left idle.
 pub const SHORT_OF_CPU: f64 = 0.85;
 
-/// "caution: the host's CPU was 97% busy during grpc's rounds and grpc's
-/// client took 1.52x http-json's CPU per GiB (0.50 s against 0.33 s): ...";
-/// `None` unless both hold. `per` is the unit of work (`GiB`, `object`);
-/// `whose` says whose CPU the busy share is (`the host's CPU`, or a fleet's
-/// `the hosts' CPU, pooled,`).
-pub fn cost_caution(a: &ClientCost, b: &ClientCost, per: &str, whose: &str) -> Option<String> {
+/// "caution: the CPU the tool could use was 97% busy during grpc's rounds
+/// and grpc's client took 1.52x http-json's CPU per GiB (0.50 s against
+/// 0.33 s): ..."; `None` unless both hold. `per` is the unit of work
+/// (`GiB`, `object`, `op`).
+pub fn cost_caution(a: &ClientCost, b: &ClientCost, per: &str, hosts: Hosts) -> Option<String> {
     let (costly, cheap) = if a.cpu >= b.cpu { (a, b) } else { (b, a) };
     if cheap.cpu <= 0.0 || costly.cpu < COSTLIER_BY * cheap.cpu {
         return None;
     }
     let busy = costly.host_busy.filter(|&share| share >= SHORT_OF_CPU)?;
     Some(format!(
-        "caution: {whose} was {:.0}% busy during {}'s rounds and {}'s client took {:.2}x {}'s CPU per {per} ({} against {}): the verdict weighs the clients' cost as much as the transports'; a client host with CPU to spare tells them apart",
+        "caution: {hosts} was {:.0}% busy during {}'s rounds and {}'s client took {:.2}x {}'s CPU per {per} ({} against {}): the verdict weighs the clients' cost as much as the transports'; a client host with CPU to spare tells them apart",
         busy * 100.0,
         costly.transport,
         costly.transport,
@@ -52,8 +68,6 @@ pub fn cost_caution(a: &ClientCost, b: &ClientCost, per: &str, whose: &str) -> O
 mod tests {
     use super::*;
 
-    const HOST: &str = "the host's CPU";
-
     fn cost(transport: &'static str, cpu: f64, host_busy: Option<f64>) -> ClientCost {
         ClientCost { transport, cpu, said: format!("{cpu:.2} s"), host_busy }
     }
@@ -61,13 +75,13 @@ mod tests {
     #[test]
     fn a_caution_only_where_the_costlier_client_ran_on_a_busy_host() {
         let caution = |json: f64, grpc: f64, busy: f64| {
-            cost_caution(&cost("http-json", json, Some(busy)), &cost("grpc", grpc, Some(busy)), "GiB", HOST)
+            cost_caution(&cost("http-json", json, Some(busy)), &cost("grpc", grpc, Some(busy)), "GiB", Hosts::One)
         };
         // 0.50 / 0.33 = 1.515..., on a host 97% busy: said, with both figures.
         assert_eq!(
             caution(0.33, 0.50, 0.97).as_deref(),
             Some(
-                "caution: the host's CPU was 97% busy during grpc's rounds and grpc's client took 1.52x http-json's CPU per GiB (0.50 s against 0.33 s): the verdict weighs the clients' cost as much as the transports'; a client host with CPU to spare tells them apart"
+                "caution: the CPU the tool could use was 97% busy during grpc's rounds and grpc's client took 1.52x http-json's CPU per GiB (0.50 s against 0.33 s): the verdict weighs the clients' cost as much as the transports'; a client host with CPU to spare tells them apart"
             )
         );
         assert!(caution(0.50, 0.33, 0.97).unwrap().contains("during http-json's rounds"), "either way round");
@@ -81,12 +95,17 @@ mod tests {
     fn only_the_costlier_transports_rounds_need_a_busy_host() {
         // The cheap client's rounds on a busy host do not slow the costly one.
         let (json, grpc) = (cost("http-json", 0.33, Some(0.99)), cost("grpc", 0.50, Some(0.40)));
-        assert_eq!(cost_caution(&json, &grpc, "GiB", HOST), None);
+        assert_eq!(cost_caution(&json, &grpc, "GiB", Hosts::One), None);
         let unmeasured = cost("grpc", 0.50, None);
-        assert_eq!(cost_caution(&json, &unmeasured, "GiB", HOST), None, "a report without host readings");
+        assert_eq!(cost_caution(&json, &unmeasured, "GiB", Hosts::One), None, "a report without host readings");
         let busy = cost("grpc", 0.50, Some(0.9));
-        let fleet = cost_caution(&json, &busy, "object", "the hosts' CPU, pooled,").unwrap();
-        assert!(fleet.starts_with("caution: the hosts' CPU, pooled, was 90% busy during grpc's rounds"), "{fleet}");
+        let fleet = cost_caution(&json, &busy, "object", Hosts::Fleet).unwrap();
+        assert!(
+            fleet.starts_with(
+                "caution: the CPU the tools could use, pooled over the hosts, was 90% busy during grpc's rounds"
+            ),
+            "{fleet}"
+        );
         assert!(fleet.contains("CPU per object (0.50 s against 0.33 s)"), "{fleet}");
     }
 }

@@ -11,7 +11,7 @@ use super::rounds::{CallRound, CallSummary};
 use super::said::{self, Verdict};
 use super::sampled::SampledAnswers;
 use crate::compare::compare_rates;
-use crate::cost_caution::{ClientCost, cost_caution};
+use crate::cost_caution::{ClientCost, Hosts, cost_caution};
 use crate::open_loop::{OpenLoop, OpenLoopSummary};
 use crate::plan::TransportKind;
 use crate::report::{Host, REPORT_VERSION, RunOutcome, Tool};
@@ -155,7 +155,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         };
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, config.item(), "the host's CPU");
+        let caution = cautions(sampled.as_ref(), &transports, config.item(), Hosts::One);
         CallsReport {
             tool: Tool::this(),
             report_version: REPORT_VERSION,
@@ -231,7 +231,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
             merge_calls(&hosts, config.transports(), config.operation(), config.unit());
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, config.item(), "the hosts' CPU, pooled,");
+        let caution = cautions(sampled.as_ref(), &transports, config.item(), Hosts::Fleet);
         let parts: Vec<HostPart<C>> = runs.into_iter().map(|(p, _)| p).collect();
         let FleetRun { environment, run_id, started_at, outcome, notes: hosts_notes } = fleet_run(&parts);
         let mut notes = config.merge_notes(parts.len());
@@ -261,16 +261,16 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
 }
 
 /// The verdict's cautions, joined: sampled answers that differed, and a
-/// client that took markedly more CPU a call on a host short of it. `item`
-/// is a call (`op`, `event`), `whose` the busy share's (`the host's CPU`).
-fn cautions(sampled: Option<&SampledAnswers>, transports: &[CallSummary], item: &str, whose: &str) -> Option<String> {
+/// client that took markedly more CPU a call with little CPU to spare. `item`
+/// is a call (`op`, `event`).
+fn cautions(sampled: Option<&SampledAnswers>, transports: &[CallSummary], item: &str, hosts: Hosts) -> Option<String> {
     let cost = |t: &CallSummary| {
         let us = t.client_cpu_us_per_op?;
         let said = units::format_latency(us / 1e6);
         Some(ClientCost { transport: t.transport.name(), cpu: us, said, host_busy: t.host_cpu_busy })
     };
     let client_cost = match transports {
-        [a, b] => cost(a).zip(cost(b)).and_then(|(a, b)| cost_caution(&a, &b, item, whose)),
+        [a, b] => cost(a).zip(cost(b)).and_then(|(a, b)| cost_caution(&a, &b, item, hosts)),
         _ => None,
     };
     let said: Vec<String> = sampled.and_then(SampledAnswers::caution).into_iter().chain(client_cost).collect();

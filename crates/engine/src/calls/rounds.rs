@@ -25,8 +25,8 @@ pub struct CallRound {
     pub cpu_s: f64,
     /// The server's own CPU during the round (etcd: all members, from /metrics).
     pub server_cpu_s: Option<f64>,
-    /// The host's CPU over the round, every core and every process (`None`
-    /// in reports written before rounds kept it).
+    /// The host's CPU and the tool's process's over the round (`None` in
+    /// reports written before rounds kept it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu: Option<crate::host_cpu::HostCpu>,
     pub wire_sent_bytes: u64,
@@ -154,8 +154,9 @@ pub struct CallSummary {
     pub client_cpu_us_per_op: Option<f64>,
     /// None when a round's server CPU could not be read.
     pub server_cpu_us_per_op: Option<f64>,
-    /// The share of the host's CPU (every core, every process) busy during
-    /// the complete rounds, 0 to 1; pooled over a fleet's hosts.
+    /// The share busy, 0 to 1, of the CPU the tool could use during the
+    /// complete rounds (`crate::host_cpu::HostCpu::busy_share`); pooled
+    /// over a fleet's hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu_busy: Option<f64>,
     /// The complete rounds' latencies in microseconds: HdrHistogram's V2

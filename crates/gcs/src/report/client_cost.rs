@@ -4,22 +4,11 @@
 
 use super::shown::Shown;
 use crate::stats::{TransportSummary, Verdict};
-use engine::cost_caution::{ClientCost, cost_caution};
-
-/// Whose CPU a report's busy share is: one host's, or a fleet's hosts' pooled.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Hosts {
-    One,
-    Fleet,
-}
+use engine::cost_caution::{ClientCost, Hosts, cost_caution};
 
 /// Adds to each verdict its caution when one transport's client took
-/// markedly more CPU for the same work on a host short of it.
+/// markedly more CPU for the same work with little CPU to spare.
 pub fn mark_client_cost(shown: Shown, transports: &[TransportSummary], hosts: Hosts, verdicts: &mut [Verdict]) {
-    let whose = match hosts {
-        Hosts::One => "the host's CPU",
-        Hosts::Fleet => "the hosts' CPU, pooled,",
-    };
     let per = if shown.small { "object" } else { "GiB" };
     for verdict in verdicts {
         let costs: Vec<ClientCost> = transports
@@ -28,7 +17,7 @@ pub fn mark_client_cost(shown: Shown, transports: &[TransportSummary], hosts: Ho
             .filter_map(|t| client_cost(shown, t))
             .collect();
         if let [a, b] = &costs[..]
-            && let Some(caution) = cost_caution(a, b, per, whose)
+            && let Some(caution) = cost_caution(a, b, per, hosts)
         {
             verdict.add_caveat(&caution);
         }

@@ -2,7 +2,7 @@
 //! with each host's own figures kept beside them (`hosts`), so that a merged
 //! report merges again (merge of merges equals merge of all).
 
-use super::client_cost::{Hosts, mark_client_cost};
+use super::client_cost::mark_client_cost;
 use super::shown::Shown;
 use super::{Cleanup, RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, Tally, TransportSummary, Verdict};
@@ -136,7 +136,7 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         .collect();
     let mut verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
     super::appends::mark_read_back(&config, &mut verdicts);
-    mark_client_cost(Shown::for_config(&config), &transports, Hosts::Fleet, &mut verdicts);
+    mark_client_cost(Shown::for_config(&config), &transports, engine::cost_caution::Hosts::Fleet, &mut verdicts);
     let runs_kept: Vec<String> = runs.iter().filter_map(|r| r.part.samples_kept.clone()).collect();
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));

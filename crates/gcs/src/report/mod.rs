@@ -140,7 +140,7 @@ impl RunReport {
         client_cost::mark_client_cost(
             Shown::for_config(config),
             &self.transports,
-            client_cost::Hosts::One,
+            engine::cost_caution::Hosts::One,
             &mut verdicts,
         );
         self.open_loop = open_loop::open_loop_summaries(config, rounds, cut_off);

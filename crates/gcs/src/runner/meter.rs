@@ -1,6 +1,7 @@
 //! What is measured around each timed round: client CPU (its own threads',
-//! `CLIENT_THREAD_NAME`), the host's CPU (every process's), and the bytes
-//! on the transport's sockets (sent for uploads, received for reads).
+//! `CLIENT_THREAD_NAME`), the host's and the process's CPU
+//! (`engine::host_cpu`), and the bytes on the transport's sockets (sent for
+//! uploads, received for reads).
 
 use super::delivered::Delivered;
 use super::{CLIENT_THREAD_NAME, Runner};

@@ -122,8 +122,10 @@ pub struct TransportSummary {
     /// for small objects, where bytes are not the story.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_object: Option<f64>,
-    /// The share of the host's CPU (every core, every process) busy during
-    /// those same rounds, 0 to 1; pooled over a fleet's hosts. `None` in
+    /// The share busy, 0 to 1, of the CPU the tool could use during those
+    /// same rounds: the host's (every core, every process), or the CPUs the
+    /// tool's process may use (affinity, cgroup quota) where those were
+    /// busier (`engine::host_cpu`); pooled over a fleet's hosts. `None` in
     /// reports written before rounds kept it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu_busy: Option<f64>,

@@ -30,9 +30,9 @@ pub struct RoundSample {
     /// Of `wire_bytes`, those TCP sent more than once.
     #[serde(default)]
     pub retransmitted_bytes: u64,
-    /// The host's CPU over the round, every core and every process (`None`
-    /// in reports written before rounds kept it): how busy the host was,
-    /// which the verdict's caution on the clients' cost reads.
+    /// The host's CPU and the tool's process's over the round (`None` in
+    /// reports written before rounds kept it): how much the client had to
+    /// spare, which the verdict's caution on the clients' cost reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_cpu: Option<engine::host_cpu::HostCpu>,
     /// When the round ran (both clocks) and on which host.
