@@ -32,6 +32,11 @@ const ROUND_TIMES: [(f64, f64); 3] = [(1.0, 1.0), (1.02, 0.99), (0.98, 1.01)];
 /// Three paired put rounds: gRPC at 7000 ops/s, HTTP at 4500 (each round
 /// off by `ROUND_TIMES`), fixed latencies.
 fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
+    report_with(run_id, http_ops_s, |_| {})
+}
+
+/// `report`, each round changed by `tweak` before the figures are made.
+fn report_with(run_id: &str, http_ops_s: f64, tweak: impl Fn(&mut EtcdRound)) -> EtcdReport {
     let form = options();
     let config = form.options::<EtcdOptions>().run_args(form.schedule.clone()).validate().unwrap();
     let mut rounds = Vec::new();
@@ -70,6 +75,7 @@ fn report(run_id: &str, http_ops_s: f64) -> EtcdReport {
             });
         }
     }
+    rounds.iter_mut().for_each(tweak);
     let summaries = [(TransportKind::Json, "HTTP/1.1", 10), (TransportKind::Grpc, "HTTP/2", 1)]
         .map(|(kind, protocol, connections)| summarize(kind, protocol.into(), connections, &rounds))
         .to_vec();
@@ -284,4 +290,34 @@ fn etcd_rounds_vary_and_the_interval_has_width() {
     // ROUND_TIMES leaves as they were, are said as pooled.
     let said = format!("grpc was {lead} faster than http-json ({interval}, 3 pairs; pooled rates 7000 vs 4500 ops/s)");
     assert!(text.contains(&said), "{said}:\n{text}");
+}
+
+#[test]
+fn a_costlier_client_with_little_cpu_to_spare_cautions_the_verdict() {
+    use gcs_speed_tui::engine::host_cpu::HostCpu;
+    // Every round's host 90% busy; HTTP's client 100 µs a put against gRPC's 50.
+    let busy = |round: &mut EtcdRound| {
+        round.host_cpu = Some(HostCpu { busy_s: 1.8, all_s: 2.0, process_s: 0.0, process_allowed_s: 2.0 });
+        if round.transport == TransportKind::Json {
+            round.cpu_s = 80_000.0 * 100e-6;
+        }
+    };
+    let report = report_with("20261201-060000-cafe", 4500.0, busy);
+    assert_eq!(
+        report.caution.as_deref(),
+        Some(
+            "caution: http-json's client took 2.00x grpc's CPU per op (100 µs against 50.0 µs) with little CPU to spare in its rounds (the CPU the tool could use was 90% busy): the verdict weighs the clients' cost as much as the transports'"
+        )
+    );
+    // The same clients on a host with a core in five to spare, or alike on a busy one: none.
+    let spare = report_with("20261201-060000-cafe", 4500.0, |round| {
+        busy(round);
+        round.host_cpu = Some(HostCpu { busy_s: 1.6, all_s: 2.0, process_s: 0.0, process_allowed_s: 2.0 });
+    });
+    assert_eq!(spare.caution, None);
+    let alike = report_with("20261201-060000-cafe", 4500.0, |round| {
+        busy(round);
+        round.cpu_s = 80_000.0 * 50e-6;
+    });
+    assert_eq!(alike.caution, None);
 }

@@ -72,8 +72,16 @@ fn each_round_writes_then_reads_three_times_with_a_row_and_a_verdict_each() {
             .map(|v| (v["operation"].as_str().unwrap(), v["pairs"].as_u64().unwrap()))
             .collect();
         assert_eq!(verdicts, [("upload", 3), ("download", 3)]);
+        // A caution on the clients' cost follows the uploads' verdict
+        // exactly when its premises hold in the rows (docs/results.md).
+        assert_eq!(
+            report["verdicts"][0]["caveat"].as_str().is_some_and(|c| c.contains("'s client took")),
+            clients_cost_premises(&report),
+            "{}",
+            report["verdicts"][0]
+        );
         // The top-level comparison is the first verdict's, without the
-        // verdict's own operation and caution (a busy host may add one).
+        // verdict's own operation and caution.
         assert_eq!(report["comparison"], {
             let mut first = report["verdicts"][0].clone();
             first.as_object_mut().unwrap().remove("operation");
@@ -137,4 +145,21 @@ fn a_round_whose_uploads_fail_reads_nothing_and_no_read_is_counted() {
     let verdicts = report["verdicts"].as_array().unwrap();
     assert_eq!(verdicts.len(), 2);
     assert!(verdicts.iter().all(|v| v["faster"].is_null()), "no winner from no complete round");
+}
+
+/// The uploads' rows as docs/results.md states the caution's rule: one
+/// client took at least 1.25x the other's CPU per GiB, and in its rounds
+/// the CPU the tool could use was at least 85% busy, or its own threads
+/// kept at least 85% of the cores its objects in flight could use busy.
+fn clients_cost_premises(report: &serde_json::Value) -> bool {
+    let uploads: Vec<&serde_json::Value> =
+        report["transports"].as_array().unwrap().iter().filter(|t| t["operation"] == "upload").collect();
+    let per_gib = |t: &serde_json::Value| t["cpu_s_per_gib"].as_f64().unwrap();
+    let [a, b] = uploads[..] else { panic!("two upload rows: {uploads:?}") };
+    let (costly, cheap) = if per_gib(a) >= per_gib(b) { (a, b) } else { (b, a) };
+    let lanes = report["config"]["concurrency"].as_f64().unwrap().min(report["environment"]["cpus"].as_f64().unwrap());
+    let rounds_s = costly["mean_s"].as_f64().unwrap() * costly["runs"].as_f64().unwrap();
+    let cores = costly["cpu_s"].as_f64().unwrap() / rounds_s;
+    per_gib(costly) >= 1.25 * per_gib(cheap)
+        && (costly["host_cpu_busy"].as_f64().unwrap() >= 0.85 || cores >= 0.85 * lanes)
 }

@@ -77,13 +77,13 @@ impl Reading {
         }
     }
 
-    /// What the CPU did between `earlier` and this reading.
-    fn since(&self, earlier: &Reading) -> HostCpu {
+    /// What the CPU did between `earlier` and this reading, for a process
+    /// that may use `cpus` CPUs.
+    fn since(&self, earlier: &Reading, cpus: usize) -> HostCpu {
         let (busy_s, all_s) = match (self.host, earlier.host) {
             (Some(now), Some(before)) => (now.0 - before.0, now.1 - before.1),
             _ => (0.0, 0.0),
         };
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let wall_s = self.at.duration_since(earlier.at).as_secs_f64();
         HostCpu {
             busy_s,
@@ -119,7 +119,8 @@ impl RoundCpu {
 
     pub fn stop(self) -> RoundCpuTaken {
         let client_s = crate::cpu::client_seconds(self.client) - self.client_before;
-        RoundCpuTaken { client_s, host: Some(Reading::now().since(&self.before)) }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        RoundCpuTaken { client_s, host: Some(Reading::now().since(&self.before, cpus)) }
     }
 }
 
@@ -147,30 +148,44 @@ mod tests {
     #[test]
     fn proc_stat_is_read_as_busy_and_all_in_seconds() {
         // user 600, nice 100, system 200, idle 9,000, iowait 50, irq 10,
-        // softirq 20, steal 20, guest 300 (within user): busy 950, all 10,000.
+        // softirq 20, steal 20, guest 300 (within user): busy 950, all
+        // 10,000 ticks; at 250 a second, 3.8 and 40 s.
         let stat = "cpu  600 100 200 9000 50 10 20 20 300 0\ncpu0 1 2 3 4 5 6 7 8 9 0\nintr 1\n";
-        let (busy, all) = parse(stat, 100.0).unwrap();
-        assert!((busy - 9.5).abs() < 1e-9 && (all - 100.0).abs() < 1e-9, "{busy} of {all}");
+        let (busy, all) = parse(stat, 250.0).unwrap();
+        assert!((busy - 3.8).abs() < 1e-9 && (all - 40.0).abs() < 1e-9, "{busy} of {all}");
+        // An old kernel's four fields: user 1, nice 2, system 3 busy; idle 4.
+        let (busy, all) = parse("cpu  1 2 3 4\n", 100.0).unwrap();
+        assert!((busy - 0.06).abs() < 1e-9 && (all - 0.10).abs() < 1e-9, "{busy} of {all}");
         assert_eq!(parse("cpu0 1 2 3 4\n", 100.0), None, "no all-cores line");
         assert_eq!(parse("cpu  1 2\n", 100.0), None, "too few fields");
     }
 
     #[test]
-    fn a_span_is_the_difference_of_two_readings_and_the_busier_share_counts() {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    fn a_span_is_the_difference_of_two_readings() {
         let at = Instant::now();
         let earlier = Reading { host: Some((10.0, 40.0)), process_s: 5.0, at };
-        // 2 s later: the host 3 of 4 CPU-s busy; the process used 0.5 of each CPU it may use.
-        let later = Reading { host: Some((13.0, 44.0)), process_s: 5.0 + cpus, at: at + Duration::from_secs(2) };
-        let span = later.since(&earlier);
-        let expected = HostCpu { busy_s: 3.0, all_s: 4.0, process_s: cpus, process_allowed_s: 2.0 * cpus };
-        assert_eq!(span, expected);
-        assert_eq!(span.busy_share(), Some(0.75), "the host's 75% is the busier");
+        // 2 s later, for a process that may use 3 CPUs: 6 CPU-s allowed.
+        let later = Reading { host: Some((13.0, 44.0)), process_s: 6.5, at: at + Duration::from_secs(2) };
+        let expected = HostCpu { busy_s: 3.0, all_s: 4.0, process_s: 1.5, process_allowed_s: 6.0 };
+        assert_eq!(later.since(&earlier, 3), expected);
+        let unread = Reading { host: None, ..later };
+        assert_eq!(unread.since(&earlier, 3), HostCpu { busy_s: 0.0, all_s: 0.0, ..expected }, "no /proc/stat");
+    }
+
+    #[test]
+    fn the_busier_share_counts() {
+        let host_busier = HostCpu { busy_s: 3.0, all_s: 4.0, process_s: 1.5, process_allowed_s: 6.0 };
+        assert_eq!(host_busier.busy_share(), Some(0.75), "the host's 75% against the process's 25%");
         // The process held to its quota: 0.9 of what it may use, on an idle host.
         let pod = HostCpu { busy_s: 1.0, all_s: 40.0, process_s: 1.8, process_allowed_s: 2.0 };
         assert!((pod.busy_share().unwrap() - 0.9).abs() < 1e-9, "{pod:?}");
         let no_proc_stat = HostCpu { busy_s: 0.0, all_s: 0.0, ..pod };
         assert!((no_proc_stat.busy_share().unwrap() - 0.9).abs() < 1e-9, "the process's share alone");
+        // A round written before the process was read: the host's alone.
+        let host_only: HostCpu = serde_json::from_str(r#"{"busy_s": 3, "all_s": 4}"#).unwrap();
+        assert_eq!(host_only.busy_share(), Some(0.75));
+        let over = HostCpu { process_s: 3.0, process_allowed_s: 2.0, ..HostCpu::default() };
+        assert_eq!(over.busy_share(), Some(1.0), "a share is at most all of it");
         assert_eq!(HostCpu::default().busy_share(), None, "no time, no share");
     }
 
@@ -183,13 +198,18 @@ mod tests {
         assert_eq!(HostCpu::total([Some(&a), None]), None, "a round without a reading: no share");
     }
 
+    /// The host's online CPUs, whatever this thread's affinity or quota.
+    fn online_cores() -> usize {
+        // SAFETY: sysconf reads a constant of the system.
+        unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) as usize }
+    }
+
     #[test]
     fn cores_kept_spinning_read_as_busy() {
-        // Every core spun for 300 ms in this process: the host's share is
-        // near 1 (a quiet host would read near 0), the process's CPU holds
-        // at least the spinners' own, and what it may use is the wall time
-        // x its CPUs.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Every online core spun for 300 ms in this process: their CPU is
+        // the host's busy time and the process's, and the host's all is
+        // the wall time x its cores.
+        let cores = online_cores();
         let before = Reading::now();
         let spinners: Vec<_> = (0..cores)
             .map(|_| {
@@ -204,11 +224,14 @@ mod tests {
             .collect();
         let spun: f64 = spinners.into_iter().map(|s| s.join().unwrap()).sum();
         let after = Reading::now();
-        let span = after.since(&before);
-        let wall_s = after.at.duration_since(before.at).as_secs_f64();
-        assert!(span.all_s >= 0.3 * cores as f64 * 0.8, "{cores} cores over 300 ms: {span:?}");
-        assert!(span.busy_s / span.all_s > 0.8, "every core spun: {span:?}");
-        assert!(span.process_s >= spun - 0.005, "the spinners' {spun} s are the process's: {span:?}");
-        assert!((span.process_allowed_s - wall_s * cores as f64).abs() < 1e-9, "{span:?}");
+        let span = after.since(&before, cores);
+        let wall_all = after.at.duration_since(before.at).as_secs_f64() * cores as f64;
+        // /proc/stat counts in ticks (10 ms at 100 a second): two a core of slack.
+        let ticks = 0.02 * cores as f64;
+        assert!(spun >= 0.1 * cores as f64, "the spinners ran: {spun} s");
+        assert!((span.all_s - wall_all).abs() <= ticks + 0.01 * wall_all, "{wall_all} s: {span:?}");
+        assert!(span.busy_s >= 0.8 * spun, "the spinners' {spun} s are the host's busy time: {span:?}");
+        assert!(span.process_s >= spun - 0.005, "and the process's: {span:?}");
+        assert!(span.process_s <= span.process_allowed_s * 1.05 + 0.02, "at most what it may use: {span:?}");
     }
 }

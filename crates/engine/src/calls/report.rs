@@ -155,7 +155,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         };
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, config.item(), Hosts::One);
+        let caution = cautions(sampled.as_ref(), &transports, &config, Hosts::One);
         CallsReport {
             tool: Tool::this(),
             report_version: REPORT_VERSION,
@@ -231,7 +231,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
             merge_calls(&hosts, config.transports(), config.operation(), config.unit());
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, config.item(), Hosts::Fleet);
+        let caution = cautions(sampled.as_ref(), &transports, &config, Hosts::Fleet);
         let parts: Vec<HostPart<C>> = runs.into_iter().map(|(p, _)| p).collect();
         let FleetRun { environment, run_id, started_at, outcome, notes: hosts_notes } = fleet_run(&parts);
         let mut notes = config.merge_notes(parts.len());
@@ -261,16 +261,25 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
 }
 
 /// The verdict's cautions, joined: sampled answers that differed, and a
-/// client that took markedly more CPU a call with little CPU to spare. `item`
-/// is a call (`op`, `event`).
-fn cautions(sampled: Option<&SampledAnswers>, transports: &[CallSummary], item: &str, hosts: Hosts) -> Option<String> {
+/// client that took markedly more CPU a call with little CPU to spare (its
+/// work in flight: its callers, at most its threads).
+fn cautions<S: CallSettings>(
+    sampled: Option<&SampledAnswers>,
+    transports: &[CallSummary],
+    config: &S,
+    hosts: Hosts,
+) -> Option<String> {
+    let load = config.load();
+    let lanes = (load.clients as usize).min(load.client_threads);
     let cost = |t: &CallSummary| {
         let us = t.client_cpu_us_per_op?;
         let said = units::format_latency(us / 1e6);
-        Some(ClientCost { transport: t.transport.name(), cpu: us, said, host_busy: t.host_cpu_busy })
+        let client_cores = t.ops_per_s.map(|ops| us * ops / 1e6);
+        let transport = t.transport.name();
+        Some(ClientCost { transport, cpu: us, said, host_busy: t.host_cpu_busy, client_cores, lanes })
     };
     let client_cost = match transports {
-        [a, b] => cost(a).zip(cost(b)).and_then(|(a, b)| cost_caution(&a, &b, item, hosts)),
+        [a, b] => cost(a).zip(cost(b)).and_then(|(a, b)| cost_caution(&a, &b, config.item(), hosts)),
         _ => None,
     };
     let said: Vec<String> = sampled.and_then(SampledAnswers::caution).into_iter().chain(client_cost).collect();

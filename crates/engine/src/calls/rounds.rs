@@ -78,7 +78,8 @@ impl crate::folded::Folds for CallRound {
         self.ok &= later.ok;
         self.cpu_s += later.cpu_s;
         self.server_cpu_s = self.server_cpu_s.zip(later.server_cpu_s).map(|(a, b)| a + b);
-        self.host_cpu = crate::folded::joined(self.host_cpu.take(), later.host_cpu, |a, b| *a = a.plus(b));
+        // Both or neither: a share never covers part of the rounds it is said of.
+        self.host_cpu = self.host_cpu.zip(later.host_cpu).map(|(a, b)| a.plus(b));
         self.wire_sent_bytes += later.wire_sent_bytes;
         self.wire_received_bytes += later.wire_received_bytes;
         let _ = self.latency.add(&later.latency);
@@ -283,5 +284,24 @@ mod tests {
         assert_eq!((s.ops_per_s, s.client_cpu_us_per_op, s.latency.p50_ms), (None, None, None));
         let unread = CallRound { server_cpu_s: None, ..round(0, 10, 1.0, true) };
         assert_eq!(summarize(Json, String::new(), 0, &[unread]).server_cpu_us_per_op, None);
+    }
+
+    #[test]
+    fn the_busy_share_is_of_the_complete_rounds_and_folded_rounds_keep_their_readings() {
+        use crate::folded::Folds;
+        use crate::host_cpu::HostCpu;
+        let cpu = |busy_s: f64| HostCpu { busy_s, all_s: 4.0, process_s: 0.4, process_allowed_s: 4.0 };
+        let first = CallRound { host_cpu: Some(cpu(3.0)), ..round(0, 10, 1.0, true) };
+        let second = CallRound { host_cpu: Some(cpu(2.0)), ..round(1, 10, 1.0, true) };
+        let failed = CallRound { host_cpu: Some(cpu(0.0)), ..round(2, 10, 1.0, false) };
+        let rounds = [first.clone(), second.clone(), failed];
+        // (3 + 2) of 8 CPU-s busy on the host; the process's 0.8 of 8 is less.
+        assert_eq!(summarize(Json, String::new(), 0, &rounds).host_cpu_busy, Some(0.625));
+        let mut folded = first.clone();
+        folded.absorb(second);
+        assert_eq!(folded.host_cpu.map(|c| c.busy_s), Some(5.0), "two rounds held as one add up");
+        let mut partly = first;
+        partly.absorb(CallRound { host_cpu: None, ..round(1, 10, 1.0, true) });
+        assert_eq!(partly.host_cpu, None, "a reading of part of the rounds held is none");
     }
 }

@@ -2,8 +2,6 @@
 //! with each host's own figures kept beside them (`hosts`), so that a merged
 //! report merges again (merge of merges equals merge of all).
 
-use super::client_cost::mark_client_cost;
-use super::shown::Shown;
 use super::{Cleanup, RunOutcome, RunReport};
 use crate::stats::{self, Accounting, ObjectSample, Operation, RoundSample, Tally, TransportSummary, Verdict};
 use engine::compare::{NO_ROUND_IN_FLEET_WINDOW, compare_rates_in};
@@ -135,8 +133,8 @@ pub fn merge(mut runs: Vec<HostRun>, first: &RunReport) -> RunReport {
         })
         .collect();
     let mut verdicts = fleet_verdicts(&config, &transports, fleet.window.is_some(), &pairs);
-    super::appends::mark_read_back(&config, &mut verdicts);
-    mark_client_cost(Shown::for_config(&config), &transports, engine::cost_caution::Hosts::Fleet, &mut verdicts);
+    let cpus = runs.iter().map(|r| r.part.environment.cpus).min().unwrap_or(1);
+    super::add_cautions(&config, &transports, (engine::cost_caution::Hosts::Fleet, cpus), &mut verdicts);
     let runs_kept: Vec<String> = runs.iter().filter_map(|r| r.part.samples_kept.clone()).collect();
     let parts: Vec<HostPart> = runs.into_iter().map(|r| r.part).collect();
     let outcome = fleet_outcome(parts.iter().map(|p| p.outcome));

@@ -136,13 +136,8 @@ impl RunReport {
     fn derive(&mut self) {
         let (config, rounds, cut_off) = (&self.config, &self.rounds, &self.cut_off_rounds);
         let mut verdicts = compare(&self.transports, rounds);
-        appends::mark_read_back(config, &mut verdicts);
-        client_cost::mark_client_cost(
-            Shown::for_config(config),
-            &self.transports,
-            engine::cost_caution::Hosts::One,
-            &mut verdicts,
-        );
+        let one_host = (engine::cost_caution::Hosts::One, self.environment.cpus);
+        add_cautions(config, &self.transports, one_host, &mut verdicts);
         self.open_loop = open_loop::open_loop_summaries(config, rounds, cut_off);
         self.ranges = ranges::ranges_summaries(config, rounds, cut_off);
         self.appends = appends::appends_summaries(config, rounds, cut_off);
@@ -340,6 +335,20 @@ fn outcome_sentence(
             units::format_duration(timeout)
         ),
     }
+}
+
+/// The cautions a report adds beside its verdicts: only gRPC's appends
+/// read back; a client's cost with little CPU to spare (its work in flight
+/// could use `config.concurrency` cores, at most the hosts' `cpus`).
+fn add_cautions(
+    config: &BenchConfig,
+    transports: &[TransportSummary],
+    (hosts, cpus): (engine::cost_caution::Hosts, usize),
+    verdicts: &mut [Verdict],
+) {
+    appends::mark_read_back(config, verdicts);
+    let lanes = (config.concurrency as usize).min(cpus);
+    client_cost::mark_client_cost(Shown::for_config(config), transports, (hosts, lanes), verdicts);
 }
 
 pub mod appends;

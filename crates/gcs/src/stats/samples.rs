@@ -79,7 +79,8 @@ impl engine::folded::Folds for RoundSample {
         self.cpu_s += later.cpu_s;
         self.wire_bytes += later.wire_bytes;
         self.retransmitted_bytes += later.retransmitted_bytes;
-        self.host_cpu = engine::folded::joined(self.host_cpu.take(), later.host_cpu, |a, b| *a = a.plus(b));
+        // Both or neither: a share never covers part of the rounds it is said of.
+        self.host_cpu = self.host_cpu.zip(later.host_cpu).map(|(a, b)| a.plus(b));
         (self.span.ended_at, self.span.end_s) = (later.span.ended_at, later.span.end_s);
         self.paced = engine::folded::joined(self.paced.take(), later.paced, |a, b| a.absorb(b));
         self.items = engine::folded::joined(self.items.take(), later.items, |a, b| a.absorb(&b));

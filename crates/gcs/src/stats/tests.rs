@@ -214,3 +214,29 @@ fn failures_and_retries_are_counted_by_kind() {
     // real sample names one per retry): only the last one's count by kind.
     assert_eq!(summary.retried_after, [("HTTP 503".to_string(), 2), ("reset".to_string(), 1)].into());
 }
+
+#[test]
+fn the_busy_share_is_of_the_complete_rounds_and_folded_rounds_keep_their_readings() {
+    use engine::folded::Folds;
+    use engine::host_cpu::HostCpu;
+    let json = TransportKind::Json;
+    let cpu = |busy_s: f64, process_s: f64| HostCpu { busy_s, all_s: 4.0, process_s, process_allowed_s: 4.0 };
+    // Two complete rounds: the host 3 and 1 of 4 CPU-s busy, the process 1 and 0.5.
+    let first = RoundSample { host_cpu: Some(cpu(3.0, 1.0)), ..round(json, 0, 2.0) };
+    let second = RoundSample { host_cpu: Some(cpu(1.0, 0.5)), ..round(json, 1, 2.0) };
+    // A failed round on an idle host: not among the rounds its figures divide.
+    let failed = RoundSample { ok: false, host_cpu: Some(cpu(0.0, 0.0)), ..round(json, 2, 2.0) };
+    let rounds = [first.clone(), second.clone(), failed];
+    let summary = summarize(json, Operation::Upload, 64 * MIB, &rounds, &[], Accounting::default());
+    // The host's (3 + 1) / 8 = 0.5 is busier than the process's 1.5 / 8.
+    assert_eq!(summary.host_cpu_busy, Some(0.5));
+    let mut folded = first.clone();
+    folded.absorb(second);
+    let added = HostCpu { busy_s: 4.0, all_s: 8.0, process_s: 1.5, process_allowed_s: 8.0 };
+    assert_eq!(folded.host_cpu, Some(added), "two rounds held as one add up");
+    let mut partly = first;
+    partly.absorb(RoundSample { host_cpu: None, ..round(json, 1, 2.0) });
+    assert_eq!(partly.host_cpu, None, "a reading of part of the rounds held is none");
+    let unread = summarize(json, Operation::Upload, 64 * MIB, &[partly], &[], Accounting::default());
+    assert_eq!(unread.host_cpu_busy, None);
+}
