@@ -7,9 +7,11 @@ use super::shown::Shown;
 use crate::stats::Verdict;
 
 impl RunReport {
-    /// The verdict in one sentence (w1r3: its two, one after the other).
+    /// The verdict in one sentence (w1r3: its two, one after the other),
+    /// each caution after its verdict (their indent is the table's).
     pub fn summary_line(&self) -> String {
-        self.verdict_lines().join(" · ")
+        let lines = self.verdict_lines();
+        lines.iter().map(|line| line.trim_start()).collect::<Vec<_>>().join(" · ")
     }
 
     /// The verdict, a line each: in open loop first on latency at the
