@@ -306,7 +306,7 @@ fn a_costlier_client_with_little_cpu_to_spare_cautions_the_verdict() {
     assert_eq!(
         report.caution.as_deref(),
         Some(
-            "caution: http-json's client took 2.00x grpc's CPU per op (100 µs against 50.0 µs) with little CPU to spare in its rounds (the CPU the tool could use was 90% busy): the verdict weighs the clients' cost as much as the transports'"
+            "caution: http-json's client took 2.00x grpc's CPU per op (100 µs against 50.0 µs) with little CPU to spare in its rounds (the CPU available to the tool was 90% busy): part of the difference may be the clients' own CPU, not the network or the service"
         )
     );
     // The same clients on a host with a core in five to spare, or alike on a busy one: none.

@@ -149,8 +149,8 @@ fn a_round_whose_uploads_fail_reads_nothing_and_no_read_is_counted() {
 
 /// The uploads' rows as docs/results.md states the caution's rule: one
 /// client took at least 1.25x the other's CPU per GiB, and in its rounds
-/// the CPU the tool could use was at least 85% busy, or its own threads
-/// kept at least 85% of the cores its objects in flight could use busy.
+/// the CPU available to the tool was at least 85% busy, or its own threads
+/// kept at least 85% of the cores its concurrency can use busy.
 fn clients_cost_premises(report: &serde_json::Value) -> bool {
     let uploads: Vec<&serde_json::Value> =
         report["transports"].as_array().unwrap().iter().filter(|t| t["operation"] == "upload").collect();

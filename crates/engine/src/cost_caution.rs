@@ -12,16 +12,16 @@ pub struct ClientCost {
     pub cpu: f64,
     /// The same figure with its unit, as the report shows it (`0.52 s`).
     pub said: String,
-    /// The share busy, 0 to 1, of the CPU the tool could use during its
+    /// The share busy, 0 to 1, of the CPU available to the tool during its
     /// rounds (`HostCpu::busy_share`).
     pub host_busy: Option<f64>,
     /// Cores its client's own threads kept busy in its rounds: their CPU
     /// seconds over the rounds' seconds.
     pub client_cores: Option<f64>,
-    /// Cores its work in flight could keep busy at once: the objects (or
+    /// Cores its concurrency can keep busy at once: the objects (or
     /// callers) in flight, at most the CPUs (or the client's threads). One
-    /// upload's work runs a step at a time, so one object in flight uses
-    /// one core however many the host has.
+    /// upload's work runs mostly a step at a time, so one object in flight
+    /// uses about one core however many the host has.
     pub lanes: usize,
 }
 
@@ -35,8 +35,8 @@ pub enum Hosts {
 impl std::fmt::Display for Hosts {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str(match self {
-            Hosts::One => "the CPU the tool could use",
-            Hosts::Fleet => "the CPU the tools could use, pooled over the hosts,",
+            Hosts::One => "the CPU available to the tool",
+            Hosts::Fleet => "the CPU available to the tools, pooled over the hosts,",
         })
     }
 }
@@ -46,8 +46,8 @@ impl std::fmt::Display for Hosts {
 /// seen on a 2-core VM, docs/performance.md) would raise it at random.
 pub const COSTLIER_BY: f64 = 1.25;
 
-/// Short of CPU from this share busy: of the CPU the tool could use (less
-/// than one core in seven idle), or of the cores its work in flight could use.
+/// Short of CPU from this share busy: of the CPU available to the tool (at
+/// most 15% idle), or of the cores its concurrency can use.
 pub const SHORT_OF_CPU: f64 = 0.85;
 
 /// "caution: grpc's client took 1.52x http-json's CPU per GiB (0.50 s
@@ -61,7 +61,7 @@ pub fn cost_caution(a: &ClientCost, b: &ClientCost, per: &str, hosts: Hosts) -> 
     }
     let short = short_of_cpu(costly, hosts)?;
     Some(format!(
-        "caution: {}'s client took {:.2}x {}'s CPU per {per} ({} against {}) with little CPU to spare in its rounds ({short}): the verdict weighs the clients' cost as much as the transports'",
+        "caution: {}'s client took {:.2}x {}'s CPU per {per} ({} against {}) with little CPU to spare in its rounds ({short}): part of the difference may be the clients' own CPU, not the network or the service",
         costly.transport,
         costly.cpu / cheap.cpu,
         cheap.transport,
@@ -71,15 +71,15 @@ pub fn cost_caution(a: &ClientCost, b: &ClientCost, per: &str, hosts: Hosts) -> 
 }
 
 /// Why the client had little CPU to spare, if it had: the CPU the tool
-/// could use was busy, or its own threads kept busy all the cores its work
-/// in flight could use.
+/// had was busy, or its own threads kept busy the cores its concurrency
+/// can use.
 fn short_of_cpu(cost: &ClientCost, hosts: Hosts) -> Option<String> {
     if let Some(busy) = cost.host_busy.filter(|&share| share >= SHORT_OF_CPU) {
         return Some(format!("{hosts} was {:.0}% busy", busy * 100.0));
     }
     let lanes = cost.lanes.max(1);
     let cores = cost.client_cores.filter(|&cores| cores >= SHORT_OF_CPU * lanes as f64)?;
-    Some(format!("its client kept {cores:.2} cores busy where its work in flight could use {lanes}"))
+    Some(format!("its client kept {cores:.2} cores busy, of the {lanes} its concurrency can use"))
 }
 
 #[cfg(test)]
@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(
             on_host(0.33, 0.50, 0.97).as_deref(),
             Some(
-                "caution: grpc's client took 1.52x http-json's CPU per GiB (0.50 s against 0.33 s) with little CPU to spare in its rounds (the CPU the tool could use was 97% busy): the verdict weighs the clients' cost as much as the transports'"
+                "caution: grpc's client took 1.52x http-json's CPU per GiB (0.50 s against 0.33 s) with little CPU to spare in its rounds (the CPU available to the tool was 97% busy): part of the difference may be the clients' own CPU, not the network or the service"
             )
         );
         let other_way = on_host(0.50, 0.33, 0.97).unwrap();
@@ -127,7 +127,7 @@ mod tests {
         let serial = cost("grpc", 0.47, 0.5, (0.96, 1));
         let said = cost_caution(&json, &serial, "GiB", Hosts::One).unwrap();
         assert!(
-            said.contains("(its client kept 0.96 cores busy where its work in flight could use 1)"),
+            said.contains("(its client kept 0.96 cores busy, of the 1 its concurrency can use)"),
             "one upload's client on one core: {said}"
         );
         let four_lanes = cost("grpc", 0.47, 0.5, (0.96, 4));
@@ -159,6 +159,6 @@ mod tests {
         assert_eq!(cost_caution(&json, &unmeasured, "GiB", Hosts::One), None, "a report without readings");
         let fleet = cost_caution(&json, &cost("grpc", 0.50, 0.9, SPARE), "object", Hosts::Fleet).unwrap();
         assert!(fleet.contains("CPU per object (0.50 s against 0.33 s)"), "{fleet}");
-        assert!(fleet.contains("(the CPU the tools could use, pooled over the hosts, was 90% busy)"), "{fleet}");
+        assert!(fleet.contains("(the CPU available to the tools, pooled over the hosts, was 90% busy)"), "{fleet}");
     }
 }

@@ -262,7 +262,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
 
 /// The verdict's cautions, joined: sampled answers that differed, and a
 /// client that took markedly more CPU a call with little CPU to spare (its
-/// work in flight: its callers, at most its threads).
+/// concurrency: its callers, `--clients`, at most its threads).
 fn cautions<S: CallSettings>(
     sampled: Option<&SampledAnswers>,
     transports: &[CallSummary],

@@ -155,7 +155,7 @@ pub struct CallSummary {
     pub client_cpu_us_per_op: Option<f64>,
     /// None when a round's server CPU could not be read.
     pub server_cpu_us_per_op: Option<f64>,
-    /// The share busy, 0 to 1, of the CPU the tool could use during the
+    /// The share busy, 0 to 1, of the CPU available to the tool during the
     /// complete rounds (`crate::host_cpu::HostCpu::busy_share`); pooled
     /// over a fleet's hosts.
     #[serde(default, skip_serializing_if = "Option::is_none")]

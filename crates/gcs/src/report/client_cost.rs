@@ -8,7 +8,7 @@ use engine::cost_caution::{ClientCost, Hosts, cost_caution};
 
 /// Adds to each verdict its caution when one transport's client took
 /// markedly more CPU for the same work with little CPU to spare. `lanes`:
-/// the cores the work in flight could use (objects in flight, at most the CPUs).
+/// the cores its concurrency can use (objects in flight, at most the CPUs).
 pub fn mark_client_cost(
     shown: Shown,
     transports: &[TransportSummary],
@@ -31,11 +31,12 @@ pub fn mark_client_cost(
 }
 
 /// A transport's client CPU per GiB (or per object), and how busy its
-/// client and the CPU it could use were in its rounds.
+/// client and the CPU available to it were in its rounds.
 fn client_cost(shown: Shown, t: &TransportSummary, lanes: usize) -> Option<ClientCost> {
     let (cpu, said) = match shown.small {
         true => t.cpu_us_per_object.map(|us| (us, format!("{} µs", units::significant(us, 3))))?,
-        false => t.cpu_s_per_gib.map(|s| (s, format!("{s:.2} s")))?,
+        // Three digits: the ratio beside them is of the unrounded figures.
+        false => t.cpu_s_per_gib.map(|s| (s, format!("{} s", units::significant(s, 3))))?,
     };
     let rounds_s = t.mean_s.map(|mean| mean * t.runs as f64).filter(|&s| s > 0.0);
     let client_cores = rounds_s.map(|s| t.cpu_s / s);
@@ -92,8 +93,10 @@ mod tests {
     fn the_costlier_client_is_named_in_the_tables_figures() {
         // gRPC 0.15 s a quarter GiB (0.60 s/GiB) against JSON's 0.10 (0.40): 1.5x, host 90% busy.
         let said = marked((0.10, 0.5), (0.15, 0.9), 4, false).expect("a caution");
-        assert!(said.starts_with("caution: grpc's client took 1.50x http-json's CPU per GiB (0.60 s against 0.40 s)"));
-        assert!(said.contains("(the CPU the tool could use was 90% busy)"), "{said}");
+        assert!(
+            said.starts_with("caution: grpc's client took 1.50x http-json's CPU per GiB (0.600 s against 0.400 s)")
+        );
+        assert!(said.contains("(the CPU available to the tool was 90% busy)"), "{said}");
         // Per object for small objects: 150,000 µs against 100,000.
         let small = marked((0.10, 0.5), (0.15, 0.9), 4, true).expect("a caution");
         assert!(small.contains("CPU per object (150000 µs against 100000 µs)"), "{small}");
@@ -106,7 +109,7 @@ mod tests {
         assert_eq!(marked((0.10, 0.9), (0.15, 0.5), 4, false), None, "only the cheap client's host busy");
         // 0.9 of a core busy with one object in flight: short on an idle host.
         let one_lane = marked((0.6, 0.5), (0.9, 0.5), 1, false).expect("a caution");
-        assert!(one_lane.contains("(its client kept 0.90 cores busy where its work in flight could use 1)"));
+        assert!(one_lane.contains("(its client kept 0.90 cores busy, of the 1 its concurrency can use)"));
         assert_eq!(marked((0.6, 0.5), (0.9, 0.5), 2, false), None, "0.9 of 2 cores");
     }
 }

@@ -338,8 +338,8 @@ fn outcome_sentence(
 }
 
 /// The cautions a report adds beside its verdicts: only gRPC's appends
-/// read back; a client's cost with little CPU to spare (its work in flight
-/// could use `config.concurrency` cores, at most the hosts' `cpus`).
+/// read back; a client's cost with little CPU to spare (its concurrency
+/// can use `config.concurrency` cores, at most the hosts' `cpus`).
 fn add_cautions(
     config: &BenchConfig,
     transports: &[TransportSummary],

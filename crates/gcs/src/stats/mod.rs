@@ -122,7 +122,7 @@ pub struct TransportSummary {
     /// for small objects, where bytes are not the story.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_object: Option<f64>,
-    /// The share busy, 0 to 1, of the CPU the tool could use during those
+    /// The share busy, 0 to 1, of the CPU available to the tool during those
     /// same rounds: the host's (every core, every process), or the CPUs the
     /// tool's process may use (affinity, cgroup quota) where those were
     /// busier (`engine::host_cpu`); pooled over a fleet's hosts. `None` in
