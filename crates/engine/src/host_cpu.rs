@@ -108,7 +108,7 @@ pub struct RoundCpuTaken {
     /// CPU seconds of the client's threads, less what measuring took.
     pub client_s: f64,
     /// The host's and the process's CPU over the round.
-    pub host: Option<HostCpu>,
+    pub host: HostCpu,
 }
 
 impl RoundCpu {
@@ -120,7 +120,7 @@ impl RoundCpu {
     pub fn stop(self) -> RoundCpuTaken {
         let client_s = crate::cpu::client_seconds(self.client) - self.client_before;
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        RoundCpuTaken { client_s, host: Some(Reading::now().since(&self.before, cpus)) }
+        RoundCpuTaken { client_s, host: Reading::now().since(&self.before, cpus) }
     }
 }
 

@@ -166,7 +166,7 @@ impl EtcdRunner {
             error_kinds: m.failures.kinds,
             ok,
             cpu_s: costs.cpu.client_s,
-            host_cpu: costs.cpu.host,
+            host_cpu: Some(costs.cpu.host),
             server_cpu_s: costs.server_cpu_s,
             wire_sent_bytes: costs.wire.sent,
             wire_received_bytes: costs.wire.received,

@@ -64,8 +64,8 @@ impl RoundMeter {
 pub(super) struct Metered {
     pub(super) start_s: f64,
     pub(super) cpu_s: f64,
-    /// The host's CPU over the round, every process's.
-    pub(super) host_cpu: Option<HostCpu>,
+    /// The host's and the process's CPU over the round.
+    pub(super) host_cpu: HostCpu,
     pub(super) wire_bytes: u64,
     pub(super) retransmitted_bytes: u64,
     /// A socket closed during the round (its last bytes are not counted).

@@ -46,7 +46,7 @@ impl Runner {
             bytes,
             ok: all_ok && stop.is_none(),
             cpu_s: metered.cpu_s,
-            host_cpu: metered.host_cpu,
+            host_cpu: Some(metered.host_cpu),
             wire_bytes: metered.wire_bytes,
             retransmitted_bytes: metered.retransmitted_bytes,
             span: self.anchor.span(metered.start_s, end_s),

@@ -129,7 +129,7 @@ impl ServiceRunner {
             error_kinds: batch.failures.kinds,
             ok,
             cpu_s: cpu.client_s,
-            host_cpu: cpu.host,
+            host_cpu: Some(cpu.host),
             server_cpu_s: None,
             wire_sent_bytes: wire.sent,
             wire_received_bytes: wire.received,
