@@ -321,3 +321,32 @@ fn a_costlier_client_with_little_cpu_to_spare_cautions_the_verdict() {
     });
     assert_eq!(alike.caution, None);
 }
+
+#[test]
+fn a_fleets_client_cores_are_each_hosts_not_the_fleets_rate_times_cpu_a_call() {
+    use gcs_speed_tui::engine::host_cpu::HostCpu;
+    use gcs_speed_tui::engine::timeline::Span;
+    // Each host: HTTP's client 100 µs a put at 4500 puts/s, 0.45 of its one
+    // client thread; the host half idle. Two such hosts put 9000 a second
+    // together, but neither host's client was short of CPU.
+    let spare = |round: &mut EtcdRound| {
+        round.host_cpu = Some(HostCpu { busy_s: 1.0, all_s: 2.0, process_s: 0.0, process_allowed_s: 2.0 });
+        if round.transport == TransportKind::Json {
+            round.cpu_s = 80_000.0 * 100e-6;
+        }
+        // Both hosts' rounds at the same wall-clock times: a common window.
+        let start = f64::from(round.round) * 60.0 + if round.transport == TransportKind::Json { 0.0 } else { 30.0 };
+        let at = |s: f64| format!("2026-12-01T06:{:02}:{:02}.000000Z", (s / 60.0) as u32, (s % 60.0) as u32);
+        let end = start + round.elapsed_s;
+        round.span = Span { host: String::new(), started_at: at(start), ended_at: at(end), start_s: start, end_s: end };
+    };
+    let host = |label: &str| report_with("20261201-060000-cafe", 4500.0, spare).host_label(label.into());
+    let (a, b) = (host("a"), host("b"));
+    assert_eq!(a.config.load.client_threads, 1, "one client thread: one core its callers can use");
+    let runs = a.host_runs().into_iter().chain(b.host_runs()).collect();
+    let fleet = EtcdReport::merge(runs, &a);
+    let json = fleet.transports.iter().find(|t| t.transport == TransportKind::Json).unwrap();
+    let rate = json.ops_per_s.expect("the fleet's rate in its common window");
+    assert!(rate > 8000.0, "both hosts' puts: {rate}");
+    assert_eq!(fleet.caution, None, "{:?}", fleet.caution);
+}

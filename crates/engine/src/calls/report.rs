@@ -155,7 +155,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
         };
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, &config, Hosts::One);
+        let caution = cautions(sampled.as_ref(), (&transports, &rounds), &config, Hosts::One);
         CallsReport {
             tool: Tool::this(),
             report_version: REPORT_VERSION,
@@ -231,7 +231,7 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
             merge_calls(&hosts, config.transports(), config.operation(), config.unit());
         let open_loop = said::open_loop_summary(config.paced_work(), config.open_loop(), config.transports(), &rounds);
         let sampled = SampledAnswers::total(rounds.iter().filter_map(|r| r.sampled.as_ref()));
-        let caution = cautions(sampled.as_ref(), &transports, &config, Hosts::Fleet);
+        let caution = cautions(sampled.as_ref(), (&transports, &rounds), &config, Hosts::Fleet);
         let parts: Vec<HostPart<C>> = runs.into_iter().map(|(p, _)| p).collect();
         let FleetRun { environment, run_id, started_at, outcome, notes: hosts_notes } = fleet_run(&parts);
         let mut notes = config.merge_notes(parts.len());
@@ -265,16 +265,23 @@ impl<S: CallSettings, C: CallCleanup> CallsReport<S, C> {
 /// concurrency: its callers, `--clients`, at most its threads).
 fn cautions<S: CallSettings>(
     sampled: Option<&SampledAnswers>,
-    transports: &[CallSummary],
+    (transports, rounds): (&[CallSummary], &[CallRound]),
     config: &S,
     hosts: Hosts,
 ) -> Option<String> {
     let load = config.load();
     let lanes = (load.clients as usize).min(load.client_threads);
+    // Cores a host's client kept busy: CPU over time of the complete rounds,
+    // not CPU a call x the rate (a fleet's rate is all its hosts').
+    let cores = |kind: TransportKind| {
+        let complete = || rounds.iter().filter(move |r| r.transport == kind && r.ok);
+        let time: f64 = complete().map(|r| r.elapsed_s).sum();
+        (time > 0.0).then(|| complete().map(|r| r.cpu_s).sum::<f64>() / time)
+    };
     let cost = |t: &CallSummary| {
         let us = t.client_cpu_us_per_op?;
         let said = units::format_latency(us / 1e6);
-        let client_cores = t.ops_per_s.map(|ops| us * ops / 1e6);
+        let client_cores = cores(t.transport);
         let transport = t.transport.name();
         Some(ClientCost { transport, cpu: us, said, host_busy: t.host_cpu_busy, client_cores, lanes })
     };
